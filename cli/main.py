@@ -1,0 +1,79 @@
+"""Entry point of `tacocat`.  Each command lives in its own module
+(`cli/<name>_cmd.py`, defining a click command named `command`) and is
+imported only when used, so `tacocat --help` stays fast."""
+
+from __future__ import annotations
+
+import importlib
+import sys
+
+import click
+
+from solver.errors import TacocatError
+
+# name -> (module, one-line help shown in `tacocat --help`)
+COMMANDS = {
+    "hint": ("cli.hint_cmd", "What should I do now? Ranked moves with win/draw/loss odds."),
+    "solve": ("cli.solve_cmd", "Solve a play-phase position with every card known, exactly."),
+    "play": ("cli.play_cmd", "Play a whole game against the engine in the terminal."),
+    "arena": ("cli.arena_cmd", "Bots against bots in duplicate format, with confidence intervals."),
+    "analyze": ("cli.analyze_cmd", "Replay a game record and find the costliest decisions."),
+    "selfplay": ("cli.selfplay_cmd", "Play many games between two bots and count the results."),
+    "engine": ("cli.engine_cmd", "Speak the JSON Lines engine protocol on stdin/stdout."),
+    "serve": ("cli.serve_cmd", "Serve the engine protocol over HTTP (needs the 'serve' extra)."),
+}
+
+NOTATION = """\b
+Notation:
+  ranks     integers 1..12
+  hands     space- or comma-separated ranks: "2 5 7 9" or "2,5,7,9"
+  moves     the cards played: "8 8" is a set of two 8s, "4 5 6" a sequence
+  players   0 and 1; player 0's goal is left of space 0, player 1's right of space 6
+Rules: RULES.md (R1-R19) is the authority; errors name the rule broken."""
+
+
+class LazyGroup(click.Group):
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(name for name, (mod, _) in COMMANDS.items() if importlib.util.find_spec(mod))
+
+    def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
+        if name not in COMMANDS:
+            return None
+        module_name, short = COMMANDS[name]
+        if importlib.util.find_spec(module_name) is None:
+            return None
+        command = importlib.import_module(module_name).command
+        command.short_help = command.short_help or short
+        return command
+
+
+@click.group(cls=LazyGroup, epilog=NOTATION, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="tacocat")
+def app() -> None:
+    """Tacocat Spelled Backwards: rules engine, exact solver, hints and bots."""
+
+
+def main() -> None:
+    """Run the app; a bad input becomes one line on stderr and exit status 2."""
+    try:
+        app.main(standalone_mode=False)
+    except click.exceptions.Abort:
+        click.echo("aborted", err=True)
+        sys.exit(130)
+    except click.exceptions.ClickException as exc:
+        exc.show()
+        sys.exit(exc.exit_code)
+    except click.exceptions.Exit as exc:
+        sys.exit(exc.exit_code)
+    except TacocatError as exc:
+        click.echo(f"error: {exc}", err=True)
+        sys.exit(2)
+    except BrokenPipeError:
+        sys.exit(0)
+    except KeyboardInterrupt:
+        click.echo("interrupted", err=True)
+        sys.exit(130)
+
+
+if __name__ == "__main__":
+    main()

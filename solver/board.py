@@ -1,0 +1,64 @@
+"""The board: where the cat stands and which spaces are covered (R2–R5),
+who replaces first (R3), moving the cat (R18) and the end of the game (R19).
+
+Spaces are indexed 0..6 from player 0's goal to player 1's goal; player 0's
+goal is index -1 and player 1's goal is index 7."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .errors import PositionError
+from .rules import CENTRE, SPACES, Ruleset
+
+GOAL = {0: -1, 1: SPACES}
+
+
+@dataclass(frozen=True)
+class Board:
+    cat: int = CENTRE
+    """R5: the cat starts on the centre; -1 or 7 once a goal is reached."""
+    covered: frozenset[int] = frozenset()
+    """R4: spaces the cat has left, each under a tile."""
+
+    def __post_init__(self) -> None:
+        if not -1 <= self.cat <= SPACES:
+            raise PositionError(f"cat index {self.cat} is off the board; expected -1..7", "R2")
+        bad = [s for s in self.covered if not 0 <= s < SPACES]
+        if bad:
+            raise PositionError(f"covered spaces {bad} are not spaces 0..6", "R4")
+        if 0 <= self.cat < SPACES and self.cat in self.covered:
+            raise PositionError(f"the cat stands on covered space {self.cat}", "R4")
+
+    @property
+    def winner(self) -> int | None:
+        """R19: the player whose goal the cat has entered, if any."""
+        if self.cat == GOAL[0]:
+            return 0
+        if self.cat == GOAL[1]:
+            return 1
+        return None
+
+    def hand_size(self, rules: Ruleset) -> int:
+        """R2/R6: the number of cards dealt to each player on this space."""
+        return rules.board[self.cat]
+
+    def first_replacer(self, rules: Ruleset) -> str:
+        """R3: "p0", "p1" or "both" (R8)."""
+        return rules.arrows[self.cat]
+
+    def after_round(self, winner: int) -> "Board":
+        """R18: the round's winner moves the cat one space toward their own
+        goal, skipping covered spaces; the space it left is covered."""
+        step = -1 if winner == 0 else 1
+        cat = self.cat + step
+        while 0 <= cat < SPACES and cat in self.covered:
+            cat += step
+        return Board(cat=cat, covered=self.covered | {self.cat})
+
+    def to_dict(self) -> dict:
+        return {"cat": self.cat, "covered": sorted(self.covered)}
+
+    @classmethod
+    def from_dict(cls, data: dict) -> "Board":
+        return cls(cat=int(data["cat"]), covered=frozenset(int(s) for s in data.get("covered", ())))

@@ -1,0 +1,80 @@
+"""Cards and hands (R1).  Only the rank of a card matters, so a hand is a
+sorted tuple of ranks; a multiset of cards is also kept as a 13-slot count
+list (index 0 unused) where counting is easier."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from typing import Iterable, Sequence
+
+from .errors import NotationError
+
+RANKS = range(1, 13)
+
+Hand = tuple[int, ...]
+
+
+def hand(cards: Iterable[int]) -> Hand:
+    """The canonical form of a multiset of cards: ranks in ascending order."""
+    return tuple(sorted(cards))
+
+
+def parse_cards(text: str | Sequence[int] | None, what: str = "cards") -> Hand:
+    """Read cards in plain notation: ranks 1..12 separated by spaces and/or
+    commas ("2 5 7", "2,5,7", "[2, 5, 7]"), or a list of integers."""
+    if text is None:
+        return ()
+    if isinstance(text, str):
+        body = text.strip().strip("[]").strip()
+        if not body or body == "-":
+            return ()
+        tokens = [t for t in re.split(r"[\s,]+", body) if t]
+        ranks = []
+        for t in tokens:
+            if not re.fullmatch(r"[+-]?\d+", t):
+                raise NotationError(
+                    f"{what}: {t!r} is not a rank; expected integers 1..12 separated by spaces or commas, e.g. \"2 5 7 12\"",
+                    "R1",
+                )
+            ranks.append(int(t))
+    else:
+        ranks = list(text)
+        for r in ranks:
+            if isinstance(r, bool) or not isinstance(r, int):
+                raise NotationError(f"{what}: {r!r} is not a rank; expected integers 1..12", "R1")
+    for r in ranks:
+        if not 1 <= r <= 12:
+            raise NotationError(f"{what}: rank {r} does not exist; ranks run from 1 to 12", "R1")
+    return hand(ranks)
+
+
+def format_cards(cards: Iterable[int]) -> str:
+    """Plain notation for cards: ranks separated by spaces ("-" for none)."""
+    cards = list(cards)
+    return " ".join(str(c) for c in sorted(cards)) if cards else "-"
+
+
+def counts(cards: Iterable[int]) -> list[int]:
+    """Rank counts of a multiset, index 1..12 (index 0 unused)."""
+    c = [0] * 13
+    for r in cards:
+        c[r] += 1
+    return c
+
+
+def remove(cards: Hand, taken: Iterable[int]) -> Hand:
+    """`cards` less the multiset `taken`; raises KeyError if not contained."""
+    left = Counter(cards)
+    for r in taken:
+        if left[r] == 0:
+            raise KeyError(r)
+        left[r] -= 1
+    return hand(left.elements())
+
+
+def contains(cards: Iterable[int], sub: Iterable[int]) -> bool:
+    """Whether multiset `sub` is contained in multiset `cards`."""
+    have = Counter(cards)
+    need = Counter(sub)
+    return all(have[r] >= n for r, n in need.items())

@@ -1,0 +1,200 @@
+"""The play phase, readable reference (R10–R17): legal attacks, distinct
+answers, and an exhaustive minimax of the attack/defend tree with both hands
+known.  The fast Cython solver must agree with this module exactly."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Iterable, Sequence
+
+from .cards import Hand, contains, counts, format_cards, hand, remove
+from .errors import PositionError
+from .rules import STANDARD, Ruleset
+
+WIN, DRAW, LOSS = 1, 0, -1
+DEFAULT_UTILITIES = (1.0, 0.0, -1.0)
+
+
+def attacks(cards: Sequence[int]) -> list[Hand]:
+    """R10–R11: every distinct legal attack from `cards`, sorted.  An attack
+    is a single card, a set (2+ of one rank) or a sequence (3+ consecutive
+    ranks, one of each), and never uses the attacker's final card."""
+    h = len(cards)
+    limit = h - 1
+    c = counts(cards)
+    out: list[Hand] = []
+    for r in range(1, 13):
+        if c[r] == 0 or limit < 1:
+            continue
+        for size in range(1, min(c[r], limit) + 1):
+            out.append((r,) * size)
+        length = 0
+        while r + length <= 12 and c[r + length] > 0:
+            length += 1
+            if 3 <= length <= limit:
+                out.append(tuple(range(r, r + length)))
+    return sorted(out, key=list)
+
+
+def answers(attack: Sequence[int], defender: Sequence[int]) -> list[tuple[Hand, bool]]:
+    """R12–R13: every distinct answer of `defender` to `attack`, as (cards
+    removed, every answer beats).  Attack cards are answered one at a time in
+    any order; an answer beats when its rank is equal or higher, and an
+    answer that does not beat must be the defender's lowest card then."""
+    return sorted(_answers(hand(attack), hand(defender)), key=lambda a: (list(a[0]), a[1]))
+
+
+@lru_cache(maxsize=200_000)
+def _answers(attack: Hand, defender: Hand) -> frozenset[tuple[Hand, bool]]:
+    if not attack:
+        return frozenset({((), True)})
+    if len(defender) < len(attack):
+        raise PositionError("the defender holds fewer cards than the attack", "R12")
+    found: set[tuple[Hand, bool]] = set()
+    for a in set(attack):
+        rest_attack = remove(attack, (a,))
+        lowest = defender[0]
+        choices = [(card, True) for card in set(defender) if card >= a]
+        if lowest < a:
+            choices.append((lowest, False))
+        for card, beat in choices:
+            for cards, all_beat in _answers(rest_attack, remove(defender, (card,))):
+                found.add((hand(cards + (card,)), beat and all_beat))
+    return frozenset(found)
+
+
+@dataclass(frozen=True)
+class PlayPosition:
+    """A play-phase position with every card known.
+
+    With a non-empty table, `hands[attacker]` no longer holds the table
+    cards and the defender (1 - attacker) is to answer; otherwise the
+    attacker is to attack."""
+
+    hands: tuple[Hand, Hand]
+    attacker: int
+    table: Hand = ()
+    rules: Ruleset = field(default=STANDARD, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "hands", (hand(self.hands[0]), hand(self.hands[1])))
+        object.__setattr__(self, "table", hand(self.table))
+        validate_position(self)
+
+    @property
+    def defender(self) -> int:
+        return 1 - self.attacker
+
+    @property
+    def to_move(self) -> int:
+        return self.defender if self.table else self.attacker
+
+    @property
+    def is_showdown(self) -> bool:
+        return not self.table and len(self.hands[0]) == 1 and len(self.hands[1]) == 1
+
+    def moves(self) -> list[tuple[Hand, bool | None]]:
+        """The legal moves here: attacks (beats None) or answers."""
+        if self.table:
+            return list(answers(self.table, self.hands[self.defender]))
+        if self.is_showdown:
+            return []
+        return [(a, None) for a in attacks(self.hands[self.attacker])]
+
+    def after(self, cards: Iterable[int], beats: bool | None = None) -> "PlayPosition":
+        """The position after a move (no legality check beyond the hands)."""
+        cards = hand(cards)
+        hands = list(self.hands)
+        if not self.table:
+            hands[self.attacker] = remove(hands[self.attacker], cards)
+            return PlayPosition((hands[0], hands[1]), self.attacker, cards, self.rules)
+        hands[self.defender] = remove(hands[self.defender], cards)
+        # R14: the trick's winner attacks next.
+        nxt = self.defender if beats else self.attacker
+        return PlayPosition((hands[0], hands[1]), nxt, (), self.rules)
+
+    def to_dict(self) -> dict:
+        return {"hands": [list(self.hands[0]), list(self.hands[1])], "attacker": self.attacker, "table": list(self.table)}
+
+    def __str__(self) -> str:
+        s = f"P0 [{format_cards(self.hands[0])}]  P1 [{format_cards(self.hands[1])}]  attacker P{self.attacker}"
+        return s + (f"  table [{format_cards(self.table)}]" if self.table else "")
+
+
+def validate_position(pos: PlayPosition) -> None:
+    """Reject a position that cannot arise, naming the rule."""
+    if pos.attacker not in (0, 1):
+        raise PositionError(f"attacker must be 0 or 1, got {pos.attacker!r}")
+    h0, h1 = len(pos.hands[0]), len(pos.hands[1])
+    total = counts(pos.hands[0] + pos.hands[1] + pos.table)
+    for r in range(1, 13):
+        if total[r] > pos.rules.count(r):
+            raise PositionError(
+                f"{total[r]} cards of rank {r} in play but the deck holds {pos.rules.count(r)}", "R1"
+            )
+    if not pos.table:
+        if h0 != h1:
+            raise PositionError(f"hands of {h0} and {h1} cards: in play both hands hold the same number", "R10")
+        if h0 < 1:
+            raise PositionError("hands are empty: play ends with one card each", "R16")
+        return
+    att, dfd = len(pos.hands[pos.attacker]), len(pos.hands[pos.defender])
+    if att + len(pos.table) != dfd:
+        raise PositionError(
+            f"attacker holds {att} cards and table {len(pos.table)}, defender {dfd}: "
+            "the attacker's hand plus the table must equal the defender's hand size",
+            "R10",
+        )
+    before = hand(pos.hands[pos.attacker] + pos.table)
+    if pos.table not in attacks(before):
+        raise PositionError(
+            f"table [{format_cards(pos.table)}] is not an attack the attacker could make from "
+            f"[{format_cards(before)}] (single, set, or sequence of 3+, at most h-1 cards)",
+            "R10-R11",
+        )
+
+
+def showdown(hands: tuple[Hand, Hand]) -> int:
+    """R17: the lower last card wins the round; equal ranks draw.  Player 0's
+    result."""
+    a, b = hands[0][0], hands[1][0]
+    return WIN if a < b else LOSS if a > b else DRAW
+
+
+def play_value(pos: PlayPosition, utilities: Sequence[float] = DEFAULT_UTILITIES) -> float:
+    """Player 0's utility under best play by both (exhaustive minimax).
+    `utilities` gives player 0's worth of (win, drawn round, loss); player 1
+    minimises it."""
+    return utilities[1 - _outcome(pos.hands, pos.attacker, pos.table, tuple(utilities))]
+
+
+def move_values(pos: PlayPosition, utilities: Sequence[float] = DEFAULT_UTILITIES) -> list[tuple[Hand, bool | None, float]]:
+    """Every legal move with player 0's utility after it under best play."""
+    return [(cards, beats, play_value(pos.after(cards, beats), utilities)) for cards, beats in pos.moves()]
+
+
+@lru_cache(maxsize=1_000_000)
+def _outcome(hands: tuple[Hand, Hand], attacker: int, table: Hand, utilities: tuple) -> int:
+    # Returns the outcome (1, 0, -1) for player 0 under minimax of utilities.
+    if not table and len(hands[0]) == 1 and len(hands[1]) == 1:
+        return showdown(hands)
+    worth = lambda o: utilities[1 - o]  # noqa: E731
+    if not table:
+        mover = attacker
+        children = [
+            _outcome(_take(hands, attacker, a), attacker, a, utilities) for a in attacks(hands[attacker])
+        ]
+    else:
+        mover = 1 - attacker
+        children = [
+            _outcome(_take(hands, mover, cards), mover if beats else attacker, (), utilities)
+            for cards, beats in _answers(table, hands[mover])
+        ]
+    return max(children, key=worth) if mover == 0 else min(children, key=worth)
+
+
+def _take(hands: tuple[Hand, Hand], player: int, cards: Hand) -> tuple[Hand, Hand]:
+    h = list(hands)
+    h[player] = remove(h[player], cards)
+    return (h[0], h[1])

@@ -1,0 +1,172 @@
+"""The ruleset as data (RULES section 8): deck counts (R1), the hand size
+dealt on each of the seven spaces (R2), the arrows (R3) and the tie rule
+(R17).  `STANDARD` is the default; other rulesets load from JSON or TOML."""
+
+from __future__ import annotations
+
+import json
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Mapping
+
+from .errors import RulesetError
+
+SPACES = 7
+CENTRE = 3
+ARROW_CHOICES = ("both", "p0", "p1")
+TIE_CHOICES = ("redeal", "arrow")
+
+STANDARD_DECK = (2, 3, 3, 3, 4, 4, 4, 4, 3, 3, 3, 2)
+STANDARD_BOARD = (4, 6, 9, 7, 9, 6, 4)
+# R3 ruling: the centre has two arrows; elsewhere the arrow points at the
+# player the cat is farther from (spaces 0..2 are nearer player 0's goal).
+STANDARD_ARROWS = ("p1", "p1", "p1", "both", "p0", "p0", "p0")
+
+
+@dataclass(frozen=True)
+class Ruleset:
+    """A playable ruleset.  Construct through `Ruleset.from_dict` or
+    `load_ruleset` to have it validated."""
+
+    deck: tuple[int, ...] = STANDARD_DECK
+    """R1: how many cards of each rank 1..12 (index 0 is rank 1)."""
+    board: tuple[int, ...] = STANDARD_BOARD
+    """R2: the hand size dealt when the cat stands on space 0..6."""
+    arrows: tuple[str, ...] = STANDARD_ARROWS
+    """R3: per space, who replaces first: "p0", "p1" or "both" (R8)."""
+    tie: str = "redeal"
+    """R17: "redeal" (drawn rounds are replayed) or "arrow"."""
+    name: str = field(default="standard", compare=False)
+
+    def __post_init__(self) -> None:
+        validate(self)
+
+    @property
+    def deck_size(self) -> int:
+        return sum(self.deck)
+
+    def count(self, rank: int) -> int:
+        """How many cards of `rank` the deck holds."""
+        return self.deck[rank - 1]
+
+    def deck_cards(self) -> tuple[int, ...]:
+        """The whole deck as a sorted tuple of ranks."""
+        return tuple(r for r in range(1, 13) for _ in range(self.deck[r - 1]))
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "deck": list(self.deck),
+            "board": list(self.board),
+            "arrows": list(self.arrows),
+            "tie": self.tie,
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any] | None) -> "Ruleset":
+        """Build a ruleset from a mapping; missing keys take the standard
+        values.  `deck` may be a list of 12 counts or a {rank: count} map."""
+        if data is None:
+            return STANDARD
+        if not isinstance(data, Mapping):
+            raise RulesetError("a ruleset must be an object with keys deck, board, arrows, tie")
+        unknown = set(data) - {"name", "deck", "board", "arrows", "tie"}
+        if unknown:
+            raise RulesetError(
+                f"unknown ruleset key(s) {sorted(unknown)}; expected deck, board, arrows, tie, name"
+            )
+        deck = _read_deck(data.get("deck", STANDARD_DECK))
+        board = _read_ints(data.get("board", STANDARD_BOARD), "board", "R2")
+        arrows = data.get("arrows", STANDARD_ARROWS)
+        if isinstance(arrows, str) or not isinstance(arrows, (list, tuple)):
+            raise RulesetError("arrows must be a list of seven of both/p0/p1", "R3")
+        return cls(
+            deck=deck,
+            board=board,
+            arrows=tuple(str(a) for a in arrows),
+            tie=str(data.get("tie", "redeal")),
+            name=str(data.get("name", "custom")),
+        )
+
+
+def _read_ints(value: Any, key: str, rule: str) -> tuple[int, ...]:
+    if isinstance(value, (str, bytes)) or not hasattr(value, "__iter__"):
+        raise RulesetError(f"{key} must be a list of integers, got {value!r}", rule)
+    out = []
+    for v in value:
+        if isinstance(v, bool) or not isinstance(v, int):
+            raise RulesetError(f"{key} must hold integers, got {v!r}", rule)
+        out.append(v)
+    return tuple(out)
+
+
+def _read_deck(value: Any) -> tuple[int, ...]:
+    if isinstance(value, Mapping):
+        deck = [0] * 12
+        for k, v in value.items():
+            try:
+                rank = int(k)
+            except (TypeError, ValueError):
+                raise RulesetError(f"deck: {k!r} is not a rank; ranks run from 1 to 12", "R1") from None
+            if not 1 <= rank <= 12:
+                raise RulesetError(f"deck: rank {rank} is outside 1..12", "R1")
+            if isinstance(v, bool) or not isinstance(v, int):
+                raise RulesetError(f"deck: count of rank {rank} must be an integer, got {v!r}", "R1")
+            deck[rank - 1] = v
+        return tuple(deck)
+    return _read_ints(value, "deck", "R1")
+
+
+def validate(rules: Ruleset) -> None:
+    """Reject a ruleset that cannot be played, naming the rule (RULES §8)."""
+    if len(rules.deck) != 12:
+        raise RulesetError(
+            f"deck must give a count for each rank 1..12 (12 counts), got {len(rules.deck)}", "R1"
+        )
+    if any(c < 0 for c in rules.deck):
+        raise RulesetError(f"deck counts must not be negative, got {list(rules.deck)}", "R1")
+    if len(rules.board) != SPACES:
+        raise RulesetError(f"the board has seven spaces, got {len(rules.board)} hand sizes", "R2")
+    for i, n in enumerate(rules.board):
+        if n < 2:
+            raise RulesetError(f"space {i} deals {n} cards; a hand size must be at least 2", "R2")
+    largest = max(rules.board)
+    if rules.deck_size < 4 * largest:
+        raise RulesetError(
+            f"a deck of {rules.deck_size} cards cannot serve a hand size of {largest}: "
+            f"deal and replacement need up to 4 x {largest} = {4 * largest} cards",
+            "R1",
+        )
+    if len(rules.arrows) != SPACES:
+        raise RulesetError(f"arrows must give one of both/p0/p1 for each of 7 spaces, got {len(rules.arrows)}", "R3")
+    for i, a in enumerate(rules.arrows):
+        if a not in ARROW_CHOICES:
+            raise RulesetError(f"arrow on space {i} is {a!r}; expected one of both, p0, p1", "R3")
+    if rules.tie not in TIE_CHOICES:
+        raise RulesetError(f"tie rule {rules.tie!r} unknown; expected redeal or arrow", "R17")
+
+
+STANDARD = Ruleset()
+
+
+def load_ruleset(source: str | Path | Mapping[str, Any] | None) -> Ruleset:
+    """A ruleset from `None` (standard), the name "standard", a mapping, or a
+    path to a .json or .toml file."""
+    if source is None or source == "standard":
+        return STANDARD
+    if isinstance(source, Mapping):
+        return Ruleset.from_dict(source)
+    path = Path(source)
+    try:
+        text = path.read_text()
+    except OSError as exc:
+        raise RulesetError(f"cannot read ruleset file {str(path)!r}: {exc.strerror}") from None
+    try:
+        if path.suffix.lower() == ".toml":
+            data = tomllib.loads(text)
+        else:
+            data = json.loads(text)
+    except (ValueError, tomllib.TOMLDecodeError) as exc:
+        raise RulesetError(f"ruleset file {str(path)!r} is not valid {path.suffix.lstrip('.') or 'JSON'}: {exc}") from None
+    return Ruleset.from_dict(data)
