@@ -15,7 +15,7 @@ from .errors import RecordError
 KINDS = ("replace", "duel", "attack", "answer")
 
 
-@dataclass(frozen=True, order=True)
+@dataclass(frozen=True)
 class Action:
     kind: str
     """One of replace, duel, attack, answer."""

@@ -1,0 +1,582 @@
+"""The whole game as a state machine, in plain Python that follows RULES.md.
+
+A round runs deal (R6), replace (R7/R8), duel (R9), play (R10–R16),
+showdown (R17), move the cat (R18); the game ends when the cat enters a goal
+(R19).  At every decision `acting_players()` names who must act and
+`legal_actions(player)` lists every legal action once (RULES §6).
+Simultaneous decisions (R8 replacement, R9 duel) are submitted one player
+at a time and revealed when both are in; a pending choice is never shown in
+the other player's view.
+
+Randomness: the only random choice is the shuffle before each deal; it is
+drawn from `random.Random(f"{seed}/{deal_number}")`, so a game is fully
+determined by its ruleset, its seed and its actions (see `GameRecord`)."""
+
+from __future__ import annotations
+
+import copy
+import itertools
+import random
+from dataclasses import dataclass, field
+from typing import Any, Iterable, Mapping
+
+from .actions import Action
+from .board import Board
+from .cards import Hand, contains, counts, format_cards, hand, remove
+from .errors import IllegalMoveError, PositionError, RecordError, TacocatError
+from .play import answers, attacks
+from .rules import STANDARD, Ruleset
+
+REPLACE, DUEL, PLAY, OVER = "replace", "duel", "play", "over"
+RECORD_FORMAT = "tacocat-record"
+STATE_FORMAT = "tacocat-state"
+VERSION = 1
+
+
+def sub_multisets(cards: Hand, max_size: int) -> list[Hand]:
+    """Every distinct sub-multiset of `cards` with at most `max_size` cards."""
+    c = counts(cards)
+    ranks = [r for r in range(1, 13) if c[r]]
+    out = []
+    for picks in itertools.product(*(range(c[r] + 1) for r in ranks)):
+        if sum(picks) <= max_size:
+            out.append(tuple(r for r, k in zip(ranks, picks) for _ in range(k)))
+    return sorted(out, key=lambda h: (len(h), h))
+
+
+@dataclass
+class GameState:
+    """Everything about a game in progress, hidden cards included."""
+
+    rules: Ruleset = STANDARD
+    seed: int = 0
+    board: Board = field(default_factory=Board)
+    deals: int = 0
+    """How many deals so far (drawn rounds included)."""
+    phase: str = REPLACE
+    hands: list[Hand] = field(default_factory=lambda: [(), ()])
+    draw_pile: list[int] = field(default_factory=list)
+    """Face-down; cards are drawn from the end."""
+    discard: list[int] = field(default_factory=list)
+    """Face-up cards of this round, in the order they were played."""
+    table: Hand = ()
+    """An attack waiting for its answer (R12)."""
+    attacker: int | None = None
+    first_replacer: str = "both"
+    replaced: list[bool] = field(default_factory=lambda: [False, False])
+    replace_cap: int | None = None
+    """R7: the second replacer may discard at most as many as the first."""
+    pending: list[Hand | None] = field(default_factory=lambda: [None, None])
+    """Secret choices of a simultaneous decision (R8, R9) not yet revealed."""
+    history: list[dict] = field(default_factory=list)
+    """Public events of the current round."""
+    rounds: list[dict] = field(default_factory=list)
+    """One summary per finished round: hand size, winner (None if drawn)."""
+    actions: list[dict] = field(default_factory=list)
+    """Every action of the game, {"player": p, **action}: the game record."""
+
+    # ------------------------------------------------------------------ setup
+    @classmethod
+    def new(cls, rules: Ruleset = STANDARD, seed: int = 0, board: Board | None = None) -> "GameState":
+        """A new game: the cat on the centre (R5), the first round dealt."""
+        state = cls(rules=rules, seed=int(seed), board=board or Board())
+        if state.board.winner is not None:
+            raise PositionError("the cat already stands in a goal", "R19")
+        state._deal()
+        return state
+
+    def clone(self) -> "GameState":
+        return copy.deepcopy(self)
+
+    def _deal(self) -> None:
+        """R6: shuffle the whole deck, deal N each, the rest is the draw pile."""
+        rng = random.Random(f"{self.seed}/{self.deals}")
+        self.deals += 1
+        deck = list(self.rules.deck_cards())
+        rng.shuffle(deck)
+        n = self.board.hand_size(self.rules)
+        self.hands = [hand(deck[:n]), hand(deck[n : 2 * n])]
+        self.draw_pile = deck[2 * n :]
+        self.discard, self.table, self.attacker = [], (), None
+        self.phase = REPLACE
+        self.first_replacer = self.board.first_replacer(self.rules)
+        self.replaced = [False, False]
+        self.replace_cap = None
+        self.pending = [None, None]
+        self.history = [{"event": "deal", "hand_size": n, "cat": self.board.cat}]
+
+    # ------------------------------------------------------------- queries
+    @property
+    def over(self) -> bool:
+        return self.phase == OVER
+
+    @property
+    def winner(self) -> int | None:
+        return self.board.winner
+
+    @property
+    def decided_rounds(self) -> int:
+        return sum(1 for r in self.rounds if r["winner"] is not None)
+
+    def acting_players(self) -> list[int]:
+        """Who must act now: one player, or both at a simultaneous decision."""
+        if self.phase == REPLACE:
+            if self.first_replacer == "both":
+                return [p for p in (0, 1) if self.pending[p] is None]
+            first = 0 if self.first_replacer == "p0" else 1
+            return [first] if not self.replaced[first] else [1 - first]
+        if self.phase == DUEL:
+            return [p for p in (0, 1) if self.pending[p] is None]
+        if self.phase == PLAY:
+            return [1 - self.attacker] if self.table else [self.attacker]
+        return []
+
+    def decision(self, player: int) -> str | None:
+        """The kind of action `player` takes now, or None."""
+        if player not in self.acting_players():
+            return None
+        if self.phase == PLAY:
+            return "answer" if self.table else "attack"
+        return self.phase
+
+    def legal_actions(self, player: int) -> list[Action]:
+        """Every legal action of `player` now, each distinct move once."""
+        kind = self.decision(player)
+        own = self.hands[player]
+        if kind == REPLACE:
+            cap = len(own) if self.replace_cap is None else self.replace_cap
+            return [Action("replace", c) for c in sub_multisets(own, cap)]
+        if kind == DUEL:
+            return [Action("duel", (r,)) for r in sorted(set(own))]
+        if kind == "attack":
+            return [Action("attack", a) for a in attacks(own)]
+        if kind == "answer":
+            return [Action("answer", c, b) for c, b in answers(self.table, own)]
+        return []
+
+    # ------------------------------------------------------------- actions
+    def apply(self, player: int, action: Action) -> None:
+        """Apply `player`'s action; raises IllegalMoveError (state unchanged)
+        when it is not legal now."""
+        if self.phase == OVER:
+            raise IllegalMoveError("the game is over", "R19")
+        if player not in (0, 1):
+            raise IllegalMoveError(f"player must be 0 or 1, got {player!r}")
+        kind = self.decision(player)
+        if kind is None:
+            who = " and ".join(f"player {p}" for p in self.acting_players())
+            raise IllegalMoveError(f"it is not player {player}'s turn: {who} to act ({self.phase} phase)")
+        action = self._resolve(player, kind, action)
+        self.actions.append({"player": player, **action.to_dict()})
+        if kind == REPLACE:
+            self._replace(player, action.cards)
+        elif kind == DUEL:
+            self._duel(player, action.cards[0])
+        elif kind == "attack":
+            self._attack(player, action.cards)
+        else:
+            self._answer(player, action.cards, bool(action.beats))
+
+    def _resolve(self, player: int, kind: str, action: Action) -> Action:
+        """Check `action` against the legal list (filling in an answer's
+        `beats` when the cards allow only one result)."""
+        if action.kind != kind:
+            raise IllegalMoveError(f"player {player} must {kind} now, not {action.kind}", RULE_OF[kind])
+        legal = self.legal_actions(player)
+        if action in legal:
+            return action
+        if kind == "answer" and action.beats is None:
+            fits = [a for a in legal if a.cards == action.cards]
+            if len(fits) == 1:
+                return fits[0]
+            if len(fits) == 2:
+                raise IllegalMoveError(
+                    f"answer {format_cards(action.cards)} can beat or sacrifice; say which (beats true/false)", "R13"
+                )
+        raise IllegalMoveError(self._why_illegal(player, kind, action), RULE_OF[kind])
+
+    def _why_illegal(self, player: int, kind: str, action: Action) -> str:
+        own = self.hands[player]
+        cards = format_cards(action.cards)
+        if not contains(own, action.cards):
+            return f"{kind} {cards}: player {player} does not hold these cards (hand {format_cards(own)})"
+        if kind == REPLACE:
+            return f"replace {cards}: may discard at most {self.replace_cap} cards (the first replacer's count)"
+        if kind == DUEL:
+            return f"duel {cards}: a duel is exactly one card"
+        if kind == "attack":
+            return (
+                f"attack {cards} is not a single, a set or a sequence of 3+ using at most "
+                f"{len(own) - 1} cards (R10-R11); legal: {', '.join(format_cards(a) for a in attacks(own))}"
+            )
+        options = "; ".join(str(a) for a in self.legal_actions(player))
+        return f"answer {cards} to attack {format_cards(self.table)} is not legal (an answer that does not beat must be the lowest card); legal: {options}"
+
+    def _replace(self, player: int, cards: Hand) -> None:
+        if self.first_replacer == "both":
+            # R8: both choose in secret; reveal and draw when both are in.
+            self.pending[player] = cards
+            if None in self.pending:
+                return
+            for p in (0, 1):
+                self._discard_and_draw(p, self.pending[p])
+            self.pending = [None, None]
+            self.replaced = [True, True]
+        else:
+            # R7: the first replacer's count caps the second's.
+            self._discard_and_draw(player, cards)
+            self.replaced[player] = True
+            if self.replace_cap is None:
+                self.replace_cap = len(cards)
+            if not all(self.replaced):
+                return
+        self.phase = DUEL
+
+    def _discard_and_draw(self, player: int, cards: Hand) -> None:
+        self.hands[player] = remove(self.hands[player], cards)
+        self.discard.extend(cards)
+        drawn = [self.draw_pile.pop() for _ in cards]
+        self.hands[player] = hand(self.hands[player] + tuple(drawn))
+        self.history.append({"event": "replace", "player": player, "cards": list(cards)})
+
+    def _duel(self, player: int, card: int) -> None:
+        self.pending[player] = (card,)
+        if None in self.pending:
+            return
+        c0, c1 = self.pending[0][0], self.pending[1][0]
+        self.pending = [None, None]
+        self.hands = [remove(self.hands[0], (c0,)), remove(self.hands[1], (c1,))]
+        self.discard.extend((c0, c1))
+        self.history.append({"event": "duel", "cards": [c0, c1]})
+        if len(self.hands[0]) == 1:
+            # R9 ruling: one card each after the duel means no play phase.
+            self._showdown()
+        elif c0 != c1:
+            self.attacker = 0 if c0 > c1 else 1
+            self.phase = PLAY
+        # Equal ranks: both discarded, duel again (phase stays DUEL).
+
+    def _attack(self, player: int, cards: Hand) -> None:
+        self.hands[player] = remove(self.hands[player], cards)
+        self.table = cards
+        self.history.append({"event": "attack", "player": player, "cards": list(cards)})
+
+    def _answer(self, player: int, cards: Hand, beats: bool) -> None:
+        self.hands[player] = remove(self.hands[player], cards)
+        self.discard.extend(self.table + cards)
+        self.table = ()
+        self.history.append({"event": "answer", "player": player, "cards": list(cards), "beats": beats})
+        # R13–R14: the defender wins the trick only if every answer beats.
+        self.attacker = player if beats else 1 - player
+        if len(self.hands[0]) == 1 and len(self.hands[1]) == 1:
+            self._showdown()
+
+    def _showdown(self) -> None:
+        """R17: the lower last card wins; equal ranks draw (or, under the
+        `arrow` tie rule on a one-arrow space, the arrow's player wins)."""
+        last = (self.hands[0][0], self.hands[1][0])
+        winner = 0 if last[0] < last[1] else 1 if last[1] < last[0] else None
+        if winner is None and self.rules.tie == "arrow" and self.first_replacer != "both":
+            winner = 0 if self.first_replacer == "p0" else 1
+        self.history.append({"event": "showdown", "cards": list(last), "winner": winner})
+        self.rounds.append(
+            {"cat": self.board.cat, "hand_size": self.board.hand_size(self.rules), "last": list(last), "winner": winner}
+        )
+        self.discard.extend(last)
+        self.hands = [(), ()]
+        if winner is not None:
+            self.board = self.board.after_round(winner)  # R18
+        if self.board.winner is not None:  # R19
+            self.phase = OVER
+            self.attacker = None
+            return
+        self._deal()
+
+    # ----------------------------------------------------------- invariants
+    def places(self) -> list[int]:
+        """Every card in some place: hands, draw pile, discard pile, table."""
+        return sorted(self.hands[0] + self.hands[1] + tuple(self.draw_pile) + tuple(self.discard) + self.table)
+
+    def check(self) -> None:
+        """Raise PositionError when the state breaks a conservation rule."""
+        if self.phase == OVER:
+            return
+        if self.places() != list(self.rules.deck_cards()):
+            raise PositionError("the cards in hands, draw pile, discard pile and table are not the deck", "R1")
+        if self.phase == PLAY:
+            a, d = len(self.hands[self.attacker]), len(self.hands[1 - self.attacker])
+            if a + len(self.table) != d:
+                raise PositionError("hands hold different numbers of cards in play", "R10")
+
+    # ------------------------------------------------------------------ JSON
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "format": STATE_FORMAT,
+            "version": VERSION,
+            "rules": self.rules.to_dict(),
+            "seed": self.seed,
+            "board": self.board.to_dict(),
+            "deals": self.deals,
+            "phase": self.phase,
+            "hands": [list(h) for h in self.hands],
+            "draw_pile": list(self.draw_pile),
+            "discard": list(self.discard),
+            "table": list(self.table),
+            "attacker": self.attacker,
+            "first_replacer": self.first_replacer,
+            "replaced": list(self.replaced),
+            "replace_cap": self.replace_cap,
+            "pending": [None if p is None else list(p) for p in self.pending],
+            "history": copy.deepcopy(self.history),
+            "rounds": copy.deepcopy(self.rounds),
+            "actions": copy.deepcopy(self.actions),
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> "GameState":
+        if not isinstance(data, Mapping) or data.get("format") != STATE_FORMAT:
+            raise RecordError(f"not a game state: expected an object with format {STATE_FORMAT!r}")
+        try:
+            state = cls(
+                rules=Ruleset.from_dict(data["rules"]),
+                seed=int(data["seed"]),
+                board=Board.from_dict(data["board"]),
+                deals=int(data["deals"]),
+                phase=str(data["phase"]),
+                hands=[hand(h) for h in data["hands"]],
+                draw_pile=[int(c) for c in data["draw_pile"]],
+                discard=[int(c) for c in data["discard"]],
+                table=hand(data["table"]),
+                attacker=data["attacker"],
+                first_replacer=str(data["first_replacer"]),
+                replaced=[bool(x) for x in data["replaced"]],
+                replace_cap=data["replace_cap"],
+                pending=[None if p is None else hand(p) for p in data["pending"]],
+                history=copy.deepcopy(list(data["history"])),
+                rounds=copy.deepcopy(list(data["rounds"])),
+                actions=copy.deepcopy(list(data["actions"])),
+            )
+        except TacocatError:
+            raise
+        except (KeyError, TypeError, ValueError) as exc:
+            raise RecordError(f"malformed game state: {exc!r}") from None
+        if state.phase not in (REPLACE, DUEL, PLAY, OVER):
+            raise RecordError(f"unknown phase {state.phase!r}")
+        state.check()
+        return state
+
+    def record(self) -> "GameRecord":
+        return GameRecord(self.rules, self.seed, [dict(a) for a in self.actions])
+
+    def view(self, player: int) -> "View":
+        """Player `player`'s information set (RULES §5)."""
+        return View.of(self, player)
+
+
+RULE_OF = {REPLACE: "R7-R8", DUEL: "R9", "attack": "R10-R11", "answer": "R12-R13"}
+
+
+@dataclass
+class View:
+    """What one player knows (RULES §5): own hand, every face-up card, the
+    unseen pool, the opponent's hand size, the public history."""
+
+    player: int
+    rules: Ruleset
+    board: Board
+    phase: str
+    hand: Hand
+    seen: Hand
+    """Every face-up card of this round that is not on the table."""
+    table: Hand
+    attacker: int | None
+    opponent_hand_size: int
+    draw_pile_size: int
+    first_replacer: str
+    replace_cap: int | None
+    my_pending: Hand | None
+    acting: list[int]
+    history: list[dict]
+    rounds: list[dict]
+
+    @classmethod
+    def of(cls, state: GameState, player: int) -> "View":
+        return cls(
+            player=player,
+            rules=state.rules,
+            board=state.board,
+            phase=state.phase,
+            hand=state.hands[player],
+            seen=hand(state.discard),
+            table=state.table,
+            attacker=state.attacker,
+            opponent_hand_size=len(state.hands[1 - player]),
+            draw_pile_size=len(state.draw_pile),
+            first_replacer=state.first_replacer,
+            replace_cap=state.replace_cap,
+            my_pending=state.pending[player],
+            acting=state.acting_players(),
+            history=copy.deepcopy(state.history),
+            rounds=copy.deepcopy(state.rounds),
+        )
+
+    @property
+    def unseen_pool(self) -> Hand:
+        """Deck − own hand − every face-up card of this round (RULES §5)."""
+        left = counts(self.rules.deck_cards())
+        for r in self.hand + self.seen + self.table:
+            left[r] -= 1
+        return tuple(r for r in range(1, 13) for _ in range(left[r]))
+
+    @property
+    def decision(self) -> str | None:
+        if self.player not in self.acting:
+            return None
+        if self.phase == PLAY:
+            return "answer" if self.table else "attack"
+        return self.phase
+
+    def legal_actions(self) -> list[Action]:
+        """The actor's legal actions, computed from the view alone."""
+        kind = self.decision
+        if kind == REPLACE:
+            cap = len(self.hand) if self.replace_cap is None else self.replace_cap
+            return [Action("replace", c) for c in sub_multisets(self.hand, cap)]
+        if kind == DUEL:
+            return [Action("duel", (r,)) for r in sorted(set(self.hand))]
+        if kind == "attack":
+            return [Action("attack", a) for a in attacks(self.hand)]
+        if kind == "answer":
+            return [Action("answer", c, b) for c, b in answers(self.table, self.hand)]
+        return []
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "player": self.player,
+            "rules": self.rules.to_dict(),
+            "board": self.board.to_dict(),
+            "phase": self.phase,
+            "hand": list(self.hand),
+            "seen": list(self.seen),
+            "table": list(self.table),
+            "attacker": self.attacker,
+            "opponent_hand_size": self.opponent_hand_size,
+            "draw_pile_size": self.draw_pile_size,
+            "first_replacer": self.first_replacer,
+            "replace_cap": self.replace_cap,
+            "my_pending": None if self.my_pending is None else list(self.my_pending),
+            "acting": list(self.acting),
+            "unseen_pool": list(self.unseen_pool),
+            "history": copy.deepcopy(self.history),
+            "rounds": copy.deepcopy(self.rounds),
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> "View":
+        try:
+            view = cls(
+                player=int(data["player"]),
+                rules=Ruleset.from_dict(data.get("rules")),
+                board=Board.from_dict(data.get("board", {"cat": 3, "covered": []})),
+                phase=str(data.get("phase", PLAY)),
+                hand=hand(data["hand"]),
+                seen=hand(data.get("seen", ())),
+                table=hand(data.get("table", ())),
+                attacker=data.get("attacker"),
+                opponent_hand_size=int(data["opponent_hand_size"]),
+                draw_pile_size=int(data.get("draw_pile_size", 0)),
+                first_replacer=str(data.get("first_replacer", "both")),
+                replace_cap=data.get("replace_cap"),
+                my_pending=None if data.get("my_pending") is None else hand(data["my_pending"]),
+                acting=list(data.get("acting", [])),
+                history=list(data.get("history", [])),
+                rounds=list(data.get("rounds", [])),
+            )
+        except TacocatError:
+            raise
+        except KeyError as exc:
+            raise RecordError(f"view is missing the field {exc.args[0]!r}") from None
+        except (TypeError, ValueError) as exc:
+            raise RecordError(f"malformed view: {exc}") from None
+        if not data.get("acting") and view.phase == PLAY and view.attacker in (0, 1):
+            view.acting = [1 - view.attacker] if view.table else [view.attacker]
+        view.validate()
+        return view
+
+    def validate(self) -> None:
+        """Reject a view no game can produce, naming the field and rule."""
+        if self.player not in (0, 1):
+            raise PositionError(f"player must be 0 or 1, got {self.player!r}")
+        if self.phase not in (REPLACE, DUEL, PLAY, OVER):
+            raise PositionError(f"phase {self.phase!r} unknown; expected replace, duel or play")
+        known = counts(self.hand + self.seen + self.table)
+        for r in range(1, 13):
+            if known[r] > self.rules.count(r):
+                raise PositionError(
+                    f"hand, seen and table hold {known[r]} cards of rank {r} but the deck has "
+                    f"{self.rules.count(r)} (is a seen card also in your hand?)",
+                    "R1",
+                )
+        pool = len(self.unseen_pool)
+        if self.opponent_hand_size < 0 or self.opponent_hand_size > pool:
+            raise PositionError(
+                f"opponent_hand_size {self.opponent_hand_size} impossible: only {pool} cards are unseen", "R5"
+            )
+        if self.phase == PLAY:
+            if self.attacker not in (0, 1):
+                raise PositionError(f"attacker must be 0 or 1 in the play phase, got {self.attacker!r}", "R10")
+            mine, theirs = len(self.hand), self.opponent_hand_size
+            att, dfd = (mine, theirs) if self.attacker == self.player else (theirs, mine)
+            if att + len(self.table) != dfd:
+                raise PositionError(
+                    f"in play both hands hold the same number of cards (the attacker's plus the table): "
+                    f"attacker {att} + table {len(self.table)} vs defender {dfd}",
+                    "R10",
+                )
+            if dfd < 1:
+                raise PositionError("hands are empty: play ends with one card each", "R16")
+
+
+@dataclass
+class GameRecord:
+    """A game as ruleset + seed + actions: replays to the same final state."""
+
+    rules: Ruleset
+    seed: int
+    actions: list[dict]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"format": RECORD_FORMAT, "version": VERSION, "rules": self.rules.to_dict(), "seed": self.seed, "actions": self.actions}
+
+    @classmethod
+    def from_dict(cls, data: Any) -> "GameRecord":
+        if not isinstance(data, Mapping) or data.get("format") != RECORD_FORMAT:
+            raise RecordError(f"not a game record: expected a JSON object with \"format\": \"{RECORD_FORMAT}\"")
+        for key in ("seed", "actions"):
+            if key not in data:
+                raise RecordError(f"game record is missing {key!r}")
+        if isinstance(data["seed"], bool) or not isinstance(data["seed"], int):
+            raise RecordError(f"game record seed must be an integer, got {data['seed']!r}")
+        if not isinstance(data["actions"], list):
+            raise RecordError("game record 'actions' must be a list")
+        return cls(Ruleset.from_dict(data.get("rules")), data["seed"], list(data["actions"]))
+
+    def replay(self, upto: int | None = None) -> GameState:
+        """The state after the first `upto` actions (all by default)."""
+        state = GameState.new(self.rules, self.seed)
+        for i, entry in enumerate(self.actions[:upto]):
+            if not isinstance(entry, Mapping) or entry.get("player") not in (0, 1):
+                raise RecordError(f"action {i + 1}: expected {{\"player\": 0|1, \"kind\", \"cards\"}}, got {entry!r}")
+            try:
+                state.apply(entry["player"], Action.from_dict(entry))
+            except TacocatError as exc:
+                raise RecordError(f"action {i + 1} ({entry.get('kind')} by player {entry['player']}): {exc}") from None
+        return state
+
+    def steps(self) -> Iterable[tuple[GameState, int, Action]]:
+        """Each decision: the state before it, who acted, what they did."""
+        state = GameState.new(self.rules, self.seed)
+        for entry in self.actions:
+            action = Action.from_dict(entry)
+            yield state.clone(), entry["player"], action
+            state.apply(entry["player"], action)
