@@ -1,0 +1,207 @@
+"""The whole-game engine: invariants under random legal play (hypothesis),
+records, JSON round-trips, information sets, bad input."""
+
+import json
+import random
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from solver.actions import Action
+from solver.board import Board
+from solver.bots import HeuristicBot, RandomBot, play_game
+from solver.errors import IllegalMoveError, RecordError, TacocatError
+from solver.game import DUEL, OVER, PLAY, REPLACE, GameRecord, GameState, View
+from solver.rules import STANDARD, Ruleset
+
+SMALL = Ruleset.from_dict({"name": "small", "deck": [4] * 12, "board": [3, 5, 2, 6, 2, 5, 3], "arrows": ["p0", "both", "p1", "both", "p0", "both", "p1"], "tie": "arrow"})
+
+
+def random_play(seed: int, rules: Ruleset, check):
+    """Play a whole game with uniformly random legal actions, calling
+    `check(state)` after every action."""
+    rng = random.Random(seed)
+    state = GameState.new(rules, seed)
+    check(state)
+    for _ in range(5000):
+        if state.over:
+            return state
+        player = rng.choice(state.acting_players())
+        state.apply(player, rng.choice(state.legal_actions(player)))
+        check(state)
+    raise AssertionError("game did not end")
+
+
+def invariants(state: GameState) -> None:
+    if state.over:
+        return
+    # Every card of the deck is in exactly one place.
+    assert state.places() == list(state.rules.deck_cards())
+    if state.phase == PLAY:
+        a, d = len(state.hands[state.attacker]), len(state.hands[1 - state.attacker])
+        if state.table:
+            assert a + len(state.table) == d
+        else:
+            assert a == d
+    assert state.decided_rounds <= 7
+    for r in state.rounds:
+        assert r["winner"] in (0, 1, None)
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), small=st.booleans())
+def test_invariants_hold_under_random_legal_play(seed, small):
+    state = random_play(seed, SMALL if small else STANDARD, invariants)
+    assert state.over and state.winner in (0, 1)
+    # R19: at most seven decided rounds.
+    assert state.decided_rounds <= 7
+    assert len(state.board.covered) == state.decided_rounds
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1))
+def test_every_round_ends_with_one_card_each(seed):
+    state = random_play(seed, STANDARD, lambda s: None)
+    # Replay and look at the action that ends each round: either the last
+    # answer of play (both left with one card, R16) or a duel that leaves one
+    # card each (the no-play case of R9).
+    s = GameState.new(state.rules, state.seed)
+    for entry in state.record().actions:
+        rounds_before = len(s.rounds)
+        sizes_before = [len(h) for h in s.hands]
+        s.apply(entry["player"], Action.from_dict(entry))
+        if len(s.rounds) > rounds_before:
+            if entry["kind"] == "duel":
+                assert sizes_before == [2, 2]
+            else:
+                assert entry["kind"] == "answer"
+                assert sizes_before[entry["player"]] - len(entry["cards"]) == 1
+                assert sizes_before[1 - entry["player"]] == 1
+    assert len(s.rounds) == len(state.rounds)
+
+
+@settings(max_examples=30, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1))
+def test_record_replays_to_the_same_final_state(seed):
+    state = play_game((HeuristicBot(), RandomBot()), seed)
+    text = json.dumps(state.record().to_dict())
+    again = GameRecord.from_dict(json.loads(text)).replay()
+    assert again.to_dict() == state.to_dict()
+
+
+@settings(max_examples=30, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), steps=st.integers(0, 40))
+def test_state_and_view_json_round_trip(seed, steps):
+    rng = random.Random(seed)
+    state = GameState.new(STANDARD, seed)
+    for _ in range(steps):
+        if state.over:
+            break
+        p = rng.choice(state.acting_players())
+        state.apply(p, rng.choice(state.legal_actions(p)))
+    d = json.loads(json.dumps(state.to_dict()))
+    assert GameState.from_dict(d).to_dict() == state.to_dict()
+    if not state.over:
+        for p in (0, 1):
+            v = state.view(p).to_dict()
+            back = View.from_dict(json.loads(json.dumps(v)))
+            assert back.to_dict() == v
+            assert back.legal_actions() == state.legal_actions(p)
+
+
+def test_same_seed_same_deal_and_different_seeds_differ():
+    a, b, c = GameState.new(seed=11), GameState.new(seed=11), GameState.new(seed=12)
+    assert a.to_dict() == b.to_dict()
+    assert a.hands != c.hands
+
+
+def test_view_is_the_information_set():
+    state = GameState.new(STANDARD, 5)
+    # Centre: two arrows, simultaneous replacement (R8).
+    assert state.acting_players() == [0, 1]
+    state.apply(0, Action("replace", state.hands[0][:2]))
+    v1 = state.view(1)
+    assert v1.my_pending is None and v1.history[-1]["event"] == "deal"  # P0's choice stays secret
+    assert state.view(0).my_pending == state.hands[0][:2]
+    state.apply(1, Action("replace", ()))
+    assert state.phase == DUEL
+    for p in (0, 1):
+        v = state.view(p)
+        pool = v.unseen_pool
+        assert len(pool) == 38 - len(v.hand) - len(v.seen)
+        # The opponent's hand is a sub-multiset of the unseen pool.
+        left = list(pool)
+        for card in state.hands[1 - p]:
+            left.remove(card)
+        assert len(v.seen) == 2
+        assert v.opponent_hand_size == 7
+
+
+def test_one_arrow_replacement_caps_the_second_replacer():
+    state = GameState.new(STANDARD, 3, board=Board(cat=2, covered=frozenset({3})))
+    assert state.first_replacer == "p1" and state.acting_players() == [1]
+    state.apply(1, Action("replace", state.hands[1][:2]))
+    assert state.acting_players() == [0]
+    assert max(len(a.cards) for a in state.legal_actions(0)) == 2
+    with pytest.raises(IllegalMoveError, match="at most 2"):
+        state.apply(0, Action("replace", state.hands[0][:3]))
+
+
+def test_illegal_moves_leave_the_state_unchanged():
+    state = GameState.new(STANDARD, 9)
+    for p in (0, 1):
+        state.apply(p, Action("replace", ()))
+    before = state.to_dict()
+    with pytest.raises(IllegalMoveError, match="R7-R8|R9"):
+        state.apply(0, Action("attack", (state.hands[0][0],)))
+    missing = next(r for r in range(1, 13) if r not in state.hands[0])
+    with pytest.raises(IllegalMoveError, match="does not hold"):
+        state.apply(0, Action("duel", (missing,)))
+    assert state.to_dict() == before
+    with pytest.raises(IllegalMoveError, match="not player"):
+        GameState.new(STANDARD, 3, board=Board(cat=2, covered=frozenset({3}))).apply(0, Action("replace", ()))
+
+
+def test_duel_ties_are_discarded_and_dueled_again():
+    for seed in range(200):
+        state = GameState.new(STANDARD, seed)
+        for p in (0, 1):
+            state.apply(p, Action("replace", ()))
+        common = sorted(set(state.hands[0]) & set(state.hands[1]))
+        if common:
+            break
+    r = common[0]
+    state.apply(0, Action("duel", (r,)))
+    state.apply(1, Action("duel", (r,)))
+    assert state.phase == DUEL and len(state.hands[0]) == 6 and state.discard[-2:] == [r, r]
+
+
+def test_answer_without_beats_is_resolved_when_unambiguous():
+    s = GameState(rules=STANDARD)
+    s.phase, s.attacker, s.table = PLAY, 0, (8,)
+    s.hands = [(1, 2), (3, 9, 12)]
+    s.apply(1, Action("answer", (9,)))
+    assert s.history[-1]["beats"] is True and s.attacker == 1
+
+
+def test_malformed_records_give_one_line_errors():
+    for bad, words in [
+        ({}, "not a game record"),
+        ({"format": "tacocat-record", "actions": []}, "missing 'seed'"),
+        ({"format": "tacocat-record", "seed": 1, "actions": [{"player": 0, "kind": "attack", "cards": [1]}]}, "action 1"),
+        ({"format": "tacocat-record", "seed": 1, "actions": [{"player": 0, "kind": "replace", "cards": [13]}]}, "rank 13"),
+    ]:
+        with pytest.raises(TacocatError) as err:
+            GameRecord.from_dict(bad).replay()
+        assert words in str(err.value) and "\n" not in str(err.value)
+    with pytest.raises(RecordError):
+        GameState.from_dict({"format": "tacocat-state", "seed": 1})
+
+
+def test_ten_thousand_games_smoke_subset():
+    # The full 10,000-game run lives in results/selfplay_10k.py; here a slice.
+    wins = [0, 0]
+    for seed in range(200):
+        wins[play_game((RandomBot(), RandomBot()), seed).winner] += 1
+    assert sum(wins) == 200 and min(wins) > 50
