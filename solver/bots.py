@@ -49,15 +49,192 @@ class HeuristicBot:
         return min(pool, key=lambda a: (sum(a.cards), a.cards))
 
 
-BOTS: dict[str, Callable[[], Bot]] = {"random": RandomBot, "heuristic": HeuristicBot}
+BUDGET_KEYS = frozenset({
+    "samples", "iterations", "time_ms", "replace_samples", "duel_samples", "candidates",
+    "seed", "threads", "exact_cards", "c_uct", "utilities", "exact_budget",
+})
+"""Keys a bot budget may hold (`make_bot(name, **budget)`); a bot ignores
+the keys that do not concern it, so one budget can serve every bot."""
 
 
-def make_bot(name: str) -> Bot:
-    """A bot by name; raises TacocatError naming the known bots."""
-    try:
-        return BOTS[name]()
-    except KeyError:
-        raise TacocatError(f"unknown bot {name!r}; expected one of {', '.join(sorted(BOTS))}") from None
+class SearchBot:
+    """A bot that searches the hidden hands: play-phase decisions by PIMC
+    (`method="pimc"`, exact when the opponent's hands are few) or by ISMCTS
+    (`method="ismcts"`); replacement and duel by `solver.decisions` (the
+    duel card is drawn from the optimal mixed strategy with the seeded RNG).
+
+    Budget per decision: `samples` worlds (PIMC; `iterations` is a synonym)
+    or `iterations` (ISMCTS), and/or `time_ms`; `replace_samples` and
+    `duel_samples` for the other decisions.  `seed` is mixed with the RNG
+    that `play_game` hands over, so a game is reproducible."""
+
+    def __init__(self, method: str = "pimc", *, samples: int | None = None, iterations: int | None = None,
+                 time_ms: float | None = None, replace_samples: int | None = None, duel_samples: int | None = None,
+                 candidates: int | None = None, seed: int = 0, threads: int = 1, exact_cards: int | None = None,
+                 c_uct: float | None = None, utilities="game", exact_budget: int | None = None) -> None:
+        from .pimc import PerfectSolver
+
+        if method not in ("pimc", "ismcts"):
+            raise TacocatError(f"search bot method {method!r} unknown; expected pimc or ismcts")
+        self.name = method
+        self.method = method
+        if method == "pimc":
+            self.budget = samples if samples is not None else iterations
+            if self.budget is None and time_ms is None:
+                self.budget = 100
+        else:
+            self.budget = iterations if iterations is not None else samples
+            if self.budget is None and time_ms is None:
+                self.budget = 20_000
+        self.time_ms = time_ms
+        self.replace_samples = replace_samples if replace_samples is not None else 160
+        self.duel_samples = duel_samples if duel_samples is not None else 24
+        self.candidates = candidates if candidates is not None else 16
+        self.seed = int(seed)
+        self.threads = threads
+        self.exact_cards = exact_cards
+        self.c_uct = c_uct
+        self.utilities = utilities
+        self.exact_budget = 300 if exact_budget is None else exact_budget
+        self.solver = PerfectSolver()
+
+    def _utilities(self, view: View):
+        from .gamevalue import round_utilities
+
+        return round_utilities(view.board, view.player, view.rules, self.utilities)
+
+    def choose(self, view: View, rng: random.Random) -> Action:
+        legal = view.legal_actions()
+        if len(legal) == 1:
+            return legal[0]
+        seed = rng.getrandbits(62) ^ self.seed
+        kind = view.decision
+        util = self._utilities(view)
+        if kind == REPLACE:
+            from .decisions import replace_eval
+
+            res = replace_eval(view, samples=self.replace_samples, time_ms=self.time_ms, seed=seed, utilities=util,
+                               candidates=self.candidates, solver=self.solver)
+            return res.moves[0].action
+        if kind == DUEL:
+            from .decisions import duel_eval, sample_mixed
+
+            res = duel_eval(view, samples=self.duel_samples, time_ms=self.time_ms, seed=seed, utilities=util,
+                            exact_budget=-1, solver=self.solver)
+            return sample_mixed(res.extra["mixed"], rng)
+        if self.method == "ismcts":
+            from .ismcts import DEFAULT_C, DEFAULT_EXACT_CARDS, ismcts_play
+
+            res = ismcts_play(view, iterations=self.budget, time_ms=self.time_ms, seed=seed, utilities=util,
+                              threads=self.threads,
+                              c_uct=DEFAULT_C if self.c_uct is None else self.c_uct,
+                              exact_cards=DEFAULT_EXACT_CARDS if self.exact_cards is None else self.exact_cards)
+            return res.moves[0].action
+        from .pimc import exact_play, pimc_play
+
+        res = exact_play(view, utilities=util, budget=self.exact_budget, solver=self.solver)
+        if res is None:
+            res = pimc_play(view, samples=self.budget, time_ms=self.time_ms, seed=seed, utilities=util,
+                            solver=self.solver)
+        return res.moves[0].action
+
+
+class OracleBot:
+    """Cheats, for measurement only: sees both hands (not the draw pile) and
+    plays the play phase perfectly; duels by the matrix game with both hands
+    known; replaces by simulating the draws against the known hand."""
+
+    name = "oracle"
+    needs_state = True
+
+    def __init__(self, *, replace_samples: int | None = None, candidates: int | None = None, seed: int = 0,
+                 utilities="game", **_ignored) -> None:
+        from .pimc import PerfectSolver
+
+        self.replace_samples = replace_samples if replace_samples is not None else 160
+        self.candidates = candidates if candidates is not None else 16
+        self.seed = int(seed)
+        self.utilities = utilities
+        self.solver = PerfectSolver()
+
+    def choose(self, view: View, rng: random.Random) -> Action:
+        raise TacocatError("the oracle bot needs the whole game state (play_game passes it); it cannot play from a view")
+
+    def choose_state(self, state: GameState, player: int, rng: random.Random) -> Action:
+        from .decisions import KnownHandSampler, cell_outcome, replace_eval, sample_mixed, solve_matrix_game
+        from .gamevalue import round_utilities
+
+        view = state.view(player)
+        legal = view.legal_actions()
+        if len(legal) == 1:
+            return legal[0]
+        util = round_utilities(view.board, player, view.rules, self.utilities)
+        opp = state.hands[1 - player]
+        kind = view.decision
+        if kind in ("attack", "answer"):
+            hands = (view.hand, opp) if player == 0 else (opp, view.hand)
+            scored = []
+            for cards, beats, o in self.solver.move_outcomes(hands, state.attacker, state.table):
+                mine = o if player == 0 else -o
+                scored.append((util[1 - mine], Action(kind, cards, beats if kind == "answer" else None)))
+            top = max(u for u, _ in scored)
+            best = sorted((a for u, a in scored if u == top), key=lambda a: (a.cards, bool(a.beats)))
+            return rng.choice(best)
+        if kind == DUEL:
+            mine, theirs = sorted(set(view.hand)), sorted(set(opp))
+            m = [[util[1 - cell_outcome(view.hand, opp, i, j, self.solver)] for j in theirs] for i in mine]
+            x, _, _ = solve_matrix_game(m)
+            return sample_mixed([{"cards": [r], "probability": float(p)} for r, p in zip(mine, x)], rng)
+        seed = rng.getrandbits(62) ^ self.seed
+        res = replace_eval(view, samples=self.replace_samples, seed=seed, utilities=util, candidates=self.candidates,
+                           solver=self.solver, sampler=KnownHandSampler(opp, view.unseen_pool))
+        return res.moves[0].action
+
+
+def _search_factory(method: str) -> Callable[..., Bot]:
+    def make(**budget) -> Bot:
+        return SearchBot(method, **budget)
+
+    make.__name__ = f"{method}_bot"
+    make.__doc__ = SearchBot.__doc__
+    return make
+
+
+def _plain(cls) -> Callable[..., Bot]:
+    def make(**budget) -> Bot:
+        return cls()
+
+    make.__name__ = cls.__name__
+    make.__doc__ = cls.__doc__
+    return make
+
+
+BOTS: dict[str, Callable[..., Bot]] = {
+    "random": _plain(RandomBot),
+    "heuristic": _plain(HeuristicBot),
+    "pimc": _search_factory("pimc"),
+    "ismcts": _search_factory("ismcts"),
+    "oracle": lambda **budget: OracleBot(**budget),
+}
+
+
+def make_bot(name: str, **budget) -> Bot:
+    """A bot by name, with an optional search budget (`BUDGET_KEYS`);
+    raises TacocatError naming the known bots or the unknown budget key."""
+    if name not in BOTS:
+        raise TacocatError(f"unknown bot {name!r}; expected one of {', '.join(sorted(BOTS))}")
+    unknown = sorted(set(budget) - BUDGET_KEYS)
+    if unknown:
+        raise TacocatError(f"unknown budget key(s) {unknown} for bot {name!r}; expected some of {sorted(BUDGET_KEYS)}")
+    return BOTS[name](**budget)
+
+
+def choose(bot: Bot, state: GameState, player: int, rng: random.Random) -> Action:
+    """Ask `bot` for `player`'s action: a bot with `needs_state = True`
+    (the oracle) sees the whole state, every other bot its view only."""
+    if getattr(bot, "needs_state", False):
+        return bot.choose_state(state, player, rng)  # type: ignore[attr-defined]
+    return bot.choose(state.view(player), rng)
 
 
 def play_game(bots: tuple[Bot, Bot], seed: int, rules=None, max_actions: int = 10_000) -> GameState:
@@ -71,5 +248,5 @@ def play_game(bots: tuple[Bot, Bot], seed: int, rules=None, max_actions: int = 1
         if state.over:
             return state
         for player in state.acting_players():
-            state.apply(player, bots[player].choose(state.view(player), rngs[player]))
+            state.apply(player, choose(bots[player], state, player, rngs[player]))
     raise TacocatError(f"game from seed {seed} did not finish within {max_actions} actions")

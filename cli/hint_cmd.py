@@ -1,0 +1,131 @@
+"""`tacocat hint`: what should I do now?  Builds the asking player's view
+from flags (or a JSON view), asks `solver.hint.hint` and prints every
+candidate move ranked with its win/draw/loss odds and expected value."""
+
+from __future__ import annotations
+
+import json
+
+import click
+
+from cli.notation import (
+    METHODS,
+    PHASES,
+    CliError,
+    Progress,
+    build_view,
+    describe_view,
+    format_hint,
+    friendly_errors,
+    get_rules,
+    parse_board,
+    read_json,
+    view_from_json,
+)
+from solver.cards import parse_cards
+
+
+def run_hint(view, *, time_ms, iterations, seed, method, score="game", show_progress=True):
+    """Call the engine's hint with a progress indicator on stderr; returns
+    the `HintResult`."""
+    try:
+        from solver.hint import hint
+    except ImportError as exc:  # the search engine is not built
+        raise CliError(f"the hint engine is not available in this installation ({exc})") from None
+    with Progress("searching", enabled=show_progress) as progress:
+        return hint(view, iterations=iterations, time_ms=time_ms, seed=seed, method=method, utilities=score,
+                    progress=progress)
+
+
+@click.command(name="hint")
+@click.option("--hand", help='Your cards now, e.g. "2 5 7 9 11 12".')
+@click.option("--seen", default="", help="Every face-up card of this round not on the table: replacement discards, duel cards, earlier attacks and answers.")
+@click.option("--opponent", type=int, default=None, help="Cards in the opponent's hand now (default: what the rules imply).")
+@click.option("--table", default="", help='The attack you must answer, e.g. "8" or "8 8".')
+@click.option("--attacker", type=click.IntRange(0, 1), default=None, help="Who attacks in this trick (default: the opponent when a table is given, else you).")
+@click.option("--player", type=click.IntRange(0, 1), default=0, show_default=True, help="Which player you are.")
+@click.option("--phase", type=click.Choice(PHASES), default=None, help="Decision phase (default play).")
+@click.option("--cap", type=int, default=None, help="Replace phase, second replacer: the most cards you may discard (how many the first replacer discarded, R7).")
+@click.option("--board", "board_text", default=None, help='Board as "cat=3 covered=2,4" (spaces 0..6 from player 0\'s goal).')
+@click.option("--cat", type=int, default=None, help="Space of the cat (0..6); default the centre, 3.")
+@click.option("--covered", default=None, help='Covered spaces, e.g. "2,4".')
+@click.option("--rules", "rules_path", default=None, help="Ruleset file (.json or .toml); standard by default.")
+@click.option("--view", "view_path", default=None, help="Read the position as a JSON view from FILE ('-' for stdin) instead of the flags.")
+@click.option("--time", "time_ms", type=click.IntRange(1), default=None, help="Search time in milliseconds.")
+@click.option("--iterations", type=click.IntRange(1), default=None, help="Search budget: sampled deals (PIMC) or iterations (ISMCTS).")
+@click.option("--seed", type=int, default=0, show_default=True, help="Seed of the sampling: the same seed and budget give the same answer.")
+@click.option("--method", type=click.Choice(METHODS), default="auto", show_default=True, help="auto picks exact enumeration when the hidden deals are few, else sampling.")
+@click.option("--score", type=click.Choice(["game", "round"]), default="game", show_default=True,
+              help="What a move is worth: game = the game equity of the board the round leads to; round = +1/0/-1 for the round alone.")
+@click.option("--top", type=click.IntRange(1), default=None, help="Show only the N best moves.")
+@click.option("--json", "as_json", is_flag=True, help="Print the engine's result as one JSON object (HintResult.to_dict()).")
+@friendly_errors
+def command(hand, seen, opponent, table, attacker, player, phase, cap, board_text, cat, covered, rules_path,
+            view_path, time_ms, iterations, seed, method, score, top, as_json):
+    """Rank every move at your decision with its win/draw/loss odds.
+
+    Give what you know, in plain notation (ranks 1..12, spaces or commas);
+    the engine deals the unseen cards every possible way (exact) or samples
+    them (PIMC, ISMCTS) and scores each move by the round it leads to.
+
+    \b
+    Examples:
+      # player 1 attacked with an 8; I hold six cards, three cards are seen
+      tacocat hint --hand "2 5 7 9 11 12" --seen "3 3 10" --opponent 5 --table 8 --attacker 1
+      # my attack, both of us hold four cards
+      tacocat hint --hand "3 6 6 11" --seen "1 2 9 12"
+      # the duel (R9) and the replacement (R7/R8)
+      tacocat hint --phase duel --hand "2 4 8 9 12 12 6"
+      tacocat hint --phase replace --board "cat=2 covered=3" --hand "1 3 4 4 8 10 11 12 12" --cap 2 --seen "5 9"
+      # a board away from the centre, a longer search, JSON out
+      tacocat hint --hand "2 9 10" --board "cat=1 covered=2,3" --time 3000 --json
+      # a view as JSON (keys player, hand, seen, opponent_hand_size, attacker, table)
+      echo '{"player":0,"hand":[4,9],"seen":[],"opponent_hand_size":1,"attacker":1,"table":[7]}' | tacocat hint --view -
+
+    \b
+    --opponent counts the cards in the opponent's hand now.  If you defend
+    and give your own hand size, it is taken as counted before the attack
+    and the table is subtracted (a note says so on stderr).
+
+    \b
+    Output: each move with the win/draw/loss odds of the round (from what
+    you know), its expected value and the 95% margin of that value for the
+    sampled methods, the chance of winning the game, and the method used.
+    The value is the game equity (2 x game-win chance - 1) of the board
+    each round outcome leads to, so a round near a goal weighs more;
+    --score round scores the round alone (+1 won, 0 drawn, -1 lost)."""
+    notes: list[str] = []
+    if view_path is not None:
+        flags = [n for n, v in (("--hand", hand), ("--seen", seen), ("--table", table), ("--opponent", opponent),
+                                ("--attacker", attacker), ("--phase", phase), ("--cap", cap), ("--board", board_text),
+                                ("--cat", cat), ("--covered", covered), ("--rules", rules_path)) if v not in (None, "")]
+        if flags:
+            raise CliError(f"--view gives the whole position; drop {', '.join(flags)} (or drop --view)")
+        view = view_from_json(read_json(view_path, "view"), notes)
+    else:
+        if not hand:
+            raise CliError('give your hand, e.g. --hand "2 5 7 9 11 12" (or a JSON view with --view FILE)')
+        view = build_view(
+            hand=parse_cards(hand, "--hand"),
+            seen=parse_cards(seen, "--seen"),
+            table=parse_cards(table, "--table"),
+            opponent=opponent,
+            attacker=attacker,
+            player=player,
+            phase=phase,
+            cap=cap,
+            board=parse_board(board_text, cat, covered),
+            rules=get_rules(rules_path),
+            notes=notes,
+        )
+    for note in notes:
+        click.echo(note, err=True)
+    if view.decision is None:
+        raise CliError(f"player {view.player} has no decision to make in this position")
+    result = run_hint(view, time_ms=time_ms, iterations=iterations, seed=seed, method=method, score=score)
+    data = result.to_dict()
+    if as_json:
+        click.echo(json.dumps(data))
+        return
+    click.echo(describe_view(view, ("you", "the opponent")))
+    click.echo(format_hint(data, top))

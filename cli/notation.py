@@ -1,0 +1,645 @@
+"""Shared helpers of the commands: reading views and moves written in plain
+notation, drawing the board, formatting engine results, turning user errors
+into one line.  Nothing here decides anything about the game: the rules live
+in `solver`, this module only parses and formats.
+
+Plain notation (see docs/cli.md):
+
+- cards: ranks 1..12 separated by spaces or commas, "2 5 7 12" or "2,5,7,12";
+  "-" or "none" for no cards;
+- a move: the cards it plays, optionally after its kind and, for an answer,
+  with "beat" or "sacrifice": "8 8", "attack 4 5 6", "duel 9",
+  "replace 2 3", "none" (replace nothing), "answer 9 12", "answer 6 10 beat";
+- a board: "cat=3 covered=2,4" (spaces 0..6 from player 0's goal)."""
+
+from __future__ import annotations
+
+import functools
+import json
+import re
+import sys
+from pathlib import Path
+from typing import Any, Callable, Iterable, Mapping, Sequence
+
+import click
+
+from solver.actions import Action
+from solver.board import Board
+from solver.cards import counts, format_cards, parse_cards
+from solver.errors import NotationError, PositionError, RecordError, TacocatError
+from solver.game import DUEL, PLAY, REPLACE, View
+from solver.rules import SPACES, STANDARD, Ruleset, load_ruleset
+
+PHASES = (REPLACE, DUEL, PLAY)
+METHODS = ("auto", "exact", "pimc", "ismcts")
+
+
+# --------------------------------------------------------------- errors
+class CliError(click.ClickException):
+    """A user error shown as one line `error: ...`, exit status 2 (the same
+    form `cli.main.main` gives a `TacocatError`, also under CliRunner)."""
+
+    exit_code = 2
+
+    def show(self, file: Any = None) -> None:
+        click.echo(f"error: {self.message}", err=True)
+
+
+def friendly_errors(func: Callable) -> Callable:
+    """Decorate a command body: a `TacocatError` becomes a `CliError`."""
+
+    @functools.wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return func(*args, **kwargs)
+        except TacocatError as exc:
+            raise CliError(str(exc)) from None
+
+    return wrapper
+
+
+def read_json(path: str, what: str) -> Any:
+    """JSON from a file or `-` (stdin); a bad file is a RecordError naming it."""
+    try:
+        text = sys.stdin.read() if path == "-" else Path(path).read_text()
+    except OSError as exc:
+        raise RecordError(f"cannot read {what} {path!r}: {exc.strerror or exc}") from None
+    except UnicodeDecodeError:
+        raise RecordError(f"{what} {path!r} is not a text file; expected JSON") from None
+    try:
+        return json.loads(text)
+    except ValueError as exc:
+        where = "stdin" if path == "-" else repr(path)
+        raise RecordError(f"{what} {where} is not valid JSON ({exc}); expected a JSON object") from None
+
+
+def write_json(path: str | Path, data: Any) -> None:
+    """Write JSON atomically (a crash never leaves half a file)."""
+    path = Path(path)
+    tmp = path.with_name(path.name + ".tmp")
+    try:
+        tmp.write_text(dumps_readable(data))
+        tmp.replace(path)
+    except OSError as exc:
+        raise RecordError(f"cannot write {str(path)!r}: {exc.strerror or exc}") from None
+
+
+def dumps_readable(data: Any) -> str:
+    """JSON with one top-level key a line and one list item a line (a game
+    record reads one action a line)."""
+    if not isinstance(data, Mapping):
+        return json.dumps(data) + "\n"
+    parts = []
+    for key, value in data.items():
+        if isinstance(value, list) and value and all(isinstance(v, (Mapping, list)) for v in value):
+            items = ",\n".join(f"  {json.dumps(v)}" for v in value)
+            parts.append(f" {json.dumps(key)}: [\n{items}\n ]")
+        else:
+            parts.append(f" {json.dumps(key)}: {json.dumps(value)}")
+    return "{\n" + ",\n".join(parts) + "\n}\n"
+
+
+def stderr() -> Any:
+    return click.get_text_stream("stderr")
+
+
+# ----------------------------------------------------------- board, rules
+def parse_board(text: str | None, cat: int | None = None, covered: str | None = None) -> Board:
+    """A board from "cat=3 covered=2,4" and/or the --cat/--covered flags."""
+    fields: dict[str, str] = {}
+    if text:
+        for m in re.finditer(r"(\w+)\s*=\s*([^=]*?)(?=\s+\w+\s*=|$)", text.strip()):
+            fields[m.group(1).lower()] = m.group(2).strip()
+        leftover = re.sub(r"(\w+)\s*=\s*([^=]*?)(?=\s+\w+\s*=|$)", "", text.strip()).strip()
+        unknown = set(fields) - {"cat", "covered"}
+        if leftover or unknown or not fields:
+            raise NotationError(
+                f"board {text!r} not understood; expected \"cat=N covered=A,B\" with spaces 0..6, e.g. \"cat=3 covered=2,4\"",
+                "R2",
+            )
+    cat_value: int | None = cat
+    if "cat" in fields:
+        if not re.fullmatch(r"[+-]?\d+", fields["cat"]):
+            raise NotationError(f"board cat={fields['cat']!r}: expected a space 0..6", "R2")
+        cat_value = int(fields["cat"])
+    covered_text = fields.get("covered", covered)
+    spaces: list[int] = []
+    if covered_text and covered_text.strip() not in ("-", "none"):
+        for t in re.split(r"[\s,]+", covered_text.strip().strip("[]")):
+            if not t:
+                continue
+            if not re.fullmatch(r"[+-]?\d+", t):
+                raise NotationError(f"covered space {t!r} is not a space; expected spaces 0..6, e.g. covered=2,4", "R4")
+            spaces.append(int(t))
+    cat_value = 3 if cat_value is None else cat_value
+    if not 0 <= cat_value < SPACES:
+        raise PositionError(f"cat on space {cat_value}: a round is played with the cat on a space 0..6", "R2")
+    return Board(cat=cat_value, covered=frozenset(spaces))
+
+
+def get_rules(source: str | Mapping | None) -> Ruleset:
+    return load_ruleset(source)
+
+
+def draw_board(board: Board, rules: Ruleset = STANDARD, names: Sequence[str] = ("P0", "P1")) -> str:
+    """The board as two lines of text: each space shows the hand size dealt
+    there (R2), `###` a tile (R4); a caret marks the cat."""
+    left = f"{names[0]} goal <<"
+    right = f">> {names[1]} goal"
+    cells = ["[###]" if i in board.covered else f"[{rules.board[i]:^3}]" for i in range(SPACES)]
+    line = f"{left} " + " ".join(cells) + f" {right}"
+    if board.cat < 0:
+        col = len(left) // 2
+    elif board.cat >= SPACES:
+        col = len(left) + 1 + 6 * SPACES + 1 + len(right) // 2
+    else:
+        col = len(left) + 1 + 6 * board.cat + 2
+    marker = " " * col + "^ cat"
+    if 0 <= board.cat < SPACES:
+        marker += f" (space {board.cat}: {rules.board[board.cat]} cards each)"
+    else:
+        marker += " in a goal"
+    return line + "\n" + marker
+
+
+def arrow_text(board: Board, rules: Ruleset, names: Sequence[str] = ("P0", "P1")) -> str:
+    """Who replaces first on the cat's space (R3)."""
+    if not 0 <= board.cat < SPACES:
+        return ""
+    a = rules.arrows[board.cat]
+    if a == "both":
+        return "two arrows: both replace at the same time, in secret (R8)"
+    p = 0 if a == "p0" else 1
+    return f"arrow: {names[p]} replaces first, the other at most as many (R7)"
+
+
+# ------------------------------------------------------------------ views
+def build_view(
+    *,
+    hand: Sequence[int],
+    seen: Sequence[int] = (),
+    table: Sequence[int] = (),
+    opponent: int | None = None,
+    attacker: int | None = None,
+    player: int = 0,
+    phase: str | None = None,
+    cap: int | None = None,
+    board: Board | None = None,
+    rules: Ruleset = STANDARD,
+    notes: list[str] | None = None,
+) -> View:
+    """A `View` from the few facts a user can type; everything else (the
+    draw pile, who acts, the opponent's hand size when left out) follows
+    from the rules.  Leniency: a defender who gives the opponent's hand size
+    as counted before the attack (equal to their own) gets the table
+    subtracted, with a note appended to `notes`."""
+    notes = notes if notes is not None else []
+    board = board or Board()
+    phase = phase or PLAY
+    if player not in (0, 1):
+        raise PositionError(f"player must be 0 or 1, got {player!r}")
+    if phase not in PHASES:
+        raise NotationError(f"phase {phase!r} unknown; expected one of {', '.join(PHASES)}")
+    hand, seen, table = tuple(sorted(hand)), tuple(sorted(seen)), tuple(sorted(table))
+    if not hand:
+        raise NotationError('your hand is empty; give your cards, e.g. --hand "2 5 7 9"')
+    other = 1 - player
+    first_replacer = board.first_replacer(rules)
+    replace_cap = None
+    if phase == PLAY:
+        if attacker is None:
+            attacker = other if table else player
+        if attacker not in (0, 1):
+            raise PositionError(f"attacker must be 0 or 1, got {attacker!r}", "R10")
+        if table and attacker == player:
+            raise PositionError(
+                f"the table holds player {player}'s own attack: player {other} is to answer, not player {player} "
+                f"(give --attacker {other}, or --player {other} to ask for the defender)",
+                "R12",
+            )
+        if opponent is None:
+            opponent = len(hand) - len(table) if table else len(hand)
+        elif table and opponent == len(hand) and len(hand) > len(table):
+            opponent = len(hand) - len(table)
+            notes.append(
+                f"note: the opponent held {len(hand)} cards before attacking with {len(table)}; "
+                f"counting {opponent} in their hand now (R10: attacker + table = defender)"
+            )
+        acting = [1 - attacker] if table else [attacker]
+    else:
+        if table:
+            raise PositionError(f"a table (an attack to answer) exists only in the play phase, not in {phase}", "R10")
+        attacker = None
+        if opponent is None:
+            opponent = len(hand)
+        acting = [0, 1]
+        if phase == REPLACE:
+            if cap is not None:
+                if not 0 <= cap <= len(hand):
+                    raise PositionError(f"replacement cap {cap} impossible: expected 0..{len(hand)} (R7)", "R7")
+                first_replacer, replace_cap, acting = f"p{other}", cap, [player]
+            elif first_replacer == f"p{other}":
+                raise PositionError(
+                    f"on space {board.cat} player {other} replaces first: give --cap N, "
+                    f"how many cards they discarded (you may discard at most that many)",
+                    "R7",
+                )
+            elif first_replacer == f"p{player}":
+                acting = [player]
+    if cap is not None and phase != REPLACE:
+        raise NotationError(f"--cap applies to the replace phase only (R7), not {phase}")
+    if opponent < 0:
+        raise PositionError(f"the opponent cannot hold {opponent} cards", "R5")
+    _check_counts(rules, hand, seen, table)
+    pool = _pool_size(rules, hand + seen + table)
+    view = View(
+        player=player,
+        rules=rules,
+        board=board,
+        phase=phase,
+        hand=hand,
+        seen=seen,
+        table=table,
+        attacker=attacker,
+        opponent_hand_size=opponent,
+        draw_pile_size=max(pool - opponent, 0),
+        first_replacer=first_replacer,
+        replace_cap=replace_cap,
+        my_pending=None,
+        acting=acting,
+        history=[],
+        rounds=[],
+    )
+    view.validate()
+    return view
+
+
+def _check_counts(rules: Ruleset, hand: Sequence[int], seen: Sequence[int], table: Sequence[int]) -> None:
+    """R1: no rank more often than the deck holds it, naming where the extra
+    copies are."""
+    h, hs, all_ = counts(hand), counts(tuple(hand) + tuple(seen)), counts(tuple(hand) + tuple(seen) + tuple(table))
+    for r in range(1, 13):
+        n = rules.count(r)
+        if h[r] > n:
+            raise PositionError(f"your hand holds {h[r]} cards of rank {r} but the deck has only {n}", "R1")
+        if hs[r] > n:
+            raise PositionError(
+                f"hand and seen cards hold {hs[r]} of rank {r} but the deck has only {n}: "
+                f"is a seen {r} also in your hand? (seen lists face-up cards only)",
+                "R1",
+            )
+        if all_[r] > n:
+            raise PositionError(
+                f"hand, seen and table hold {all_[r]} cards of rank {r} but the deck has only {n}: "
+                "list the attack on the table in --table only, not in --seen",
+                "R1",
+            )
+
+
+def _pool_size(rules: Ruleset, known: Iterable[int]) -> int:
+    c = counts(known)
+    return sum(max(rules.count(r) - c[r], 0) for r in range(1, 13))
+
+
+VIEW_KEYS = {"player", "hand", "seen", "opponent_hand_size", "attacker", "table", "rules", "phase", "board", "replace_cap"}
+FULL_VIEW_KEYS = {"draw_pile_size", "acting", "first_replacer", "history", "rounds", "my_pending", "unseen_pool"}
+
+
+def view_from_json(data: Any, notes: list[str] | None = None) -> View:
+    """A view from JSON: either a full `View.to_dict()` or the short form
+    {player, hand, seen, opponent_hand_size, attacker, table, rules?,
+    phase?, board?, replace_cap?}."""
+    if not isinstance(data, Mapping):
+        raise RecordError(
+            "a view must be a JSON object with keys player, hand, seen, opponent_hand_size, attacker, table"
+        )
+    unknown = set(data) - VIEW_KEYS - FULL_VIEW_KEYS
+    if unknown:
+        raise RecordError(
+            f"unknown view key(s) {sorted(unknown)}; expected player, hand, seen, opponent_hand_size, "
+            "attacker, table, rules, phase, board, replace_cap"
+        )
+    if "hand" not in data:
+        raise RecordError('view is missing "hand" (your cards, e.g. [2, 5, 7, 9])')
+    rules_src = data.get("rules")
+    if rules_src is not None and not isinstance(rules_src, (str, Mapping)):
+        raise RecordError("view 'rules' must be a ruleset object, a file path or \"standard\"")
+    rules = get_rules(rules_src)
+    if "draw_pile_size" in data and "acting" in data:
+        full = dict(data)
+        full["rules"] = rules.to_dict()
+        for key in ("hand", "seen", "table"):
+            full[key] = list(parse_cards(data.get(key), key))
+        return View.from_dict(full)
+    board_data = data.get("board")
+    try:
+        board = Board.from_dict(board_data) if board_data is not None else Board()
+    except (KeyError, TypeError, ValueError, AttributeError):
+        raise RecordError(f"view 'board' must be {{\"cat\": 0..6, \"covered\": [spaces]}}, got {board_data!r}") from None
+
+    def int_or_none(key: str) -> int | None:
+        v = data.get(key)
+        if v is None:
+            return None
+        if isinstance(v, bool) or not isinstance(v, int):
+            raise RecordError(f"view {key!r} must be an integer, got {v!r}")
+        return v
+
+    return build_view(
+        hand=parse_cards(data.get("hand"), "hand"),
+        seen=parse_cards(data.get("seen"), "seen"),
+        table=parse_cards(data.get("table"), "table"),
+        opponent=int_or_none("opponent_hand_size"),
+        attacker=int_or_none("attacker"),
+        player=int_or_none("player") or 0,
+        phase=data.get("phase"),
+        cap=int_or_none("replace_cap"),
+        board=board,
+        rules=rules,
+        notes=notes,
+    )
+
+
+def describe_view(view: View, names: Sequence[str] | None = None) -> str:
+    """One or two lines: whose decision, hand, table, what is seen."""
+    names = names or ("player 0", "player 1")
+    me, opp = names[view.player], names[1 - view.player]
+    decision = view.decision or "nothing to decide"
+    lines = [
+        f"{me}: {decision} ({view.phase} phase, cat on space {view.board.cat}); hand {format_cards(view.hand)}; "
+        f"{opp} holds {view.opponent_hand_size}; draw pile {view.draw_pile_size}"
+    ]
+    extra = []
+    if view.table:
+        extra.append(f"attack on the table: {format_cards(view.table)}")
+    if view.phase == REPLACE and view.replace_cap is not None:
+        extra.append(f"may discard at most {view.replace_cap} (R7)")
+    if view.seen:
+        extra.append(f"seen: {format_cards(view.seen)}")
+    if extra:
+        lines.append("; ".join(extra))
+    return "\n".join(lines)
+
+
+# ------------------------------------------------------------------ moves
+KIND_WORDS = {
+    "replace": "replace", "discard": "replace", "swap": "replace",
+    "duel": "duel",
+    "attack": "attack", "play": "attack",
+    "answer": "answer", "defend": "answer",
+}
+BEAT_WORDS = {"beat": True, "beats": True, "win": True, "sacrifice": False, "sac": False, "lose": False}
+NONE_WORDS = {"none", "nothing", "pass", "-", "keep"}
+
+MOVE_FORMS = {
+    "replace": 'the cards to discard, e.g. "2 3" or "replace 2 3"; "none" keeps the whole hand',
+    "duel": 'one card, e.g. "9" or "duel 9"',
+    "attack": 'a single, a set or a sequence, e.g. "9", "8 8", "4 5 6" or "attack 4 5 6"',
+    "answer": 'one card per attack card, e.g. "10" or "answer 9 12"; add "beat" or "sacrifice" when both are possible',
+}
+
+
+def parse_move(text: str, decision: str, legal: Sequence[Action] = ()) -> Action:
+    """A move typed in plain notation at `decision` (replace, duel, attack,
+    answer).  The kind word is optional; a different kind than the decision
+    is passed on so the game can name the mistake.  With `legal` given, an
+    answer that could both beat and sacrifice must say which."""
+    tokens = [t for t in re.split(r"[\s,]+", text.strip().lower()) if t]
+    if not tokens:
+        raise NotationError(f"no move given; expected {MOVE_FORMS.get(decision, 'cards')}")
+    kind = decision
+    if tokens[0] in KIND_WORDS:
+        kind = KIND_WORDS[tokens.pop(0)]
+    beats: bool | None = None
+    cards_tokens = []
+    none = False
+    for t in tokens:
+        if t in BEAT_WORDS:
+            beats = BEAT_WORDS[t]
+        elif t in NONE_WORDS:
+            none = True
+        else:
+            cards_tokens.append(t)
+    try:
+        cards = parse_cards(" ".join(cards_tokens), f"{kind} cards")
+    except NotationError as exc:
+        raise NotationError(f"{exc.message}; {_a(kind)} is {MOVE_FORMS.get(kind, 'cards')}") from None
+    if none and cards:
+        raise NotationError(f"{text.strip()!r}: 'none' and cards together; expected {MOVE_FORMS.get(kind, 'cards')}")
+    if not cards and kind != "replace":
+        raise NotationError(f"{_a(kind)} needs cards: {MOVE_FORMS.get(kind, 'cards')}")
+    if beats is not None and kind != "answer":
+        raise NotationError(f"'beat'/'sacrifice' only qualify an answer, not {_a(kind)}")
+    action = Action(kind, cards, beats if kind == "answer" else None)
+    if kind == "answer" and beats is None and legal:
+        fits = {a.beats for a in legal if a.cards == cards}
+        if len(fits) == 2:
+            raise NotationError(
+                f"answer {format_cards(cards)} can beat every attack card or sacrifice one: "
+                f"say which, e.g. \"answer {format_cards(cards)} beat\" or \"answer {format_cards(cards)} sacrifice\"",
+                "R13",
+            )
+    return action
+
+
+def _a(kind: str) -> str:
+    return f"an {kind}" if kind[0] in "aeiou" else f"a {kind}"
+
+
+def format_action(action: Action | Mapping[str, Any]) -> str:
+    """A move in the same plain notation the prompts accept."""
+    if isinstance(action, Mapping):
+        kind, cards, beats = action.get("kind"), tuple(action.get("cards", ())), action.get("beats")
+    else:
+        kind, cards, beats = action.kind, action.cards, action.beats
+    if kind == "replace":
+        return "replace none" if not cards else f"replace {format_cards(cards)}"
+    text = f"{kind} {format_cards(cards)}"
+    if kind == "answer" and beats is not None:
+        text += " beat" if beats else " sacrifice"
+    return text
+
+
+def same_move(move: Mapping[str, Any], action: Action) -> bool:
+    """Whether a hint's move dict is `action` (an answer's beats compared
+    only when both say)."""
+    if move.get("kind") != action.kind or tuple(sorted(move.get("cards", ()))) != tuple(action.cards):
+        return False
+    if action.kind == "answer" and action.beats is not None and move.get("beats") is not None:
+        return bool(move["beats"]) == bool(action.beats)
+    return True
+
+
+# ------------------------------------------------------------ hint output
+def method_text(result: Mapping[str, Any]) -> str:
+    """How a hint was computed and how sure it is, in one line."""
+    method = result.get("method")
+    secs = result.get("seconds")
+    tail = f", {secs:.2f} s" if isinstance(secs, (int, float)) else ""
+    if result.get("stopped"):
+        tail += " (stopped early)"
+    if result.get("exact") or method == "exact":
+        return f"method: exact enumeration of every possible opponent hand (no sampling error){tail}"
+    se = [m.get("stderr") for m in result.get("moves", []) if isinstance(m.get("stderr"), (int, float))]
+    unc = f"; 95% margin of a value up to ±{1.96 * max(se):.3f}" if se else ""
+    if method == "pimc":
+        n = result.get("samples", result.get("iterations"))
+        if result.get("decision") == "replace":
+            return (f"method: PIMC, {n} sampled deals shared among the candidate discards by sequential "
+                    f"halving (n = deals per move){unc}{tail}")
+        return f"method: PIMC over {n} sampled deals, each solved with every card known{unc}{tail}"
+    if method == "ismcts":
+        return f"method: ISMCTS with {result.get('iterations')} iterations{unc}{tail}"
+    return f"method: {method}{unc}{tail}"
+
+
+def value_text(result: Mapping[str, Any]) -> str:
+    """What `value` means for this result."""
+    u = result.get("utilities")
+    if isinstance(u, (list, tuple)) and len(u) == 3 and list(u) != [1.0, 0.0, -1.0]:
+        return (f"value: expected game equity (2 x game-win chance - 1) after this round; "
+                f"round won {_signed(u[0])}, drawn {_signed(u[1])}, lost {_signed(u[2])}")
+    return "value: round won +1, drawn 0, lost -1"
+
+
+def _signed(x: float) -> str:
+    return f"{round(x, 3) + 0.0:+.3f}"
+
+
+def _pct(x: Any) -> str:
+    return f"{100 * x:5.1f}%" if isinstance(x, (int, float)) else "    - "
+
+
+def format_hint(result: Mapping[str, Any], top: int | None = None) -> str:
+    """A hint as a ranked table: move, win/draw/loss % of the round,
+    expected value and its 95% margin, best first."""
+    moves = list(result.get("moves", []))
+    shown = moves if top is None else moves[:top]
+    width = max([len(format_action(m)) for m in shown] + [4])
+    has_game = any(isinstance(m.get("game_win"), (int, float)) for m in shown)
+    has_n = any(isinstance(m.get("visits"), int) for m in shown)
+    exact = bool(result.get("exact"))
+    head = f"  #  {'move':<{width}}    win   draw   loss    value    ±95%"
+    if has_game:
+        head += "  game win"
+    if has_n:
+        head += "      n"
+    lines = [method_text(result), head]
+    for i, m in enumerate(shown, 1):
+        se = m.get("stderr")
+        margin = f"{1.96 * se:7.3f}" if isinstance(se, (int, float)) else "  exact" if exact else "      -"
+        value = m.get("value")
+        value_text_ = f"{value:+7.3f}" if isinstance(value, (int, float)) else "      -"
+        row = f"{i:3}  {format_action(m):<{width}}  {_pct(m.get('win'))} {_pct(m.get('draw'))} {_pct(m.get('loss'))}  {value_text_}  {margin}"
+        if has_game:
+            row += f"    {_pct(m.get('game_win'))}"
+        if has_n:
+            n = m.get("visits")
+            row += f"  {n:5}" if isinstance(n, int) else "      -"
+        lines.append(row)
+    if top is not None and len(moves) > top:
+        lines.append(f"  ... {len(moves) - top} more (--top)")
+    lines.append(value_text(result))
+    mixed = [m for m in result.get("mixed") or [] if not isinstance(m.get("probability"), (int, float)) or m["probability"] > 0.0005]
+    if mixed:
+        kind = result.get("decision") or "duel"
+        lines.append("mixed strategy (a simultaneous choice: play at random with these odds):")
+        lines.append("  " + ", ".join(f"{format_action({'kind': m.get('kind', kind), 'cards': m.get('cards', ())})} "
+                                      f"{_pct(m.get('probability')).strip()}" for m in mixed))
+    best = result.get("best")
+    if best:
+        lines.append(f"best: {format_action(best)}")
+    return "\n".join(lines)
+
+
+def progress_bar(label: str, total: int) -> Any:
+    """A progress bar on stderr (stdout stays clean for --json).  On a
+    terminal it is click's bar; elsewhere one line names the task, so logs
+    stay readable."""
+    err = stderr()
+    if _isatty(err):
+        return click.progressbar(length=max(total, 1), label=label, file=err)
+    click.echo(f"{label} ...", err=True)
+    return _QuietBar(max(total, 1))
+
+
+class _QuietBar:
+    """The part of click's progress bar the commands use, silent."""
+
+    def __init__(self, length: int) -> None:
+        self.length = length
+        self.pos = 0
+
+    def update(self, n: int) -> None:
+        self.pos += n
+
+    def __enter__(self) -> "_QuietBar":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        pass
+
+
+class Progress:
+    """Progress of one long search on stderr, as a callable the engine calls
+    with (done, total) — or with a fraction, or nothing — as it goes.  On a
+    terminal it redraws one line (a bar when the total is known, else a
+    spinner with the elapsed time) at most ten times a second; elsewhere it
+    stays silent so piped stderr is not flooded.  Never touches stdout."""
+
+    FRAMES = "|/-\\"
+
+    def __init__(self, label: str, enabled: bool = True) -> None:
+        import time
+
+        self._time = time.perf_counter
+        self.label = label
+        self.stream = stderr()
+        self.enabled = enabled and _isatty(self.stream)
+        self.start = self._time()
+        self.last = 0.0
+        self.frame = 0
+        self.shown = False
+
+    def __call__(self, done: Any = None, total: Any = None, *args: Any, **kwargs: Any) -> None:
+        if not self.enabled:
+            return
+        now = self._time()
+        if now - self.last < 0.1:
+            return
+        self.last = now
+        elapsed = now - self.start
+        frac = None
+        if isinstance(done, (int, float)) and isinstance(total, (int, float)) and total > 0:
+            frac = min(max(done / total, 0.0), 1.0)
+        elif isinstance(done, float) and total is None and 0.0 <= done <= 1.0:
+            frac = done
+        if frac is not None:
+            bar = "#" * int(30 * frac)
+            text = f"\r{self.label} [{bar:<30}] {100 * frac:3.0f}%  {elapsed:5.1f} s"
+        else:
+            self.frame = (self.frame + 1) % len(self.FRAMES)
+            count = f" {done}" if isinstance(done, int) else ""
+            text = f"\r{self.label} {self.FRAMES[self.frame]}{count}  {elapsed:5.1f} s"
+        self.stream.write(text)
+        self.stream.flush()
+        self.shown = True
+
+    def close(self) -> None:
+        if self.shown:
+            self.stream.write("\r" + " " * 70 + "\r")
+            self.stream.flush()
+            self.shown = False
+
+    def __enter__(self) -> "Progress":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+
+def _isatty(stream: Any) -> bool:
+    try:
+        return bool(stream.isatty())
+    except (AttributeError, ValueError):
+        return False

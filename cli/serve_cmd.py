@@ -1,0 +1,55 @@
+"""`tacocat serve`: the engine protocol over HTTP (cli/http_app.py).
+
+Binds 127.0.0.1 by default; searches are capped in time (--max-time-ms) and
+requests in size (--max-body).  Needs the `serve` extra."""
+
+from __future__ import annotations
+
+import logging
+import sys
+
+import click
+
+from solver.errors import TacocatError
+from solver.rules import load_ruleset
+
+
+@click.command(name="serve")
+@click.option("--host", default="127.0.0.1", show_default=True, help="Address to bind (loopback by default).")
+@click.option("--port", default=8000, show_default=True, type=click.IntRange(0, 65535), help="Port to bind.")
+@click.option("--rules", "rules_path", default=None, help="Ruleset file (.json or .toml) for the session; standard by default.")
+@click.option("--max-time-ms", default=10_000, show_default=True, type=click.IntRange(1),
+              help="Cap on any search's time, also the budget of a search that gives none.")
+@click.option("--max-body", default=1 << 20, show_default=True, type=click.IntRange(64),
+              help="Largest request body in bytes; larger ones answer 413.")
+@click.option("--max-searches", default=4, show_default=True, type=click.IntRange(1),
+              help="Searches running at once; more answer 503 busy.")
+@click.option("--max-games", default=1000, show_default=True, type=click.IntRange(1),
+              help="Games kept open; then the oldest finished one is forgotten, or new_game answers busy.")
+@click.option("--log-level", type=click.Choice(["debug", "info", "warning", "error"]), default="info", show_default=True)
+def command(host: str, port: int, rules_path: str | None, max_time_ms: int, max_body: int, max_searches: int,
+            max_games: int, log_level: str) -> None:
+    """Serve the engine protocol over HTTP.
+
+    \b
+    POST /v1/<command> with the command's fields as a JSON body, or POST /v1
+    with a whole request {"cmd": ...}; GET /openapi.json describes them all.
+      tacocat serve --port 8765
+      curl -s localhost:8765/v1/new_game -d '{"seed": 42}'
+      curl -s localhost:8765/v1/hint -d '{"game": "g1", "player": 0, "time_ms": 500}'
+    Messages: docs/protocol.md."""
+    try:
+        import uvicorn
+
+        from cli.http_app import create_app
+    except ImportError as exc:
+        raise TacocatError(f"tacocat serve needs the 'serve' extra (pip install 'tacocat[serve]'): {exc}") from None
+    from solver.protocol import EngineSession
+
+    logging.basicConfig(stream=sys.stderr, level=getattr(logging, log_level.upper()),
+                        format="tacocat serve %(levelname)s: %(message)s")
+    if host not in ("127.0.0.1", "localhost", "::1"):
+        click.echo(f"warning: binding {host}: the engine has no authentication; anyone who reaches it can use it", err=True)
+    session = EngineSession(load_ruleset(rules_path), max_games=max_games, max_searches=max_searches, max_time_ms=max_time_ms)
+    app = create_app(session, max_body=max_body)
+    uvicorn.run(app, host=host, port=port, log_level=log_level, access_log=log_level == "debug")

@@ -1,0 +1,268 @@
+"""Post-game analysis: replay a game record, ask `hint` about every decision
+a player made, and rank the decisions by the expected value they gave away.
+
+The cost of a decision is the value (by default the game equity, 2 x
+game-win chance - 1, of the board each round outcome leads to; or +1/0/-1
+for the round alone — from the deciding player's information set, as
+`hint` computes it) of the best move the engine found less the value of the
+move played.  Sampled
+values carry a standard error; a cost is *significant* when it exceeds
+1.96 times the standard error of the difference.  Decisions with a single
+legal move cost nothing and are not searched."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterable, Mapping
+
+from .actions import Action
+from .cards import Hand
+from .errors import RecordError
+from .game import GameRecord
+
+
+@dataclass
+class DecisionReview:
+    """One decision of the game as the engine sees it afterwards."""
+
+    index: int
+    """Position of the action in the record (0-based)."""
+    round: int
+    """Round number, 1-based, drawn rounds included."""
+    player: int
+    decision: str
+    """replace, duel, attack or answer."""
+    hand: Hand
+    """The player's hand before the decision."""
+    table: Hand
+    """The attack being answered (answers only)."""
+    seen: Hand
+    """Face-up cards of the round at the time (not the table)."""
+    played: Action
+    legal: int
+    """How many legal moves there were."""
+    played_value: float | None = None
+    played_stderr: float | None = None
+    best: dict | None = None
+    """The engine's best move (a move dict of `HintResult`)."""
+    best_value: float | None = None
+    best_stderr: float | None = None
+    method: str | None = None
+    exact: bool = False
+    """True when the values are exact (no sampling error)."""
+    seconds: float = 0.0
+    hint: dict | None = field(default=None, repr=False)
+    """The whole `HintResult.to_dict()` (kept when asked)."""
+
+    @property
+    def forced(self) -> bool:
+        return self.legal <= 1
+
+    @property
+    def cost(self) -> float | None:
+        """Expected value given away (>= 0), None when unknown."""
+        if self.forced:
+            return 0.0
+        if self.best_value is None or self.played_value is None:
+            return None
+        return max(self.best_value - self.played_value, 0.0)
+
+    @property
+    def margin(self) -> float | None:
+        """95% margin of the cost (None when exact or unknown)."""
+        if self.best_stderr is None and self.played_stderr is None:
+            return None
+        return 1.96 * math.hypot(self.best_stderr or 0.0, self.played_stderr or 0.0)
+
+    @property
+    def significant(self) -> bool:
+        """The cost is clear of the sampling noise (exact values: any cost;
+        sampled values without a standard error: never)."""
+        cost = self.cost
+        if not cost:
+            return False
+        if self.exact:
+            return cost > 1e-9
+        margin = self.margin
+        return margin is not None and cost > margin and self.best_stderr is not None and self.played_stderr is not None
+
+    def to_dict(self, with_hint: bool = False) -> dict[str, Any]:
+        d: dict[str, Any] = {
+            "index": self.index,
+            "round": self.round,
+            "player": self.player,
+            "decision": self.decision,
+            "hand": list(self.hand),
+            "table": list(self.table),
+            "seen": list(self.seen),
+            "played": self.played.to_dict(),
+            "legal": self.legal,
+            "played_value": self.played_value,
+            "played_stderr": self.played_stderr,
+            "best": self.best,
+            "best_value": self.best_value,
+            "best_stderr": self.best_stderr,
+            "cost": self.cost,
+            "margin": self.margin,
+            "significant": self.significant,
+            "method": self.method,
+            "exact": self.exact,
+            "seconds": round(self.seconds, 4),
+        }
+        if with_hint:
+            d["hint"] = self.hint
+        return d
+
+
+@dataclass
+class Analysis:
+    """Every reviewed decision of one game."""
+
+    seed: int
+    players: tuple[int, ...]
+    decisions: list[DecisionReview]
+    actions: int
+    """Actions in the record."""
+    winner: int | None
+    rounds: list[dict]
+    complete: bool = True
+    """False when stopped early (`stop`)."""
+
+    def costliest(self, top: int | None = None, player: int | None = None) -> list[DecisionReview]:
+        """Decisions that gave away value, costliest first."""
+        rows = [d for d in self.decisions if d.cost and (player is None or d.player == player)]
+        rows.sort(key=lambda d: (-(d.cost or 0.0), d.index))
+        return rows if top is None else rows[:top]
+
+    def total_cost(self, player: int) -> float:
+        return sum(d.cost or 0.0 for d in self.decisions if d.player == player)
+
+    def unknown(self) -> list[DecisionReview]:
+        """Decisions whose played move the engine did not score."""
+        return [d for d in self.decisions if d.cost is None]
+
+    def to_dict(self, top: int | None = None, with_hints: bool = False) -> dict[str, Any]:
+        return {
+            "seed": self.seed,
+            "players": list(self.players),
+            "actions": self.actions,
+            "winner": self.winner,
+            "rounds": self.rounds,
+            "complete": self.complete,
+            "reviewed": len(self.decisions),
+            "searched": sum(1 for d in self.decisions if not d.forced),
+            "total_cost": {str(p): round(self.total_cost(p), 6) for p in self.players},
+            "costliest": [d.to_dict() for d in self.costliest(top)],
+            "decisions": [d.to_dict(with_hints) for d in self.decisions],
+        }
+
+
+def _matches(move: Mapping[str, Any], action: Action) -> bool:
+    if move.get("kind") != action.kind or tuple(sorted(move.get("cards", ()))) != action.cards:
+        return False
+    if action.kind == "answer" and action.beats is not None and move.get("beats") is not None:
+        return bool(move["beats"]) == bool(action.beats)
+    return True
+
+
+def _stopped(stop: Any) -> bool:
+    if stop is None:
+        return False
+    if hasattr(stop, "is_set"):
+        return bool(stop.is_set())
+    return bool(stop())
+
+
+def _num(x: Any) -> float | None:
+    return float(x) if isinstance(x, (int, float)) and not isinstance(x, bool) else None
+
+
+def analyze(
+    record: GameRecord | Mapping[str, Any],
+    *,
+    players: Iterable[int] = (0, 1),
+    iterations: int | None = None,
+    time_ms: int | None = None,
+    seed: int = 0,
+    method: str = "auto",
+    utilities: str = "game",
+    keep_hints: bool = False,
+    progress: Callable[[int, int], Any] | None = None,
+    stop: Any = None,
+) -> Analysis:
+    """Review every decision of `players` in a game record with `hint`.
+
+    The budget (`iterations`, `time_ms`, `method`) applies to each decision;
+    `utilities` ("game" or "round") is what a round outcome is worth, as in
+    `hint`;
+    decision i is searched with seed `seed + i`, so an analysis repeats
+    exactly.  `progress(done, total)` is called after each decision.
+    `stop` (a `threading.Event`, or a callable returning true) ends the
+    analysis early (`complete` False); an event is also handed to `hint`."""
+    from .hint import hint  # the search engine; imported when used
+
+    if not isinstance(record, GameRecord):
+        record = GameRecord.from_dict(record)
+    players = tuple(sorted(set(players)))
+    if not players or any(p not in (0, 1) for p in players):
+        raise RecordError(f"players to analyse must be 0 and/or 1, got {list(players)}")
+    final = record.replay()  # validates the whole record first
+    steps = list(record.steps())
+    todo = [i for i, (_, p, _) in enumerate(steps) if p in players]
+    reviews: list[DecisionReview] = []
+    complete = True
+    for done, i in enumerate(todo, 1):
+        if _stopped(stop):
+            complete = False
+            break
+        state, player, action = steps[i]
+        view = state.view(player)
+        legal = state.legal_actions(player)
+        played = action
+        if action.kind == "answer" and action.beats is None:
+            fits = [a for a in legal if a.cards == action.cards]
+            played = fits[0] if len(fits) == 1 else action
+        review = DecisionReview(
+            index=i,
+            round=len(state.rounds) + 1,
+            player=player,
+            decision=state.decision(player) or action.kind,
+            hand=state.hands[player],
+            table=state.table,
+            seen=view.seen,
+            played=played,
+            legal=len(legal),
+        )
+        if not review.forced:
+            event = stop if hasattr(stop, "is_set") else None
+            result = hint(view, iterations=iterations, time_ms=time_ms, seed=seed + i, method=method, stop=event,
+                          utilities=utilities)
+            data = result.to_dict()
+            moves = data.get("moves", [])
+            best = data.get("best") or (moves[0] if moves else None)
+            review.method = data.get("method")
+            review.exact = bool(data.get("exact"))
+            review.seconds = _num(data.get("seconds")) or 0.0
+            review.best = best
+            if best is not None:
+                review.best_value = _num(best.get("value"))
+                review.best_stderr = _num(best.get("stderr"))
+            mine = next((m for m in moves if _matches(m, played)), None)
+            if mine is not None:
+                review.played_value = _num(mine.get("value"))
+                review.played_stderr = _num(mine.get("stderr"))
+            if keep_hints:
+                review.hint = data
+        reviews.append(review)
+        if progress is not None:
+            progress(done, len(todo))
+    return Analysis(
+        seed=record.seed,
+        players=players,
+        decisions=reviews,
+        actions=len(record.actions),
+        winner=final.winner,
+        rounds=final.rounds,
+        complete=complete,
+    )

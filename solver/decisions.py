@@ -1,0 +1,419 @@
+"""Decisions outside the trick tree: replacement (R7/R8) and the duel (R9).
+
+Both are evaluated on worlds consistent with the view (RULES §5, the
+swappable `HandSampler`), each world finished with the perfect-information
+solver.  What is modelled, and how:
+
+Duel (R9).  For each world (opponent hand) and each pair (my card i, their
+card j) the round is finished exactly: the higher card attacks and the play
+phase is solved with both hands known; a hand of one card after the duel
+goes straight to the showdown (R9 ruling).  A tie (i == j) starts another
+duel, which is approximated by both players dueling their highest card
+(repeated on ties).  Cell (i, j) is the average over the worlds in which
+the opponent holds j; the zero-sum matrix game over these cells is solved
+exactly (a small simplex, `solve_matrix_game`) and the hint reports my
+mixed strategy; a bot samples from it with its seeded RNG.
+
+Replacement (R7/R8).  A world is an opponent hand plus the order of the
+draw pile.  For a candidate discard set D: I draw |D| cards; an opponent
+who has not replaced yet replaces by a fixed static policy (`static_discard`)
+with its cap (my |D| if I replace first under R7, its whole hand under R8)
+and draws; then the duel is approximated by both players dueling their
+highest card and the play phase is solved exactly.  Candidates are all
+legal discard sets, pre-ranked by a static hand score and cut to the best
+`candidates`; the survivors go through sequential halving (Karnin et al.
+2013) on common worlds, so every candidate at a stage is compared on the
+same deals."""
+
+from __future__ import annotations
+
+import math
+import random
+import threading
+import time
+from typing import Callable, Sequence
+
+import numpy as np
+
+from .actions import Action
+from .cards import Hand, counts, hand, remove
+from .errors import PositionError, TacocatError
+from .game import DUEL, REPLACE, View
+from .pimc import MoveEval, PerfectSolver, PlayResult, rank_moves
+from .sampling import DEFAULT_EXACT_BUDGET, HandSampler, WorldSampler, rng_from
+
+DEFAULT_DUEL_SAMPLES = 60
+DEFAULT_REPLACE_EVALS = 600
+DEFAULT_CANDIDATES = 32
+
+
+# ------------------------------------------------------------ matrix games
+
+def solve_matrix_game(payoff: Sequence[Sequence[float]] | np.ndarray) -> tuple[np.ndarray, np.ndarray, float]:
+    """Optimal mixed strategies of a zero-sum matrix game: the row player
+    maximises `payoff[i][j]`, the column player minimises it.  Returns
+    (row strategy, column strategy, value), by the simplex method on the
+    column player's LP  max sum(w)  s.t.  A w <= 1, w >= 0  with A = payoff
+    shifted to be positive (Bland's rule, so it cannot cycle); the row
+    strategy is read from the dual (the slack columns of the final tableau)."""
+    a = np.asarray(payoff, dtype=float)
+    if a.ndim != 2 or a.shape[0] == 0 or a.shape[1] == 0:
+        raise TacocatError(f"a matrix game needs a non-empty 2-D payoff matrix, got shape {a.shape}")
+    m, n = a.shape
+    shift = 1.0 - a.min()
+    a = a + shift  # every entry >= 1
+    # tableau: m constraint rows [A | I | 1], objective row [-1 ... | 0 ... | 0]
+    t = np.zeros((m + 1, n + m + 1))
+    t[:m, :n] = a
+    t[:m, n : n + m] = np.eye(m)
+    t[:m, -1] = 1.0
+    t[m, :n] = -1.0
+    basis = list(range(n, n + m))
+    eps = 1e-12
+    for _ in range(50 * (m + n) + 100):
+        cols = np.nonzero(t[m, :-1] < -eps)[0]
+        if cols.size == 0:
+            break
+        col = int(cols[0])  # Bland: lowest index with negative reduced cost
+        column = t[:m, col]
+        rows = np.nonzero(column > eps)[0]
+        ratios = t[rows, -1] / column[rows]
+        best = ratios.min()
+        ties = rows[np.abs(ratios - best) <= 1e-12 * max(1.0, best)]
+        row = int(min(ties, key=lambda r: basis[r]))
+        t[row] /= t[row, col]
+        for r in range(m + 1):
+            if r != row and t[r, col] != 0.0:
+                t[r] -= t[r, col] * t[row]
+        basis[row] = col
+    z = t[m, -1]
+    w = np.zeros(n)
+    for r, b in enumerate(basis):
+        if b < n:
+            w[b] = t[r, -1]
+    u = t[m, n : n + m].copy()
+    y = w / w.sum()
+    x = np.clip(u, 0.0, None)
+    x = x / x.sum()
+    return x, y, 1.0 / z - shift
+
+
+# --------------------------------------------------------- static policies
+
+def static_score(cards: Sequence[int]) -> float:
+    """A crude hand score for pre-ranking discards and for modelling the
+    opponent's replacement: low cards win the showdown (R17), high cards win
+    tricks (R12-R14), middle cards do little."""
+    return sum(abs(r - 6.5) for r in cards)
+
+
+def _expected_card(pool: Sequence[int]) -> float:
+    return sum(abs(r - 6.5) for r in pool) / len(pool) if pool else 0.0
+
+
+def static_rank(cards: Hand, options: list[Hand], pool: Sequence[int]) -> list[Hand]:
+    """Discard options ordered by the static score of the hand kept plus the
+    expected score of the cards drawn (best first)."""
+    e = _expected_card(pool)
+    return sorted(options, key=lambda d: (-(static_score(remove(cards, d)) + e * len(d)), len(d), d))
+
+
+def static_discard(cards: Hand, cap: int, pool: Sequence[int]) -> Hand:
+    """Discard every card whose static worth is below the pool's average,
+    worst first, at most `cap` of them."""
+    e = _expected_card(pool)
+    worst = sorted((r for r in cards if abs(r - 6.5) < e), key=lambda r: abs(r - 6.5))
+    return hand(worst[: max(cap, 0)])
+
+
+class KnownHandSampler:
+    """A world sampler that knows the opponent's hand (the oracle bot):
+    only the draw pile's order is random."""
+
+    def __init__(self, opp: Hand, pool: Sequence[int]) -> None:
+        self.opp = hand(opp)
+        self.rest = list(remove(hand(pool), self.opp))
+
+    def sample(self, rng: random.Random) -> Hand:
+        return self.opp
+
+    def deal(self, rng: random.Random) -> tuple[Hand, list[int]]:
+        pile = self.rest[:]
+        rng.shuffle(pile)
+        return self.opp, pile
+
+    def enumerate(self, budget: int | None = None) -> list[tuple[Hand, float]]:
+        return [(self.opp, 1.0)]
+
+
+# ------------------------------------------------------------- finishing
+
+def duel_then_play(me: Hand, opp: Hand, solver: PerfectSolver) -> int:
+    """My round outcome (+1/0/-1) when both duel their highest card
+    (repeating on ties, R9) and then play perfectly with both hands known."""
+    while True:
+        if len(me) == 1:
+            return _showdown(me, opp)
+        i, j = me[-1], opp[-1]
+        me, opp = me[:-1], opp[:-1]
+        if len(me) == 1:
+            return _showdown(me, opp)
+        if i != j:
+            return solver.outcome((me, opp), 0 if i > j else 1)
+
+
+def _showdown(me: Hand, opp: Hand) -> int:
+    return 1 if me[0] < opp[0] else -1 if me[0] > opp[0] else 0
+
+
+def cell_outcome(me: Hand, opp: Hand, i: int, j: int, solver: PerfectSolver) -> int:
+    """My round outcome after I duel `i` and the opponent duels `j`."""
+    me, opp = remove(me, (i,)), remove(opp, (j,))
+    if len(me) == 1:
+        return _showdown(me, opp)
+    if i == j:
+        return duel_then_play(me, opp, solver)
+    return solver.outcome((me, opp), 0 if i > j else 1)
+
+
+# -------------------------------------------------------------------- duel
+
+def _check(view: View, kind: str) -> None:
+    if not isinstance(view, View):
+        raise TacocatError(f"expected a View, got {type(view).__name__}")
+    if view.decision != kind:
+        raise PositionError(f"player {view.player} has no {kind} decision here (decision {view.decision})",
+                            "R9" if kind == DUEL else "R7-R8")
+
+
+def duel_matrix(
+    me: Hand,
+    worlds: Sequence[tuple[Hand, float]],
+    utilities: Sequence[float],
+    solver: PerfectSolver,
+    stop: threading.Event | None = None,
+    progress: Callable[[float], None] | None = None,
+    deadline: float | None = None,
+) -> dict:
+    """Cells (my card, their card) averaged over `worlds` (hand, weight)."""
+    rows = sorted(set(me))
+    cols = list(range(1, 13))
+    shape = (len(rows), 12)
+    ws = np.zeros(shape)
+    su = np.zeros(shape)
+    su2 = np.zeros(shape)
+    wdl = np.zeros(shape + (3,))
+    nobs = np.zeros(shape)
+    used = 0
+    for k, (opp, p) in enumerate(worlds):
+        if used and ((stop is not None and stop.is_set()) or (deadline is not None and time.perf_counter() >= deadline)):
+            break
+        for a, i in enumerate(rows):
+            for j in sorted(set(opp)):
+                o = cell_outcome(me, opp, i, j, solver)
+                idx = 1 - o
+                u = utilities[idx]
+                ws[a, j - 1] += p
+                su[a, j - 1] += p * u
+                su2[a, j - 1] += p * u * u
+                wdl[a, j - 1, idx] += p
+                nobs[a, j - 1] += 1
+        used += 1
+        if progress is not None and (k + 1) % max(1, len(worlds) // 20) == 0:
+            progress((k + 1) / len(worlds))
+    keep = [c for c in range(12) if ws[0, c] > 0]
+    return {"rows": rows, "cols": [cols[c] for c in keep], "w": ws[:, keep], "su": su[:, keep],
+            "su2": su2[:, keep], "wdl": wdl[:, keep], "n": nobs[:, keep], "worlds": used}
+
+
+def duel_eval(
+    view: View,
+    *,
+    samples: int | None = None,
+    time_ms: float | None = None,
+    seed: int | random.Random = 0,
+    utilities: Sequence[float] = (1.0, 0.0, -1.0),
+    exact_budget: int | None = DEFAULT_EXACT_BUDGET,
+    solver: PerfectSolver | None = None,
+    sampler: WorldSampler | None = None,
+    stop: threading.Event | None = None,
+    progress: Callable[[float], None] | None = None,
+) -> PlayResult:
+    """R9: every duel card with its odds against the opponent's optimal mix
+    of the matrix game; `extra["mixed"]` is my optimal mixed strategy.
+    Exact (every opponent hand with its probability) when the hands number
+    at most `exact_budget` (a negative budget: always sample)."""
+    _check(view, DUEL)
+    t0 = time.perf_counter()
+    solver = solver or PerfectSolver(view.rules)
+    sampler = sampler or HandSampler(view)
+    worlds = None
+    if exact_budget is None or exact_budget >= 0:
+        worlds = sampler.enumerate(exact_budget)
+    exact = worlds is not None
+    if worlds is None:
+        rng = rng_from(seed)
+        n = samples if samples is not None else (DEFAULT_DUEL_SAMPLES if time_ms is None else 100_000)
+        worlds = _Sampled(sampler, rng, n)
+    deadline = None if time_ms is None else t0 + time_ms / 1000.0
+    cells = duel_matrix(view.hand, worlds, utilities, solver, stop, progress, deadline)
+    mean = cells["su"] / cells["w"]
+    x, y, value = solve_matrix_game(mean)
+    moves = []
+    sampled = not exact
+    for a, r in enumerate(cells["rows"]):
+        wdl = y @ (cells["wdl"][a] / cells["w"][a][:, None])
+        v = float(mean[a] @ y)
+        stderr = None
+        if sampled:
+            var = np.clip(cells["su2"][a] / cells["w"][a] - mean[a] ** 2, 0.0, None)
+            n = np.maximum(cells["n"][a] - 1, 1)
+            stderr = float(math.sqrt(float(np.sum(y * y * var / n))))
+        moves.append(MoveEval(Action("duel", (r,)), float(wdl[0]), float(wdl[1]), float(wdl[2]), v, stderr))
+    prob = {r: float(p) for r, p in zip(cells["rows"], x)}
+    moves = rank_moves(moves)
+    # equal values are common at an equilibrium: among them, the likelier pure move first
+    moves.sort(key=lambda m: (-round(m.value, 9), -prob[m.action.cards[0]]))
+    mixed = [{"cards": [r], "probability": prob[r]} for r in cells["rows"]]
+    complete = exact and cells["worlds"] == len(worlds)
+    return PlayResult(moves, cells["worlds"], complete, time.perf_counter() - t0,
+                      bool(stop is not None and stop.is_set()),
+                      {"mixed": mixed, "game_value": float(value), "opponent_mix": dict(zip(cells["cols"], map(float, y)))})
+
+
+class _Sampled:
+    """`n` sampled worlds of weight 1, drawn lazily (a time budget may stop
+    early)."""
+
+    def __init__(self, sampler: WorldSampler, rng: random.Random, n: int) -> None:
+        self.sampler, self.rng, self.n = sampler, rng, n
+
+    def __len__(self) -> int:
+        return self.n
+
+    def __iter__(self):
+        for _ in range(self.n):
+            yield self.sampler.sample(self.rng), 1.0
+
+
+def sample_mixed(mixed: list[dict], rng: random.Random) -> Action:
+    """Draw a duel card from a mixed strategy with a seeded RNG."""
+    r = rng.random()
+    acc = 0.0
+    for m in mixed:
+        acc += m["probability"]
+        if r < acc:
+            return Action("duel", tuple(m["cards"]))
+    return Action("duel", tuple(max(mixed, key=lambda m: m["probability"])["cards"]))
+
+
+# ----------------------------------------------------------------- replace
+
+def replace_eval(
+    view: View,
+    *,
+    samples: int | None = None,
+    time_ms: float | None = None,
+    seed: int | random.Random = 0,
+    utilities: Sequence[float] = (1.0, 0.0, -1.0),
+    candidates: int = DEFAULT_CANDIDATES,
+    solver: PerfectSolver | None = None,
+    sampler: HandSampler | None = None,
+    stop: threading.Event | None = None,
+    progress: Callable[[float], None] | None = None,
+) -> PlayResult:
+    """R7/R8: candidate discard sets ranked by sequential halving over
+    common worlds; `samples` is the total number of (candidate, world)
+    evaluations (default `DEFAULT_REPLACE_EVALS`)."""
+    _check(view, REPLACE)
+    t0 = time.perf_counter()
+    deadline = None if time_ms is None else t0 + time_ms / 1000.0
+    if samples is None:
+        samples = DEFAULT_REPLACE_EVALS if time_ms is None else 10**9
+    if samples < 1:
+        raise TacocatError(f"samples must be at least 1, got {samples}")
+    rng = rng_from(seed)
+    solver = solver or PerfectSolver(view.rules)
+    sampler = sampler or HandSampler(view)
+    pool = view.unseen_pool
+    options = [a.cards for a in view.legal_actions()]
+    ranked = static_rank(view.hand, options, pool)[: max(1, candidates)]
+    if () in options and () not in ranked:
+        ranked.append(())
+    # does the opponent still replace, and with what cap?
+    me = f"p{view.player}"
+    if view.first_replacer == "both":
+        opp_cap = lambda k: view.opponent_hand_size  # noqa: E731  (R8: any number)
+    elif view.first_replacer == me:
+        opp_cap = lambda k: k  # noqa: E731  (R7: at most my count)
+    else:
+        opp_cap = None  # R7: the opponent replaced already
+    worlds: list[tuple[Hand, list[int]]] = []
+    stats = {d: [0, 0.0, 0.0, [0, 0, 0]] for d in ranked}  # n, sum u, sum u^2, wdl
+    alive = list(ranked)
+    rounds = max(1, math.ceil(math.log2(len(alive)))) if len(alive) > 1 else 1
+    per_round = max(1, samples // rounds)
+    eliminated: list[tuple[int, Hand]] = []
+    used = 0
+    stage = 0
+    out_of_time = False
+    while True:
+        target = max(1, per_round // len(alive)) + (stats[alive[0]][0] if alive else 0)
+        for d in alive:
+            while stats[d][0] < target:
+                if (stop is not None and stop.is_set()) or (deadline is not None and time.perf_counter() >= deadline):
+                    if all(stats[c][0] > 0 for c in alive):
+                        out_of_time = True
+                        break
+                k = stats[d][0]
+                while len(worlds) <= k:
+                    worlds.append(sampler.deal(rng))
+                o = _replace_outcome(view.hand, d, worlds[k], opp_cap, pool, solver)
+                s = stats[d]
+                idx = 1 - o
+                u = utilities[idx]
+                s[0] += 1
+                s[1] += u
+                s[2] += u * u
+                s[3][idx] += 1
+                used += 1
+            if out_of_time:
+                break
+        stage += 1
+        if progress is not None:
+            progress(min(1.0, used / samples))
+        if out_of_time or len(alive) == 1 or used >= samples:
+            break
+        alive.sort(key=lambda d: -stats[d][1] / stats[d][0])
+        keep = max(1, len(alive) // 2)
+        for d in alive[keep:]:
+            eliminated.append((stage, d))
+        alive = alive[:keep]
+    order = {d: (10**6, 0) for d in alive}
+    for st, d in eliminated:
+        order[d] = (st, 0)
+    moves = []
+    for d in ranked:
+        n, su, su2, wdl = stats[d]
+        if n == 0:
+            continue
+        mean = su / n
+        var = max(su2 / n - mean * mean, 0.0)
+        moves.append((order[d][0], MoveEval(Action("replace", d), wdl[0] / n, wdl[1] / n, wdl[2] / n, mean,
+                                            math.sqrt(var / (n - 1)) if n > 1 else None, visits=n)))
+    moves.sort(key=lambda t: (-t[0], -t[1].value, len(t[1].action.cards)))
+    return PlayResult([m for _, m in moves], len(worlds), False, time.perf_counter() - t0,
+                      bool(stop is not None and stop.is_set()), {"evaluations": used, "candidates": len(ranked)})
+
+
+def _replace_outcome(mine: Hand, discard: Hand, world: tuple[Hand, list[int]], opp_cap, pool, solver) -> int:
+    opp, pile = world
+    k = len(discard)
+    drawn = pile[len(pile) - k :] if k else []
+    me = hand(remove(mine, discard) + tuple(drawn))
+    rest = pile[: len(pile) - k]
+    if opp_cap is not None:
+        d = static_discard(opp, opp_cap(k), pool)
+        if d:
+            opp = hand(remove(opp, d) + tuple(rest[len(rest) - len(d) :]))
+    return duel_then_play(me, opp, solver)

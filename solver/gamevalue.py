@@ -1,0 +1,197 @@
+"""Playing for the game: the game-win probability of every board (R18–R19).
+
+Rounds are independent (every deal reshuffles the whole deck, R6), so for two
+equal players the chance of winning the game from a board depends only on
+the board and on how often a round on each space is won, drawn or lost:
+
+    G(b) = w(b) * G(b after a player-0 win) + d(b) * G(b) + l(b) * G(b after a player-1 win)
+
+A drawn round keeps the board (R17), so  G(b) = (w G(b_w) + l G(b_l)) / (w + l).
+Under the `arrow` tie rule a drawn round on a one-arrow space is won by the
+arrow's player, so its draw rate folds into that player's rate.
+
+`G` is player 0's game-win probability; player 1's is 1 - G.  The per-space
+rates (player 0's win / draw / loss on each space, measured by self-play of
+equal bots, `results/round_rates.py`) live in `solver/data/round_rates.json`
+for the standard ruleset; any other ruleset gets symmetric defaults.
+
+A search plays for the game by using as round utilities the *game equity*
+2 G - 1 of the board each round outcome leads to (`round_utilities`)."""
+
+from __future__ import annotations
+
+import json
+from functools import lru_cache
+from pathlib import Path
+from typing import Sequence
+
+from .board import Board
+from .errors import TacocatError
+from .rules import SPACES, STANDARD, Ruleset
+
+DATA = Path(__file__).resolve().parent / "data"
+RATES_FILE = DATA / "round_rates.json"
+VALUES_FILE = DATA / "game_values.json"
+
+DEFAULT_DRAW = 0.10
+"""Draw rate assumed on every space when no measured rates exist."""
+
+ROUND_UTILITIES = (1.0, 0.0, -1.0)
+"""Round-only utilities of (win, drawn round, loss)."""
+
+
+def _default_rates() -> list[tuple[float, float, float]]:
+    w = (1.0 - DEFAULT_DRAW) / 2
+    return [(w, DEFAULT_DRAW, w)] * SPACES
+
+
+@lru_cache(maxsize=None)
+def _measured_rates() -> tuple[tuple[float, float, float], ...] | None:
+    try:
+        data = json.loads(RATES_FILE.read_text())
+        rates = [None] * SPACES
+        for row in data["spaces"]:
+            rates[int(row["space"])] = (float(row["win0"]), float(row["draw"]), float(row["win1"]))
+        if any(r is None for r in rates):
+            return None
+        return tuple(rates)
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+def round_rates(rules: Ruleset = STANDARD) -> list[tuple[float, float, float]]:
+    """Player 0's (win, drawn round, loss) rate of a round on each space
+    between equal players: measured for the standard ruleset, symmetric
+    defaults otherwise."""
+    if rules == STANDARD:
+        measured = _measured_rates()
+        if measured is not None:
+            return list(measured)
+    return _default_rates()
+
+
+def _effective(rules: Ruleset, space: int, rates: Sequence[tuple[float, float, float]]) -> tuple[float, float]:
+    """(player 0 wins, player 1 wins) of a decided round on `space`."""
+    w, d, l = rates[space]
+    if rules.tie == "arrow" and rules.arrows[space] != "both":
+        if rules.arrows[space] == "p0":
+            w += d
+        else:
+            l += d
+    return w, l
+
+
+def game_win_table(rules: Ruleset = STANDARD, rates: Sequence[tuple[float, float, float]] | None = None) -> dict[Board, float]:
+    """Player 0's game-win probability for every board reachable from the
+    start (R5), by a DP over boards."""
+    rates = list(rates) if rates is not None else round_rates(rules)
+    memo: dict[Board, float] = {}
+
+    def g(b: Board) -> float:
+        if b.winner is not None:
+            return 1.0 if b.winner == 0 else 0.0
+        if b in memo:
+            return memo[b]
+        w, l = _effective(rules, b.cat, rates)
+        if w + l <= 0:
+            value = 0.5
+        else:
+            value = (w * g(b.after_round(0)) + l * g(b.after_round(1))) / (w + l)
+        memo[b] = value
+        return value
+
+    g(Board())
+    return memo
+
+
+@lru_cache(maxsize=64)
+def _table(rules: Ruleset) -> dict[Board, float]:
+    return game_win_table(rules)
+
+
+def game_win(board: Board, player: int, rules: Ruleset = STANDARD) -> float:
+    """`player`'s probability of winning the game from `board` between equal
+    players (1 or 0 when the cat is already in a goal)."""
+    if player not in (0, 1):
+        raise TacocatError(f"player must be 0 or 1, got {player!r}")
+    if board.winner is not None:
+        return 1.0 if board.winner == player else 0.0
+    g0 = _table(rules).get(board)
+    if g0 is None:  # a board not reachable from the start (typed in by hand)
+        g0 = _solve_from(board, rules)
+    return g0 if player == 0 else 1.0 - g0
+
+
+def _solve_from(board: Board, rules: Ruleset) -> float:
+    rates = round_rates(rules)
+
+    def g(b: Board) -> float:
+        if b.winner is not None:
+            return 1.0 if b.winner == 0 else 0.0
+        w, l = _effective(rules, b.cat, rates)
+        if w + l <= 0:
+            return 0.5
+        return (w * g(b.after_round(0)) + l * g(b.after_round(1))) / (w + l)
+
+    return g(board)
+
+
+def outcome_boards(board: Board, player: int, rules: Ruleset = STANDARD) -> tuple[Board, Board, Board]:
+    """The boards after `player` wins, draws and loses the current round."""
+    win = board.after_round(player)
+    loss = board.after_round(1 - player)
+    draw = board
+    arrow = rules.arrows[board.cat] if 0 <= board.cat < SPACES else "both"
+    if rules.tie == "arrow" and arrow != "both":
+        draw = win if arrow == f"p{player}" else loss
+    return win, draw, loss
+
+
+def round_game_wins(board: Board, player: int, rules: Ruleset = STANDARD) -> tuple[float, float, float]:
+    """`player`'s game-win probability after winning, drawing and losing the
+    current round."""
+    if board.winner is not None:
+        raise TacocatError("the game is over: the cat is in a goal", "R19")
+    return tuple(game_win(b, player, rules) for b in outcome_boards(board, player, rules))  # type: ignore[return-value]
+
+
+def round_utilities(board: Board, player: int, rules: Ruleset = STANDARD, kind: str | Sequence[float] = "game") -> tuple[float, float, float]:
+    """`player`'s utilities of (win, drawn round, loss) of the current round:
+    "game" = game equity 2G - 1 of the board each outcome leads to,
+    "round" = (1, 0, -1), or an explicit triple."""
+    if isinstance(kind, str):
+        if kind == "round":
+            return ROUND_UTILITIES
+        if kind == "game":
+            return tuple(2.0 * g - 1.0 for g in round_game_wins(board, player, rules))  # type: ignore[return-value]
+        raise TacocatError(f"utilities {kind!r} unknown; expected 'game', 'round' or three numbers")
+    try:
+        u = tuple(float(x) for x in kind)
+    except (TypeError, ValueError):
+        raise TacocatError(f"utilities must be 'game', 'round' or three numbers, got {kind!r}") from None
+    if len(u) != 3 or not (u[0] >= u[1] >= u[2]) or u[0] == u[2]:
+        raise TacocatError(f"utilities (win, draw, loss) must satisfy win >= draw >= loss, win > loss; got {kind!r}")
+    return u  # type: ignore[return-value]
+
+
+def write_values(rules: Ruleset = STANDARD, path: Path = VALUES_FILE) -> dict:
+    """Write player 0's game-win probability of every reachable board."""
+    table = game_win_table(rules)
+    rows = [
+        {"cat": b.cat, "covered": sorted(b.covered), "game_win0": round(v, 6)}
+        for b, v in sorted(table.items(), key=lambda kv: (len(kv[0].covered), kv[0].cat, sorted(kv[0].covered)))
+    ]
+    doc = {
+        "about": "player 0's game-win probability between equal players, by board (solver/gamevalue.py)",
+        "ruleset": rules.name,
+        "rates": [list(r) for r in round_rates(rules)],
+        "boards": rows,
+    }
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(doc, indent=1) + "\n")
+    return doc
+
+
+if __name__ == "__main__":  # python -m solver.gamevalue
+    doc = write_values()
+    print(f"wrote {VALUES_FILE} ({len(doc['boards'])} boards)")

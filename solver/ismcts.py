@@ -1,0 +1,153 @@
+"""Information-set MCTS for play-phase decisions: the validating Python side
+of `solver._ismcts` (single-observer ISMCTS, Cowling/Powley/Whitehouse 2012;
+the algorithm is described there).
+
+Budget: `iterations` or `time_ms` (the first reached), run in short chunks
+so that `stop` and `progress` are honoured.  Root parallelism: `threads`
+independent trees (seeds derived from `seed`) whose root statistics are
+summed; each tree runs without the GIL.  With an iteration budget and one
+thread the result is reproducible from the seed; a time budget is not."""
+
+from __future__ import annotations
+
+import math
+import random
+import threading
+import time
+from typing import Callable, Sequence
+
+from .actions import Action
+from .cards import counts
+from .errors import PositionError, TacocatError
+from .game import View
+from .pimc import MoveEval, PlayResult, check_play_view
+
+DEFAULT_ITERATIONS = 50_000
+DEFAULT_C = 1.0
+"""UCB exploration constant (rewards lie in [-1, 1])."""
+DEFAULT_EXACT_CARDS = 4
+"""Rollouts switch to the exact solver at this many cards per hand."""
+CHUNK_SECONDS = 0.02
+
+
+def _tree(view: View, utilities: Sequence[float], c_uct: float, exact_cards: int, seed: int, max_nodes: int):
+    from . import _ismcts
+
+    return _ismcts.Tree(
+        list(view.hand), list(view.unseen_pool), view.opponent_hand_size, view.player, view.attacker,
+        list(view.table), tuple(float(u) for u in utilities), float(c_uct), int(exact_cards),
+        seed & 0xFFFFFFFFFFFFFFFF, int(max_nodes),
+    )
+
+
+def check_ismcts_view(view: View) -> None:
+    check_play_view(view)
+    if len(view.hand) + len(view.table) > 12 or view.opponent_hand_size > 12:
+        raise PositionError("ISMCTS handles hands of at most 12 cards; use method pimc", "R6")
+    pool = view.unseen_pool
+    if len(pool) > 64:
+        raise PositionError(f"ISMCTS handles an unseen pool of at most 64 cards, got {len(pool)}; use method pimc", "R1")
+    if max(counts(pool)) > 15:
+        raise PositionError("ISMCTS handles at most 15 cards of a rank; use method pimc", "R1")
+
+
+def ismcts_play(
+    view: View,
+    *,
+    iterations: int | None = None,
+    time_ms: float | None = None,
+    seed: int = 0,
+    utilities: Sequence[float] = (1.0, 0.0, -1.0),
+    c_uct: float = DEFAULT_C,
+    exact_cards: int = DEFAULT_EXACT_CARDS,
+    threads: int = 1,
+    max_nodes: int = 4_000_000,
+    stop: threading.Event | None = None,
+    progress: Callable[[float], None] | None = None,
+) -> PlayResult:
+    """Search the view's play-phase decision; moves ranked by visits (the
+    robust child), each with its mean reward and outcome frequencies."""
+    check_ismcts_view(view)
+    if iterations is None and time_ms is None:
+        iterations = DEFAULT_ITERATIONS
+    if iterations is not None and iterations < 1:
+        raise TacocatError(f"iterations must be at least 1, got {iterations}")
+    if threads < 1:
+        raise TacocatError(f"threads must be at least 1, got {threads}")
+    seeds = [random.Random(f"ismcts/{seed}/{i}").getrandbits(64) for i in range(threads)]
+    trees = [_tree(view, utilities, c_uct, exact_cards, s, max_nodes) for s in seeds]
+    t0 = time.perf_counter()
+    deadline = None if time_ms is None else t0 + time_ms / 1000.0
+    share = None if iterations is None else [iterations // threads + (1 if i < iterations % threads else 0) for i in range(threads)]
+    stopped = [False]
+
+    def work(i: int) -> None:
+        tree = trees[i]
+        last = t0
+        while True:
+            if share is not None and tree.total_iterations >= share[i]:
+                return
+            if stop is not None and stop.is_set() and tree.total_iterations > 0:
+                stopped[0] = True
+                return
+            now = time.perf_counter()
+            if deadline is not None and now >= deadline and tree.total_iterations > 0:
+                return
+            left = -1 if share is None else share[i] - tree.total_iterations
+            secs = CHUNK_SECONDS if deadline is None else max(min(CHUNK_SECONDS, deadline - now), 0.0)
+            tree.run(iterations=left, seconds=secs)
+            if progress is not None and i == 0 and time.perf_counter() - last > 0.05:
+                last = time.perf_counter()
+                frac = 0.0
+                if share is not None:
+                    frac = tree.total_iterations / max(share[0], 1)
+                if deadline is not None:
+                    frac = max(frac, (last - t0) / (deadline - t0))
+                progress(min(frac, 1.0))
+
+    if threads == 1:
+        work(0)
+    else:
+        pool = [threading.Thread(target=work, args=(i,)) for i in range(threads)]
+        for t in pool:
+            t.start()
+        for t in pool:
+            t.join()
+    moves = merge_roots(view, [t.root_children() for t in trees])
+    total = sum(t.total_iterations for t in trees)
+    return PlayResult(moves, total, False, time.perf_counter() - t0, stopped[0],
+                      {"iterations": total, "nodes": sum(t.node_count for t in trees)})
+
+
+def merge_roots(view: View, roots: list[list[tuple]]) -> list[MoveEval]:
+    """Sum root statistics of several trees; every legal move is listed
+    (never-expanded ones last, with zero visits)."""
+    stats: dict[tuple, list[float]] = {}
+    for children in roots:
+        for cards, beats, visits, _avail, rsum, rsq, w, d, l in children:
+            key = (tuple(cards), beats if view.table else None)
+            s = stats.setdefault(key, [0, 0.0, 0.0, 0, 0, 0])
+            s[0] += visits
+            s[1] += rsum
+            s[2] += rsq
+            s[3] += w
+            s[4] += d
+            s[5] += l
+    out = []
+    for i, action in enumerate(view.legal_actions()):
+        key = (action.cards, action.beats if action.kind == "answer" else None)
+        s = stats.get(key)
+        if not s or s[0] == 0:
+            out.append((0, i, MoveEval(action, 0.0, 0.0, 0.0, 0.0, None, visits=0)))
+            continue
+        n = s[0]
+        mean = s[1] / n
+        var = max(s[2] / n - mean * mean, 0.0)
+        stderr = math.sqrt(var / (n - 1)) if n > 1 else None
+        out.append((n, i, MoveEval(action, s[3] / n, s[4] / n, s[5] / n, mean, stderr, visits=int(n))))
+    out.sort(key=lambda t: (-t[0], -t[2].value, t[1]))
+    return [m for _, _, m in out]
+
+
+def best_action(view: View, **kw) -> Action:
+    return ismcts_play(view, **kw).moves[0].action

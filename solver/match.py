@@ -1,0 +1,198 @@
+"""Bots against bots in duplicate format (used by `tacocat arena` and
+`results/strength.py`).
+
+Every deal is played twice with the same shuffle and the seats swapped, so
+the luck of the cards cancels: what is left is the difference in play.
+
+- mode "play": the play phase alone.  The deal gives each player 8 cards
+  (the rest is the draw pile, no card face up) and player 0 attacks first;
+  one round, scored +1 / 0 / -1 by its showdown (R17).  Search bots use
+  round utilities here.
+- mode "game": whole games from `GameState.new(seed=deal seed)`, scored +1 /
+  -1 by the game's winner (R19).
+
+`score` is bot A's mean score in [-1, 1] over all games (0 = equal).  The
+unit of independence is the deal: `ci95` is [lo, hi], the mean of the
+per-deal duplicate scores ± 1.96 standard errors, clipped to [-1, 1].
+`points` is the same on the 0..1 scale (win 1, draw 1/2, loss 0).
+
+Seeding: deal d uses the shuffle seed "{seed}/{d}" and bot RNGs derived from
+it, so a match gives the same numbers whatever the number of workers."""
+
+from __future__ import annotations
+
+import math
+import random
+import time
+from dataclasses import asdict, dataclass, field
+from typing import Any, Callable
+
+from .board import Board
+from .bots import BOTS, choose, make_bot
+from .errors import TacocatError
+from .game import PLAY, GameState
+from .rules import STANDARD
+
+MODES = ("play", "game")
+PLAY_HAND = 8
+
+
+@dataclass
+class MatchResult:
+    a: str
+    b: str
+    mode: str
+    deals: int
+    seed: int
+    score: float
+    """A's mean score in [-1, 1] (0 = equal)."""
+    ci95: list[float]
+    """[lo, hi]: 95% confidence interval of `score` over deals."""
+    wins: int
+    """Games A won (each deal is two games)."""
+    draws: int
+    losses: int
+    budget: dict = field(default_factory=dict)
+    seconds: float = 0.0
+    deal_scores: list[float] = field(default_factory=list)
+    """Per deal, A's mean score over the two seatings."""
+
+    @property
+    def half_width(self) -> float:
+        return (self.ci95[1] - self.ci95[0]) / 2
+
+    @property
+    def points(self) -> float:
+        return (self.score + 1) / 2
+
+    def to_dict(self) -> dict[str, Any]:
+        d = asdict(self)
+        d.pop("deal_scores")
+        d["games"] = 2 * self.deals
+        d["points"] = self.points
+        d["points_ci95"] = [(self.ci95[0] + 1) / 2, (self.ci95[1] + 1) / 2]
+        return d
+
+
+# ------------------------------------------------------------------ games
+
+def _play_state(deal_seed: str) -> GameState:
+    """A play-phase state: 8 cards each, player 0 attacks, nothing seen."""
+    rng = random.Random(f"play/{deal_seed}")
+    deck = list(STANDARD.deck_cards())
+    rng.shuffle(deck)
+    state = GameState(rules=STANDARD, seed=0, board=Board())
+    state.deals = 1
+    state.hands = [tuple(sorted(deck[:PLAY_HAND])), tuple(sorted(deck[PLAY_HAND : 2 * PLAY_HAND]))]
+    state.draw_pile = deck[2 * PLAY_HAND :]
+    state.phase = PLAY
+    state.attacker = 0
+    state.replaced = [True, True]
+    state.history = [{"event": "deal", "hand_size": PLAY_HAND, "cat": state.board.cat}]
+    return state
+
+
+def play_round(bots, deal_seed: str) -> int:
+    """Player 0's result (+1 / 0 / -1) of the play phase of one deal."""
+    state = _play_state(deal_seed)
+    rngs = [random.Random(f"{deal_seed}/bot{p}") for p in (0, 1)]
+    for _ in range(100):
+        if state.rounds:
+            w = state.rounds[0]["winner"]
+            return 0 if w is None else (1 if w == 0 else -1)
+        for player in state.acting_players():
+            state.apply(player, choose(bots[player], state, player, rngs[player]))
+    raise TacocatError(f"play phase of deal {deal_seed} did not end")
+
+
+def play_whole_game(bots, deal_seed: str) -> int:
+    """Player 0's result (+1 / -1) of a whole game."""
+    from .bots import play_game
+
+    seed = int(random.Random(f"game/{deal_seed}").getrandbits(48))
+    state = play_game(bots, seed)
+    return 1 if state.winner == 0 else -1
+
+
+_BOT_CACHE: dict = {}
+
+
+def _bots(a: str, b: str, budget: dict, mode: str):
+    key = (a, b, tuple(sorted(budget.items())), mode)
+    if key not in _BOT_CACHE:
+        kw = dict(budget)
+        if mode == "play":
+            kw.setdefault("utilities", "round")
+        _BOT_CACHE.clear()
+        _BOT_CACHE[key] = (make_bot(a, **kw), make_bot(b, **kw))
+    return _BOT_CACHE[key]
+
+
+def _deal(args) -> tuple[int, int, int]:
+    """(deal index, A's result as player 0, A's result as player 1)."""
+    a, b, d, seed, mode, budget = args
+    bot_a, bot_b = _bots(a, b, budget, mode)
+    deal_seed = f"{seed}/{d}"
+    run = play_round if mode == "play" else play_whole_game
+    first = run((bot_a, bot_b), deal_seed)
+    second = -run((bot_b, bot_a), deal_seed)
+    return d, first, second
+
+
+def run_match(
+    a: str,
+    b: str,
+    *,
+    deals: int,
+    seed: int = 0,
+    mode: str = "play",
+    budget: dict | None = None,
+    workers: int = 1,
+    progress: Callable[[int, int], None] | None = None,
+) -> MatchResult:
+    """Duplicate match of bot `a` against bot `b` (see the module docstring).
+    `budget` is passed to both bots (`solver.bots.BUDGET_KEYS`);
+    `workers` > 1 plays deals in parallel processes."""
+    for name in (a, b):
+        if name not in BOTS:
+            raise TacocatError(f"unknown bot {name!r}; expected one of {', '.join(sorted(BOTS))}")
+    if mode not in MODES:
+        raise TacocatError(f"mode {mode!r} unknown; expected play or game")
+    if isinstance(deals, bool) or not isinstance(deals, int) or deals < 1:
+        raise TacocatError(f"deals must be a positive integer, got {deals!r}")
+    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
+        raise TacocatError(f"workers must be a positive integer, got {workers!r}")
+    budget = dict(budget or {})
+    make_bot(a, **budget), make_bot(b, **budget)  # validate the budget here, not in a worker
+    t0 = time.perf_counter()
+    jobs = [(a, b, d, seed, mode, budget) for d in range(deals)]
+    results: dict[int, tuple[int, int]] = {}
+    if workers == 1:
+        for i, job in enumerate(jobs):
+            d, x, y = _deal(job)
+            results[d] = (x, y)
+            if progress is not None:
+                progress(i + 1, deals)
+    else:
+        import multiprocessing
+
+        with multiprocessing.get_context("spawn").Pool(workers) as pool:
+            for i, (d, x, y) in enumerate(pool.imap_unordered(_deal, jobs)):
+                results[d] = (x, y)
+                if progress is not None:
+                    progress(i + 1, deals)
+    games = [r for d in range(deals) for r in results[d]]
+    per_deal = [(results[d][0] + results[d][1]) / 2 for d in range(deals)]
+    mean = sum(per_deal) / deals
+    if deals > 1:
+        var = sum((s - mean) ** 2 for s in per_deal) / (deals - 1)
+        half = 1.96 * math.sqrt(var / deals)
+    else:
+        half = 2.0
+    return MatchResult(
+        a=a, b=b, mode=mode, deals=deals, seed=seed, score=mean,
+        ci95=[max(-1.0, mean - half), min(1.0, mean + half)],
+        wins=sum(1 for g in games if g > 0), draws=sum(1 for g in games if g == 0),
+        losses=sum(1 for g in games if g < 0), budget=budget,
+        seconds=time.perf_counter() - t0, deal_scores=per_deal,
+    )

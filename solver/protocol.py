@@ -1,0 +1,767 @@
+"""The engine protocol, free of any transport (docs/protocol.md).
+
+A frontend talks to the engine in small JSON messages.  A request is an
+object with a command name and that command's fields; the answer echoes the
+request's `id`::
+
+    {"id": 7, "cmd": "legal", "game": "g1", "player": 0}
+    {"id": 7, "ok": true, "cmd": "legal", "result": {"game": "g1", ...}}
+    {"id": 8, "ok": false, "cmd": "apply", "error": {"code": "illegal_action", "message": "..."}}
+
+`EngineSession` holds the ruleset and the games in progress and answers every
+command through `handle(request) -> response`.  It never raises for anything
+a frontend can send: malformed requests, unknown commands, illegal actions
+and impossible positions all come back as an error object with a stable
+`code` (`ERROR_CODES`), and the session carries on with every game intact
+(an illegal action leaves its game unchanged).
+
+Searches (`hint`, `solve`) may take long, so a transport that wants to read
+`stop` while one runs splits `handle` in two: `prepare(request)` validates
+the request, reserves a search slot and returns a `SearchJob`; the transport
+runs `job.run()` on a worker thread and writes its response when it returns.
+`stop` sets the job's `threading.Event`; the search then answers at once with
+its best result so far.  `cli/engine_cmd.py` (JSON Lines on stdin/stdout) and
+`cli/http_app.py` (HTTP) are the two transports.
+
+Every command is described once, in `COMMANDS` (fields, JSON types, which
+are required): validation, `hello`, the OpenAPI document and the docs all
+read that table."""
+
+from __future__ import annotations
+
+import itertools
+import logging
+import secrets
+import threading
+import time
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from typing import Any, Callable, Literal, Mapping, NotRequired, TypedDict
+
+from . import __version__
+from .actions import Action
+from .errors import RecordError, TacocatError
+from .game import GameRecord, GameState, View
+from .rules import Ruleset, load_ruleset
+
+PROTOCOL_VERSION = "1.0"
+"""Bumped whenever a message shape changes (docs/protocol.md, "Versions")."""
+
+log = logging.getLogger("tacocat.engine")
+
+ERROR_CODES: dict[str, str] = {
+    "bad_json": "the request is not one JSON object (or the line or body is too large)",
+    "unknown_command": "`cmd` names no command of this protocol version",
+    "missing_field": "a required field is absent",
+    "bad_field": "a field has the wrong type or value, an unknown field, or an unknown game id",
+    "illegal_action": "the action is not legal at this decision (the game is unchanged)",
+    "impossible_position": "a view or position no game can produce (e.g. more cards of a rank than the deck holds)",
+    "bad_ruleset": "a ruleset that cannot be played (RULES section 8)",
+    "bad_record": "a malformed game record, game state, view or position",
+    "busy": "a limit is reached: too many searches running or games open; try again later",
+    "internal": "a bug in the engine; the message says what failed and the session keeps serving",
+}
+"""Every error code the protocol uses, with what it means.  Stable: a
+frontend may switch on them."""
+
+# TacocatError.code values that are not protocol codes map onto one.
+_ERROR_CODE_OF = {"bad_notation": "bad_field", "invalid": "bad_field"}
+
+
+class ProtocolError(Exception):
+    """A request the session refuses; becomes an error response."""
+
+    def __init__(self, code: str, message: str, field: str | None = None) -> None:
+        if code not in ERROR_CODES:  # a bug in this module, not user input
+            raise ValueError(f"unknown error code {code!r}")
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.field = field
+
+
+# --------------------------------------------------------------------------
+# Message shapes.  These TypedDicts are the documentation of record for
+# type checkers; `COMMANDS` below is what validation actually reads.
+
+
+class ErrorInfo(TypedDict):
+    code: str
+    """One of ERROR_CODES."""
+    message: str
+    """One line naming the problem (and the rule, for rule errors)."""
+    field: NotRequired[str]
+    """The request field at fault, when there is one."""
+
+
+class Response(TypedDict):
+    id: Any
+    """The request's `id`, echoed (null when the request had none or could
+    not be read)."""
+    ok: bool
+    cmd: NotRequired[str]
+    """The command answered (absent when the request could not be read)."""
+    result: NotRequired[dict[str, Any]]
+    """When ok: the command's result."""
+    error: NotRequired[ErrorInfo]
+    """When not ok."""
+    stopped: NotRequired[bool]
+    """Searches only: true when `stop` (or the server's time cap) ended the
+    search early and `result` is its best answer so far."""
+
+
+class Request(TypedDict, total=False):
+    id: Any
+    cmd: str
+
+
+class ActionDict(TypedDict):
+    kind: Literal["replace", "duel", "attack", "answer"]
+    cards: list[int]
+    beats: NotRequired[bool]
+
+
+class GameStatus(TypedDict):
+    """Public summary of a game, part of several results."""
+
+    game: str
+    phase: str
+    acting: list[int]
+    over: bool
+    winner: int | None
+    board: dict[str, Any]
+    deals: int
+    rounds: int
+    actions: int
+
+
+class HelloResult(TypedDict):
+    protocol: str
+    engine: str
+    version: str
+    rules: dict[str, Any]
+    commands: list[str]
+    errors: list[str]
+    limits: dict[str, Any]
+
+
+class NewGameResult(GameStatus):
+    seed: int
+
+
+class ApplyResult(TypedDict):
+    game: str
+    player: int
+    action: ActionDict
+    round: dict[str, Any] | None
+    """The round summary when this action finished a round, else null."""
+    status: GameStatus
+
+
+class LegalResult(TypedDict):
+    game: str
+    player: int
+    decision: str | None
+    actions: list[ActionDict]
+
+
+class StopResult(TypedDict):
+    stopped: int
+
+
+# --------------------------------------------------------------------------
+# The command table.
+
+
+@dataclass(frozen=True)
+class Field:
+    name: str
+    types: tuple[str, ...]
+    """JSON types accepted: integer, number, string, boolean, object, array, null."""
+    required: bool = False
+    doc: str = ""
+    minimum: int | None = None
+    enum: tuple[Any, ...] | None = None
+
+
+@dataclass(frozen=True)
+class Command:
+    name: str
+    doc: str
+    fields: tuple[Field, ...] = ()
+    search: bool = False
+    """Searches run on a worker thread and can be stopped."""
+    example: dict[str, Any] = field(default_factory=dict)
+
+    def field_named(self, name: str) -> Field | None:
+        return next((f for f in self.fields if f.name == name), None)
+
+
+_GAME = Field("game", ("string",), True, "A game id returned by new_game.")
+_PLAYER = Field("player", ("integer",), True, "0 or 1.", enum=(0, 1))
+_BUDGET = (
+    Field("time_ms", ("integer",), False, "Search time budget in milliseconds (capped by the server's limit).", minimum=1),
+    Field("iterations", ("integer",), False, "Search iteration budget.", minimum=1),
+    Field("seed", ("integer",), False, "Seed of the search's sampler (default 0): equal requests give equal answers."),
+)
+
+COMMANDS: dict[str, Command] = {
+    c.name: c
+    for c in (
+        Command("hello", "Protocol and engine versions, the session's ruleset, the commands and limits.",
+                example={"cmd": "hello"}),
+        Command(
+            "set_rules",
+            "Set the session's ruleset: games started later and views without `rules` use it.",
+            (Field("rules", ("object", "string"), True, 'A ruleset object (RULES section 8) or "standard".'),),
+            example={"cmd": "set_rules", "rules": {"board": [4, 6, 8, 7, 8, 6, 4], "tie": "arrow"}},
+        ),
+        Command(
+            "new_game",
+            "Start a game from a seed (the cat on the centre, the first round dealt), or resume one from a "
+            "game record or state document. Returns the game id.",
+            (
+                Field("seed", ("integer",), False, "The deal seed; a random one when absent (returned in the result)."),
+                Field("rules", ("object", "string"), False, "This game's ruleset; the session's by default."),
+                Field("record", ("object",), False, 'A game record ({"format": "tacocat-record", ...}) to replay.'),
+                Field("state", ("object",), False, 'A game state document ({"format": "tacocat-state", ...}).'),
+            ),
+            example={"cmd": "new_game", "seed": 42},
+        ),
+        Command(
+            "apply",
+            "Apply one player's action. An illegal action is refused and leaves the game unchanged.",
+            (_GAME, _PLAYER, Field("action", ("object",), True, 'An action: {"kind", "cards", "beats" (answers)}.')),
+            example={"cmd": "apply", "game": "g1", "player": 0, "action": {"kind": "replace", "cards": [1, 12]}},
+        ),
+        Command("legal", "Every legal action of a player now (empty when it is not their turn).", (_GAME, _PLAYER),
+                example={"cmd": "legal", "game": "g1", "player": 0}),
+        Command("view", "A player's view of a game: what they know (RULES section 5).", (_GAME, _PLAYER),
+                example={"cmd": "view", "game": "g1", "player": 1}),
+        Command("state", "The whole game state, hidden cards included.", (_GAME,),
+                example={"cmd": "state", "game": "g1"}),
+        Command("record", "The game record: ruleset, seed and every action; replays to the same state.", (_GAME,),
+                example={"cmd": "record", "game": "g1"}),
+        Command("games", "The open games and their status.", example={"cmd": "games"}),
+        Command("end_game", "Forget a game (frees its slot).", (_GAME,), example={"cmd": "end_game", "game": "g1"}),
+        Command(
+            "hint",
+            "Ranked moves with win/draw/loss odds for a player's view (same shapes as `tacocat hint --json`). "
+            "Give `view`, or `game` and `player` to hint from a game in progress.",
+            (
+                Field("view", ("object",), False, "A view: player, hand, seen, opponent_hand_size, attacker, table, "
+                      "optional rules (or a full view from the view command)."),
+                Field("game", ("string",), False, "Hint for this game (with player) instead of a view."),
+                Field("player", ("integer",), False, "With game: whose view.", enum=(0, 1)),
+                *_BUDGET,
+                Field("method", ("string",), False, 'Search method (default "auto").'),
+            ),
+            search=True,
+            example={"cmd": "hint", "game": "g1", "player": 0, "time_ms": 200},
+        ),
+        Command(
+            "solve",
+            "Solve a play-phase position with every card known, exactly (same shapes as `tacocat solve --json`).",
+            (
+                Field("position", ("object",), True, 'A position: {"hands": [[...], [...]], "attacker", "table", '
+                      'optional "utilities" and "rules"}.'),
+            ),
+            search=True,
+            example={"cmd": "solve", "position": {"hands": [[2, 5, 9], [3, 8, 11]], "attacker": 0, "table": []}},
+        ),
+        Command(
+            "stop",
+            "End running searches early: they answer with their best result so far.",
+            (Field("target", ("string", "integer"), False, "The id of the search request to stop; all searches when absent."),),
+            example={"cmd": "stop"},
+        ),
+        Command("quit", "End the session (JSON Lines: the engine stops its searches, answers them, then exits).",
+                example={"cmd": "quit"}),
+    )
+}
+
+_JSON_TYPES: dict[str, Callable[[Any], bool]] = {
+    "integer": lambda v: isinstance(v, int) and not isinstance(v, bool),
+    "number": lambda v: isinstance(v, (int, float)) and not isinstance(v, bool),
+    "string": lambda v: isinstance(v, str),
+    "boolean": lambda v: isinstance(v, bool),
+    "object": lambda v: isinstance(v, dict),
+    "array": lambda v: isinstance(v, list),
+    "null": lambda v: v is None,
+}
+
+ENVELOPE_FIELDS = ("id", "cmd")
+
+
+def _check_fields(cmd: Command, request: Mapping[str, Any]) -> None:
+    """Raise ProtocolError unless `request` fits `cmd`'s fields."""
+    known = {f.name for f in cmd.fields} | set(ENVELOPE_FIELDS)
+    unknown = sorted(k for k in request if k not in known)
+    if unknown:
+        expected = ", ".join(f.name for f in cmd.fields) or "no fields"
+        raise ProtocolError("bad_field", f"{cmd.name}: unknown field(s) {', '.join(map(repr, unknown))}; expected {expected}", unknown[0])
+    for f in cmd.fields:
+        if f.name not in request:
+            if f.required:
+                raise ProtocolError("missing_field", f"{cmd.name} needs the field {f.name!r}: {f.doc}", f.name)
+            continue
+        value = request[f.name]
+        if not any(_JSON_TYPES[t](value) for t in f.types):
+            raise ProtocolError(
+                "bad_field", f"{cmd.name}: {f.name!r} must be {' or '.join(f.types)}, got {_short(value)}", f.name
+            )
+        if f.enum is not None and value not in f.enum:
+            raise ProtocolError(
+                "bad_field", f"{cmd.name}: {f.name!r} must be one of {', '.join(map(str, f.enum))}, got {_short(value)}", f.name
+            )
+        if f.minimum is not None and isinstance(value, int) and value < f.minimum:
+            raise ProtocolError("bad_field", f"{cmd.name}: {f.name!r} must be at least {f.minimum}, got {value}", f.name)
+
+
+def _short(value: Any, limit: int = 60) -> str:
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+# --------------------------------------------------------------------------
+# Searches.
+
+HintFn = Callable[..., Any]
+"""`hint(view, *, iterations, time_ms, seed, method, stop)` -> an object with
+`to_dict()` (or a dict): `solver.hint.hint` or a stand-in."""
+
+SolveFn = Callable[[dict, threading.Event], dict]
+"""A stand-in for the exact solver (tests): `solve(position_dict, stop)` ->
+a result dict.  The default is `solver.solve`."""
+
+
+def default_hint(view: View, *, iterations=None, time_ms=None, seed=0, method="auto", stop=None):
+    from .hint import hint  # imported on first use: searches load the heavy modules
+
+    return hint(view, iterations=iterations, time_ms=time_ms, seed=seed, method=method, stop=stop)
+
+
+@dataclass
+class SearchJob:
+    """A validated search waiting to run.  `run()` blocks until the search
+    answers and returns the response; `stop()` makes it answer early.  Every
+    job that `prepare` returns must be run (that frees its slot)."""
+
+    session: "EngineSession"
+    request_id: Any
+    cmd: str
+    work: Callable[[threading.Event], dict]
+    stop_event: threading.Event = field(default_factory=threading.Event)
+    deadline_s: float | None = None
+    """Server cap: the search is stopped this many seconds after it starts."""
+    stopped_by_request: bool = False
+    started: float | None = None
+    _ran: bool = False
+
+    def stop(self) -> None:
+        self.stopped_by_request = True
+        self.stop_event.set()
+
+    def run(self) -> Response:
+        if self._ran:
+            raise RuntimeError("a SearchJob runs once")
+        self._ran = True
+        timer = None
+        self.started = time.perf_counter()
+        try:
+            if self.deadline_s is not None:
+                timer = threading.Timer(self.deadline_s, self.stop_event.set)
+                timer.daemon = True
+                timer.start()
+            result = self.work(self.stop_event)
+            response = _ok(self.request_id, self.cmd, result)
+            response["stopped"] = self.stop_event.is_set()
+            return response
+        except Exception as exc:  # noqa: BLE001 - every failure becomes a response
+            return self.session._error_response(self.request_id, self.cmd, exc)
+        finally:
+            if timer is not None:
+                timer.cancel()
+            self.session._release(self)
+
+
+# --------------------------------------------------------------------------
+# The session.
+
+
+def _ok(request_id: Any, cmd: str, result: dict) -> Response:
+    return {"id": request_id, "ok": True, "cmd": cmd, "result": result}
+
+
+def error_response(request_id: Any, code: str, message: str, cmd: str | None = None, field: str | None = None) -> Response:
+    """An error response (for transports that fail before a session sees
+    the request, e.g. a line that is not JSON)."""
+    err: ErrorInfo = {"code": code, "message": message}
+    if field is not None:
+        err["field"] = field
+    response: Response = {"id": request_id, "ok": False}
+    if cmd is not None:
+        response["cmd"] = cmd
+    response["error"] = err
+    return response
+
+
+class EngineSession:
+    """The ruleset, the games by id, and the running searches of one
+    frontend connection (JSON Lines) or one server (HTTP).
+
+    Thread-safe: a lock guards the games, so a transport may call `handle`
+    from several threads at once; searches run outside the lock on a
+    snapshot of the view they were asked about."""
+
+    def __init__(
+        self,
+        rules: Ruleset | None = None,
+        *,
+        max_games: int = 1000,
+        max_searches: int = 1,
+        max_time_ms: int | None = None,
+        limits: Mapping[str, Any] | None = None,
+        hint_fn: HintFn | None = None,
+        solve_fn: SolveFn | None = None,
+    ) -> None:
+        """`max_games`: open games at most (then the oldest finished game is
+        forgotten, or new_game answers busy).  `max_searches`: searches
+        running at once (more answer busy).  `max_time_ms`: cap on a search's
+        time, also its budget when a request gives none.  `limits`: extra
+        transport limits reported by hello.  `hint_fn`/`solve_fn` replace the
+        searches (tests use stand-ins)."""
+        self.rules = rules or load_ruleset(None)
+        self.max_games = max_games
+        self.max_searches = max_searches
+        self.max_time_ms = max_time_ms
+        self.transport_limits = dict(limits or {})
+        self._hint_fn = hint_fn or default_hint
+        self._solve_fn = solve_fn
+        self._solvers: list = []
+        self._games: OrderedDict[str, GameState] = OrderedDict()
+        self._ids = itertools.count(1)
+        self._lock = threading.RLock()
+        self._searches: list[SearchJob] = []
+        self.closed = False
+        """Set by quit; transports stop reading."""
+        self.handled = 0
+        """Requests answered so far (errors included)."""
+
+    # ---------------------------------------------------------------- entry
+    def handle(self, request: Any) -> Response:
+        """Answer one request (searches run here, on the caller's thread)."""
+        prepared = self.prepare(request)
+        if isinstance(prepared, SearchJob):
+            return prepared.run()
+        return prepared
+
+    def prepare(self, request: Any) -> Response | SearchJob:
+        """Answer a request at once, or, for a search, validate it and
+        return the `SearchJob` to run.  Never raises."""
+        self.handled += 1
+        request_id = request.get("id") if isinstance(request, dict) else None
+        cmd_name = None
+        try:
+            if not isinstance(request, dict):
+                raise ProtocolError("bad_json", f"a request must be a JSON object, got {type(request).__name__}")
+            if "cmd" not in request:
+                raise ProtocolError("missing_field", "a request needs 'cmd' (e.g. {\"cmd\": \"hello\"})", "cmd")
+            cmd_name = request["cmd"]
+            if not isinstance(cmd_name, str):
+                raise ProtocolError("bad_field", f"'cmd' must be a string, got {_short(cmd_name)}", "cmd")
+            if "id" in request and not isinstance(request["id"], (str, int, float, type(None))):
+                raise ProtocolError("bad_field", f"'id' must be a string, number or null, got {_short(request['id'])}", "id")
+            command = COMMANDS.get(cmd_name)
+            if command is None:
+                raise ProtocolError(
+                    "unknown_command", f"unknown command {_short(cmd_name)}; commands: {', '.join(COMMANDS)}", "cmd"
+                )
+            _check_fields(command, request)
+            handler = getattr(self, f"_cmd_{cmd_name}")
+            if command.search:
+                return self._reserve(request_id, cmd_name, handler(request))
+            return _ok(request_id, cmd_name, handler(request))
+        except Exception as exc:  # noqa: BLE001 - every failure becomes a response
+            return self._error_response(request_id, cmd_name if isinstance(cmd_name, str) and cmd_name in COMMANDS else None, exc)
+
+    def _error_response(self, request_id: Any, cmd: str | None, exc: Exception) -> Response:
+        if isinstance(exc, ProtocolError):
+            return error_response(request_id, exc.code, exc.message, cmd, exc.field)
+        if isinstance(exc, TacocatError):
+            code = _ERROR_CODE_OF.get(exc.code, exc.code)
+            if code not in ERROR_CODES:
+                code = "bad_field"
+            return error_response(request_id, code, str(exc), cmd)
+        log.exception("internal error answering %s (id %r)", cmd, request_id)
+        return error_response(request_id, "internal", f"{type(exc).__name__}: {exc}", cmd)
+
+    # ------------------------------------------------------------ searches
+    def _reserve(self, request_id: Any, cmd: str, work: Callable[[threading.Event], dict]) -> SearchJob:
+        with self._lock:
+            if len(self._searches) >= self.max_searches:
+                running = ", ".join(f"{j.cmd} id {j.request_id!r}" for j in self._searches)
+                raise ProtocolError(
+                    "busy", f"{len(self._searches)} search(es) already running ({running}); at most "
+                    f"{self.max_searches} at once: wait for its answer or send stop"
+                )
+            deadline = None if self.max_time_ms is None else self.max_time_ms / 1000 + 0.25
+            job = SearchJob(self, request_id, cmd, work, deadline_s=deadline)
+            self._searches.append(job)
+            return job
+
+    def _release(self, job: SearchJob) -> None:
+        with self._lock:
+            if job in self._searches:
+                self._searches.remove(job)
+
+    @property
+    def searching(self) -> int:
+        """How many searches are reserved or running."""
+        with self._lock:
+            return len(self._searches)
+
+    def stop_searches(self, target: Any = None) -> int:
+        """Stop the running searches (only the one whose request id is
+        `target`, when given); how many were stopped."""
+        with self._lock:
+            jobs = [j for j in self._searches if target is None or j.request_id == target]
+        for job in jobs:
+            job.stop()
+        return len(jobs)
+
+    def _budget(self, request: Mapping[str, Any]) -> tuple[int | None, int | None]:
+        """The request's budget, its time cut to the cap.  A request without
+        a time budget keeps it that way (the search's own default, e.g.
+        exact enumeration); the cap still stops it (`SearchJob.deadline_s`)."""
+        time_ms, iterations = request.get("time_ms"), request.get("iterations")
+        if self.max_time_ms is not None and time_ms is not None:
+            time_ms = min(time_ms, self.max_time_ms)
+        return time_ms, iterations
+
+    # ------------------------------------------------------------- helpers
+    def _game(self, request: Mapping[str, Any]) -> GameState:
+        gid = request["game"]
+        with self._lock:
+            state = self._games.get(gid)
+            if state is None:
+                opened = list(self._games)
+                shown = ", ".join(opened[-5:]) + (" ..." if len(opened) > 5 else "") if opened else "none"
+                raise ProtocolError("bad_field", f"no game {_short(gid)} in this session (open games: {shown})", "game")
+            self._games.move_to_end(gid)
+            return state
+
+    def _rules_from(self, value: Any, what: str) -> Ruleset:
+        if isinstance(value, str):
+            if value != "standard":
+                raise ProtocolError("bad_field", f"{what} must be a ruleset object or \"standard\", got {_short(value)}", "rules")
+            return load_ruleset(None)
+        return Ruleset.from_dict(value)
+
+    @staticmethod
+    def _status(gid: str, state: GameState) -> GameStatus:
+        return {
+            "game": gid,
+            "phase": state.phase,
+            "acting": state.acting_players(),
+            "over": state.over,
+            "winner": state.winner,
+            "board": state.board.to_dict(),
+            "deals": state.deals,
+            "rounds": len(state.rounds),
+            "actions": len(state.actions),
+        }
+
+    def _make_room(self) -> None:
+        """Keep at most max_games open: forget the least recently used
+        finished game, else refuse."""
+        if len(self._games) < self.max_games:
+            return
+        for gid, state in self._games.items():
+            if state.over:
+                del self._games[gid]
+                return
+        raise ProtocolError(
+            "busy", f"{len(self._games)} games open, the most this session keeps ({self.max_games}); end_game one first"
+        )
+
+    # ------------------------------------------------------------ commands
+    def _cmd_hello(self, request: Mapping[str, Any]) -> HelloResult:
+        return {
+            "protocol": PROTOCOL_VERSION,
+            "engine": "tacocat",
+            "version": __version__,
+            "rules": self.rules.to_dict(),
+            "commands": list(COMMANDS),
+            "errors": list(ERROR_CODES),
+            "limits": {
+                "max_games": self.max_games,
+                "max_searches": self.max_searches,
+                "max_time_ms": self.max_time_ms,
+                **self.transport_limits,
+            },
+        }
+
+    def _cmd_set_rules(self, request: Mapping[str, Any]) -> dict:
+        rules = self._rules_from(request["rules"], "rules")
+        with self._lock:
+            self.rules = rules
+        return {"rules": rules.to_dict()}
+
+    def _cmd_new_game(self, request: Mapping[str, Any]) -> NewGameResult:
+        sources = [k for k in ("seed", "record", "state") if k in request]
+        if len(sources) > 1:
+            raise ProtocolError("bad_field", f"new_game takes one of seed, record, state; got {', '.join(sources)}", sources[1])
+        if "record" in request:
+            if "rules" in request:
+                raise ProtocolError("bad_field", "new_game: a record carries its own rules; drop 'rules'", "rules")
+            state = GameRecord.from_dict(request["record"]).replay()
+        elif "state" in request:
+            if "rules" in request:
+                raise ProtocolError("bad_field", "new_game: a state carries its own rules; drop 'rules'", "rules")
+            state = GameState.from_dict(request["state"])
+        else:
+            rules = self._rules_from(request["rules"], "rules") if "rules" in request else self.rules
+            seed = request["seed"] if "seed" in request else secrets.randbits(31)
+            state = GameState.new(rules, seed)
+        with self._lock:
+            self._make_room()
+            gid = f"g{next(self._ids)}"
+            self._games[gid] = state
+            return {**self._status(gid, state), "seed": state.seed}
+
+    def _cmd_apply(self, request: Mapping[str, Any]) -> ApplyResult:
+        try:
+            action = Action.from_dict(request["action"])
+        except RecordError as exc:
+            raise ProtocolError("bad_field", f"apply: {exc}", "action") from None
+        unknown = set(request["action"]) - {"kind", "cards", "beats"}
+        if unknown:
+            raise ProtocolError("bad_field", f"apply: unknown action field(s) {sorted(unknown)}; expected kind, cards, beats", "action")
+        with self._lock:
+            state = self._game(request)
+            rounds = len(state.rounds)
+            state.apply(request["player"], action)  # raises with the state unchanged
+            return {
+                "game": request["game"],
+                "player": request["player"],
+                "action": {k: v for k, v in state.actions[-1].items() if k != "player"},
+                "round": state.rounds[-1] if len(state.rounds) > rounds else None,
+                "status": self._status(request["game"], state),
+            }
+
+    def _cmd_legal(self, request: Mapping[str, Any]) -> LegalResult:
+        with self._lock:
+            state = self._game(request)
+            player = request["player"]
+            return {
+                "game": request["game"],
+                "player": player,
+                "decision": state.decision(player),
+                "actions": [a.to_dict() for a in state.legal_actions(player)],
+            }
+
+    def _cmd_view(self, request: Mapping[str, Any]) -> dict:
+        with self._lock:
+            state = self._game(request)
+            return {"game": request["game"], "view": state.view(request["player"]).to_dict()}
+
+    def _cmd_state(self, request: Mapping[str, Any]) -> dict:
+        with self._lock:
+            state = self._game(request)
+            return {"game": request["game"], "state": state.to_dict(), "status": self._status(request["game"], state)}
+
+    def _cmd_record(self, request: Mapping[str, Any]) -> dict:
+        with self._lock:
+            state = self._game(request)
+            return {"game": request["game"], "record": state.record().to_dict(), "status": self._status(request["game"], state)}
+
+    def _cmd_games(self, request: Mapping[str, Any]) -> dict:
+        with self._lock:
+            return {"games": [self._status(gid, s) for gid, s in self._games.items()]}
+
+    def _cmd_end_game(self, request: Mapping[str, Any]) -> dict:
+        with self._lock:
+            self._game(request)
+            del self._games[request["game"]]
+            return {"game": request["game"], "ended": True}
+
+    def _cmd_hint(self, request: Mapping[str, Any]) -> Callable[[threading.Event], dict]:
+        if "view" in request:
+            for key in ("game", "player"):
+                if key in request:
+                    raise ProtocolError("bad_field", f"hint takes either view, or game and player; got view and {key}", key)
+            # The view shapes of `tacocat hint --view` (short or full), read
+            # by the same function.
+            from cli.notation import view_from_json
+
+            data = dict(request["view"])
+            rules = data.get("rules")
+            if isinstance(rules, str) and rules != "standard":  # never a file path over the protocol
+                raise ProtocolError("bad_field", f"view rules must be a ruleset object or \"standard\", got {_short(rules)}", "view")
+            if rules is None:
+                data["rules"] = self.rules.to_dict()
+            view = view_from_json(data)
+        elif "game" in request:
+            if "player" not in request:
+                raise ProtocolError("missing_field", "hint from a game needs 'player' (0 or 1)", "player")
+            with self._lock:
+                view = self._game(request).view(request["player"])  # a snapshot: the game may go on
+        else:
+            raise ProtocolError("missing_field", "hint needs 'view', or 'game' and 'player'", "view")
+        if view.decision is None:
+            raise ProtocolError(
+                "bad_field", f"player {view.player} has no decision to make (phase {view.phase}, acting {view.acting})", "player"
+            )
+        time_ms, iterations = self._budget(request)
+        seed, method = request.get("seed", 0), request.get("method", "auto")
+        hint_fn = self._hint_fn
+
+        def work(stop: threading.Event) -> dict:
+            result = hint_fn(view, iterations=iterations, time_ms=time_ms, seed=seed, method=method, stop=stop)
+            return result.to_dict() if hasattr(result, "to_dict") else dict(result)
+
+        return work
+
+    def _cmd_solve(self, request: Mapping[str, Any]) -> Callable[[threading.Event], dict]:
+        solve_fn = self._solve_fn
+        if solve_fn is not None:  # a stand-in
+            position = dict(request["position"])
+            return lambda stop: solve_fn(position, stop)
+        from .solve import position_from_dict, result_to_dict, solve
+
+        # Validate now (RULES R1, R10-R11, R16): a bad position never takes a
+        # search slot.  The exact solve is fast (milliseconds for nine-card
+        # hands) and has no stop: it always runs to the end.
+        position, utilities = position_from_dict(request["position"], self.rules)
+
+        def work(stop: threading.Event) -> dict:
+            solver = self._take_solver()
+            try:
+                return result_to_dict(solve(position, utilities, tt=solver))
+            finally:
+                self._give_solver(solver)
+
+        return work
+
+    def _take_solver(self):
+        """A solver (and its 16 MB table) from the session's pool: at most
+        one per concurrent search, however many threads a transport uses."""
+        with self._lock:
+            if self._solvers:
+                return self._solvers.pop()
+        from .solve import Solver
+
+        return Solver(16, keep_tt=False)
+
+    def _give_solver(self, solver) -> None:
+        with self._lock:
+            if len(self._solvers) < self.max_searches:
+                self._solvers.append(solver)
+
+    def _cmd_stop(self, request: Mapping[str, Any]) -> StopResult:
+        return {"stopped": self.stop_searches(request.get("target"))}
+
+    def _cmd_quit(self, request: Mapping[str, Any]) -> dict:
+        self.closed = True
+        return {"bye": True, "stopped": self.stop_searches()}

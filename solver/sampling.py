@@ -1,0 +1,153 @@
+"""Worlds consistent with what a player knows (RULES §5).
+
+A player's information set fixes their own hand and every face-up card; the
+opponent's hand is then some sub-multiset of the *unseen pool* of the right
+size, and the rest of the pool is the draw pile.  Every sampler here reads a
+`View` only — never a `GameState` — so it cannot peek at the true hidden
+hand.
+
+Weights.  The deck's cards are distinct objects that merely share ranks, and
+the shuffle makes every *card subset* of the pool equally likely to be the
+opponent's hand.  A multiset hand with k_r cards of rank r therefore has
+probability  prod_r C(pool_r, k_r) / C(|pool|, n).  `HandSampler.sample`
+draws card subsets uniformly (so multisets come with exactly these weights);
+`HandSampler.enumerate` lists every distinct multiset with its exact weight.
+
+The sampler is swappable: searches take any object with the `WorldSampler`
+shape (`sample(rng)`, `enumerate(budget)`), e.g. one that weights hands by a
+model of the opponent's earlier choices."""
+
+from __future__ import annotations
+
+import random
+from fractions import Fraction
+from math import comb
+from typing import Iterator, Protocol, Sequence
+
+from .cards import Hand, counts, hand
+from .errors import PositionError, TacocatError
+from .game import View
+
+DEFAULT_EXACT_BUDGET = 2000
+"""Enumerate opponent hands exactly when there are at most this many
+distinct ones (`hint(method="auto")`)."""
+
+
+class WorldSampler(Protocol):
+    """What a search needs from a world sampler."""
+
+    def sample(self, rng: random.Random) -> Hand:
+        """One opponent hand."""
+        ...
+
+    def enumerate(self, budget: int | None = None) -> list[tuple[Hand, float]] | None:
+        """Every distinct opponent hand with its probability, or None when
+        there are more than `budget`."""
+        ...
+
+
+def rng_from(seed: int | random.Random) -> random.Random:
+    """A `random.Random` from an int seed (or the generator itself)."""
+    if isinstance(seed, random.Random):
+        return seed
+    if isinstance(seed, bool) or not isinstance(seed, int):
+        raise TacocatError(f"seed must be an integer, got {seed!r}")
+    return random.Random(seed)
+
+
+class HandSampler:
+    """Opponent hands drawn uniformly from a view's unseen pool.
+
+    `pool` is the unseen pool (deck - own hand - face-up cards, RULES §5)
+    and `size` the opponent's hand size, both read from the view."""
+
+    def __init__(self, view: View) -> None:
+        if not isinstance(view, View):
+            raise TacocatError(f"a sampler needs a View (a player's information set), got {type(view).__name__}")
+        self.pool: Hand = view.unseen_pool
+        self.size: int = view.opponent_hand_size
+        if not 0 <= self.size <= len(self.pool):
+            raise PositionError(
+                f"opponent_hand_size {self.size} impossible with {len(self.pool)} unseen cards", "R5"
+            )
+        self.pool_counts = counts(self.pool)
+        self._cards = list(self.pool)
+
+    # ----------------------------------------------------------- sampling
+    def sample(self, rng: random.Random) -> Hand:
+        """A uniformly random card subset of the pool, as a sorted hand."""
+        return hand(rng.sample(self._cards, self.size))
+
+    def deal(self, rng: random.Random) -> tuple[Hand, list[int]]:
+        """An opponent hand and the draw pile in a random order (drawing
+        from the end, as `GameState` does)."""
+        cards = self._cards[:]
+        rng.shuffle(cards)
+        return hand(cards[: self.size]), cards[self.size :]
+
+    def samples(self, n: int, seed: int | random.Random = 0) -> list[Hand]:
+        rng = rng_from(seed)
+        return [self.sample(rng) for _ in range(n)]
+
+    # -------------------------------------------------------- enumeration
+    def count(self) -> int:
+        """How many distinct opponent hands (multisets) there are."""
+        # ways[k] = number of distinct multisets of size k over ranks so far
+        ways = [1] + [0] * self.size
+        for r in range(1, 13):
+            c = self.pool_counts[r]
+            if not c:
+                continue
+            new = [0] * (self.size + 1)
+            for k, w in enumerate(ways):
+                if w:
+                    for t in range(min(c, self.size - k) + 1):
+                        new[k + t] += w
+            ways = new
+        return ways[self.size]
+
+    def probability(self, opp: Sequence[int]) -> Fraction:
+        """Exact probability that the opponent holds the multiset `opp`."""
+        c = counts(opp)
+        if len(opp) != self.size:
+            return Fraction(0)
+        num = 1
+        for r in range(1, 13):
+            num *= comb(self.pool_counts[r], c[r])
+        return Fraction(num, comb(len(self.pool), self.size))
+
+    def iter_hands(self) -> Iterator[tuple[Hand, int]]:
+        """Every distinct opponent hand with its multiplicity (the number of
+        card subsets that form it); multiplicities sum to C(|pool|, n)."""
+        ranks = [r for r in range(1, 13) if self.pool_counts[r]]
+        # the most cards the ranks from index i on can still supply
+        room = [0] * (len(ranks) + 1)
+        for i in range(len(ranks) - 1, -1, -1):
+            room[i] = room[i + 1] + self.pool_counts[ranks[i]]
+
+        def rec(i: int, left: int, cards: tuple, mult: int):
+            if left == 0:
+                yield cards, mult
+                return
+            if i == len(ranks) or room[i] < left:
+                return
+            r = ranks[i]
+            c = self.pool_counts[r]
+            for t in range(min(c, left), -1, -1):
+                yield from rec(i + 1, left - t, cards + (r,) * t, mult * comb(c, t))
+
+        for cards, mult in rec(0, self.size, (), 1):
+            yield hand(cards), mult
+
+    def enumerate(self, budget: int | None = DEFAULT_EXACT_BUDGET) -> list[tuple[Hand, float]] | None:
+        """Every distinct opponent hand with its exact probability, or None
+        when there are more than `budget` of them (None budget: no limit)."""
+        if budget is not None and self.count() > budget:
+            return None
+        total = comb(len(self.pool), self.size)
+        return [(h, m / total) for h, m in self.iter_hands()]
+
+
+def sampler_for(view: View) -> HandSampler:
+    """The default world sampler of a view."""
+    return HandSampler(view)

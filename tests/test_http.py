@@ -1,0 +1,204 @@
+"""`tacocat serve` over a real loopback socket: the installed command runs in
+a subprocess bound to 127.0.0.1 on a free port, driven with httpx."""
+
+from __future__ import annotations
+
+import json
+import random
+import shutil
+import socket
+import subprocess
+import sys
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+import httpx
+import pytest
+
+from solver.game import GameRecord
+from solver.protocol import COMMANDS, ERROR_CODES, PROTOCOL_VERSION
+
+MAX_BODY = 4096
+MAX_TIME_MS = 3000
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def tacocat_argv() -> list[str]:
+    exe = shutil.which("tacocat")
+    return [exe] if exe else [sys.executable, "-m", "cli.main"]
+
+
+@pytest.fixture(scope="module")
+def server():
+    port = free_port()
+    proc = subprocess.Popen(
+        [*tacocat_argv(), "serve", "--port", str(port), "--max-time-ms", str(MAX_TIME_MS), "--max-body", str(MAX_BODY),
+         "--max-searches", "3", "--log-level", "warning"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    )
+    base = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 30
+    while True:
+        try:
+            if httpx.get(f"{base}/v1/hello", timeout=1).status_code == 200:
+                break
+        except httpx.TransportError:
+            pass
+        if proc.poll() is not None or time.monotonic() > deadline:
+            proc.kill()
+            raise RuntimeError(f"tacocat serve did not start: {proc.stderr.read()[-2000:]!r}")
+        time.sleep(0.1)
+    with httpx.Client(base_url=base, timeout=30) as client:
+        yield client
+    proc.terminate()
+    try:
+        proc.wait(10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+
+
+def call(client: httpx.Client, cmd: str, expect: int = 200, **fields) -> dict:
+    r = client.post(f"/v1/{cmd}", json=fields)
+    assert r.status_code == expect, (r.status_code, r.text)
+    body = r.json()
+    assert body["ok"] is (expect == 200)
+    return body["result"] if expect == 200 else body["error"]
+
+
+def test_hello_and_openapi(server):
+    hello = server.get("/v1/hello").json()["result"]
+    assert hello["protocol"] == PROTOCOL_VERSION
+    assert hello["limits"]["max_time_ms"] == MAX_TIME_MS and hello["limits"]["max_body_bytes"] == MAX_BODY
+    spec = server.get("/openapi.json").json()
+    assert spec["openapi"].startswith("3.") and spec["info"]["version"] == PROTOCOL_VERSION
+    for name in COMMANDS:
+        assert f"/v1/{name}" in spec["paths"]
+    legal = spec["paths"]["/v1/legal"]["post"]["requestBody"]["content"]["application/json"]["schema"]
+    assert set(legal["required"]) == {"game", "player"}
+
+
+def test_errors_map_to_status_codes(server):
+    from cli.http_app import HTTP_STATUS
+
+    assert set(HTTP_STATUS) == set(ERROR_CODES)
+    assert call(server, "castle", 404)["code"] == "unknown_command"
+    assert call(server, "legal", 422, game="g-none")["code"] == "missing_field"
+    assert call(server, "legal", 422, game="g-none", player=0)["code"] == "bad_field"
+    r = server.post("/v1", content=b"{not json")
+    assert r.status_code == 400 and r.json()["error"]["code"] == "bad_json"
+    r = server.post("/v1/hello", content=b"[1, 2]")
+    assert r.status_code == 400
+    r = server.post("/v1/new_game", json={"seed": 1, "pad": "x" * (2 * MAX_BODY)})
+    assert r.status_code == 413 and r.json()["error"]["code"] == "bad_json"
+    r = server.post("/v1/hello", json={"cmd": "games"})
+    assert r.status_code == 422 and r.json()["error"]["field"] == "cmd"
+    view = {"player": 0, "hand": [1, 1, 5], "seen": [1], "opponent_hand_size": 3, "attacker": 0, "table": []}
+    assert call(server, "hint", 422, view=view)["code"] == "impossible_position"
+    assert call(server, "set_rules", 422, rules={"deck": [1] * 12})["code"] == "bad_ruleset"
+    assert server.get("/v1/hello").status_code == 200  # still serving
+
+
+def test_whole_game_over_http(server):
+    game = call(server, "new_game", seed=77)["game"]
+    rng = random.Random(77)
+    hinted = 0
+    for _ in range(2000):
+        status = next(g for g in call(server, "games")["games"] if g["game"] == game)
+        if status["over"]:
+            break
+        for player in status["acting"]:
+            legal = call(server, "legal", game=game, player=player)
+            action = rng.choice(legal["actions"])
+            if legal["decision"] == "answer" and hinted < 3:
+                hint = call(server, "hint", game=game, player=player, iterations=8, time_ms=300)
+                assert hint["moves"]
+                hinted += 1
+            if rng.random() < 0.1:  # a wrong seat: refused, nothing changes
+                wrong = server.post("/v1", json={"id": "w", "cmd": "apply", "game": game, "player": 1 - player,
+                                                 "action": action})
+                assert wrong.json()["id"] == "w"
+                assert wrong.status_code in (200, 409)
+                if wrong.status_code == 200:  # simultaneous decisions: the other seat could act too
+                    break
+            # The whole-request form (POST /v1) and the per-command form agree.
+            r = server.post("/v1", json={"id": 9, "cmd": "apply", "game": game, "player": player, "action": action})
+            assert r.status_code == 200 and r.json()["id"] == 9, r.text
+    assert status["over"] and status["winner"] in (0, 1)
+    record = call(server, "record", game=game)["record"]
+    state = call(server, "state", game=game)["state"]
+    assert GameRecord.from_dict(record).replay().to_dict() == state
+    assert call(server, "end_game", game=game)["ended"] is True
+
+
+def test_hint_and_solve(server):
+    view = {"player": 1, "hand": [4, 9], "seen": [], "opponent_hand_size": 1, "attacker": 0, "table": [7]}
+    hint = call(server, "hint", view=view, time_ms=500)
+    assert {m["kind"] for m in hint["moves"]} == {"answer"}
+    assert "best" in hint
+    position = {"hands": [[2, 5, 9], [3, 8, 11]], "attacker": 0, "table": []}
+    solved = call(server, "solve", position=position)
+    assert "value" in solved and solved["moves"]
+    again = server.post("/v1", json={"cmd": "solve", "position": position}).json()["result"]
+    assert again["value"] == solved["value"]
+    bad = call(server, "solve", 422, position={"hands": [[1, 1, 1], [2, 3, 4]], "attacker": 0, "table": []})
+    assert bad["code"] == "impossible_position"
+
+
+def test_concurrent_requests_are_served_during_searches(server):
+    view = {"player": 0, "hand": [2, 4, 6, 9, 11, 12], "seen": [1, 3], "opponent_hand_size": 6, "attacker": 0, "table": []}
+    games = [call(server, "new_game", seed=s)["game"] for s in range(4)]
+
+    def long_hint(i: int) -> tuple[float, dict]:
+        t = time.monotonic()
+        r = server.post("/v1/hint", json={"id": f"h{i}", "view": view, "time_ms": 1500, "method": "pimc"})
+        return time.monotonic() - t, r.json()
+
+    def quick(i: int) -> tuple[float, int]:
+        t = time.monotonic()
+        r = server.post("/v1/legal", json={"game": games[i % 4], "player": i % 2})
+        return time.monotonic() - t, r.status_code
+
+    with ThreadPoolExecutor(max_workers=16) as pool:
+        t0 = time.monotonic()
+        hints = [pool.submit(long_hint, i) for i in range(2)]
+        time.sleep(0.3)
+        quicks = [pool.submit(quick, i) for i in range(40)]
+        quick_results = [f.result() for f in quicks]
+        quick_done = time.monotonic() - t0
+        hint_results = [f.result() for f in hints]
+    assert all(status == 200 for _, status in quick_results)
+    # The quick requests did not wait for the searches.
+    assert quick_done < 1.4, f"quick requests took {quick_done:.2f} s while searches ran"
+    for elapsed, body in hint_results:
+        assert body["ok"], body
+        assert elapsed < MAX_TIME_MS / 1000 + 2
+
+
+def test_stop_over_http_and_the_time_cap(server):
+    view = {"player": 0, "hand": [2, 4, 6, 9, 11, 12], "seen": [1, 3], "opponent_hand_size": 6, "attacker": 0, "table": []}
+    out: dict = {}
+
+    def long_hint() -> None:
+        t = time.monotonic()
+        out["body"] = server.post("/v1/hint", json={"id": "long", "view": view, "time_ms": 60_000, "method": "pimc"}).json()
+        out["elapsed"] = time.monotonic() - t
+
+    t = threading.Thread(target=long_hint)
+    t.start()
+    time.sleep(0.5)
+    stopped = call(server, "stop", target="long")
+    t.join(15)
+    assert stopped["stopped"] == 1
+    assert out["body"]["ok"] and out["body"]["stopped"] is True
+    assert out["elapsed"] < 3
+    # A budget over the cap is cut to the cap (3 s), not 60 s.
+    t0 = time.monotonic()
+    body = server.post("/v1/hint", json={"view": view, "time_ms": 60_000, "method": "pimc"}).json()
+    assert body["ok"] and time.monotonic() - t0 < MAX_TIME_MS / 1000 + 2

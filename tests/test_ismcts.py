@@ -1,0 +1,117 @@
+"""The Cython ISMCTS: its packed move generation and leaf solver against the
+reference (`solver.play`), and the search: seeded, budgets, statistics, and
+agreement with the exact answer where the best move is clear."""
+
+import random
+
+import pytest
+
+from solver import _ismcts
+from solver.errors import PositionError
+from solver.game import View
+from solver.hint import hint
+from solver.ismcts import ismcts_play
+from solver.play import PlayPosition, answers, attacks, play_value
+from solver.rules import STANDARD
+
+DECK = list(STANDARD.deck_cards())
+
+
+def deal(rng, n):
+    deck = DECK[:]
+    rng.shuffle(deck)
+    return sorted(deck[:n]), sorted(deck[n : 2 * n])
+
+
+def test_attacks_match_the_reference():
+    rng = random.Random(1)
+    for _ in range(3000):
+        mine, _ = deal(rng, rng.randint(1, 12))
+        assert _ismcts.attacks(mine) == attacks(mine), mine
+
+
+def test_answers_match_the_reference():
+    rng = random.Random(2)
+    for _ in range(1500):
+        n = rng.randint(2, 8)
+        a, d = deal(rng, n)
+        att = rng.choice(attacks(a))
+        assert _ismcts.answers(att, d) == answers(att, d), (att, d)
+
+
+@pytest.mark.parametrize("attack, defender", [((9,), (2, 5, 10, 12)), ((8, 8), (3, 9, 11, 12)),
+                                              ((8, 8), (3, 4, 11, 12)), ((5, 9), (6, 10, 11))])
+def test_answers_of_the_worked_examples(attack, defender):
+    assert _ismcts.answers(attack, defender) == answers(attack, defender)
+
+
+def test_leaf_solver_matches_the_reference():
+    rng = random.Random(3)
+    for _ in range(300):
+        n = rng.randint(1, 5)
+        h0, h1 = deal(rng, n)
+        attacker = rng.randint(0, 1)
+        table = ()
+        if n > 1 and rng.random() < 0.5:
+            table = rng.choice(attacks((h0, h1)[attacker]))
+            h = list((h0, h1)[attacker])
+            for c in table:
+                h.remove(c)
+            if attacker == 0:
+                h0 = h
+            else:
+                h1 = h
+        pos = PlayPosition((tuple(h0), tuple(h1)), attacker, table)
+        assert _ismcts.outcome(pos.hands[0], pos.hands[1], attacker, table) == play_value(pos), pos
+
+
+def view(hand, seen, opp, attacker=0, table=(), player=0):
+    return View.from_dict({"player": player, "hand": list(hand), "seen": list(seen),
+                           "opponent_hand_size": opp, "attacker": attacker, "table": list(table)})
+
+
+def test_search_is_seeded_and_counts_add_up():
+    v = view([1, 4, 7, 9, 12, 12, 5, 3], [], 8)
+    a = ismcts_play(v, iterations=4000, seed=1)
+    b = ismcts_play(v, iterations=4000, seed=1)
+    c = ismcts_play(v, iterations=4000, seed=2)
+    key = lambda r: [(m.action, m.visits, m.value) for m in r.moves]  # noqa: E731
+    assert key(a) == key(b) and key(a) != key(c)
+    assert a.worlds == 4000 and sum(m.visits for m in a.moves) == 4000
+    assert [m.visits for m in a.moves] == sorted((m.visits for m in a.moves), reverse=True)
+    for m in a.moves:
+        assert m.win + m.draw + m.loss == pytest.approx(1.0)
+        assert -1 <= m.value <= 1
+
+
+def test_root_parallel_threads_sum_their_iterations():
+    v = view([1, 4, 7, 9, 12, 12, 5, 3], [], 8)
+    r = ismcts_play(v, iterations=3001, threads=2, seed=3)
+    assert r.worlds == 3001 and sum(m.visits for m in r.moves) == 3001
+
+
+def test_time_budget():
+    v = view([1, 4, 7, 9, 12, 12, 5, 3], [], 8)
+    r = ismcts_play(v, time_ms=60, seed=1)
+    assert r.worlds > 100 and r.seconds < 2.0
+
+
+@pytest.mark.parametrize("hand, seen, opp, attacker, table, player", [
+    ([1, 12], [], 2, 0, (), 0),                      # attack the 12, keep the 1
+    ([2, 3, 11], [1, 1, 12, 12], 3, 0, (), 0),
+    ([1, 6, 12], [], 2, 1, (10,), 0),                # beat 10 with 12 and keep the 1
+])
+def test_agrees_with_the_exact_answer_on_clear_positions(hand, seen, opp, attacker, table, player):
+    v = view(hand, seen, opp, attacker, table, player)
+    exact = hint(v, method="exact", utilities="round")
+    best = exact.moves[0]
+    if len(exact.moves) > 1 and best.value - exact.moves[1].value < 0.1:
+        pytest.skip("no clear best move")
+    r = ismcts_play(v, iterations=20000, seed=5, exact_cards=0)
+    assert r.moves[0].action == best.action
+
+
+def test_rejects_views_it_cannot_search():
+    v = view([1, 5, 9], [], 3, attacker=1)
+    with pytest.raises(PositionError):
+        ismcts_play(v, iterations=10)

@@ -1,0 +1,377 @@
+"""The engine protocol without a transport (solver/protocol.py), and the
+JSON Lines transport (cli/engine_cmd.serve_lines) driven by scripted
+transcripts in-process.  Searches are stand-ins here (a fake hint that runs
+until stopped); the real searches are exercised in test_engine_cli.py and
+test_http.py."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import random
+import threading
+import time
+
+import pytest
+
+import solver
+from cli.engine_cmd import serve_lines
+from solver.game import GameRecord, GameState
+from solver.protocol import COMMANDS, ERROR_CODES, PROTOCOL_VERSION, EngineSession, SearchJob
+
+
+class FakeHint:
+    """Stands in for solver.hint.hint: answers after `seconds` or as soon
+    as `stop` is set, and remembers what it was asked."""
+
+    def __init__(self, seconds: float = 0.0) -> None:
+        self.seconds = seconds
+        self.calls: list[dict] = []
+        self.started = threading.Event()
+
+    def __call__(self, view, *, iterations=None, time_ms=None, seed=0, method="auto", stop=None):
+        self.calls.append({"view": view, "iterations": iterations, "time_ms": time_ms, "seed": seed, "method": method})
+        self.started.set()
+        t0 = time.perf_counter()
+        if stop is not None:
+            stop.wait(self.seconds)
+        actions = view.legal_actions()
+        return {
+            "method": "fake",
+            "seconds": time.perf_counter() - t0,
+            "moves": [a.to_dict() for a in actions],
+            "best": actions[0].to_dict(),
+            "iterations": iterations,
+        }
+
+
+def ok(response: dict) -> dict:
+    assert response["ok"], response
+    return response["result"]
+
+
+def err(response: dict, code: str) -> dict:
+    assert not response["ok"], response
+    assert response["error"]["code"] == code, response
+    assert response["error"]["code"] in ERROR_CODES
+    assert response["error"]["message"]
+    return response["error"]
+
+
+def test_hello_reports_versions_rules_and_commands():
+    r = EngineSession(max_time_ms=500).handle({"id": "h", "cmd": "hello"})
+    assert r["id"] == "h" and r["cmd"] == "hello"
+    result = ok(r)
+    assert result["protocol"] == PROTOCOL_VERSION == "1.0"
+    assert result["version"] == solver.__version__
+    assert result["rules"]["name"] == "standard" and sum(result["rules"]["deck"]) == 38
+    assert result["commands"] == list(COMMANDS)
+    for name in ("hello", "set_rules", "new_game", "apply", "legal", "view", "state", "record", "hint", "solve", "stop", "quit"):
+        assert name in result["commands"]
+    assert result["limits"]["max_time_ms"] == 500
+
+
+# A scripted conversation: each request with (a part of) the answer it must get.
+TRANSCRIPT = [
+    ({"id": 1, "cmd": "new_game", "seed": 42}, {"ok": True, "result": {"game": "g1", "seed": 42, "phase": "replace", "acting": [0, 1]}}),
+    ({"id": 2, "cmd": "apply", "game": "g1", "player": 0, "action": {"kind": "duel", "cards": [3]}}, {"ok": False, "error": {"code": "illegal_action"}}),
+    ({"id": 3, "cmd": "apply", "game": "g1", "player": 0, "action": {"kind": "replace", "cards": []}}, {"ok": True, "result": {"round": None}}),
+    ({"id": 4, "cmd": "legal", "game": "g1", "player": 0}, {"ok": True, "result": {"decision": None, "actions": []}}),
+    ({"id": 5, "cmd": "apply", "game": "g1", "player": 0, "action": {"kind": "replace", "cards": []}}, {"ok": False, "error": {"code": "illegal_action"}}),
+    ({"id": 6, "cmd": "apply", "game": "g9", "player": 0, "action": {"kind": "replace", "cards": []}}, {"ok": False, "error": {"code": "bad_field", "field": "game"}}),
+    ({"id": 7, "cmd": "legal", "game": "g1"}, {"ok": False, "error": {"code": "missing_field", "field": "player"}}),
+    ({"id": 8, "cmd": "legal", "game": "g1", "player": 2}, {"ok": False, "error": {"code": "bad_field", "field": "player"}}),
+    ({"id": 9, "cmd": "legal", "game": "g1", "player": "1"}, {"ok": False, "error": {"code": "bad_field", "field": "player"}}),
+    ({"id": 10, "cmd": "legal", "game": "g1", "player": True}, {"ok": False, "error": {"code": "bad_field", "field": "player"}}),
+    ({"id": 11, "cmd": "legal", "game": "g1", "player": 1, "colour": "red"}, {"ok": False, "error": {"code": "bad_field", "field": "colour"}}),
+    ({"id": 12, "cmd": "castle"}, {"ok": False, "error": {"code": "unknown_command", "field": "cmd"}}),
+    ({"id": 13}, {"ok": False, "error": {"code": "missing_field", "field": "cmd"}}),
+    ({"id": 14, "cmd": 5}, {"ok": False, "error": {"code": "bad_field", "field": "cmd"}}),
+    ({"id": [1], "cmd": "hello"}, {"ok": False, "error": {"code": "bad_field", "field": "id"}}),
+    ({"id": "s", "cmd": "set_rules", "rules": {"board": [4, 6, 9, 7, 9, 6, 1]}}, {"ok": False, "error": {"code": "bad_ruleset"}}),
+    ({"id": "t", "cmd": "set_rules", "rules": "wild"}, {"ok": False, "error": {"code": "bad_field"}}),
+    ({"id": "u", "cmd": "new_game", "record": {"format": "nope"}}, {"ok": False, "error": {"code": "bad_record"}}),
+    ({"id": "v", "cmd": "new_game", "seed": 1, "record": {}}, {"ok": False, "error": {"code": "bad_field"}}),
+    ({"id": "w", "cmd": "apply", "game": "g1", "player": 1, "action": {"kind": "replace", "cards": [13]}}, {"ok": False, "error": {"code": "bad_field"}}),
+    ({"id": "x", "cmd": "apply", "game": "g1", "player": 1, "action": {"kind": "replace", "cards": [], "why": 1}}, {"ok": False, "error": {"code": "bad_field"}}),
+    ({"id": "y", "cmd": "apply", "game": "g1", "player": 1, "action": ["replace"]}, {"ok": False, "error": {"code": "bad_field", "field": "action"}}),
+    ({"id": None, "cmd": "games"}, {"ok": True, "result": {"games": [{"game": "g1", "actions": 1}]}}),
+]
+
+
+def matches(actual, expected) -> bool:
+    if isinstance(expected, dict):
+        return isinstance(actual, dict) and all(k in actual and matches(actual[k], v) for k, v in expected.items())
+    if isinstance(expected, list) and expected and isinstance(expected[0], dict):
+        return isinstance(actual, list) and len(actual) == len(expected) and all(map(matches, actual, expected))
+    return actual == expected
+
+
+def test_scripted_transcript():
+    session = EngineSession()
+    for request, expected in TRANSCRIPT:
+        response = session.handle(request)
+        assert response["id"] == (request["id"] if isinstance(request.get("id"), (str, int, type(None))) else request["id"])
+        assert matches(response, expected), (request, response)
+        if not response["ok"]:
+            assert set(response) <= {"id", "ok", "cmd", "error"}
+        else:
+            assert set(response) == {"id", "ok", "cmd", "result"}
+
+
+def test_not_an_object_is_bad_json():
+    session = EngineSession()
+    for request in ([1, 2], "hello", 3, None):
+        err(session.handle(request), "bad_json")
+
+
+def test_illegal_action_leaves_the_game_unchanged_and_the_session_serving():
+    session = EngineSession()
+    ok(session.handle({"cmd": "new_game", "seed": 7}))
+    before = ok(session.handle({"cmd": "state", "game": "g1"}))["state"]
+    bad = [
+        {"kind": "duel", "cards": [1]},
+        {"kind": "replace", "cards": [12, 12, 12, 12, 12]},
+        {"kind": "attack", "cards": [5]},
+        {"kind": "answer", "cards": [5]},
+        {"kind": "replace", "cards": "x"},
+    ]
+    for action in bad:
+        r = session.handle({"cmd": "apply", "game": "g1", "player": 0, "action": action})
+        assert not r["ok"] and r["error"]["code"] in ("illegal_action", "bad_field", "bad_record"), r
+    assert ok(session.handle({"cmd": "state", "game": "g1"}))["state"] == before
+    assert ok(session.handle({"cmd": "hello"}))["protocol"] == PROTOCOL_VERSION
+
+
+def play_through(session: EngineSession, game: str, rng: random.Random, limit: int = 5000) -> dict:
+    """Play a game to its end, each bot choosing uniformly from `legal`."""
+    for _ in range(limit):
+        status = ok(session.handle({"cmd": "games"}))["games"]
+        status = next(s for s in status if s["game"] == game)
+        if status["over"]:
+            return status
+        for player in status["acting"]:
+            legal = ok(session.handle({"cmd": "legal", "game": game, "player": player}))
+            assert legal["actions"], legal
+            action = rng.choice(legal["actions"])
+            applied = ok(session.handle({"cmd": "apply", "game": game, "player": player, "action": action}))
+            assert applied["action"]["kind"] == action["kind"]
+    raise AssertionError("game did not end")
+
+
+def test_whole_game_through_the_session_replays_from_its_record():
+    session = EngineSession()
+    gid = ok(session.handle({"cmd": "new_game", "seed": 3}))["game"]
+    status = play_through(session, gid, random.Random(3))
+    assert status["winner"] in (0, 1) and status["phase"] == "over"
+    r = session.handle({"cmd": "apply", "game": gid, "player": 0, "action": {"kind": "replace", "cards": []}})
+    assert "over" in err(r, "illegal_action")["message"]
+    record = ok(session.handle({"cmd": "record", "game": gid}))["record"]
+    state = ok(session.handle({"cmd": "state", "game": gid}))["state"]
+    assert GameRecord.from_dict(record).replay().to_dict() == state
+    # Resume from the record and from the state document: the same game.
+    g2 = ok(session.handle({"cmd": "new_game", "record": record}))
+    g3 = ok(session.handle({"cmd": "new_game", "state": state}))
+    assert g2["winner"] == g3["winner"] == status["winner"]
+    assert ok(session.handle({"cmd": "state", "game": g2["game"]}))["state"] == state
+
+
+def test_views_hide_the_opponents_hand():
+    session = EngineSession()
+    ok(session.handle({"cmd": "new_game", "seed": 11}))
+    state = GameState.new(seed=11)
+    for p in (0, 1):
+        view = ok(session.handle({"cmd": "view", "game": "g1", "player": p}))["view"]
+        assert view["hand"] == list(state.hands[p])
+        assert "hands" not in view and view["opponent_hand_size"] == len(state.hands[1 - p])
+
+
+def test_set_rules_applies_to_new_games_only():
+    session = EngineSession()
+    ok(session.handle({"cmd": "new_game", "seed": 1}))
+    custom = {"name": "small", "board": [4, 6, 8, 7, 8, 6, 4], "tie": "arrow"}
+    assert ok(session.handle({"cmd": "set_rules", "rules": custom}))["rules"]["tie"] == "arrow"
+    ok(session.handle({"cmd": "new_game", "seed": 1}))
+    r1 = ok(session.handle({"cmd": "record", "game": "g1"}))["record"]["rules"]
+    r2 = ok(session.handle({"cmd": "record", "game": "g2"}))["record"]["rules"]
+    assert r1["tie"] == "redeal" and r2["tie"] == "arrow"
+    assert ok(session.handle({"cmd": "hello"}))["rules"]["board"] == custom["board"]
+    ok(session.handle({"cmd": "set_rules", "rules": "standard"}))
+    assert ok(session.handle({"cmd": "hello"}))["rules"]["name"] == "standard"
+
+
+def test_game_limit_forgets_finished_games_then_answers_busy():
+    session = EngineSession(max_games=2)
+    ok(session.handle({"cmd": "new_game", "seed": 1}))
+    play_through(session, "g1", random.Random(0))
+    ok(session.handle({"cmd": "new_game", "seed": 2}))
+    ok(session.handle({"cmd": "new_game", "seed": 3}))  # forgets g1, finished
+    err(session.handle({"cmd": "legal", "game": "g1", "player": 0}), "bad_field")
+    err(session.handle({"cmd": "new_game", "seed": 4}), "busy")
+    ok(session.handle({"cmd": "end_game", "game": "g2"}))
+    assert ok(session.handle({"cmd": "new_game", "seed": 4}))["game"] == "g4"
+
+
+VIEW = {"player": 0, "hand": [2, 5, 9], "seen": [1, 1], "opponent_hand_size": 3, "attacker": 0, "table": []}
+
+
+def test_hint_validates_the_view_before_searching():
+    fake = FakeHint()
+    session = EngineSession(hint_fn=fake)
+    # R1: three 1s seen and one in hand, but the deck holds two.
+    r = session.handle({"id": 1, "cmd": "hint", "view": {**VIEW, "hand": [1, 5, 9], "seen": [1, 1]}})
+    assert "rank 1" in err(r, "impossible_position")["message"]
+    err(session.handle({"cmd": "hint", "view": {**VIEW, "opponent_hand_size": 4}}), "impossible_position")
+    err(session.handle({"cmd": "hint", "view": {k: v for k, v in VIEW.items() if k != "hand"}}), "bad_record")
+    err(session.handle({"cmd": "hint", "view": {**VIEW, "hand": [0, 5, 9]}}), "bad_field")
+    err(session.handle({"cmd": "hint"}), "missing_field")
+    err(session.handle({"cmd": "hint", "game": "g1"}), "missing_field")
+    err(session.handle({"cmd": "hint", "view": VIEW, "game": "g1"}), "bad_field")
+    err(session.handle({"cmd": "hint", "view": VIEW, "time_ms": 0}), "bad_field")
+    err(session.handle({"cmd": "hint", "view": VIEW, "iterations": "many"}), "bad_field")
+    assert fake.calls == [] and session.searching == 0
+
+
+def test_hint_passes_view_and_capped_budget():
+    fake = FakeHint()
+    session = EngineSession(hint_fn=fake, max_time_ms=300)
+    r = session.handle({"id": "a", "cmd": "hint", "view": VIEW, "time_ms": 5000, "seed": 9, "iterations": 50})
+    result = ok(r)
+    assert r["stopped"] is False and result["best"] == {"kind": "attack", "cards": [2]}
+    assert fake.calls[-1]["time_ms"] == 300 and fake.calls[-1]["iterations"] == 50 and fake.calls[-1]["seed"] == 9
+    ok(session.handle({"cmd": "hint", "view": VIEW}))
+    assert fake.calls[-1]["time_ms"] is None  # no budget: the search's default (the cap still stops it)
+    # From a game in progress: the player's own view.
+    ok(session.handle({"cmd": "new_game", "seed": 5}))
+    ok(session.handle({"cmd": "hint", "game": "g1", "player": 1}))
+    assert list(fake.calls[-1]["view"].hand) == list(GameState.new(seed=5).hands[1])
+    assert fake.calls[-1]["view"].player == 1
+    # A player with nothing to decide gets no hint.
+    ok(session.handle({"cmd": "apply", "game": "g1", "player": 1, "action": {"kind": "replace", "cards": []}}))
+    err(session.handle({"cmd": "hint", "game": "g1", "player": 1}), "bad_field")
+
+
+def test_a_failing_search_is_internal_and_the_session_survives():
+    def broken(view, **kw):
+        raise RuntimeError("sampler exploded")
+
+    session = EngineSession(hint_fn=broken)
+    e = err(session.handle({"id": 5, "cmd": "hint", "view": VIEW}), "internal")
+    assert "sampler exploded" in e["message"]
+    assert session.searching == 0
+    ok(session.handle({"cmd": "hello"}))
+
+
+def test_stop_ends_a_search_early_and_busy_refuses_a_second():
+    fake = FakeHint(seconds=30)
+    session = EngineSession(hint_fn=fake, max_searches=1)
+    job = session.prepare({"id": "long", "cmd": "hint", "view": VIEW, "time_ms": 30_000})
+    assert isinstance(job, SearchJob)
+    err(session.handle({"id": "second", "cmd": "hint", "view": VIEW}), "busy")
+    out: list[dict] = []
+    worker = threading.Thread(target=lambda: out.append(job.run()))
+    t0 = time.perf_counter()
+    worker.start()
+    assert fake.started.wait(5)
+    assert ok(session.handle({"cmd": "stop", "target": "other"}))["stopped"] == 0
+    assert ok(session.handle({"cmd": "stop", "target": "long"}))["stopped"] == 1
+    worker.join(5)
+    assert out and out[0]["id"] == "long" and out[0]["stopped"] is True
+    assert ok(out[0])["best"]["kind"] == "attack"
+    assert time.perf_counter() - t0 < 5
+    assert session.searching == 0
+
+
+def test_time_cap_stops_a_search_that_ignores_its_budget():
+    fake = FakeHint(seconds=30)  # waits for stop whatever its budget says
+    session = EngineSession(hint_fn=fake, max_time_ms=100)
+    t0 = time.perf_counter()
+    r = session.handle({"cmd": "hint", "view": VIEW, "iterations": 10**9})
+    assert time.perf_counter() - t0 < 3
+    assert r["ok"] and r["stopped"] is True
+
+
+# ----------------------------------------------------------------- JSON Lines
+
+
+def run_lines(lines: list[bytes | str], session: EngineSession | None = None, **kw) -> list[dict]:
+    data = b"".join((l.encode() if isinstance(l, str) else l) + b"\n" for l in lines)
+    out = io.BytesIO()
+    serve_lines(session or EngineSession(), io.BytesIO(data), out, **kw)
+    return [json.loads(line) for line in out.getvalue().splitlines()]
+
+
+def test_json_lines_transcript():
+    lines = [
+        '{"id": 1, "cmd": "hello"}',
+        "",
+        "not json",
+        '{"id": 2, "cmd": "new_game", "seed": 42}',
+        "[" * 100_000,
+        b"\xff\xfe\x00garbage",
+        '{"id": 3, "cmd": "apply", "game": "g1", "player": 0, "action": {"kind": "replace", "cards": []}}',
+        '{"id": 4, "cmd": "new_game", "note": "' + "x" * 5000 + '"}',
+        '{"id": 5, "cmd": "legal", "game": "g1", "player": 1}',
+        '{"id": 6, "cmd": "quit"}',
+        '{"id": 7, "cmd": "hello"}',  # after quit: not read
+    ]
+    out = run_lines(lines, max_line=4096)
+    assert [r["id"] for r in out] == [1, None, 2, None, None, 3, None, 5, 6]
+    assert [r["ok"] for r in out] == [True, False, True, False, False, True, False, True, True]
+    assert {r["error"]["code"] for r in out if not r["ok"]} == {"bad_json"}
+    assert "longer than 4096" in out[6]["error"]["message"]
+    assert ok(out[7])["decision"] == "replace"
+
+
+def test_json_lines_deep_nesting_is_bad_json():
+    out = run_lines(["[" * 200_000, '{"id": 1, "cmd": "hello"}'])
+    assert out[0]["error"]["code"] == "bad_json" and out[1]["ok"]
+
+
+def test_json_lines_end_of_input_lets_a_search_answer():
+    out = run_lines(['{"id": "h", "cmd": "hint", "view": %s}' % json.dumps(VIEW)], EngineSession(hint_fn=FakeHint(0.2)))
+    assert len(out) == 1 and out[0]["id"] == "h" and out[0]["stopped"] is False
+
+
+def test_json_lines_stop_and_other_commands_during_a_search():
+    """A scripted conversation over a real pipe: the search answers after
+    stop, and hello is answered while it runs."""
+    fake = FakeHint(seconds=60)
+    session = EngineSession(hint_fn=fake)
+    rfd, wfd = os.pipe()
+    reader, writer = os.fdopen(rfd, "rb"), os.fdopen(wfd, "wb", buffering=0)
+    out = io.BytesIO()
+    t = threading.Thread(target=serve_lines, args=(session, reader, out))
+    t.start()
+    t0 = time.perf_counter()
+    writer.write(b'{"id": "long", "cmd": "hint", "view": %s, "time_ms": 60000}\n' % json.dumps(VIEW).encode())
+    assert fake.started.wait(5)
+    writer.write(b'{"id": "again", "cmd": "hint", "view": %s}\n' % json.dumps(VIEW).encode())
+    writer.write(b'{"id": "hi", "cmd": "hello"}\n')
+    time.sleep(0.2)
+    writer.write(b'{"id": "halt", "cmd": "stop"}\n')
+    writer.write(b'{"id": "bye", "cmd": "quit"}\n')
+    t.join(10)
+    writer.close()
+    reader.close()
+    assert not t.is_alive() and time.perf_counter() - t0 < 10
+    out_lines = [json.loads(l) for l in out.getvalue().splitlines()]
+    ids = [r["id"] for r in out_lines]
+    assert sorted(ids, key=str) == sorted(["long", "again", "hi", "halt", "bye"], key=str)
+    by_id = {r["id"]: r for r in out_lines}
+    assert by_id["again"]["error"]["code"] == "busy"
+    assert ids.index("hi") < ids.index("long")  # answered during the search
+    assert by_id["halt"]["result"]["stopped"] == 1
+    assert by_id["long"]["ok"] and by_id["long"]["stopped"] is True
+    assert ids[-1] == "bye"  # quit is answered last
+
+
+def test_every_error_code_is_documented():
+    doc = (os.path.dirname(__file__) + "/../docs/protocol.md")
+    text = open(doc).read()
+    for code in ERROR_CODES:
+        assert f"`{code}`" in text, code
+    for name in COMMANDS:
+        assert f"`{name}`" in text, name
+    assert f'"{PROTOCOL_VERSION}"' in text
