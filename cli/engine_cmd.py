@@ -13,7 +13,6 @@ input it lets running searches finish, answers them and exits."""
 
 from __future__ import annotations
 
-import json
 import logging
 import os
 import sys
@@ -22,7 +21,7 @@ from typing import Any, BinaryIO
 
 import click
 
-from solver.protocol import EngineSession, Response, SearchJob, error_response
+from solver.protocol import EngineSession, Response, SearchJob, decode_request, encode_response, error_response
 from solver.rules import load_ruleset
 
 log = logging.getLogger("tacocat.engine")
@@ -39,12 +38,7 @@ class LineWriter:
         self.broken = False
 
     def write(self, response: Response) -> None:
-        try:
-            text = json.dumps(response, allow_nan=False)
-        except (TypeError, ValueError) as exc:  # a result that is not plain JSON: a bug, reported as such
-            log.error("cannot encode the answer to id %r: %s", response.get("id"), exc)
-            text = json.dumps(error_response(response.get("id"), "internal", f"answer not encodable as JSON: {exc}", response.get("cmd")))
-        data = (text + "\n").encode()
+        data = (encode_response(response) + "\n").encode()
         with self.lock:
             if self.broken:
                 return
@@ -71,16 +65,6 @@ def _read_line(infile: BinaryIO, max_line: int) -> tuple[bytes | None, bool]:
     return raw.rstrip(b"\r\n"), False
 
 
-def parse_request(line: bytes) -> tuple[Any, Response | None]:
-    """The request on a line, or the bad_json response for it."""
-    try:
-        return json.loads(line), None
-    except RecursionError:
-        return None, error_response(None, "bad_json", "request nested too deeply to read")
-    except ValueError as exc:  # JSONDecodeError and UnicodeDecodeError
-        return None, error_response(None, "bad_json", f"not a JSON object: {exc}")
-
-
 def serve_lines(session: EngineSession, infile: BinaryIO, outfile: BinaryIO, max_line: int = DEFAULT_MAX_LINE) -> int:
     """Run the JSON Lines protocol until quit or the end of input; returns
     the number of lines answered.  Transport only: the session answers."""
@@ -101,7 +85,7 @@ def serve_lines(session: EngineSession, infile: BinaryIO, outfile: BinaryIO, max
             continue
         if not line.strip():
             continue  # blank lines are not requests
-        request, bad = parse_request(line)
+        request, bad = decode_request(line)
         if bad is not None:
             writer.write(bad)
             answered += 1

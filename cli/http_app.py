@@ -16,17 +16,27 @@ disconnects is stopped.  Bodies over `max_body` bytes answer 413.  Needs the
 from __future__ import annotations
 
 import asyncio
-import json
 from typing import Any
 
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import JSONResponse
+from starlette.responses import Response as HTTPResponse
 from starlette.routing import Route
 
 from solver import __version__
-from solver.protocol import COMMANDS, ERROR_CODES, PROTOCOL_VERSION, EngineSession, Response, SearchJob, error_response
+from solver.protocol import (
+    COMMANDS,
+    ERROR_CODES,
+    PROTOCOL_VERSION,
+    EngineSession,
+    Response,
+    SearchJob,
+    decode_request,
+    encode_response,
+    error_response,
+)
 
 DEFAULT_MAX_BODY = 1 << 20
 DEFAULT_MAX_TIME_MS = 10_000
@@ -61,9 +71,9 @@ async def _read_body(request: Request, limit: int) -> bytes:
     return bytes(body)
 
 
-def _respond(response: Response) -> JSONResponse:
+def _respond(response: Response) -> HTTPResponse:
     status = 200 if response.get("ok") else HTTP_STATUS.get(response["error"]["code"], 500)
-    return JSONResponse(response, status_code=status)
+    return HTTPResponse(encode_response(response), status_code=status, media_type="application/json")
 
 
 def create_app(
@@ -78,47 +88,47 @@ def create_app(
     if session is None:
         session = EngineSession(max_games=max_games, max_searches=max_searches, max_time_ms=max_time_ms)
     session.transport_limits["max_body_bytes"] = max_body
+    session.quit_ends_session = False  # one client must not end a shared server
 
-    async def run(request: Request, payload: Any) -> JSONResponse:
-        if isinstance(payload, dict) and payload.get("cmd") == "quit":
-            # One client must not end a shared server: quit only says goodbye.
-            return _respond({"id": payload.get("id"), "ok": True, "cmd": "quit", "result": {"bye": True, "stopped": 0}})
+    async def run(request: Request, payload: Any) -> HTTPResponse:
         prepared = await run_in_threadpool(session.prepare, payload)
         if not isinstance(prepared, SearchJob):
             return _respond(prepared)
         task = asyncio.ensure_future(run_in_threadpool(prepared.run))
-        while True:
-            done, _ = await asyncio.wait({task}, timeout=0.2)
-            if done:
-                break
-            if not prepared.stop_event.is_set() and await request.is_disconnected():
-                prepared.stop_event.set()  # nobody is waiting for the answer
+        try:
+            while True:
+                done, _ = await asyncio.wait({task}, timeout=0.2)
+                if done:
+                    break
+                if not prepared.stop_event.is_set() and await request.is_disconnected():
+                    prepared.stop_event.set()  # nobody is waiting for the answer
+        except BaseException:  # cancelled with the connection: free the slot
+            prepared.stop_event.set()
+            raise
         return _respond(task.result())
 
     async def read_payload(request: Request) -> Any:
         try:
             body = await _read_body(request, max_body)
         except BodyTooLarge:
-            return JSONResponse(error_response(None, "bad_json", f"request body larger than {max_body} bytes"), 413)
+            too_large = _respond(error_response(None, "bad_json", f"request body larger than {max_body} bytes"))
+            too_large.status_code = 413
+            return too_large
         if not body.strip():
             return {}
-        try:
-            return json.loads(body)
-        except RecursionError:
-            return _respond(error_response(None, "bad_json", "request nested too deeply to read"))
-        except ValueError as exc:
-            return _respond(error_response(None, "bad_json", f"body is not a JSON object: {exc}"))
+        payload, bad = decode_request(body)
+        return _respond(bad) if bad is not None else payload
 
-    async def any_command(request: Request) -> JSONResponse:
+    async def any_command(request: Request) -> HTTPResponse:
         payload = await read_payload(request)
-        if isinstance(payload, JSONResponse):
+        if isinstance(payload, HTTPResponse):
             return payload
         return await run(request, payload)
 
-    async def one_command(request: Request) -> JSONResponse:
+    async def one_command(request: Request) -> HTTPResponse:
         name = request.path_params["cmd"]
         payload = await read_payload(request)
-        if isinstance(payload, JSONResponse):
+        if isinstance(payload, HTTPResponse):
             return payload
         if not isinstance(payload, dict):
             return _respond(error_response(None, "bad_json", f"the body must be a JSON object, got {type(payload).__name__}", None))
@@ -130,10 +140,10 @@ def create_app(
                                            f"body says cmd {payload['cmd']!r} but the path says {name!r}", name, "cmd"))
         return await run(request, {**payload, "cmd": name})
 
-    async def hello(request: Request) -> JSONResponse:
+    async def hello(request: Request) -> HTTPResponse:
         return _respond(session.handle({"cmd": "hello"}))
 
-    async def openapi_json(request: Request) -> JSONResponse:
+    async def openapi_json(request: Request) -> HTTPResponse:
         return JSONResponse(openapi())
 
     routes = [

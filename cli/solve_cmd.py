@@ -169,7 +169,7 @@ the exit status is 2 if any line failed."""
 @click.option("--json", "json_path", is_flag=False, flag_value="-", default=None, metavar="[FILE|-]",
               help="Read positions as JSON Lines from FILE (or stdin: '-' or no value); write one JSON result per line.")
 @click.option("--value-only", is_flag=True, help="Skip every move's value (faster): the value and the principal variation only.")
-@click.option("--tt-mb", type=click.FloatRange(min=0.001), default=16, show_default=True,
+@click.option("--tt-mb", type=click.FloatRange(min=0.001), default=1, show_default=True,
               help="Transposition table size in MB.")
 def command(hands, attacker, table, utilities, rules_path, json_path, value_only, tt_mb):
     """Solve a play-phase position with every card known, exactly.

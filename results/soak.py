@@ -9,7 +9,14 @@ Two targets:
   read from /proc.
 
 Run:  python results/soak.py [--requests 50000] [--process-requests 5000] [--seed 1]
-tests/test_soak.py runs a small version of the same driver."""
+      python results/soak.py --no-trace --clear-caches-every 5000   # RSS without the memo caches
+tests/test_soak.py runs a small version of the same driver.
+
+Memory: solver.play memoises answers (`_answers`, at most 200,000 entries)
+and outcomes (`_outcome`, at most 1,000,000).  They are bounded but large,
+and they are what makes the RSS of a long session climb; `memo_entries_curve`
+beside `rss_curve_kib` shows it, and the traced heap is read with them
+emptied."""
 
 from __future__ import annotations
 
@@ -57,6 +64,13 @@ def clear_bounded_caches() -> dict[str, int]:
             sizes[f"play.{name}"] = cache.cache_info().currsize
             cache.cache_clear()
     return sizes
+
+
+def memo_entries() -> int:
+    """Entries in solver.play's size-capped memo caches now."""
+    from solver import play
+
+    return sum(getattr(play, n).cache_info().currsize for n in ("_answers", "_outcome") if hasattr(getattr(play, n, None), "cache_info"))
 
 
 class Driver:
@@ -237,16 +251,26 @@ def raw_bad_lines(rng: random.Random) -> Iterator[bytes]:
 
 
 def soak_session(requests: int, seed: int = 1, searches: bool = True, warmup: int | None = None,
-                 session: EngineSession | None = None) -> dict:
+                 session: EngineSession | None = None, trace: bool = True, clear_every: int | None = None) -> dict:
     """Soak an in-process session; memory measured after `warmup` requests
-    (default a fifth) and at the end."""
+    (default a fifth) and at the end, and RSS at every tenth of the run
+    (`rss_curve_kib`).  `trace`: measure the Python heap with tracemalloc
+    (slower).  `clear_every`: empty the memo caches every so many requests,
+    to see the RSS of everything else."""
     session = session or EngineSession(max_games=50, max_time_ms=200)
     driver = Driver(seed, searches)
     warmup = requests // 5 if warmup is None else warmup
-    tracemalloc.start()
+    if trace:
+        tracemalloc.start()
     t0 = time.perf_counter()
-    mem: dict[str, Any] = {}
+    mem: dict[str, Any] = {"rss_curve_kib": [], "memo_entries_curve": []}
+    step = max(1, requests // 10)
     for i in range(requests):
+        if clear_every and i and i % clear_every == 0:
+            clear_bounded_caches()
+        if i % step == 0:
+            mem["rss_curve_kib"].append(rss_kib())
+            mem["memo_entries_curve"].append(memo_entries())
         if i == warmup:
             mem["caches_cleared_after_warmup"] = clear_bounded_caches()
             mem["traced_after_warmup_kib"] = tracemalloc.get_traced_memory()[0] // 1024
@@ -254,11 +278,15 @@ def soak_session(requests: int, seed: int = 1, searches: bool = True, warmup: in
         request, expect = driver.request()
         driver.observe(request, expect, session.handle(request))
     seconds = time.perf_counter() - t0
+    mem["rss_before_clearing_kib"] = rss_kib()
     mem["caches_cleared_at_end"] = clear_bounded_caches()
+    mem["memo_entries_curve"].append(sum(mem["caches_cleared_at_end"].values()))
     mem["traced_end_kib"], peak = (v // 1024 for v in tracemalloc.get_traced_memory())
     mem["traced_peak_kib"] = peak
     mem["rss_end_kib"] = rss_kib()
-    tracemalloc.stop()
+    mem["rss_curve_kib"].append(mem["rss_before_clearing_kib"])
+    if trace:
+        tracemalloc.stop()
     intact = check_games(session)
     return {**driver.report(), "seconds": round(seconds, 2), "per_second": round(requests / seconds),
             "memory": mem, "games_intact": intact, "examples": driver.problems[:5]}
@@ -288,10 +316,13 @@ def soak_process(requests: int, seed: int = 2, searches: bool = True, bad_lines:
     rng = random.Random(seed)
     bad = raw_bad_lines(rng)
     raw_sent = 0
-    rss: dict[str, int] = {}
+    rss: dict[str, Any] = {"rss_curve_kib": []}
+    step = max(1, requests // 10)
     t0 = time.perf_counter()
     try:
         for i in range(requests):
+            if i % step == 0:
+                rss["rss_curve_kib"].append(rss_kib(proc.pid))
             if i == requests // 5:
                 rss["rss_after_warmup_kib"] = rss_kib(proc.pid)
             if rng.random() < bad_lines:
@@ -311,6 +342,7 @@ def soak_process(requests: int, seed: int = 2, searches: bool = True, bad_lines:
                 break
             driver.observe(request, expect, json.loads(line))
         rss["rss_end_kib"] = rss_kib(proc.pid)
+        rss["rss_curve_kib"].append(rss["rss_end_kib"])
         proc.stdin.write(b'{"id": "bye", "cmd": "quit"}\n')
         proc.stdin.flush()
         last = json.loads(proc.stdout.readline())
@@ -331,13 +363,27 @@ def main() -> None:
     ap.add_argument("--process-requests", type=int, default=5_000, help="Requests through `tacocat engine`.")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--no-searches", action="store_true", help="Leave out hint and solve.")
+    ap.add_argument("--no-trace", action="store_true", help="In-process: skip tracemalloc (faster; RSS only).")
+    ap.add_argument("--clear-caches-every", type=int, default=None, metavar="N",
+                    help="In-process: empty solver.play's memo caches every N requests (RSS without them).")
     args = ap.parse_args()
     print(f"# python {sys.version.split()[0]}, {os.cpu_count()} CPUs; command: python results/soak.py "
           + " ".join(sys.argv[1:]))
-    a = soak_session(args.requests, args.seed, not args.no_searches)
+    print(f"# in-process: {args.requests} requests; subprocess: {args.process_requests}", flush=True)
+    a = soak_session(args.requests, args.seed, not args.no_searches, trace=not args.no_trace,
+                     clear_every=args.clear_caches_every)
     print("in-process:", json.dumps(a, indent=1))
     b = soak_process(args.process_requests, args.seed + 1, not args.no_searches)
     print("subprocess:", json.dumps(b, indent=1))
+    for name, r in (("in-process", a), ("subprocess", b)):
+        m = r["memory"]
+        line = (f"{name}: {r['requests']} requests, {sum(r['answers'].values())} answered "
+                f"({r['answers'].get('ok', 0)} ok), {r['problems']} problems, {r['per_second']}/s; "
+                + (f"+ {r['raw_bad_lines']} raw bad lines, " if "raw_bad_lines" in r else "")
+                + f"RSS KiB after warm-up {m['rss_after_warmup_kib']} -> end {m['rss_curve_kib'][-1]}")
+        if "traced_end_kib" in m and "traced_after_warmup_kib" in m:
+            line += f"; traced heap KiB {m['traced_after_warmup_kib']} -> {m['traced_end_kib']} (memo caches emptied)"
+        print("summary", line)
     failed = a["problems"] or b["problems"] or b["exit_status"] != 0
     sys.exit(1 if failed else 0)
 

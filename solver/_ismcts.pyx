@@ -242,6 +242,38 @@ cdef inline bint answer_legal(AnswerCtx* a, uint64_t move) noexcept nogil:
     return answer_sacrifices(a, s)
 
 
+cdef uint64_t greedy_answer(hand_t attack, hand_t defender) noexcept nogil:
+    """Beat every attack card as cheaply as possible (each attack card, from
+    the lowest, takes the lowest free card that beats it); when that fails,
+    answer with the lowest cards, which is then always a legal sacrifice."""
+    cdef hand_t free_ = defender, used = 0
+    cdef int a, r, c, m = 0
+    cdef bint ok = True
+    for a in range(1, 13):
+        c = cnt(attack, a)
+        m += c
+        while c > 0 and ok:
+            r = a
+            while r <= 12 and cnt(free_, r) == 0:
+                r += 1
+            if r > 12:
+                ok = False
+                break
+            free_ -= one(r)
+            used += one(r)
+            c -= 1
+    if ok:
+        return used | BEATS
+    used = 0
+    free_ = defender
+    while m > 0:
+        r = lowest(free_)
+        free_ -= one(r)
+        used += one(r)
+        m -= 1
+    return used
+
+
 # -------------------------------------------------------------- the position
 
 ctypedef struct State:
@@ -355,13 +387,13 @@ ctypedef struct Node:
     double reward        # sum of rewards of `mover`
     double reward_sq     # sum of squared rewards (for a standard error)
     int32_t parent
-    int32_t first_child
-    int32_t next_sibling
+    int32_t cbase        # children: slots cbase .. cbase + n_children - 1 of the child pool
     int32_t visits
     int32_t avail        # times this node's move was legal when its parent was visited
     int32_t outcome[3]   # observer's win / drawn round / loss counts through here
     int16_t n_moves      # observer to move here: how many legal moves (-1: not yet known)
     int16_t n_children
+    int16_t ccap         # slots reserved in the child pool
     int8_t mover         # player who made `move`
 
 
@@ -380,17 +412,22 @@ cdef class Tree:
     cdef double util[3]          # observer's utility of win, drawn round, loss
     cdef double c_uct
     cdef int exact_cards
+    cdef int rollout             # 0: uniform random moves; 1: greedy answers (random 1 in 8)
     cdef uint64_t rng
     cdef uint64_t* buf           # MAX_MOVES * (MAX_DEPTH + 2) scratch moves
     cdef int64_t iterations
     cdef int32_t path[MAX_DEPTH]
+    cdef uint64_t* cpool_moves   # child pool: each node's children's moves, contiguous
+    cdef int32_t* cpool_idx      # ... and their node indices
+    cdef int32_t cpool_size
+    cdef int32_t cpool_cap
     cdef int64_t depth_sum       # sum over iterations of the selected path's length
     cdef SearchCtx ctx           # exact leaf search with its own transposition table
     cdef bint ctx_ready
 
     def __cinit__(self, list my_hand, list pool, int opp_size, int observer, int attacker,
                   list table, tuple utilities, double c_uct=1.0, int exact_cards=4,
-                  uint64_t seed=0, int max_nodes=2_000_000, uint64_t tt_entries=1 << 16):
+                  uint64_t seed=0, int max_nodes=2_000_000, uint64_t tt_entries=1 << 16, int rollout=0):
         cdef int r, i
         cdef hand_t mine = 0, tab = 0
         cdef uint64_t z
@@ -407,6 +444,7 @@ cdef class Tree:
             self.util[i] = utilities[i]
         self.c_uct = c_uct
         self.exact_cards = exact_cards
+        self.rollout = rollout
         # splitmix64 of the seed: never a zero xorshift state
         z = seed + <uint64_t>0x9E3779B97F4A7C15
         z = (z ^ (z >> 30)) * <uint64_t>0xBF58476D1CE4E5B9
@@ -423,10 +461,14 @@ cdef class Tree:
         self.capacity = 1024
         self.nodes = <Node*>malloc(self.capacity * sizeof(Node))
         self.buf = <uint64_t*>malloc(MAX_MOVES * (MAX_DEPTH + 2) * sizeof(uint64_t))
-        if self.nodes == NULL or self.buf == NULL:
+        self.cpool_cap = 4096
+        self.cpool_size = 0
+        self.cpool_moves = <uint64_t*>malloc(self.cpool_cap * sizeof(uint64_t))
+        self.cpool_idx = <int32_t*>malloc(self.cpool_cap * sizeof(int32_t))
+        if self.nodes == NULL or self.buf == NULL or self.cpool_moves == NULL or self.cpool_idx == NULL:
             raise MemoryError()
         self.ctx_ready = False
-        if exact_cards > 0:
+        if exact_cards > 0 and tt_entries > 0:
             if ctx_init(&self.ctx, tt_entries) != 0:
                 raise MemoryError("cannot allocate the leaf transposition table")
             self.ctx_ready = True
@@ -440,6 +482,8 @@ cdef class Tree:
     def __dealloc__(self):
         free(self.nodes)
         free(self.buf)
+        free(self.cpool_moves)
+        free(self.cpool_idx)
         if self.ctx_ready:
             ctx_free(&self.ctx)
 
@@ -449,8 +493,8 @@ cdef class Tree:
         nd.reward = 0
         nd.reward_sq = 0
         nd.parent = parent
-        nd.first_child = -1
-        nd.next_sibling = -1
+        nd.cbase = 0
+        nd.ccap = 0
         nd.visits = 0
         nd.avail = 0
         nd.outcome[0] = 0
@@ -473,11 +517,41 @@ cdef class Tree:
             self.capacity *= 2
         i = self.n_nodes
         self.n_nodes += 1
+        cdef Node* p = &self.nodes[parent]
+        cdef int32_t base, cap, j
+        cdef uint64_t* gm
+        cdef int32_t* gi
+        if p.n_children == p.ccap:
+            # move this node's children to a fresh, twice as large run at the
+            # end of the pool (the old run is abandoned: amortised O(1))
+            cap = 4 if p.ccap == 0 else 2 * p.ccap
+            if cap > 32000:
+                return -1
+            if self.cpool_size + cap > self.cpool_cap:
+                j = 2 * self.cpool_cap
+                while j < self.cpool_size + cap:
+                    j *= 2
+                gm = <uint64_t*>realloc(self.cpool_moves, j * sizeof(uint64_t))
+                if gm == NULL:
+                    return -1
+                self.cpool_moves = gm
+                gi = <int32_t*>realloc(self.cpool_idx, j * sizeof(int32_t))
+                if gi == NULL:
+                    return -1
+                self.cpool_idx = gi
+                self.cpool_cap = j
+            base = self.cpool_size
+            self.cpool_size += cap
+            for j in range(p.n_children):
+                self.cpool_moves[base + j] = self.cpool_moves[p.cbase + j]
+                self.cpool_idx[base + j] = self.cpool_idx[p.cbase + j]
+            p.cbase = base
+            p.ccap = cap
         self._init_node(i, move, parent, mover)
         self.nodes[i].avail = 1
-        self.nodes[i].next_sibling = self.nodes[parent].first_child
-        self.nodes[parent].first_child = i
-        self.nodes[parent].n_children += 1
+        self.cpool_moves[p.cbase + p.n_children] = move
+        self.cpool_idx[p.cbase + p.n_children] = i
+        p.n_children += 1
         return i
 
     cdef void _determinize(self, State* s) noexcept nogil:
@@ -499,7 +573,12 @@ cdef class Tree:
             if s.table == 0 and s.n <= 1:
                 return showdown(s)
             if s.table == 0 and s.n <= self.exact_cards:
-                return search_value(&self.ctx, s.h[0], s.h[1], s.attacker, 0) - 1
+                if self.ctx_ready:
+                    return search_value(&self.ctx, s.h[0], s.h[1], s.attacker, 0) - 1
+                return exact(s, -1, 1, self.buf)
+            if s.table != 0 and self.rollout == 1 and (xorshift(&self.rng) & 7) != 0:
+                apply_move(s, greedy_answer(s.table, s.h[1 - s.attacker]))
+                continue
             k = gen_moves(s, self.buf)
             apply_move(s, self.buf[randint(&self.rng, k)])
 
@@ -510,14 +589,15 @@ cdef class Tree:
         cdef int32_t child
         cdef bint found
         cdef uint64_t mv
+        cdef Node* here = &self.nodes[node]
+        cdef uint64_t* cm = self.cpool_moves + here.cbase
+        cdef int c, nc = here.n_children
         for i in range(k):
             found = False
-            child = self.nodes[node].first_child
-            while child >= 0:
-                if self.nodes[child].move == moves[i]:
+            for c in range(nc):
+                if cm[c] == moves[i]:
                     found = True
                     break
-                child = self.nodes[child].next_sibling
             if not found:
                 moves[idx] = moves[i]
                 idx += 1
@@ -540,6 +620,8 @@ cdef class Tree:
         cdef Node* nd
         cdef Node* here
         cdef bint ok
+        cdef int c
+        cdef uint64_t* cm
         cdef uint64_t* moves = self.buf + MAX_MOVES   # buf[0..MAX_MOVES) is the rollout's
         self._determinize(&s)
         self.path[0] = 0
@@ -562,24 +644,22 @@ cdef class Tree:
                         self.path[depth] = child
                         depth += 1
                     break
-                child = here.first_child
-                while child >= 0:
+                for i in range(here.n_children):
+                    child = self.cpool_idx[here.cbase + i]
                     nd = &self.nodes[child]
                     nd.avail += 1
                     score = self._ucb(nd)
                     if score > best_score:
                         best_score = score
                         best = child
-                    child = nd.next_sibling
             else:
                 k = gen_moves(&s, moves)
                 if s.table != 0 and s.tsize > 1:
                     answer_prepare(&actx, s.table, s.h[1 - s.attacker])
                 legal = 0
-                child = here.first_child
-                while child >= 0:
-                    nd = &self.nodes[child]
-                    mv = nd.move
+                cm = self.cpool_moves + here.cbase
+                for c in range(here.n_children):
+                    mv = cm[c]
                     if s.table == 0:
                         ok = contains(s.h[s.attacker], mv) and size_of(mv) < s.n
                     elif s.tsize == 1:
@@ -592,12 +672,13 @@ cdef class Tree:
                         ok = answer_legal(&actx, mv)
                     if ok:
                         legal += 1
+                        child = self.cpool_idx[here.cbase + c]
+                        nd = &self.nodes[child]
                         nd.avail += 1
                         score = self._ucb(nd)
                         if score > best_score:
                             best_score = score
                             best = child
-                    child = nd.next_sibling
                 if legal < k:
                     child = self._expand(&s, node, moves, k, mover)
                     if child >= 0:
@@ -664,13 +745,12 @@ cdef class Tree:
         sum, win, draw, loss)] for every expanded root move.  Rewards are
         the observer's (root moves are the observer's)."""
         cdef list out = []
-        cdef int32_t child = self.nodes[0].first_child
         cdef Node* nd
-        while child >= 0:
-            nd = &self.nodes[child]
+        cdef int i
+        for i in range(self.nodes[0].n_children):
+            nd = &self.nodes[self.cpool_idx[self.nodes[0].cbase + i]]
             out.append((unpack(nd.move & CARDS), bool(nd.move & BEATS), nd.visits, nd.avail,
                         nd.reward, nd.reward_sq, nd.outcome[0], nd.outcome[1], nd.outcome[2]))
-            child = nd.next_sibling
         return out
 
 

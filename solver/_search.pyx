@@ -15,11 +15,16 @@ defender (R14), so the child is seen from the other side (``2 - v``).
 Two-card nodes are evaluated directly; only attack nodes of 3+ cards use the
 transposition table.
 
-Move ordering ("win cheaply, else lose cheaply", equivalent cards merged
-because moves are multisets): the table's best attack first, then attacks
-with the highest cards first (dumping high cards is what wins a showdown
-with the lower card); answers that beat first, highest cards first, then
-sacrifices.
+Move ordering ("win cheaply, else lose cheaply"; equivalent cards are merged
+because a move is a multiset: two 7s are one choice): the table's best
+attack first, then attacks with the highest cards first (dumping high cards
+is what wins a showdown with the lower card); answers that beat first, those
+with the lowest cards first (beat cheaply), then sacrifices, highest cards
+first.  At a table node, before searching any answer, the table is asked
+whether one of the answers is already known to refute the attack (enhanced
+transposition cutoff, 10-17% fewer nodes).  Measured alternatives, nodes on
+8-card deals: lowest attacks first ~8x, biggest attacks first ~1.1x,
+sacrifices first ~4x, beating with the highest cards first ~2x.
 
 Transposition table
 -------------------
@@ -141,19 +146,41 @@ cdef int _dominating(answer_t* out, int n_out, const int* avail, const int* need
 
 
 cdef int gen_answers(hand_t attack, hand_t defender, answer_t* out) noexcept nogil:
-    """R12–R13: every distinct (cards removed, all beat) answer.
+    """R12–R13: every distinct (cards removed, all beat) answer, each once.
 
-    Characterisation (proved in the docs of `solver.solve`, checked against
-    `solver.play.answers` by tests).  With the attack t1 <= ... <= tk and the
-    defender's hand d1 <= ... <= dn, sorted:
+    Attack t1 <= ... <= tk, defender's hand d1 <= ... <= dn (k <= n).
 
-    * beats=True: every k-card sub-multiset R of the hand with R sorted
-      dominating the attack pairwise (r_i >= t_i).
-    * beats=False: R = {d1..ds} + B for some s >= 1 sacrifices, where
-      d_i < t_(k-s+i) for i <= s (the s lowest cards sacrificed against the s
-      highest attack cards) and B, any (k-s)-card sub-multiset of the rest,
-      dominates t1..t_(k-s).  Every R is emitted once, at its largest s: B
-      may not hold the rank d_(s+1) when s + 1 sacrifices also work.
+    * beats=True: the k-card sub-multisets R of the hand whose sorted cards
+      dominate the attack pairwise (r_i >= t_i).  Any order of answering
+      works, since a beating answer need not be the lowest card.
+    * beats=False: R = {d1..ds} + B, s >= 1 sacrifices, where
+      d_i < t_(k-s+i) for i = 1..s and B is a (k-s)-card sub-multiset of
+      d_(s+1)..d_n dominating t1..t_(k-s) pairwise.
+
+    Why (sacrifice = a non-beating answer, R12):
+    1. Beats first.  Playing every beating answer before the sacrifices keeps
+       the play legal: at each sacrifice the hand left is a subset of the one
+       in the original order and still holds the sacrificed card, so that
+       card is still the lowest.  So the sacrifices S are the s lowest cards
+       of the hand less the beating cards B, taken in ascending order.
+    2. Sacrifices against the highest attack cards, beats against the
+       lowest: swapping a sacrificed attack card a with a beaten one a' > a
+       keeps both answers legal (c < a < a', b >= a' > a).
+    3. S is the s lowest cards of the whole hand: if some b in B is lower
+       than some c in S, answer a_c with b (b < c < a_c, still a sacrifice,
+       and b is the lowest card left) and a_b with c (c > b >= a_b, a beat).
+       Repeating this makes S = {d1..ds}; then B comes from the rest.
+    Conversely every such (S, B) is played by beating first, then
+    sacrificing d1, d2, ... in order.  The condition on s fails for s + 1
+    whenever it fails for s, so s stops at the first failure.
+
+    Distinctness: an R with sacrifices may arise for several s; it is
+    emitted only at its largest s.  R found at s also works at s + 1 exactly
+    when s + 1 sacrifices pass the condition and B holds a card of rank
+    d_(s+1) (the rest of B still dominates, shifted by one), so at such s
+    the search leaves rank d_(s+1) out of B.  Beats=True sets are distinct
+    count vectors by construction.  Tests compare every answer set with
+    `solver.play.answers`.
     """
     cdef int t[16]
     cdef int d[16]
@@ -421,6 +448,24 @@ cdef inline void _sort_desc(uint64_t* keys, int n) noexcept nogil:
         keys[j + 1] = v
 
 
+cdef inline tc_tt_entry* _find(SearchCtx* ctx, hand_t A, hand_t D, int p) noexcept nogil:
+    if p == 0:
+        return _probe(ctx, A | (D << 48), (D >> 16) | ctx.order_bits)
+    return _probe(ctx, D | (A << 48), (A >> 16) | ((<uint64_t>1) << D_ATTACKER) | ctx.order_bits)
+
+
+cdef inline int _upper(SearchCtx* ctx, hand_t A, hand_t D, int p) noexcept nogil:
+    # the table's upper bound on the attack node's value (3: unknown)
+    cdef tc_tt_entry* e = _find(ctx, A, D, p)
+    return <int>((e.data >> D_HI) & 3) if e != NULL else 3
+
+
+cdef inline int _lower(SearchCtx* ctx, hand_t A, hand_t D, int p) noexcept nogil:
+    # the table's lower bound on the attack node's value (-1: unknown)
+    cdef tc_tt_entry* e = _find(ctx, A, D, p)
+    return <int>((e.data >> D_LO) & 3) if e != NULL else -1
+
+
 cdef inline void _order_answers(answer_t* buf, int n) noexcept nogil:
     # Beat cheaply, else lose cheaply: answers that beat first, those whose
     # cards are lowest first (the packed order compares the highest rank
@@ -445,6 +490,17 @@ cdef int _table(SearchCtx* ctx, hand_t A, hand_t D, int p, int h, hand_t attack,
     cdef answer_t ans
     ctx.nodes += 1
     _order_answers(buf, n)
+    if h >= 3 and alpha >= 0:
+        # enhanced transposition cutoff: an answer whose position the table
+        # already bounds at or below alpha refutes the attack at once
+        for j in range(n):
+            ans = buf[j]
+            if ans & BEATS_BIT:
+                c = 2 - _lower(ctx, D - (ans & HAND_MASK), A, 1 - p)
+            else:
+                c = _upper(ctx, A, D - ans, p)
+            if c <= alpha:
+                return c
     for j in range(n):
         ans = buf[j]
         b = beta if beta < m else m
@@ -550,7 +606,6 @@ cdef int search_moves(SearchCtx* ctx, hand_t h0, hand_t h1, int attacker, hand_t
     cdef hand_t D = h1 if attacker == 0 else h0
     cdef int h = hand_size(A), n, i, v
     cdef answer_t ans
-    search_value(ctx, h0, h1, attacker, table)   # fills the table with the best line first
     if table == 0:
         if h <= 1:
             return 0

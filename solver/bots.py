@@ -51,7 +51,7 @@ class HeuristicBot:
 
 BUDGET_KEYS = frozenset({
     "samples", "iterations", "time_ms", "replace_samples", "duel_samples", "candidates",
-    "seed", "threads", "exact_cards", "c_uct", "utilities", "exact_budget",
+    "seed", "threads", "exact_cards", "c_uct", "utilities", "exact_budget", "rollout",
 })
 """Keys a bot budget may hold (`make_bot(name, **budget)`); a bot ignores
 the keys that do not concern it, so one budget can serve every bot."""
@@ -71,7 +71,8 @@ class SearchBot:
     def __init__(self, method: str = "pimc", *, samples: int | None = None, iterations: int | None = None,
                  time_ms: float | None = None, replace_samples: int | None = None, duel_samples: int | None = None,
                  candidates: int | None = None, seed: int = 0, threads: int = 1, exact_cards: int | None = None,
-                 c_uct: float | None = None, utilities="game", exact_budget: int | None = None) -> None:
+                 c_uct: float | None = None, utilities="game", exact_budget: int | None = None,
+                 rollout: str | None = None) -> None:
         from .pimc import PerfectSolver
 
         if method not in ("pimc", "ismcts"):
@@ -96,6 +97,7 @@ class SearchBot:
         self.c_uct = c_uct
         self.utilities = utilities
         self.exact_budget = 300 if exact_budget is None else exact_budget
+        self.rollout = rollout
         self.solver = PerfectSolver()
 
     def _utilities(self, view: View):
@@ -126,7 +128,7 @@ class SearchBot:
             from .ismcts import DEFAULT_C, DEFAULT_EXACT_CARDS, ismcts_play
 
             res = ismcts_play(view, iterations=self.budget, time_ms=self.time_ms, seed=seed, utilities=util,
-                              threads=self.threads,
+                              threads=self.threads, **({"rollout": self.rollout} if self.rollout else {}),
                               c_uct=DEFAULT_C if self.c_uct is None else self.c_uct,
                               exact_cards=DEFAULT_EXACT_CARDS if self.exact_cards is None else self.exact_cards)
             return res.moves[0].action

@@ -28,21 +28,28 @@ DEFAULT_C = 1.0
 DEFAULT_EXACT_CARDS = 4
 """Rollouts switch to the exact solver at this many cards per hand."""
 CHUNK_SECONDS = 0.02
+ROLLOUTS = {"random": 0, "greedy": 1}
+"""Rollout policies: uniform random moves, or answers that beat as cheaply
+as possible else sacrifice the lowest cards (a random answer 1 time in 8);
+attacks are uniform random in both."""
+DEFAULT_ROLLOUT = "random"
 
 
-def _tree(view: View, utilities: Sequence[float], c_uct: float, exact_cards: int, seed: int, max_nodes: int):
+def _tree(view: View, utilities: Sequence[float], c_uct: float, exact_cards: int, seed: int, max_nodes: int,
+          rollout: int = 0):
     from . import _ismcts
 
     return _ismcts.Tree(
         list(view.hand), list(view.unseen_pool), view.opponent_hand_size, view.player, view.attacker,
         list(view.table), tuple(float(u) for u in utilities), float(c_uct), int(exact_cards),
-        seed & 0xFFFFFFFFFFFFFFFF, int(max_nodes),
+        seed & 0xFFFFFFFFFFFFFFFF, int(max_nodes), 1 << 16, int(rollout),
     )
 
 
 def check_ismcts_view(view: View) -> None:
     check_play_view(view)
-    if len(view.hand) + len(view.table) > 12 or view.opponent_hand_size > 12:
+    mine = len(view.hand) + (len(view.table) if view.attacker == view.player else 0)
+    if mine > 12 or view.opponent_hand_size > 12:
         raise PositionError("ISMCTS handles hands of at most 12 cards; use method pimc", "R6")
     pool = view.unseen_pool
     if len(pool) > 64:
@@ -61,6 +68,7 @@ def ismcts_play(
     c_uct: float = DEFAULT_C,
     exact_cards: int = DEFAULT_EXACT_CARDS,
     threads: int = 1,
+    rollout: str = DEFAULT_ROLLOUT,
     max_nodes: int = 4_000_000,
     stop: threading.Event | None = None,
     progress: Callable[[float], None] | None = None,
@@ -75,7 +83,9 @@ def ismcts_play(
     if threads < 1:
         raise TacocatError(f"threads must be at least 1, got {threads}")
     seeds = [random.Random(f"ismcts/{seed}/{i}").getrandbits(64) for i in range(threads)]
-    trees = [_tree(view, utilities, c_uct, exact_cards, s, max_nodes) for s in seeds]
+    if rollout not in ROLLOUTS:
+        raise TacocatError(f"rollout {rollout!r} unknown; expected one of {', '.join(ROLLOUTS)}")
+    trees = [_tree(view, utilities, c_uct, exact_cards, s, max_nodes, ROLLOUTS[rollout]) for s in seeds]
     t0 = time.perf_counter()
     deadline = None if time_ms is None else t0 + time_ms / 1000.0
     share = None if iterations is None else [iterations // threads + (1 if i < iterations % threads else 0) for i in range(threads)]

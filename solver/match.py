@@ -114,17 +114,45 @@ def play_whole_game(bots, deal_seed: str) -> int:
     return 1 if state.winner == 0 else -1
 
 
+def parse_bot(spec: str) -> tuple[str, dict]:
+    """A bot name, optionally with its own budget: "ismcts@exact_cards=3,c_uct=1.5"
+    (the keys of `solver.bots.BUDGET_KEYS`; numbers are read as numbers)."""
+    name, _, rest = spec.partition("@")
+    if name not in BOTS:
+        raise TacocatError(f"unknown bot {name!r}; expected one of {', '.join(sorted(BOTS))}")
+    extra: dict = {}
+    for item in filter(None, rest.split(",")):
+        key, eq, value = item.partition("=")
+        if not eq:
+            raise TacocatError(f"bot spec {spec!r}: expected key=value after '@', got {item!r}")
+        for cast in (int, float):
+            try:
+                extra[key] = cast(value)
+                break
+            except ValueError:
+                continue
+        else:
+            extra[key] = value
+    return name, extra
+
+
+def _make(spec: str, budget: dict, mode: str):
+    name, extra = parse_bot(spec)
+    kw = dict(budget)
+    if mode == "play":
+        kw.setdefault("utilities", "round")
+    kw.update(extra)
+    return make_bot(name, **kw)
+
+
 _BOT_CACHE: dict = {}
 
 
 def _bots(a: str, b: str, budget: dict, mode: str):
     key = (a, b, tuple(sorted(budget.items())), mode)
     if key not in _BOT_CACHE:
-        kw = dict(budget)
-        if mode == "play":
-            kw.setdefault("utilities", "round")
         _BOT_CACHE.clear()
-        _BOT_CACHE[key] = (make_bot(a, **kw), make_bot(b, **kw))
+        _BOT_CACHE[key] = (_make(a, budget, mode), _make(b, budget, mode))
     return _BOT_CACHE[key]
 
 
@@ -151,11 +179,9 @@ def run_match(
     progress: Callable[[int, int], None] | None = None,
 ) -> MatchResult:
     """Duplicate match of bot `a` against bot `b` (see the module docstring).
-    `budget` is passed to both bots (`solver.bots.BUDGET_KEYS`);
+    `budget` is passed to both bots (`solver.bots.BUDGET_KEYS`); a bot named
+    "name@key=value,..." adds its own keys (`parse_bot`);
     `workers` > 1 plays deals in parallel processes."""
-    for name in (a, b):
-        if name not in BOTS:
-            raise TacocatError(f"unknown bot {name!r}; expected one of {', '.join(sorted(BOTS))}")
     if mode not in MODES:
         raise TacocatError(f"mode {mode!r} unknown; expected play or game")
     if isinstance(deals, bool) or not isinstance(deals, int) or deals < 1:
@@ -163,7 +189,7 @@ def run_match(
     if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
         raise TacocatError(f"workers must be a positive integer, got {workers!r}")
     budget = dict(budget or {})
-    make_bot(a, **budget), make_bot(b, **budget)  # validate the budget here, not in a worker
+    _make(a, budget, mode), _make(b, budget, mode)  # validate names and budgets here, not in a worker
     t0 = time.perf_counter()
     jobs = [(a, b, d, seed, mode, budget) for d in range(deals)]
     results: dict[int, tuple[int, int]] = {}

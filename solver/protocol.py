@@ -30,7 +30,9 @@ read that table."""
 from __future__ import annotations
 
 import itertools
+import json
 import logging
+import math
 import secrets
 import threading
 import time
@@ -143,6 +145,8 @@ class HelloResult(TypedDict):
     commands: list[str]
     errors: list[str]
     limits: dict[str, Any]
+    running: dict[str, int]
+    """Games open and searches running now."""
 
 
 class NewGameResult(GameStatus):
@@ -192,9 +196,6 @@ class Command:
     search: bool = False
     """Searches run on a worker thread and can be stopped."""
     example: dict[str, Any] = field(default_factory=dict)
-
-    def field_named(self, name: str) -> Field | None:
-        return next((f for f in self.fields if f.name == name), None)
 
 
 _GAME = Field("game", ("string",), True, "A game id returned by new_game.")
@@ -406,6 +407,34 @@ def error_response(request_id: Any, code: str, message: str, cmd: str | None = N
     return response
 
 
+def _no_constants(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+def decode_request(data: bytes | str) -> tuple[Any, Response | None]:
+    """The request in one line or body, or the `bad_json` response for it
+    (not JSON, NaN/Infinity, nested too deeply, not UTF-8)."""
+    try:
+        return json.loads(data, parse_constant=_no_constants), None
+    except RecursionError:
+        return None, error_response(None, "bad_json", "request nested too deeply to read")
+    except ValueError as exc:  # JSONDecodeError, UnicodeDecodeError, our constants
+        return None, error_response(None, "bad_json", f"not a JSON object: {exc}")
+
+
+def encode_response(response: Response) -> str:
+    """A response as one line of strict JSON.  A result that is not plain
+    JSON (a bug) becomes an `internal` error instead of a broken line."""
+    try:
+        return json.dumps(response, allow_nan=False)
+    except (TypeError, ValueError) as exc:
+        log.error("cannot encode the answer to %r: %s", response.get("cmd"), exc)
+        rid = response.get("id")
+        if not isinstance(rid, (str, int, type(None))):
+            rid = None
+        return json.dumps(error_response(rid, "internal", f"answer not encodable as JSON: {exc}", response.get("cmd")))
+
+
 class EngineSession:
     """The ruleset, the games by id, and the running searches of one
     frontend connection (JSON Lines) or one server (HTTP).
@@ -445,6 +474,9 @@ class EngineSession:
         self._searches: list[SearchJob] = []
         self.closed = False
         """Set by quit; transports stop reading."""
+        self.quit_ends_session = True
+        """False for a shared session (HTTP): quit then only says goodbye,
+        it neither stops searches nor closes the session."""
         self.handled = 0
         """Requests answered so far (errors included)."""
 
@@ -470,7 +502,8 @@ class EngineSession:
             cmd_name = request["cmd"]
             if not isinstance(cmd_name, str):
                 raise ProtocolError("bad_field", f"'cmd' must be a string, got {_short(cmd_name)}", "cmd")
-            if "id" in request and not isinstance(request["id"], (str, int, float, type(None))):
+            rid = request.get("id")
+            if not isinstance(rid, (str, int, float, type(None))) or isinstance(rid, float) and not math.isfinite(rid):
                 raise ProtocolError("bad_field", f"'id' must be a string, number or null, got {_short(request['id'])}", "id")
             command = COMMANDS.get(cmd_name)
             if command is None:
@@ -600,6 +633,7 @@ class EngineSession:
                 "max_time_ms": self.max_time_ms,
                 **self.transport_limits,
             },
+            "running": {"games": len(self._games), "searches": self.searching},
         }
 
     def _cmd_set_rules(self, request: Mapping[str, Any]) -> dict:
@@ -763,5 +797,7 @@ class EngineSession:
         return {"stopped": self.stop_searches(request.get("target"))}
 
     def _cmd_quit(self, request: Mapping[str, Any]) -> dict:
+        if not self.quit_ends_session:
+            return {"bye": True, "stopped": 0}
         self.closed = True
         return {"bye": True, "stopped": self.stop_searches()}

@@ -31,7 +31,7 @@ import math
 import random
 import threading
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
 from . import _search
@@ -171,6 +171,8 @@ def _levels(utilities: Sequence[float]) -> tuple[int, int, int]:
 
 def check_utilities(utilities: Any) -> tuple:
     """Three finite numbers: player 0's worth of (win, drawn round, loss)."""
+    if utilities is DEFAULT_UTILITIES:
+        return utilities
     if isinstance(utilities, (str, bytes)) or not hasattr(utilities, "__iter__"):
         raise NotationError(f"utilities must be three numbers (win, draw, loss), got {utilities!r}")
     values = tuple(utilities)
@@ -199,10 +201,13 @@ class Solver:
 
     `tt_mb` sizes the table (rounded down to a power-of-two number of 16-byte
     entries); `tt_entries` gives the entry count directly instead (at least 4).
+    The default, 1 MB (65,536 entries), holds a nine-card search many times
+    over and stays in cache; a bigger table pays only when `keep_tt` keeps
+    positions across many searches.
     With `keep_tt=True` positions stored by earlier searches are reused;
     with False every search starts from an empty table (cleared in O(1))."""
 
-    def __init__(self, tt_mb: float = 16, *, keep_tt: bool = True, tt_entries: int | None = None) -> None:
+    def __init__(self, tt_mb: float = 1, *, keep_tt: bool = True, tt_entries: int | None = None) -> None:
         if tt_entries is None:
             if not isinstance(tt_mb, (int, float)) or isinstance(tt_mb, bool) or not tt_mb > 0:
                 raise TacocatError(f"tt_mb must be a positive number, got {tt_mb!r}")
@@ -294,7 +299,7 @@ _local = threading.local()
 def _default_solver() -> Solver:
     solver = getattr(_local, "solver", None)
     if solver is None:
-        solver = _local.solver = Solver(16, keep_tt=False)
+        solver = _local.solver = Solver(1, keep_tt=False)
     return solver
 
 

@@ -202,3 +202,16 @@ def test_stop_over_http_and_the_time_cap(server):
     t0 = time.monotonic()
     body = server.post("/v1/hint", json={"view": view, "time_ms": 60_000, "method": "pimc"}).json()
     assert body["ok"] and time.monotonic() - t0 < MAX_TIME_MS / 1000 + 2
+
+
+def test_quit_does_not_end_the_server_and_a_gone_client_frees_its_search(server):
+    assert call(server, "quit")["bye"] is True
+    assert server.get("/v1/hello").status_code == 200
+    view = {"player": 0, "hand": [2, 4, 6, 9, 11, 12], "seen": [1, 3], "opponent_hand_size": 6, "attacker": 0, "table": []}
+    with pytest.raises(httpx.TimeoutException):
+        server.post("/v1/hint", json={"view": view, "time_ms": 60_000, "method": "pimc"}, timeout=0.5)
+    # The server notices the disconnect and stops the search well before its 3 s cap.
+    deadline = time.monotonic() + 1.5
+    while server.get("/v1/hello").json()["result"]["running"]["searches"] and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert server.get("/v1/hello").json()["result"]["running"]["searches"] == 0

@@ -115,3 +115,10 @@ def test_rejects_views_it_cannot_search():
     v = view([1, 5, 9], [], 3, attacker=1)
     with pytest.raises(PositionError):
         ismcts_play(v, iterations=10)
+
+
+def test_defending_against_a_big_attack():
+    # I defend 8 cards against a 5-card sequence; the attacker holds 3 more
+    v = view([3, 5, 5, 6, 7, 9, 10, 11], [], 3, attacker=1, table=(8, 9, 10, 11, 12), player=0)
+    r = ismcts_play(v, iterations=2000, seed=1)
+    assert {m.action for m in r.moves} == set(v.legal_actions())

@@ -120,6 +120,15 @@ def test_scripted_transcript():
             assert set(response) == {"id", "ok", "cmd", "result"}
 
 
+def test_a_result_that_is_not_json_is_an_internal_error():
+    from solver.protocol import decode_request, encode_response
+
+    session = EngineSession(hint_fn=lambda view, **kw: {"moves": [], "value": float("nan")})
+    line = encode_response(session.handle({"id": 3, "cmd": "hint", "view": VIEW}))
+    assert json.loads(line)["error"]["code"] == "internal" and json.loads(line)["id"] == 3
+    assert decode_request(b'{"id": Infinity, "cmd": "hello"}')[1]["error"]["code"] == "bad_json"
+
+
 def test_not_an_object_is_bad_json():
     session = EngineSession()
     for request in ([1, 2], "hello", 3, None):
@@ -313,12 +322,13 @@ def test_json_lines_transcript():
         '{"id": 3, "cmd": "apply", "game": "g1", "player": 0, "action": {"kind": "replace", "cards": []}}',
         '{"id": 4, "cmd": "new_game", "note": "' + "x" * 5000 + '"}',
         '{"id": 5, "cmd": "legal", "game": "g1", "player": 1}',
+        '{"id": NaN, "cmd": "hello"}',
         '{"id": 6, "cmd": "quit"}',
         '{"id": 7, "cmd": "hello"}',  # after quit: not read
     ]
     out = run_lines(lines, max_line=4096)
-    assert [r["id"] for r in out] == [1, None, 2, None, None, 3, None, 5, 6]
-    assert [r["ok"] for r in out] == [True, False, True, False, False, True, False, True, True]
+    assert [r["id"] for r in out] == [1, None, 2, None, None, 3, None, 5, None, 6]
+    assert [r["ok"] for r in out] == [True, False, True, False, False, True, False, True, False, True]
     assert {r["error"]["code"] for r in out if not r["ok"]} == {"bad_json"}
     assert "longer than 4096" in out[6]["error"]["message"]
     assert ok(out[7])["decision"] == "replace"

@@ -1,0 +1,127 @@
+"""Strength table: duplicate matches between the bots.
+
+    python results/strength.py                     # everything (~1 h on 2 busy cores)
+    python results/strength.py --part play         # play phase only
+    python results/strength.py --deals 40 --quick  # smoke run, prints only
+
+Writes `results/strength.md` and `results/strength.json`.
+
+Format (`solver.match.run_match`): every deal is played twice with the same
+shuffle and the seats swapped.  "play" = the play phase alone, 8 v 8, player
+0 attacks, scored by the round (+1 win, 0 drawn round, -1 loss); "game" =
+whole games scored +1 / -1.  Score = bot A's mean score in [-1, 1]; the 95%
+interval is over deals (mean ± 1.96 standard errors of the per-deal
+duplicate scores).
+
+Budgets are per decision.  "10 ms" rows give both search bots the same wall
+time (so they are not exactly reproducible, and under load every search bot
+gets fewer iterations); rows with iteration / sample budgets are
+reproducible from the seed.  In whole games a search bot's replace and duel
+decisions use `replace_samples` / `duel_samples` and also stop at the time
+budget."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from pathlib import Path
+
+from solver.match import run_match
+
+HERE = Path(__file__).resolve().parent
+
+PLAY_PAIRS = [
+    # (A, B, budget given to both, label)
+    ("pimc", "heuristic", {"time_ms": 10}, "10 ms"),
+    ("ismcts", "heuristic", {"time_ms": 10}, "10 ms"),
+    ("pimc", "ismcts", {"time_ms": 10}, "10 ms each"),
+    ("pimc", "heuristic", {"samples": 50}, "50 deals"),
+    ("ismcts", "heuristic", {"iterations": 5000}, "5,000 iterations"),
+    ("pimc@samples=50", "ismcts@iterations=5000", {}, "50 deals v 5,000 iterations"),
+    ("oracle", "pimc", {"time_ms": 10}, "pimc 10 ms"),
+    ("oracle", "ismcts", {"time_ms": 10}, "ismcts 10 ms"),
+    ("oracle", "heuristic", {}, "-"),
+    ("heuristic", "random", {}, "-"),
+]
+
+GAME_PAIRS = [
+    ("pimc", "heuristic", {"time_ms": 20}, "20 ms"),
+    ("ismcts", "heuristic", {"time_ms": 20}, "20 ms"),
+    ("pimc", "ismcts", {"time_ms": 20}, "20 ms each"),
+    ("oracle", "pimc", {"time_ms": 20}, "pimc 20 ms"),
+    ("heuristic", "random", {}, "-"),
+]
+
+
+def run(part: str, pairs, deals: int, seed: int, workers: int) -> list[dict]:
+    rows = []
+    for a, b, budget, label in pairs:
+        t0 = time.time()
+        r = run_match(a, b, deals=deals, seed=seed, mode=part, budget=budget, workers=workers)
+        d = r.to_dict()
+        d["label"] = label
+        d["wall"] = time.time() - t0
+        rows.append(d)
+        print(f"{part}: {a} v {b} [{label}]: {r.score:+.3f} [{r.ci95[0]:+.3f}, {r.ci95[1]:+.3f}] "
+              f"({r.wins}/{r.draws}/{r.losses}, {d['wall']:.0f} s)", file=sys.stderr)
+    return rows
+
+
+def table(rows: list[dict]) -> list[str]:
+    out = [
+        "| A | B | budget | deals | score of A | 95% CI | A wins / draws / losses (games) |",
+        "| --- | --- | --- | --- | --- | --- | --- |",
+    ]
+    for r in rows:
+        out.append(f"| {r['a']} | {r['b']} | {r['label']} | {r['deals']} | {r['score']:+.3f} | "
+                   f"[{r['ci95'][0]:+.3f}, {r['ci95'][1]:+.3f}] | {r['wins']} / {r['draws']} / {r['losses']} |")
+    return out
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--part", choices=("play", "game", "both"), default="both")
+    ap.add_argument("--deals", type=int, default=300, help="deals per pairing in play mode")
+    ap.add_argument("--game-deals", type=int, default=100, help="deals per pairing in game mode")
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--quick", action="store_true", help="print only, write nothing")
+    args = ap.parse_args()
+    load = os.getloadavg()[0]
+    t0 = time.time()
+    result: dict = {"seed": args.seed, "workers": args.workers}
+    if args.part in ("play", "both"):
+        result["play"] = run("play", PLAY_PAIRS, args.deals, args.seed, args.workers)
+    if args.part in ("game", "both"):
+        result["game"] = run("game", GAME_PAIRS, args.game_deals, args.seed, args.workers)
+    minutes = (time.time() - t0) / 60
+    cmd = (f"python results/strength.py --part {args.part} --deals {args.deals} --game-deals {args.game_deals} "
+           f"--seed {args.seed} --workers {args.workers}")
+    lines = [
+        "# Bot strength, duplicate format",
+        "",
+        f"Regenerate: `{cmd}` ({minutes:.0f} min here; load average {load:.1f} at the start on a 2-core "
+        "machine shared with other jobs, so time budgets bought fewer iterations than on an idle core).",
+        "",
+        "Score: A's mean score in [-1, 1] (0 = equal); 95% CI over deals. See the docstring of "
+        "`results/strength.py` for the format and budgets.",
+        "",
+    ]
+    if "play" in result:
+        lines += ["## Play phase alone (8 v 8, player 0 attacks)", ""] + table(result["play"]) + [""]
+    if "game" in result:
+        lines += ["## Whole games", ""] + table(result["game"]) + [""]
+    result["command"] = cmd
+    text = "\n".join(lines)
+    print(text)
+    if not args.quick:
+        suffix = "" if args.part == "both" else f"_{args.part}"
+        (HERE / f"strength{suffix}.md").write_text(text)
+        (HERE / f"strength{suffix}.json").write_text(json.dumps(result, indent=1) + "\n")
+
+
+if __name__ == "__main__":
+    main()
