@@ -121,6 +121,11 @@ def command(hand, seen, opponent, table, attacker, player, phase, cap, board_tex
     for note in notes:
         click.echo(note, err=True)
     if view.decision is None:
+        if view.phase == "play" and not view.table and view.attacker != view.player:
+            raise CliError(
+                f"player {view.attacker} attacks now: player {view.player} has nothing to decide until the attack "
+                f"is on the table (give it with --table, e.g. --table 8)"
+            )
         raise CliError(f"player {view.player} has no decision to make in this position")
     result = run_hint(view, time_ms=time_ms, iterations=iterations, seed=seed, method=method, score=score)
     data = result.to_dict()

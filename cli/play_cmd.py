@@ -55,7 +55,7 @@ class Session:
     save file."""
 
     def __init__(self, state: GameState, seat: int, bot: Any, bot_name: str, seed: int,
-                 save: Path | None, hint_ms: int, bot_budget: dict) -> None:
+                 save: Path | None, hint_ms: int | None, bot_budget: dict) -> None:
         self.state = state
         self.seat = seat
         self.bot = bot
@@ -316,7 +316,7 @@ DEFAULT_OPPONENT = "pimc" if "pimc" in BOTS else "heuristic"
 @click.option("--rules", "rules_path", default=None, help="Ruleset file (.json or .toml); standard by default.")
 @click.option("--save", "save_path", type=click.Path(dir_okay=False), default=None, help="Write the game record to this file after every action.")
 @click.option("--resume", "resume_path", type=click.Path(dir_okay=False), default=None, help="Continue a saved game (and keep saving to it unless --save says otherwise).")
-@click.option("--hint-time", type=click.IntRange(1), default=1000, show_default=True, help="Milliseconds the engine spends on a 'hint' at the prompt.")
+@click.option("--hint-time", type=click.IntRange(1), default=None, help="Milliseconds the engine spends on a 'hint' at the prompt (default: the engine's own budget, under a second).")
 @friendly_errors
 def command(opponent, strength, time_ms, seat, seed, rules_path, save_path, resume_path, hint_time):
     """Play a whole game against the engine, one prompt per decision.

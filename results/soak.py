@@ -381,7 +381,7 @@ def main() -> None:
                 f"({r['answers'].get('ok', 0)} ok), {r['problems']} problems, {r['per_second']}/s; "
                 + (f"+ {r['raw_bad_lines']} raw bad lines, " if "raw_bad_lines" in r else "")
                 + f"RSS KiB after warm-up {m['rss_after_warmup_kib']} -> end {m['rss_curve_kib'][-1]}")
-        if "traced_end_kib" in m and "traced_after_warmup_kib" in m:
+        if m.get("traced_end_kib"):
             line += f"; traced heap KiB {m['traced_after_warmup_kib']} -> {m['traced_end_kib']} (memo caches emptied)"
         print("summary", line)
     failed = a["problems"] or b["problems"] or b["exit_status"] != 0

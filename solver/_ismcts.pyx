@@ -26,6 +26,18 @@ Nodes are information sets of the observer: because all play is face up
 (R15), a node is identified by the sequence of public moves, so the tree is
 a plain move tree whose children exist only in some determinizations.
 
+Cost per iteration.  At the observer's own nodes the legal moves are the
+same in every determinization (own hand and table are known), so they are
+counted once and never regenerated.  At the opponent's nodes the moves
+depend on the sampled hand: the legal moves are generated, and when the node
+has more children than that (children from other determinizations) each
+legal move is looked up in a hash index on (node, move) instead of testing
+every child.  Edges (move + UCB statistics) of a node sit side by side in
+one pool, so selection reads contiguous memory.
+
+Leaves: the exact search of `solver._search` (its transposition table, one
+per tree) once both hands hold at most `exact_cards` cards.
+
 Packed hands (`hand_t`) use the layout of `_search.pxd`: the count of rank r
 in bits 4(r-1)..4(r-1)+3.  A move is its packed cards, with bit 63 set for
 an answer in which every card beats (R13).
@@ -69,11 +81,13 @@ cdef inline int highest(hand_t h) noexcept nogil:
     return ((63 - __builtin_clzll(h)) >> 2) + 1
 
 cdef inline bint contains(hand_t h, hand_t sub) noexcept nogil:
-    cdef int r
-    for r in range(12):
-        if ((sub >> (4 * r)) & 15) > ((h >> (4 * r)) & 15):
-            return False
-    return True
+    """Multiset inclusion, SWAR: the even and the odd ranks' counts are
+    spread to 8-bit lanes; a lane of (a | 0x80) - b loses its top bit
+    exactly when a < b."""
+    cdef uint64_t E = <uint64_t>0x0F0F0F0F0F0F, H = <uint64_t>0x808080808080
+    if ((((h & E) | H) - (sub & E)) & H) != H:
+        return False
+    return (((((h >> 4) & E) | H) - ((sub >> 4) & E)) & H) == H
 
 cdef extern from *:
     int __builtin_ctzll(unsigned long long x) noexcept nogil
@@ -374,6 +388,7 @@ cdef inline double now() noexcept nogil:
 
 cdef enum:
     LOG_TABLE_SIZE = 1 << 16
+    HASH_FROM = 12           # look moves up by hash at opponent nodes with more children
 
 cdef double LOG_TABLE[LOG_TABLE_SIZE]
 cdef int _i
@@ -382,28 +397,38 @@ for _i in range(1, LOG_TABLE_SIZE):
     LOG_TABLE[_i] = log(<double>_i)
 
 
-ctypedef struct Node:
-    uint64_t move        # the public move into this node
-    double reward        # sum of rewards of `mover`
-    double reward_sq     # sum of squared rewards (for a standard error)
-    int32_t parent
-    int32_t cbase        # children: slots cbase .. cbase + n_children - 1 of the child pool
+ctypedef struct Edge:
+    uint64_t move        # the public move
+    double reward        # sum of the mover's rewards through this edge
     int32_t visits
-    int32_t avail        # times this node's move was legal when its parent was visited
+    int32_t avail        # times this move was legal when its parent was visited
+    int32_t child        # the node it leads to
+    int8_t mover         # the player who makes `move`
+
+ctypedef struct Node:
+    double reward_sq     # sum of squared rewards through this node
     int32_t outcome[3]   # observer's win / drawn round / loss counts through here
-    int16_t n_moves      # observer to move here: how many legal moves (-1: not yet known)
+    int32_t cbase        # its edges: slots cbase .. cbase + n_children - 1 of the edge pool
     int16_t n_children
-    int16_t ccap         # slots reserved in the child pool
-    int8_t mover         # player who made `move`
+    int16_t ccap         # slots reserved in the edge pool
+    int16_t n_moves      # observer to move here: how many legal moves (-1: not yet known)
 
 
 cdef class Tree:
-    """One SO-ISMCTS tree for one observer at one play-phase decision."""
+    """One SO-ISMCTS tree for one observer at one play-phase decision.
+
+    Memory layout: nodes hold structure and outcome counts; each node's
+    outgoing edges (move and UCB statistics) sit side by side in one pool, so
+    selection scans a contiguous run instead of chasing child pointers.  A
+    node's run moves to a twice larger one at the pool's end when full."""
 
     cdef Node* nodes
     cdef int32_t n_nodes
     cdef int32_t capacity
     cdef int32_t max_nodes
+    cdef Edge* edges
+    cdef int32_t n_edges
+    cdef int32_t edge_cap
     cdef State root
     cdef int observer
     cdef int pool[MAX_POOL]
@@ -416,12 +441,14 @@ cdef class Tree:
     cdef uint64_t rng
     cdef uint64_t* buf           # MAX_MOVES * (MAX_DEPTH + 2) scratch moves
     cdef int64_t iterations
-    cdef int32_t path[MAX_DEPTH]
-    cdef uint64_t* cpool_moves   # child pool: each node's children's moves, contiguous
-    cdef int32_t* cpool_idx      # ... and their node indices
-    cdef int32_t cpool_size
-    cdef int32_t cpool_cap
     cdef int64_t depth_sum       # sum over iterations of the selected path's length
+    cdef int32_t path_node[MAX_DEPTH]   # parent node of each step
+    cdef int16_t path_edge[MAX_DEPTH]   # edge ordinal of each step
+    cdef uint64_t* hmove         # edge index: open addressing on (node, move) -> edge ordinal
+    cdef int32_t* hnode          # -1 marks an empty slot
+    cdef int32_t* hord
+    cdef int64_t hcap            # power of two, kept at least twice the number of edges
+    cdef int64_t hcount
     cdef SearchCtx ctx           # exact leaf search with its own transposition table
     cdef bint ctx_ready
 
@@ -459,13 +486,16 @@ cdef class Tree:
         self.root.n = len(my_hand) + (len(table) if attacker == observer else 0)
         self.max_nodes = max_nodes
         self.capacity = 1024
+        self.edge_cap = 4096
         self.nodes = <Node*>malloc(self.capacity * sizeof(Node))
+        self.edges = <Edge*>malloc(self.edge_cap * sizeof(Edge))
         self.buf = <uint64_t*>malloc(MAX_MOVES * (MAX_DEPTH + 2) * sizeof(uint64_t))
-        self.cpool_cap = 4096
-        self.cpool_size = 0
-        self.cpool_moves = <uint64_t*>malloc(self.cpool_cap * sizeof(uint64_t))
-        self.cpool_idx = <int32_t*>malloc(self.cpool_cap * sizeof(int32_t))
-        if self.nodes == NULL or self.buf == NULL or self.cpool_moves == NULL or self.cpool_idx == NULL:
+        self.hcap = 0
+        self.hcount = 0
+        self.hmove = NULL
+        self.hnode = NULL
+        self.hord = NULL
+        if self.nodes == NULL or self.buf == NULL or self.edges == NULL or self._hash_grow(1 << 14) != 0:
             raise MemoryError()
         self.ctx_ready = False
         if exact_cards > 0 and tt_entries > 0:
@@ -475,84 +505,136 @@ cdef class Tree:
             ctx_set_levels(&self.ctx, 2, 1, 0)
             ctx_new_search(&self.ctx, False)
         self.n_nodes = 1
-        self._init_node(0, 0, -1, 1 - (attacker if not table else 1 - attacker))
+        self.n_edges = 0
+        self._init_node(0)
         self.iterations = 0
         self.depth_sum = 0
 
     def __dealloc__(self):
         free(self.nodes)
+        free(self.edges)
+        free(self.hmove)
+        free(self.hnode)
+        free(self.hord)
         free(self.buf)
-        free(self.cpool_moves)
-        free(self.cpool_idx)
         if self.ctx_ready:
             ctx_free(&self.ctx)
 
-    cdef inline void _init_node(self, int32_t i, uint64_t move, int32_t parent, int mover) noexcept nogil:
+    cdef inline uint64_t _hash(self, int32_t node, uint64_t move) noexcept nogil:
+        cdef uint64_t x = move ^ ((<uint64_t>node) * <uint64_t>0x9E3779B97F4A7C15)
+        x ^= x >> 29
+        x *= <uint64_t>0xBF58476D1CE4E5B9
+        x ^= x >> 32
+        return x
+
+    cdef int _hash_grow(self, int64_t cap) noexcept nogil:
+        """Re-index every edge into a table of `cap` slots; -1 if out of memory."""
+        cdef uint64_t* hm = <uint64_t*>malloc(cap * sizeof(uint64_t))
+        cdef int32_t* hn = <int32_t*>malloc(cap * sizeof(int32_t))
+        cdef int32_t* ho = <int32_t*>malloc(cap * sizeof(int32_t))
+        cdef int64_t i, j, mask = cap - 1
+        cdef int32_t node
+        cdef int c
+        if hm == NULL or hn == NULL or ho == NULL:
+            free(hm)
+            free(hn)
+            free(ho)
+            return -1
+        for i in range(cap):
+            hn[i] = -1
+        for node in range(self.n_nodes):
+            for c in range(self.nodes[node].n_children):
+                j = <int64_t>(self._hash(node, self.edges[self.nodes[node].cbase + c].move) & <uint64_t>mask)
+                while hn[j] >= 0:
+                    j = (j + 1) & mask
+                hm[j] = self.edges[self.nodes[node].cbase + c].move
+                hn[j] = node
+                ho[j] = c
+        free(self.hmove)
+        free(self.hnode)
+        free(self.hord)
+        self.hmove, self.hnode, self.hord, self.hcap = hm, hn, ho, cap
+        return 0
+
+    cdef inline int _lookup(self, int32_t node, uint64_t move) noexcept nogil:
+        """The ordinal of `node`'s edge for `move`, or -1."""
+        cdef int64_t mask = self.hcap - 1
+        cdef int64_t j = <int64_t>(self._hash(node, move) & <uint64_t>mask)
+        while self.hnode[j] >= 0:
+            if self.hnode[j] == node and self.hmove[j] == move:
+                return self.hord[j]
+            j = (j + 1) & mask
+        return -1
+
+    cdef inline void _init_node(self, int32_t i) noexcept nogil:
         cdef Node* nd = &self.nodes[i]
-        nd.move = move
-        nd.reward = 0
         nd.reward_sq = 0
-        nd.parent = parent
-        nd.cbase = 0
-        nd.ccap = 0
-        nd.visits = 0
-        nd.avail = 0
         nd.outcome[0] = 0
         nd.outcome[1] = 0
         nd.outcome[2] = 0
-        nd.n_moves = -1
+        nd.cbase = 0
         nd.n_children = 0
-        nd.mover = mover
+        nd.ccap = 0
+        nd.n_moves = -1
 
-    cdef int32_t _add_child(self, int32_t parent, uint64_t move, int mover) noexcept nogil:
+    cdef int _add_child(self, int32_t parent, uint64_t move, int mover) noexcept nogil:
+        """Append an edge and its node; returns the edge ordinal (-1 when full)."""
         cdef Node* grown
-        cdef int32_t i
+        cdef Edge* more
+        cdef Node* p
+        cdef Edge* e
+        cdef int32_t i, base, cap, j
         if self.n_nodes >= self.max_nodes:
             return -1
+        if 2 * (self.hcount + 1) > self.hcap:
+            if self._hash_grow(2 * self.hcap) != 0:
+                return -1
         if self.n_nodes >= self.capacity:
             grown = <Node*>realloc(self.nodes, 2 * self.capacity * sizeof(Node))
             if grown == NULL:
                 return -1
             self.nodes = grown
             self.capacity *= 2
-        i = self.n_nodes
-        self.n_nodes += 1
-        cdef Node* p = &self.nodes[parent]
-        cdef int32_t base, cap, j
-        cdef uint64_t* gm
-        cdef int32_t* gi
+        p = &self.nodes[parent]
         if p.n_children == p.ccap:
-            # move this node's children to a fresh, twice as large run at the
-            # end of the pool (the old run is abandoned: amortised O(1))
             cap = 4 if p.ccap == 0 else 2 * p.ccap
-            if cap > 32000:
+            if cap > 16000:
                 return -1
-            if self.cpool_size + cap > self.cpool_cap:
-                j = 2 * self.cpool_cap
-                while j < self.cpool_size + cap:
+            if self.n_edges + cap > self.edge_cap:
+                j = 2 * self.edge_cap
+                while j < self.n_edges + cap:
                     j *= 2
-                gm = <uint64_t*>realloc(self.cpool_moves, j * sizeof(uint64_t))
-                if gm == NULL:
+                more = <Edge*>realloc(self.edges, j * sizeof(Edge))
+                if more == NULL:
                     return -1
-                self.cpool_moves = gm
-                gi = <int32_t*>realloc(self.cpool_idx, j * sizeof(int32_t))
-                if gi == NULL:
-                    return -1
-                self.cpool_idx = gi
-                self.cpool_cap = j
-            base = self.cpool_size
-            self.cpool_size += cap
+                self.edges = more
+                self.edge_cap = j
+            base = self.n_edges
+            self.n_edges += cap
             for j in range(p.n_children):
-                self.cpool_moves[base + j] = self.cpool_moves[p.cbase + j]
-                self.cpool_idx[base + j] = self.cpool_idx[p.cbase + j]
+                self.edges[base + j] = self.edges[p.cbase + j]
             p.cbase = base
             p.ccap = cap
-        self._init_node(i, move, parent, mover)
-        self.nodes[i].avail = 1
-        self.cpool_moves[p.cbase + p.n_children] = move
-        self.cpool_idx[p.cbase + p.n_children] = i
+        i = self.n_nodes
+        self.n_nodes += 1
+        self._init_node(i)
+        e = &self.edges[p.cbase + p.n_children]
+        e.move = move
+        e.reward = 0
+        e.visits = 0
+        e.avail = 1
+        e.child = i
+        e.mover = mover
         p.n_children += 1
-        return i
+        # index the edge (the table was rebuilt above if it would pass half load)
+        j = <int32_t>(self._hash(parent, move) & <uint64_t>(self.hcap - 1))
+        while self.hnode[j] >= 0:
+            j = (j + 1) & <int32_t>(self.hcap - 1)
+        self.hmove[j] = move
+        self.hnode[j] = parent
+        self.hord[j] = p.n_children - 1
+        self.hcount += 1
+        return p.n_children - 1
 
     cdef void _determinize(self, State* s) noexcept nogil:
         cdef int i, j, t
@@ -582,53 +664,52 @@ cdef class Tree:
             k = gen_moves(s, self.buf)
             apply_move(s, self.buf[randint(&self.rng, k)])
 
-    cdef int32_t _expand(self, State* s, int32_t node, uint64_t* moves, int k, int mover) noexcept nogil:
-        """Add a child for one untried legal move (uniform among them) and
-        apply it to `s`; returns the child (-1 when the tree is full)."""
-        cdef int i, idx = 0
-        cdef int32_t child
+    cdef int _expand(self, State* s, int32_t node, uint64_t* moves, int k, int mover) noexcept nogil:
+        """Add an edge for one untried legal move (uniform among them) and
+        apply it to `s`; returns the edge ordinal (-1 when the tree is full)."""
+        cdef int i, c, idx = 0, nc = self.nodes[node].n_children
+        cdef Edge* ed = self.edges + self.nodes[node].cbase
         cdef bint found
         cdef uint64_t mv
-        cdef Node* here = &self.nodes[node]
-        cdef uint64_t* cm = self.cpool_moves + here.cbase
-        cdef int c, nc = here.n_children
         for i in range(k):
             found = False
-            for c in range(nc):
-                if cm[c] == moves[i]:
-                    found = True
-                    break
+            if nc > HASH_FROM:
+                found = self._lookup(node, moves[i]) >= 0
+            else:
+                for c in range(nc):
+                    if ed[c].move == moves[i]:
+                        found = True
+                        break
             if not found:
                 moves[idx] = moves[i]
                 idx += 1
         mv = moves[randint(&self.rng, idx)]
-        child = self._add_child(node, mv, mover)
+        c = self._add_child(node, mv, mover)
         apply_move(s, mv)
-        return child
+        return c
 
-    cdef inline double _ucb(self, Node* nd) noexcept nogil:
-        cdef double lg = LOG_TABLE[nd.avail] if nd.avail < LOG_TABLE_SIZE else log(<double>nd.avail)
-        return nd.reward / nd.visits + self.c_uct * sqrt(lg / nd.visits)
+    cdef inline double _ucb(self, Edge* e) noexcept nogil:
+        cdef double lg = LOG_TABLE[e.avail] if e.avail < LOG_TABLE_SIZE else log(<double>e.avail)
+        return e.reward / e.visits + self.c_uct * sqrt(lg / e.visits)
 
     cdef void _iterate(self) noexcept nogil:
         cdef State s
-        cdef int32_t node = 0, child, best, depth = 0
-        cdef int k, i, legal, mover, outcome, idx
+        cdef int32_t node = 0
+        cdef int k, i, c, legal, mover, outcome, idx, best, depth = 0, nc
         cdef double score, best_score, u
         cdef uint64_t mv
         cdef AnswerCtx actx
-        cdef Node* nd
         cdef Node* here
+        cdef Edge* ed
+        cdef Edge* e
         cdef bint ok
-        cdef int c
-        cdef uint64_t* cm
         cdef uint64_t* moves = self.buf + MAX_MOVES   # buf[0..MAX_MOVES) is the rollout's
         self._determinize(&s)
-        self.path[0] = 0
-        depth = 1
         while not (s.table == 0 and s.n <= 1):
             mover = s.attacker if s.table == 0 else 1 - s.attacker
             here = &self.nodes[node]
+            nc = here.n_children
+            ed = self.edges + here.cbase
             best = -1
             best_score = -1e300
             if mover == self.observer:
@@ -637,29 +718,51 @@ cdef class Tree:
                 # change: count them once, then only expand or select.
                 if here.n_moves < 0:
                     here.n_moves = gen_moves(&s, moves)
-                if here.n_children < here.n_moves:
+                if nc < here.n_moves:
                     k = gen_moves(&s, moves)
-                    child = self._expand(&s, node, moves, k, mover)
-                    if child >= 0:
-                        self.path[depth] = child
+                    c = self._expand(&s, node, moves, k, mover)
+                    if c >= 0:
+                        self.path_node[depth] = node
+                        self.path_edge[depth] = c
                         depth += 1
                     break
-                for i in range(here.n_children):
-                    child = self.cpool_idx[here.cbase + i]
-                    nd = &self.nodes[child]
-                    nd.avail += 1
-                    score = self._ucb(nd)
+                for c in range(nc):
+                    e = &ed[c]
+                    e.avail += 1
+                    score = self._ucb(e)
                     if score > best_score:
                         best_score = score
-                        best = child
+                        best = c
+            elif nc > HASH_FROM and nc > k:
+                # many children from other determinizations: look up the
+                # legal moves instead of testing every child
+                k = gen_moves(&s, moves)
+                legal = 0
+                for i in range(k):
+                    c = self._lookup(node, moves[i])
+                    if c >= 0:
+                        legal += 1
+                        e = &ed[c]
+                        e.avail += 1
+                        score = self._ucb(e)
+                        if score > best_score:
+                            best_score = score
+                            best = c
+                if legal < k:
+                    c = self._expand(&s, node, moves, k, mover)
+                    if c >= 0:
+                        self.path_node[depth] = node
+                        self.path_edge[depth] = c
+                        depth += 1
+                    break
             else:
                 k = gen_moves(&s, moves)
                 if s.table != 0 and s.tsize > 1:
                     answer_prepare(&actx, s.table, s.h[1 - s.attacker])
                 legal = 0
-                cm = self.cpool_moves + here.cbase
-                for c in range(here.n_children):
-                    mv = cm[c]
+                for c in range(nc):
+                    e = &ed[c]
+                    mv = e.move
                     if s.table == 0:
                         ok = contains(s.h[s.attacker], mv) and size_of(mv) < s.n
                     elif s.tsize == 1:
@@ -672,42 +775,43 @@ cdef class Tree:
                         ok = answer_legal(&actx, mv)
                     if ok:
                         legal += 1
-                        child = self.cpool_idx[here.cbase + c]
-                        nd = &self.nodes[child]
-                        nd.avail += 1
-                        score = self._ucb(nd)
+                        e.avail += 1
+                        score = self._ucb(e)
                         if score > best_score:
                             best_score = score
-                            best = child
+                            best = c
                 if legal < k:
-                    child = self._expand(&s, node, moves, k, mover)
-                    if child >= 0:
-                        self.path[depth] = child
+                    c = self._expand(&s, node, moves, k, mover)
+                    if c >= 0:
+                        self.path_node[depth] = node
+                        self.path_edge[depth] = c
                         depth += 1
                     break
-            apply_move(&s, self.nodes[best].move)
-            node = best
-            self.path[depth] = node
+            e = &ed[best]
+            apply_move(&s, e.move)
+            self.path_node[depth] = node
+            self.path_edge[depth] = best
             depth += 1
+            node = e.child
         outcome = self._evaluate(&s)
         # observer's outcome index: 0 win, 1 drawn round, 2 loss
         if self.observer == 1:
             outcome = -outcome
         idx = 1 - outcome
         u = self.util[idx]
-        for i in range(1, depth):
-            nd = &self.nodes[self.path[i]]
-            nd.visits += 1
-            if nd.mover == self.observer:
-                nd.reward += u
+        for i in range(depth):
+            e = &self.edges[self.nodes[self.path_node[i]].cbase + self.path_edge[i]]
+            e.visits += 1
+            if e.mover == self.observer:
+                e.reward += u
             else:
-                nd.reward -= u
-            nd.reward_sq += u * u
-            nd.outcome[idx] += 1
-        self.nodes[0].visits += 1
+                e.reward -= u
+            here = &self.nodes[e.child]
+            here.reward_sq += u * u
+            here.outcome[idx] += 1
         self.nodes[0].outcome[idx] += 1
         self.iterations += 1
-        self.depth_sum += depth - 1
+        self.depth_sum += depth
 
     def run(self, int64_t iterations=-1, double seconds=-1.0):
         """Run until `iterations` more iterations are done or `seconds` have
@@ -733,7 +837,7 @@ cdef class Tree:
 
     @property
     def mean_depth(self):
-        """Mean number of tree nodes below the root on an iteration's path."""
+        """Mean number of tree edges on an iteration's path."""
         return self.depth_sum / self.iterations if self.iterations else 0.0
 
     @property
@@ -745,12 +849,14 @@ cdef class Tree:
         sum, win, draw, loss)] for every expanded root move.  Rewards are
         the observer's (root moves are the observer's)."""
         cdef list out = []
+        cdef Edge* e
         cdef Node* nd
         cdef int i
         for i in range(self.nodes[0].n_children):
-            nd = &self.nodes[self.cpool_idx[self.nodes[0].cbase + i]]
-            out.append((unpack(nd.move & CARDS), bool(nd.move & BEATS), nd.visits, nd.avail,
-                        nd.reward, nd.reward_sq, nd.outcome[0], nd.outcome[1], nd.outcome[2]))
+            e = &self.edges[self.nodes[0].cbase + i]
+            nd = &self.nodes[e.child]
+            out.append((unpack(e.move & CARDS), bool(e.move & BEATS), e.visits, e.avail,
+                        e.reward, nd.reward_sq, nd.outcome[0], nd.outcome[1], nd.outcome[2]))
         return out
 
 
@@ -789,6 +895,11 @@ def answers(attack, defender):
                       key=lambda a: (list(a[0]), a[1]))
     finally:
         free(out)
+
+
+def includes(cards, sub):
+    """Multiset inclusion on packed hands (for tests)."""
+    return bool(contains(pack(cards), pack(sub)))
 
 
 def outcome(hand0, hand1, int attacker, table=()):

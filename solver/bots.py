@@ -88,9 +88,9 @@ class SearchBot:
             if self.budget is None and time_ms is None:
                 self.budget = 20_000
         self.time_ms = time_ms
-        self.replace_samples = replace_samples if replace_samples is not None else 160
+        self.replace_samples = replace_samples if replace_samples is not None else 240
         self.duel_samples = duel_samples if duel_samples is not None else 24
-        self.candidates = candidates if candidates is not None else 16
+        self.candidates = candidates if candidates is not None else 24
         self.seed = int(seed)
         self.threads = threads
         self.exact_cards = exact_cards

@@ -36,7 +36,7 @@ from typing import Callable, Sequence
 import numpy as np
 
 from .actions import Action
-from .cards import Hand, counts, hand, remove
+from .cards import Hand, hand, remove
 from .errors import PositionError, TacocatError
 from .game import DUEL, REPLACE, View
 from .pimc import MoveEval, PerfectSolver, PlayResult, rank_moves
@@ -44,7 +44,8 @@ from .sampling import DEFAULT_EXACT_BUDGET, HandSampler, WorldSampler, rng_from
 
 DEFAULT_DUEL_SAMPLES = 60
 DEFAULT_REPLACE_EVALS = 600
-DEFAULT_CANDIDATES = 32
+DEFAULT_CANDIDATES = None
+"""All legal discard sets (a bot passes a smaller number)."""
 
 
 # ------------------------------------------------------------ matrix games
@@ -316,20 +317,23 @@ def replace_eval(
     time_ms: float | None = None,
     seed: int | random.Random = 0,
     utilities: Sequence[float] = (1.0, 0.0, -1.0),
-    candidates: int = DEFAULT_CANDIDATES,
+    candidates: int | None = DEFAULT_CANDIDATES,
     solver: PerfectSolver | None = None,
     sampler: HandSampler | None = None,
     stop: threading.Event | None = None,
     progress: Callable[[float], None] | None = None,
 ) -> PlayResult:
-    """R7/R8: candidate discard sets ranked by sequential halving over
-    common worlds; `samples` is the total number of (candidate, world)
-    evaluations (default `DEFAULT_REPLACE_EVALS`)."""
+    """R7/R8: candidate discard sets (the best `candidates` by the static
+    score, all by default) ranked by sequential halving over common worlds;
+    `samples` is the total number of (candidate, world) evaluations
+    (default: the larger of `DEFAULT_REPLACE_EVALS` and 8 per candidate)."""
     _check(view, REPLACE)
     t0 = time.perf_counter()
     deadline = None if time_ms is None else t0 + time_ms / 1000.0
+    n_options = len(view.legal_actions())
+    n_cand = n_options if candidates is None else min(max(1, candidates), n_options)
     if samples is None:
-        samples = DEFAULT_REPLACE_EVALS if time_ms is None else 10**9
+        samples = max(DEFAULT_REPLACE_EVALS, 8 * n_cand) if time_ms is None else 10**9
     if samples < 1:
         raise TacocatError(f"samples must be at least 1, got {samples}")
     rng = rng_from(seed)
@@ -337,7 +341,7 @@ def replace_eval(
     sampler = sampler or HandSampler(view)
     pool = view.unseen_pool
     options = [a.cards for a in view.legal_actions()]
-    ranked = static_rank(view.hand, options, pool)[: max(1, candidates)]
+    ranked = static_rank(view.hand, options, pool)[:n_cand]
     if () in options and () not in ranked:
         ranked.append(())
     # does the opponent still replace, and with what cap?

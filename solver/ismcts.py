@@ -85,7 +85,14 @@ def ismcts_play(
     seeds = [random.Random(f"ismcts/{seed}/{i}").getrandbits(64) for i in range(threads)]
     if rollout not in ROLLOUTS:
         raise TacocatError(f"rollout {rollout!r} unknown; expected one of {', '.join(ROLLOUTS)}")
-    trees = [_tree(view, utilities, c_uct, exact_cards, s, max_nodes, ROLLOUTS[rollout]) for s in seeds]
+    # Search on utilities rescaled to win = 1, loss = -1 (an affine map keeps
+    # the best moves and keeps the UCB constant meaningful); report in the
+    # caller's units.
+    uw, ud, ul = (float(u) for u in utilities)
+    scale = (uw - ul) / 2 if uw != ul else 1.0
+    shift = (uw + ul) / 2
+    norm = ((uw - shift) / scale, (ud - shift) / scale, (ul - shift) / scale)
+    trees = [_tree(view, norm, c_uct, exact_cards, s, max_nodes, ROLLOUTS[rollout]) for s in seeds]
     t0 = time.perf_counter()
     deadline = None if time_ms is None else t0 + time_ms / 1000.0
     share = None if iterations is None else [iterations // threads + (1 if i < iterations % threads else 0) for i in range(threads)]
@@ -124,6 +131,11 @@ def ismcts_play(
         for t in pool:
             t.join()
     moves = merge_roots(view, [t.root_children() for t in trees])
+    for m in moves:
+        if m.visits:
+            m.value = m.value * scale + shift
+            if m.stderr is not None:
+                m.stderr *= abs(scale)
     total = sum(t.total_iterations for t in trees)
     return PlayResult(moves, total, False, time.perf_counter() - t0, stopped[0],
                       {"iterations": total, "nodes": sum(t.node_count for t in trees)})

@@ -45,6 +45,7 @@ def one_line_error(result, *fragments):
         (["--hand", "2 5 7", "--board", "middle"], ["R2", 'expected "cat=N covered=A,B"']),
         (["--hand", "2 5 7", "--phase", "duel", "--table", "4"], ["R10", "only in the play phase"]),
         (["--seen", "3"], ["give your hand", '--hand "2 5 7 9 11 12"']),
+        (["--hand", "5 9", "--attacker", "1"], ["player 1 attacks now", "give it with --table"]),
         (["--view", "/no/such/file.json"], ["cannot read view", "No such file"]),
         (["--view", "-", "--hand", "2"], ["--view gives the whole position; drop --hand"]),
         (["--hand", "2 5", "--rules", "/no/rules.toml"], ["cannot read ruleset file"]),

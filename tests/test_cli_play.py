@@ -103,11 +103,11 @@ def test_prompt_commands_and_rejections():
 
 
 def test_hint_at_the_prompt():
-    result = run(["play", "--opponent", "heuristic", "--seed", "1", "--hint-time", "30"], "hint\nnone\nhint\nquit\n")
+    result = run(["play", "--opponent", "heuristic", "--seed", "1"], "hint\nnone\nhint\nquit\n")
     assert result.exit_code == 0, result.output
     out = result.stdout
     assert out.count("best: ") == 2
-    assert "method: PIMC, " in out and "replace none" in out  # the replacement hint
+    assert "method: PIMC, " in out and "  1  replace " in out  # the replacement hint
     assert "mixed strategy" in out  # the duel hint
 
 

@@ -14,8 +14,8 @@ from solver.board import Board
 from solver.errors import PositionError, TacocatError
 from solver.game import DUEL, REPLACE, GameState, View
 from solver.gamevalue import game_win, game_win_table, round_game_wins, round_utilities
-from solver.hint import HintResult, hint
-from solver.pimc import PerfectSolver, exact_play, pimc_play
+from solver.hint import hint
+from solver.pimc import PerfectSolver, pimc_play
 from solver.decisions import solve_matrix_game
 from solver.play import PlayPosition, move_values
 
@@ -210,3 +210,26 @@ def test_no_decision_is_an_error():
         hint(v)
     with pytest.raises(TacocatError):
         hint("not a view")
+
+
+def test_second_replacer_respects_the_cap():
+    state = GameState.new(seed=8, board=Board(cat=2))  # one arrow: player 1 replaces first (R3, R7)
+    assert state.acting_players() == [1]
+    first = sorted(state.hands[1])[:2]
+    state.apply(1, Action("replace", tuple(first)))
+    v = state.view(0)
+    assert v.replace_cap == 2
+    r = hint(v, iterations=40, seed=2)
+    assert r.moves and all(len(m.action.cards) <= 2 for m in r.moves)
+
+
+def test_duel_on_a_small_space_is_exact():
+    state = GameState.new(seed=9, board=Board(cat=0))  # 4 cards each
+    state.apply(1, Action("replace", ()))
+    state.apply(0, Action("replace", ()))
+    v = state.view(0)
+    assert v.decision == DUEL
+    r = hint(v, method="exact")
+    assert r.exact and r.method == "exact"
+    assert sum(m["probability"] for m in r.mixed) == pytest.approx(1.0)
+    assert r.moves[0].value >= r.moves[-1].value

@@ -122,3 +122,12 @@ def test_defending_against_a_big_attack():
     v = view([3, 5, 5, 6, 7, 9, 10, 11], [], 3, attacker=1, table=(8, 9, 10, 11, 12), player=0)
     r = ismcts_play(v, iterations=2000, seed=1)
     assert {m.action for m in r.moves} == set(v.legal_actions())
+
+
+def test_values_are_reported_in_the_callers_utilities():
+    v = view([1, 4, 7, 9, 12, 12, 5, 3], [], 8)
+    r = ismcts_play(v, iterations=3000, seed=1, utilities=(0.9, 0.5, 0.1))
+    for m in r.moves:
+        if m.visits:
+            assert 0.1 - 1e-9 <= m.value <= 0.9 + 1e-9
+            assert m.value == pytest.approx(0.9 * m.win + 0.5 * m.draw + 0.1 * m.loss)
