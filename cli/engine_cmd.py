@@ -112,7 +112,7 @@ def serve_lines(session: EngineSession, infile: BinaryIO, outfile: BinaryIO, max
 @click.command(name="engine")
 @click.option("--rules", "rules_path", default=None, help="Ruleset file (.json or .toml) for the session; standard by default.")
 @click.option("--max-time-ms", type=click.IntRange(1), default=None,
-              help="Cap on any search's time (also the budget of a search that gives none). No cap by default.")
+              help="Cap on any search's time: time_ms is cut to it and a search still running then is stopped. No cap by default.")
 @click.option("--max-searches", type=click.IntRange(1), default=1, show_default=True,
               help="Searches running at once; more answer 'busy'.")
 @click.option("--max-games", type=click.IntRange(1), default=1000, show_default=True,

@@ -19,7 +19,7 @@ from solver.rules import load_ruleset
 @click.option("--port", default=8000, show_default=True, type=click.IntRange(0, 65535), help="Port to bind.")
 @click.option("--rules", "rules_path", default=None, help="Ruleset file (.json or .toml) for the session; standard by default.")
 @click.option("--max-time-ms", default=10_000, show_default=True, type=click.IntRange(1),
-              help="Cap on any search's time, also the budget of a search that gives none.")
+              help="Cap on any search's time: time_ms is cut to it and a search still running then is stopped.")
 @click.option("--max-body", default=1 << 20, show_default=True, type=click.IntRange(64),
               help="Largest request body in bytes; larger ones answer 413.")
 @click.option("--max-searches", default=4, show_default=True, type=click.IntRange(1),

@@ -81,6 +81,40 @@ def table(rows: list[dict]) -> list[str]:
     return out
 
 
+def findings(result: dict) -> list[str]:
+    """The questions the table answers, read off its rows."""
+
+    def row(part, a, b, label):
+        return next((r for r in result.get(part, []) if (r["a"], r["b"], r["label"]) == (a, b, label)), None)
+
+    def ci(r):
+        return f"{r['score']:+.3f} [{r['ci95'][0]:+.3f}, {r['ci95'][1]:+.3f}]"
+
+    out = ["## Findings", ""]
+    for bot in ("pimc", "ismcts"):
+        r = row("play", bot, "heuristic", "10 ms")
+        if r:
+            ok = "meets" if r["ci95"][0] > 0.10 else "does NOT meet"
+            out.append(f"- {bot} v heuristic, play phase, 10 ms: {ci(r)}; {ok} the target (lower end above +0.10).")
+    for part, label in (("play", "10 ms each"), ("game", "20 ms each")):
+        r = row(part, "pimc", "ismcts", label)
+        if r:
+            if r["ci95"][0] > 0:
+                verdict = "pimc is stronger"
+            elif r["ci95"][1] < 0:
+                verdict = "ismcts is stronger"
+            else:
+                verdict = "no significant difference"
+            out.append(f"- Equal time ({label}, {part}): pimc v ismcts {ci(r)}: {verdict}.")
+    for part, bot, label in (("play", "pimc", "pimc 10 ms"), ("play", "ismcts", "ismcts 10 ms"),
+                             ("game", "pimc", "pimc 20 ms")):
+        r = row(part, "oracle", bot, label)
+        if r:
+            out.append(f"- Distance to the oracle ({part}): oracle v {bot} {ci(r)} "
+                       "(the oracle sees both hands: an upper bound, not a reachable target).")
+    return out + [""]
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--part", choices=("play", "game", "both"), default="both")
@@ -114,6 +148,7 @@ def main() -> None:
         lines += ["## Play phase alone (8 v 8, player 0 attacks)", ""] + table(result["play"]) + [""]
     if "game" in result:
         lines += ["## Whole games", ""] + table(result["game"]) + [""]
+    lines += findings(result)
     result["command"] = cmd
     text = "\n".join(lines)
     print(text)

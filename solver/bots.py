@@ -9,7 +9,7 @@ from typing import Callable, Protocol
 
 from .actions import Action
 from .game import DUEL, REPLACE, GameState, View
-from .errors import TacocatError
+from .errors import PositionError, TacocatError
 
 
 class Bot(Protocol):
@@ -125,18 +125,26 @@ class SearchBot:
                             exact_budget=-1, solver=self.solver)
             return sample_mixed(res.extra["mixed"], rng)
         if self.method == "ismcts":
-            from .ismcts import DEFAULT_C, DEFAULT_EXACT_CARDS, ismcts_play
+            from .ismcts import DEFAULT_C, DEFAULT_EXACT_CARDS, check_ismcts_view, ismcts_play
 
+            try:
+                check_ismcts_view(view)
+            except PositionError:  # hands or pool too big for the packed search: fall back to PIMC
+                return self._pimc(view, seed, util)
             res = ismcts_play(view, iterations=self.budget, time_ms=self.time_ms, seed=seed, utilities=util,
                               threads=self.threads, **({"rollout": self.rollout} if self.rollout else {}),
                               c_uct=DEFAULT_C if self.c_uct is None else self.c_uct,
                               exact_cards=DEFAULT_EXACT_CARDS if self.exact_cards is None else self.exact_cards)
             return res.moves[0].action
+        return self._pimc(view, seed, util)
+
+    def _pimc(self, view: View, seed: int, util) -> Action:
         from .pimc import exact_play, pimc_play
 
         res = exact_play(view, utilities=util, budget=self.exact_budget, solver=self.solver)
         if res is None:
-            res = pimc_play(view, samples=self.budget, time_ms=self.time_ms, seed=seed, utilities=util,
+            samples = self.budget if self.method == "pimc" else None  # ismcts' fallback: PIMC's default
+            res = pimc_play(view, samples=samples, time_ms=self.time_ms, seed=seed, utilities=util,
                             solver=self.solver)
         return res.moves[0].action
 

@@ -69,12 +69,14 @@ def ismcts_play(
     exact_cards: int = DEFAULT_EXACT_CARDS,
     threads: int = 1,
     rollout: str = DEFAULT_ROLLOUT,
-    max_nodes: int = 4_000_000,
+    max_nodes: int = 1_000_000,
     stop: threading.Event | None = None,
     progress: Callable[[float], None] | None = None,
 ) -> PlayResult:
     """Search the view's play-phase decision; moves ranked by visits (the
-    robust child), each with its mean reward and outcome frequencies."""
+    robust child), each with its mean reward and outcome frequencies.
+    A tree holds at most `max_nodes` nodes (about 100 bytes each); once full,
+    iterations go on without expanding."""
     check_ismcts_view(view)
     if iterations is None and time_ms is None:
         iterations = DEFAULT_ITERATIONS

@@ -457,7 +457,8 @@ class EngineSession:
         """`max_games`: open games at most (then the oldest finished game is
         forgotten, or new_game answers busy).  `max_searches`: searches
         running at once (more answer busy).  `max_time_ms`: cap on a search's
-        time, also its budget when a request gives none.  `limits`: extra
+        time (a request's time_ms is cut to it; a search still running
+        0.25 s past it is stopped).  `limits`: extra
         transport limits reported by hello.  `hint_fn`/`solve_fn` replace the
         searches (tests use stand-ins)."""
         self.rules = rules or load_ruleset(None)

@@ -129,9 +129,9 @@ def test_whole_game_with_bots_over_json_lines(engine):
         for player in status["acting"]:
             legal = engine.result("legal", game=game, player=player)
             decision = legal["decision"]
-            if decision in ("attack", "answer") and player == 0:
+            if player == 0:
                 # Player 0 asks the engine (a cheap budget) and plays its best move.
-                hint = engine.ask("hint", game=game, player=player, iterations=8, time_ms=300)
+                hint = engine.ask("hint", game=game, player=player, iterations=8, time_ms=150)
                 assert hint["ok"], hint
                 action = best_move(hint["result"])
                 assert action in legal["actions"], (action, legal["actions"])
@@ -203,3 +203,17 @@ def test_bad_ruleset_file_is_one_line_on_stderr(tmp_path):
     assert proc.returncode == 2
     assert proc.stdout == b""
     assert b"R2" in proc.stderr and len(proc.stderr.strip().splitlines()) == 1
+
+
+def test_hint_answers_like_tacocat_hint_json(engine):
+    """Same view, budget and seed: the engine's hint result is what
+    `tacocat hint --view - --json` prints (timing aside)."""
+    view = {"player": 1, "hand": [2, 4, 6, 9, 11, 12], "seen": [1, 3], "opponent_hand_size": 5, "attacker": 0, "table": [8]}
+    for extra, flags in (({}, []), ({"iterations": 12, "seed": 3, "method": "pimc"}, ["--iterations", "12", "--seed", "3", "--method", "pimc"])):
+        ours = engine.result("hint", view=view, **extra)
+        cli = subprocess.run([*tacocat_argv(), "hint", "--view", "-", "--json", *flags], input=json.dumps(view).encode(),
+                             capture_output=True, timeout=60)
+        assert cli.returncode == 0, cli.stderr
+        theirs = json.loads(cli.stdout)
+        assert {k: v for k, v in ours.items() if k != "seconds"} == {k: v for k, v in theirs.items() if k != "seconds"}
+    assert engine.quit() == 0

@@ -385,3 +385,85 @@ def test_every_error_code_is_documented():
     for name in COMMANDS:
         assert f"`{name}`" in text, name
     assert f'"{PROTOCOL_VERSION}"' in text
+
+
+def test_solve_answers_the_conformance_positions_like_tacocat_solve():
+    """The protocol's solve is `tacocat solve --json` (solver.solve.solve_json):
+    on the shared conformance positions it gives their value and every
+    move's value."""
+    from conftest import load_cases
+    from solver.solve import solve_json
+
+    session = EngineSession()
+    for case in load_cases("play_values"):
+        position = {k: case[k] for k in ("hands", "attacker", "table")}
+        r = session.handle({"id": "s", "cmd": "solve", "position": position})
+        result = ok(r)
+        assert r["stopped"] is False
+        assert result["value"] == case["value"], case
+        assert result["moves"] == case["moves"], case
+        expected = solve_json(position)
+        assert {k: v for k, v in result.items() if k not in ("seconds", "tt")} == \
+            {k: v for k, v in expected.items() if k not in ("seconds", "tt")}
+    assert session.searching == 0
+
+
+# The message shapes of protocol "1.0".  Changing any of them means a new
+# protocol version (docs/protocol.md, "Versions"): bump PROTOCOL_VERSION,
+# add a line to the docs' version table, then update this pin.
+PINNED_VERSION = "1.0"
+PINNED_REQUESTS = {
+    "hello": "",
+    "set_rules": "rules:object|string",
+    "new_game": "?seed:integer ?rules:object|string ?record:object ?state:object",
+    "apply": "game:string player:integer action:object",
+    "legal": "game:string player:integer",
+    "view": "game:string player:integer",
+    "state": "game:string",
+    "record": "game:string",
+    "games": "",
+    "end_game": "game:string",
+    "hint": "?view:object ?game:string ?player:integer ?time_ms:integer ?iterations:integer ?seed:integer ?method:string",
+    "solve": "position:object",
+    "stop": "?target:string|integer",
+    "quit": "",
+}
+PINNED_RESULTS = {
+    "hello": "commands engine errors limits protocol rules running version",
+    "new_game": "acting actions board deals game over phase rounds seed winner",
+    "apply": "action game player round status",
+    "legal": "actions decision game player",
+    "view": "game view",
+    "state": "game state status",
+    "record": "game record status",
+    "games": "games",
+    "end_game": "ended game",
+    "stop": "stopped",
+    "quit": "bye stopped",
+    "set_rules": "rules",
+}
+PINNED_ERRORS = "bad_json unknown_command missing_field bad_field illegal_action impossible_position bad_ruleset bad_record busy internal"
+
+
+def test_message_shapes_are_pinned_to_the_protocol_version():
+    assert PROTOCOL_VERSION == PINNED_VERSION, "a new version: update the pins below it"
+    requests = {
+        name: " ".join(("" if f.required else "?") + f.name + ":" + "|".join(f.types) for f in c.fields)
+        for name, c in COMMANDS.items()
+    }
+    assert requests == PINNED_REQUESTS
+    assert " ".join(ERROR_CODES) == PINNED_ERRORS
+    session = EngineSession()
+    script = [
+        {"cmd": "hello"}, {"cmd": "set_rules", "rules": "standard"}, {"cmd": "new_game", "seed": 1},
+        {"cmd": "legal", "game": "g1", "player": 0},
+        {"cmd": "apply", "game": "g1", "player": 0, "action": {"kind": "replace", "cards": []}},
+        {"cmd": "view", "game": "g1", "player": 0}, {"cmd": "state", "game": "g1"}, {"cmd": "record", "game": "g1"},
+        {"cmd": "games"}, {"cmd": "stop"}, {"cmd": "end_game", "game": "g1"}, {"cmd": "quit"},
+    ]
+    for request in script:
+        r = session.handle({"id": 1, **request})
+        assert list(r) == ["id", "ok", "cmd", "result"], r
+        assert " ".join(sorted(ok(r))) == PINNED_RESULTS[request["cmd"]], request["cmd"]
+    e = session.handle({"id": 2, "cmd": "legal"})
+    assert list(e) == ["id", "ok", "cmd", "error"] and sorted(e["error"]) == ["code", "field", "message"]
