@@ -17,7 +17,7 @@ import logging
 import os
 import sys
 import threading
-from typing import Any, BinaryIO
+from typing import BinaryIO
 
 import click
 

@@ -25,6 +25,11 @@ from cli.notation import (
 from solver.cards import parse_cards
 
 
+# The README's first command: player 1 attacked with an 8 in the play phase.
+EXAMPLE = {"hand": "2 5 7 9 11 12", "seen": "3 3 10", "table": "8", "opponent": 5, "attacker": 1}
+EXAMPLE_TEXT = "--hand \"2 5 7 9 11 12\" --seen \"3 3 10\" --opponent 5 --table 8 --attacker 1"
+
+
 def run_hint(view, *, time_ms, iterations, seed, method, score="game", show_progress=True):
     """Call the engine's hint with a progress indicator on stderr; returns
     the `HintResult`."""
@@ -59,9 +64,10 @@ def run_hint(view, *, time_ms, iterations, seed, method, score="game", show_prog
               help="What a move is worth: game = the game equity of the board the round leads to; round = +1/0/-1 for the round alone.")
 @click.option("--top", type=click.IntRange(1), default=None, help="Show only the N best moves.")
 @click.option("--json", "as_json", is_flag=True, help="Print the engine's result as one JSON object (HintResult.to_dict()).")
+@click.option("--example", is_flag=True, help=f"Hint for a built-in example position: {EXAMPLE_TEXT}.")
 @friendly_errors
 def command(hand, seen, opponent, table, attacker, player, phase, cap, board_text, cat, covered, rules_path,
-            view_path, time_ms, iterations, seed, method, score, top, as_json):
+            view_path, time_ms, iterations, seed, method, score, top, as_json, example):
     """Rank every move at your decision with its win/draw/loss odds.
 
     Give what you know, in plain notation (ranks 1..12, spaces or commas);
@@ -95,6 +101,11 @@ def command(hand, seen, opponent, table, attacker, player, phase, cap, board_tex
     each round outcome leads to, so a round near a goal weighs more;
     --score round scores the round alone (+1 won, 0 drawn, -1 lost)."""
     notes: list[str] = []
+    if example:
+        if hand or view_path:
+            raise CliError("--example brings its own position; drop --hand/--view (or drop --example)")
+        hand, seen, table, opponent, attacker = (EXAMPLE[k] for k in ("hand", "seen", "table", "opponent", "attacker"))
+        click.echo(f"example: {EXAMPLE_TEXT}", err=True)
     if view_path is not None:
         flags = [n for n, v in (("--hand", hand), ("--seen", seen), ("--table", table), ("--opponent", opponent),
                                 ("--attacker", attacker), ("--phase", phase), ("--cap", cap), ("--board", board_text),

@@ -366,8 +366,10 @@ def replace_eval(
         for d in alive:
             while stats[d][0] < target:
                 if (stop is not None and stop.is_set()) or (deadline is not None and time.perf_counter() >= deadline):
-                    if all(stats[c][0] > 0 for c in alive):
-                        out_of_time = True
+                    # Out of time: every candidate still gets one evaluation,
+                    # then stop.
+                    if stats[d][0] > 0:
+                        out_of_time = all(stats[c][0] > 0 for c in alive)
                         break
                 k = stats[d][0]
                 while len(worlds) <= k:

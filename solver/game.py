@@ -22,7 +22,7 @@ from typing import Any, Iterable, Mapping
 
 from .actions import Action
 from .board import Board
-from .cards import Hand, contains, counts, format_cards, hand, remove
+from .cards import Hand, contains, counts, format_cards, hand, parse_cards, remove
 from .errors import IllegalMoveError, PositionError, RecordError, TacocatError
 from .play import answers, attacks
 from .rules import STANDARD, Ruleset
@@ -479,9 +479,9 @@ class View:
                 rules=Ruleset.from_dict(data.get("rules")),
                 board=Board.from_dict(data.get("board", {"cat": 3, "covered": []})),
                 phase=str(data.get("phase", PLAY)),
-                hand=hand(data["hand"]),
-                seen=hand(data.get("seen", ())),
-                table=hand(data.get("table", ())),
+                hand=parse_cards(data["hand"], "hand"),
+                seen=parse_cards(data.get("seen", ()), "seen"),
+                table=parse_cards(data.get("table", ()), "table"),
                 attacker=data.get("attacker"),
                 opponent_hand_size=int(data["opponent_hand_size"]),
                 draw_pile_size=int(data.get("draw_pile_size", 0)),

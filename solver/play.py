@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Iterable, Sequence
 
-from .cards import Hand, contains, counts, format_cards, hand, remove
+from .cards import Hand, counts, format_cards, hand, remove
 from .errors import PositionError
 from .rules import STANDARD, Ruleset
 
@@ -45,7 +45,9 @@ def answers(attack: Sequence[int], defender: Sequence[int]) -> list[tuple[Hand, 
     return sorted(_answers(hand(attack), hand(defender)), key=lambda a: (list(a[0]), a[1]))
 
 
-@lru_cache(maxsize=200_000)
+# Bounded small: a long-running engine process calls this for every
+# legal-action listing, and each entry holds a frozenset of answers.
+@lru_cache(maxsize=16_384)
 def _answers(attack: Hand, defender: Hand) -> frozenset[tuple[Hand, bool]]:
     if not attack:
         return frozenset({((), True)})

@@ -45,6 +45,7 @@ from .actions import Action
 from .errors import RecordError, TacocatError
 from .game import GameRecord, GameState, View
 from .rules import Ruleset, load_ruleset
+from .views import view_from_json
 
 PROTOCOL_VERSION = "1.0"
 """Bumped whenever a message shape changes (docs/protocol.md, "Versions")."""
@@ -728,8 +729,6 @@ class EngineSession:
                     raise ProtocolError("bad_field", f"hint takes either view, or game and player; got view and {key}", key)
             # The view shapes of `tacocat hint --view` (short or full), read
             # by the same function.
-            from cli.notation import view_from_json
-
             data = dict(request["view"])
             rules = data.get("rules")
             if isinstance(rules, str) and rules != "standard":  # never a file path over the protocol

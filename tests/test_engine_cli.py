@@ -8,12 +8,17 @@ import itertools
 import json
 import os
 import queue
+import random
 import shutil
 import subprocess
 import sys
 import threading
 import time
 from typing import Any
+
+import pytest
+
+from solver.game import GameRecord
 
 
 def tacocat_argv() -> list[str]:
@@ -94,12 +99,6 @@ class EngineProcess:
 
 
 # ---------------------------------------------------------------------- tests
-
-import random
-
-import pytest
-
-from solver.game import GameRecord
 
 
 @pytest.fixture

@@ -3,7 +3,6 @@ a subprocess bound to 127.0.0.1 on a free port, driven with httpx."""
 
 from __future__ import annotations
 
-import json
 import random
 import shutil
 import socket

@@ -13,7 +13,6 @@ import random
 import threading
 import time
 
-import pytest
 
 import solver
 from cli.engine_cmd import serve_lines

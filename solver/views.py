@@ -1,0 +1,204 @@
+"""Views (information sets, RULES §5) from what a user or a frontend can
+give: a few facts typed on a command line, or a JSON object in the short
+form {player, hand, seen, opponent_hand_size, attacker, table, rules?} or
+the full form of `View.to_dict()`.  Everything else follows from the rules."""
+
+from __future__ import annotations
+
+from typing import Any, Iterable, Mapping, Sequence
+
+from .board import Board
+from .cards import counts, parse_cards
+from .errors import NotationError, PositionError, RecordError
+from .game import DUEL, PLAY, REPLACE, View
+from .rules import STANDARD, Ruleset, load_ruleset
+
+PHASES = (REPLACE, DUEL, PLAY)
+
+
+def build_view(
+    *,
+    hand: Sequence[int],
+    seen: Sequence[int] = (),
+    table: Sequence[int] = (),
+    opponent: int | None = None,
+    attacker: int | None = None,
+    player: int = 0,
+    phase: str | None = None,
+    cap: int | None = None,
+    board: Board | None = None,
+    rules: Ruleset = STANDARD,
+    notes: list[str] | None = None,
+) -> View:
+    """A `View` from the few facts a user can type; everything else (the
+    draw pile, who acts, the opponent's hand size when left out) follows
+    from the rules.  Leniency: a defender who gives the opponent's hand size
+    as counted before the attack (equal to their own) gets the table
+    subtracted, with a note appended to `notes`."""
+    notes = notes if notes is not None else []
+    board = board or Board()
+    phase = phase or PLAY
+    if player not in (0, 1):
+        raise PositionError(f"player must be 0 or 1, got {player!r}")
+    if phase not in PHASES:
+        raise NotationError(f"phase {phase!r} unknown; expected one of {', '.join(PHASES)}")
+    hand, seen, table = tuple(sorted(hand)), tuple(sorted(seen)), tuple(sorted(table))
+    if not hand:
+        raise NotationError('your hand is empty; give your cards, e.g. --hand "2 5 7 9"')
+    other = 1 - player
+    first_replacer = board.first_replacer(rules)
+    replace_cap = None
+    if phase == PLAY:
+        if attacker is None:
+            attacker = other if table else player
+        if attacker not in (0, 1):
+            raise PositionError(f"attacker must be 0 or 1, got {attacker!r}", "R10")
+        if table and attacker == player:
+            raise PositionError(
+                f"the table holds player {player}'s own attack: player {other} is to answer, not player {player} "
+                f"(give --attacker {other}, or --player {other} to ask for the defender)",
+                "R12",
+            )
+        if opponent is None:
+            opponent = len(hand) - len(table) if table else len(hand)
+        elif table and opponent == len(hand) and len(hand) > len(table):
+            opponent = len(hand) - len(table)
+            notes.append(
+                f"note: the opponent held {len(hand)} cards before attacking with {len(table)}; "
+                f"counting {opponent} in their hand now (R10: attacker + table = defender)"
+            )
+        acting = [1 - attacker] if table else [attacker]
+    else:
+        if table:
+            raise PositionError(f"a table (an attack to answer) exists only in the play phase, not in {phase}", "R10")
+        attacker = None
+        if opponent is None:
+            opponent = len(hand)
+        acting = [0, 1]
+        if phase == REPLACE:
+            if cap is not None:
+                if not 0 <= cap <= len(hand):
+                    raise PositionError(f"replacement cap {cap} impossible: expected 0..{len(hand)} (R7)", "R7")
+                first_replacer, replace_cap, acting = f"p{other}", cap, [player]
+            elif first_replacer == f"p{other}":
+                raise PositionError(
+                    f"on space {board.cat} player {other} replaces first: give --cap N, "
+                    f"how many cards they discarded (you may discard at most that many)",
+                    "R7",
+                )
+            elif first_replacer == f"p{player}":
+                acting = [player]
+    if cap is not None and phase != REPLACE:
+        raise NotationError(f"--cap applies to the replace phase only (R7), not {phase}")
+    if opponent < 0:
+        raise PositionError(f"the opponent cannot hold {opponent} cards", "R5")
+    _check_counts(rules, hand, seen, table)
+    pool = _pool_size(rules, hand + seen + table)
+    view = View(
+        player=player,
+        rules=rules,
+        board=board,
+        phase=phase,
+        hand=hand,
+        seen=seen,
+        table=table,
+        attacker=attacker,
+        opponent_hand_size=opponent,
+        draw_pile_size=max(pool - opponent, 0),
+        first_replacer=first_replacer,
+        replace_cap=replace_cap,
+        my_pending=None,
+        acting=acting,
+        history=[],
+        rounds=[],
+    )
+    view.validate()
+    return view
+
+
+def _check_counts(rules: Ruleset, hand: Sequence[int], seen: Sequence[int], table: Sequence[int]) -> None:
+    """R1: no rank more often than the deck holds it, naming where the extra
+    copies are."""
+    h, hs, all_ = counts(hand), counts(tuple(hand) + tuple(seen)), counts(tuple(hand) + tuple(seen) + tuple(table))
+    for r in range(1, 13):
+        n = rules.count(r)
+        if h[r] > n:
+            raise PositionError(f"your hand holds {h[r]} cards of rank {r} but the deck has only {n}", "R1")
+        if hs[r] > n:
+            raise PositionError(
+                f"hand and seen cards hold {hs[r]} of rank {r} but the deck has only {n}: "
+                f"is a seen {r} also in your hand? (seen lists face-up cards only)",
+                "R1",
+            )
+        if all_[r] > n:
+            raise PositionError(
+                f"hand, seen and table hold {all_[r]} cards of rank {r} but the deck has only {n}: "
+                "list the attack on the table in --table only, not in --seen",
+                "R1",
+            )
+
+
+def _pool_size(rules: Ruleset, known: Iterable[int]) -> int:
+    c = counts(known)
+    return sum(max(rules.count(r) - c[r], 0) for r in range(1, 13))
+
+
+VIEW_KEYS = {"player", "hand", "seen", "opponent_hand_size", "attacker", "table", "rules", "phase", "board", "replace_cap"}
+FULL_VIEW_KEYS = {"draw_pile_size", "acting", "first_replacer", "history", "rounds", "my_pending", "unseen_pool"}
+
+
+def view_from_json(data: Any, notes: list[str] | None = None, *, allow_rule_files: bool = False) -> View:
+    """A view from JSON: either a full `View.to_dict()` or the short form
+    {player, hand, seen, opponent_hand_size, attacker, table, rules?,
+    phase?, board?, replace_cap?}."""
+    if not isinstance(data, Mapping):
+        raise RecordError(
+            "a view must be a JSON object with keys player, hand, seen, opponent_hand_size, attacker, table"
+        )
+    unknown = set(data) - VIEW_KEYS - FULL_VIEW_KEYS
+    if unknown:
+        raise RecordError(
+            f"unknown view key(s) {sorted(unknown)}; expected player, hand, seen, opponent_hand_size, "
+            "attacker, table, rules, phase, board, replace_cap"
+        )
+    if "hand" not in data:
+        raise RecordError('view is missing "hand" (your cards, e.g. [2, 5, 7, 9])')
+    rules_src = data.get("rules")
+    if rules_src is not None and not isinstance(rules_src, (str, Mapping)):
+        raise RecordError("view 'rules' must be a ruleset object, a file path or \"standard\"")
+    if isinstance(rules_src, str) and rules_src != "standard" and not allow_rule_files:
+        raise RecordError("view 'rules' must be a ruleset object or \"standard\"")
+    rules = load_ruleset(rules_src)
+    if "draw_pile_size" in data and "acting" in data:
+        full = dict(data)
+        full["rules"] = rules.to_dict()
+        for key in ("hand", "seen", "table"):
+            full[key] = list(parse_cards(data.get(key), key))
+        return View.from_dict(full)
+    board_data = data.get("board")
+    try:
+        board = Board.from_dict(board_data) if board_data is not None else Board()
+    except (KeyError, TypeError, ValueError, AttributeError):
+        raise RecordError(f"view 'board' must be {{\"cat\": 0..6, \"covered\": [spaces]}}, got {board_data!r}") from None
+
+    def int_or_none(key: str) -> int | None:
+        v = data.get(key)
+        if v is None:
+            return None
+        if isinstance(v, bool) or not isinstance(v, int):
+            raise RecordError(f"view {key!r} must be an integer, got {v!r}")
+        return v
+
+    return build_view(
+        hand=parse_cards(data.get("hand"), "hand"),
+        seen=parse_cards(data.get("seen"), "seen"),
+        table=parse_cards(data.get("table"), "table"),
+        opponent=int_or_none("opponent_hand_size"),
+        attacker=int_or_none("attacker"),
+        player=int_or_none("player") or 0,
+        phase=data.get("phase"),
+        cap=int_or_none("replace_cap"),
+        board=board,
+        rules=rules,
+        notes=notes,
+    )
