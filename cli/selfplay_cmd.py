@@ -7,6 +7,7 @@ import time
 
 import click
 
+from cli.notation import progress_bar
 from solver.bots import BOTS, make_bot, play_game
 from solver.rules import load_ruleset
 
@@ -31,9 +32,10 @@ def command(p0: str, p1: str, games: int, seed: int, rules_path: str | None, as_
     bots = (make_bot(p0), make_bot(p1))
     wins, rounds, drawn = [0, 0], 0, 0
     start = time.perf_counter()
-    with click.progressbar(range(games), label="games", file=click.get_text_stream("stderr")) as bar:
-        for i in bar:
+    with progress_bar("games", games) as bar:
+        for i in range(games):
             state = play_game(bots, seed + i, rules)
+            bar.update(1)
             wins[state.winner] += 1
             rounds += len(state.rounds)
             drawn += sum(1 for r in state.rounds if r["winner"] is None)

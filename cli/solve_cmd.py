@@ -1,6 +1,13 @@
-"""`tacocat solve`: the exact value of a play-phase position with every card
-known (R10–R17), each legal move's value and a principal variation.  Parses
-flags or JSON Lines, calls `solver.solve`, formats."""
+"""`tacocat solve`: exact answers in the play phase (R10–R17).
+
+- every card known (`--hands P0 P1`, or JSON Lines with `--json`): the value,
+  each legal move's value and a principal variation (`solver.solve`);
+- an exact endgame (`--hand` and what you have seen): every opponent hand
+  enumerated with its exact probability and solved with both hands known,
+  each move's exact win/draw/loss odds, and lines of play for the best move
+  (`solver.endgame`).
+
+Parses flags or JSON Lines, calls the solver, formats."""
 
 from __future__ import annotations
 
@@ -11,11 +18,15 @@ from typing import Any, TextIO
 
 import click
 
+from cli.notation import Progress, describe_view, format_action, format_hint, parse_board
 from solver.cards import format_cards, parse_cards
+from solver.endgame import DEFAULT_LINES, DEFAULT_MAX_HANDS, EndgameResult, EnumerationTooLarge, solve_endgame
 from solver.errors import NotationError, RecordError, TacocatError
+from solver.hint import EXACT_LIMIT
 from solver.play import PlayPosition
 from solver.rules import Ruleset, load_ruleset
-from solver.solve import DEFAULT_UTILITIES, SolveResult, Solver, position_from_dict, result_to_dict
+from solver.solve import DEFAULT_UTILITIES, PVStep, SolveResult, Solver, position_from_dict, result_to_dict
+from solver.views import build_view
 
 
 class SolveCliError(click.ClickException):
@@ -58,6 +69,45 @@ def _value_text(value: Any) -> str:
     return f"{value:+}" if isinstance(value, (int, float)) and value != 0 else str(value)
 
 
+def _verb(name: str, verb: str) -> str:
+    return f"{name} {verb}" if name == "you" else f"{name} {verb}s"
+
+
+def line_of_play(steps: list, showdown: tuple[int, int] | None, names: tuple[str, str], order: tuple[int, int] = (0, 1)) -> str:
+    """A line of play as one readable line: tricks separated by "; ", each
+    "X attacks C, Y answers D (beats|sacrifice)", then the showdown.
+    `steps`: PVStep objects or their dicts; `names[p]` names player p
+    ("you" takes the plain verb); `showdown` holds player 0's and player
+    1's last cards, shown in the player order `order`."""
+    parts: list[str] = []
+    trick = ""
+    for step in steps:
+        if isinstance(step, PVStep):
+            player, cards, beats = step.player, step.cards, step.beats
+        else:
+            player, cards, beats = step["player"], step["cards"], step.get("beats")
+        if beats is None:
+            if trick:
+                parts.append(trick)
+            trick = f"{_verb(names[player], 'attack')} {format_cards(cards)}"
+        else:
+            answer = f"{_verb(names[player], 'answer')} {format_cards(cards)} ({'beats' if beats else 'sacrifice'})"
+            parts.append(f"{trick}, {answer}" if trick else answer)
+            trick = ""
+    if trick:
+        parts.append(trick)
+    if showdown is not None:
+        first, second = order
+        a, b = showdown[first], showdown[second]
+        if a == b:
+            verdict = "drawn round"
+        else:
+            winner = names[first] if a < b else names[second]
+            verdict = _verb(winner, "win")
+        parts.append(f"showdown {a} v {b}: {verdict}")
+    return "; ".join(parts)
+
+
 def format_result(result: SolveResult) -> str:
     """The human form: position, value, every move's value, the line of play."""
     pos = result.position
@@ -96,6 +146,8 @@ def format_result(result: SolveResult) -> str:
             a, b = result.showdown
             verdict = "P0 wins (lower card)" if a < b else "P1 wins (lower card)" if a > b else "drawn round"
             lines.append(f"  showdown: P0 {a}, P1 {b}: {verdict} (R17)")
+        table = [PVStep(pos.attacker, pos.table, None)] if pos.table else []
+        lines.append("  line: " + line_of_play(table + list(result.pv), result.showdown, ("P0", "P1")))
     t = result.tt
     rate = f" ({100 * t.hit_rate:.0f}%)" if t.probes else ""
     lines.append(
@@ -128,8 +180,42 @@ def _json_lines(stream: TextIO, rules: Ruleset, utilities: tuple | None, solver:
     return failed
 
 
+def format_endgame(result: EndgameResult) -> str:
+    """The human form of an exact endgame: the view, every move's exact
+    odds, and lines of play for the best move."""
+    view = result.view
+    names = ["", ""]
+    names[view.player], names[1 - view.player] = "you", "the opponent"
+    data = result.to_dict()
+    out = [describe_view(view, names)]
+    out.append(
+        f"exact: all {result.hands} possible opponent hands enumerated (RULES §5), each weighted by its exact "
+        f"probability and solved with both hands known, {result.seconds:.2f} s"
+    )
+    table = format_hint(data).splitlines()
+    out.extend(table[1:] if table and table[0].startswith("method:") else table)
+    best = data["best"]
+    n = result.best_hands
+    out.append(
+        f"{format_action(best)} against the {result.hands} hands: wins vs {n['win']}, draws vs {n['draw']}, "
+        f"loses vs {n['loss']}"
+    )
+    if result.lines:
+        out.append(f"principal variation: {format_action(best)}, then both play perfectly with every card known:")
+        short = ["", ""]
+        short[view.player], short[1 - view.player] = "you", "opponent"
+        order = (view.player, 1 - view.player)
+        for line in result.lines:
+            mine, theirs = line.showdown
+            showdown = (mine, theirs) if view.player == 0 else (theirs, mine)
+            p = float(line.probability)
+            out.append(f"  vs {format_cards(line.opponent)} (p={p:.3g}): "
+                       + line_of_play(line.steps, showdown, (short[0], short[1]), order))
+    return "\n".join(out)
+
+
 EPILOG = """\b
-Examples:
+Examples, every card known (--hands):
   # player 0 attacks; who wins with best play, and what does each attack give?
   tacocat solve --hands "2 5 7 9 11 12" "1 3 8 8 10 12" --attacker 0
   # player 0 laid 8 8 and still holds 2 5 7 9; player 1 must answer
@@ -141,7 +227,19 @@ Examples:
   tacocat solve --json cases.jsonl > results.jsonl
 
 \b
-Positions:
+Examples, exact endgame (--hand: only your cards and what you have seen):
+  # I attack with 2 9 10; 1 3 5 7 were seen; the opponent holds 3 cards
+  tacocat solve --hand "2 9 10" --seen "1 3 5 7" --opponent 3 --attacker 0
+  # player 1 attacked with an 8; I am player 0 and must answer
+  tacocat solve --hand "2 9 10" --seen "1 3 5 7" --opponent 2 --attacker 1 --table 8
+  # I am player 1; score by the game equity of the board; JSON out
+  tacocat solve --hand "4 6 11" --seen "2 2 9" --player 1 --attacker 1 \\
+      --board "cat=2 covered=3" --score game --json
+  # five lines of play, a bigger enumeration budget
+  tacocat solve --hand "1 4 6 9 12" --seen "3 3" --lines 5 --max-hands 50000
+
+\b
+Every card known (--hands):
   --hands gives player 0's cards, then player 1's.  Without --table both
   hold the same number and the attacker is to attack (R10).  With --table
   the attacker has laid those cards (they are not in its hand any more)
@@ -149,37 +247,105 @@ Positions:
 Values are player 0's: +1 win, 0 drawn round, -1 loss by default; player 1
 minimises.  A move's value is the position's value after it.  In the
 principal variation "sacrifices with" marks an answer where at least one
-card does not beat (the attacker wins the trick, R13).
+card does not beat (the attacker wins the trick, R13); the "line:" row
+reads the same variation as one line of play.
 JSON input keys: hands, attacker, table, optional utilities and rules (the
 conformance-case shape); output keys: value, outcome, moves (cards, beats on
 answers, value), pv, showdown, nodes, seconds, tt.  A bad line gives
 {"error": {"code", "message", "rule"}, "line": N}; the rest still run, and
-the exit status is 2 if any line failed."""
+the exit status is 2 if any line failed.
+
+\b
+Exact endgame (--hand):
+  Give your hand, the face-up cards of this round (--seen: replacement
+  discards, duel cards, earlier attacks and answers; not the --table),
+  the opponent's hand size now (--opponent; default: what the rules
+  imply), who attacks (--attacker; default the opponent with --table,
+  else you) and which player you are (--player, default 0).  Every hand
+  the opponent can hold (RULES section 5) is enumerated with its exact
+  probability and solved with both hands known; each move gets its exact
+  win/draw/loss odds and expected value, from your side: +1 won, 0 drawn,
+  -1 lost by default (--utilities "W D L" gives your own worth, --score
+  game the game equity of the board --board "cat=N covered=A,B" each
+  outcome leads to).  "Exact" assumes both play perfectly after the move,
+  as if every card were known.  More than --max-hands possible hands
+  (default 20000, at most 200000) is refused: use tacocat hint, which
+  samples.  The principal variation plays the best move against the most
+  likely opponent hands (at least one per outcome the best move can have,
+  --lines of them) and shows each line of play.  --json prints one object:
+  method, exact, hands, moves (kind, cards, beats on answers, win, draw,
+  loss, value, game_win), best, best_hands, pv (opponent, probability,
+  fraction, steps, showdown as [yours, theirs], outcome)."""
 
 
-@click.command(name="solve", epilog=EPILOG)
+class _SolveCommand(click.Command):
+    """Usage mistakes (a bad option value, a missing argument) as one line
+    `error: ...` too."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        try:
+            return super().parse_args(ctx, args)
+        except click.UsageError as exc:
+            raise SolveCliError(f"{exc.format_message()} (see tacocat solve --help)") from None
+
+
+ENDGAME_ONLY = ("--seen", "--opponent", "--player", "--board", "--max-hands", "--lines", "--score")
+
+
+@click.command(name="solve", cls=_SolveCommand, epilog=EPILOG)
 @click.option("--hands", nargs=2, default=None, metavar="P0 P1",
-              help='Both hands in plain notation: player 0\'s, then player 1\'s, e.g. "2 5 9" "3 8 11".')
-@click.option("--attacker", type=click.IntRange(0, 1), default=0, show_default=True,
-              help="Who attacks this trick (with --table: who laid it).")
+              help='Every card known: player 0\'s hand, then player 1\'s, e.g. "2 5 9" "3 8 11".')
+@click.option("--hand", default=None, help='Exact endgame: only your hand, e.g. "2 9 10"; the opponent\'s is enumerated.')
+@click.option("--seen", default=None, help="Endgame: every face-up card of this round not on the table.")
+@click.option("--opponent", type=int, default=None, help="Endgame: cards in the opponent's hand now (default: what the rules imply).")
+@click.option("--attacker", type=click.IntRange(0, 1), default=None,
+              help="Who attacks this trick (with --table: who laid it).  --hands: default 0; --hand: default the opponent with --table, else you.")
 @click.option("--table", default="", help='An attack on the table that the other player must answer, e.g. "8 8".')
+@click.option("--player", type=click.IntRange(0, 1), default=None, help="Endgame: which player you are (default 0).")
+@click.option("--board", "board_text", default=None, help='Endgame: the board, "cat=3 covered=2,4" (default: cat on the centre, nothing covered).')
+@click.option("--max-hands", type=int, default=None,
+              help=f"Endgame: refuse to enumerate more possible opponent hands than this (default {DEFAULT_MAX_HANDS}, at most {EXACT_LIMIT}).")
+@click.option("--lines", "pv_lines", type=int, default=None,
+              help=f"Endgame: opponent hands shown in the principal variation (default {DEFAULT_LINES}).")
+@click.option("--score", type=click.Choice(["round", "game"]), default=None,
+              help="Endgame: round = +1/0/-1 for the round (default); game = the game equity of the board it leads to.")
 @click.option("--utilities", default=None, metavar='"W D L"',
-              help='Player 0\'s worth of a won, drawn, lost round (default "1 0 -1").')
+              help='The worth of a won, drawn, lost round: player 0\'s with --hands, yours with --hand (default "1 0 -1").')
 @click.option("--rules", "rules_path", default=None, help="Ruleset file (.json or .toml) for the deck counts (R1); standard by default.")
 @click.option("--json", "json_path", is_flag=False, flag_value="-", default=None, metavar="[FILE|-]",
-              help="Read positions as JSON Lines from FILE (or stdin: '-' or no value); write one JSON result per line.")
-@click.option("--value-only", is_flag=True, help="Skip every move's value (faster): the value and the principal variation only.")
+              help="--hands: read positions as JSON Lines from FILE (or stdin: '-' or no value), write one JSON result per line.  --hand: print the answer as one JSON object.")
+@click.option("--value-only", is_flag=True, help="--hands: skip every move's value (faster): the value and the principal variation only.")
 @click.option("--tt-mb", type=click.FloatRange(min=0.001), default=1, show_default=True,
-              help="Transposition table size in MB.")
-def command(hands, attacker, table, utilities, rules_path, json_path, value_only, tt_mb):
-    """Solve a play-phase position with every card known, exactly.
+              help="--hands: transposition table size in MB.")
+def command(hands, hand, seen, opponent, attacker, table, player, board_text, max_hands, pv_lines, score, utilities,
+            rules_path, json_path, value_only, tt_mb):
+    """Solve a play-phase position exactly: every card known, or an endgame.
 
-    Searches the whole attack/defend tree (R10-R17) with alpha-beta and a
-    transposition table, prints the value for player 0, every legal move's
-    value and a principal variation down to the showdown.
+    \b
+    Two modes:
+      --hands P0 P1   every card known: the value for player 0, every legal
+                      move's value and a principal variation to the showdown
+                      (alpha-beta with a transposition table, R10-R17);
+      --hand H        an exact endgame: only your hand and the cards you have
+                      seen; every opponent hand is enumerated with its exact
+                      probability and solved with both hands known, giving
+                      each move's exact win/draw/loss odds, and lines of play
+                      for the best move against the likeliest opponent hands.
     """
     try:
+        if hands is not None and hand is not None:
+            raise SolveCliError('give either --hands P0 P1 (every card known) or --hand (your cards; the opponent\'s '
+                                'are enumerated), not both')
         rules = load_ruleset(rules_path)
+        if hand is not None:
+            _endgame(hand, seen, opponent, attacker, table, player, board_text, max_hands, pv_lines, score,
+                     utilities, rules, json_path, value_only)
+            return
+        given = [name for name, value in zip(ENDGAME_ONLY, (seen, opponent, player, board_text, max_hands, pv_lines, score))
+                 if value is not None]
+        if given:
+            raise SolveCliError(f"{', '.join(given)}: only for an exact endgame; give --hand (your cards) instead of "
+                                "--hands, or drop them")
         utils = parse_utilities(utilities) if utilities is not None else None
         solver = Solver(tt_mb, keep_tt=False)
         if json_path is not None:
@@ -199,11 +365,64 @@ def command(hands, attacker, table, utilities, rules_path, json_path, value_only
                 sys.exit(2)
             return
         if hands is None:
-            raise SolveCliError('give both hands, e.g. --hands "2 5 9" "3 8 11" --attacker 0 (or --json to read JSON Lines); see tacocat solve --help')
+            raise SolveCliError('give both hands, e.g. --hands "2 5 9" "3 8 11" --attacker 0 (or --json to read JSON Lines), '
+                                'or only yours for an exact endgame, e.g. --hand "2 9 10" --seen "1 3"; see tacocat solve --help')
         h0 = parse_cards(hands[0], "--hands (player 0)")
         h1 = parse_cards(hands[1], "--hands (player 1)")
-        position = PlayPosition((h0, h1), attacker, parse_cards(table, "--table"), rules)
+        position = PlayPosition((h0, h1), 0 if attacker is None else attacker, parse_cards(table, "--table"), rules)
         result = solver.solve(position, utils or DEFAULT_UTILITIES, moves=not value_only)
     except TacocatError as exc:
         raise SolveCliError(str(exc)) from None
     click.echo(format_result(result))
+
+
+def _endgame(hand, seen, opponent, attacker, table, player, board_text, max_hands, pv_lines, score, utilities, rules,
+             json_path, value_only) -> None:
+    """Parse the endgame flags, call `solver.endgame.solve_endgame`, print."""
+    if json_path is not None and json_path != "-":
+        raise SolveCliError(f"with --hand, --json prints the answer as JSON and reads no file (got {json_path!r}); "
+                            "give --json alone")
+    if value_only:
+        raise SolveCliError("--value-only applies to --hands (every card known); an endgame lists every move's odds")
+    if max_hands is None:
+        max_hands = DEFAULT_MAX_HANDS
+    elif not 1 <= max_hands <= EXACT_LIMIT:
+        raise SolveCliError(f"--max-hands must be 1..{EXACT_LIMIT}, got {max_hands}")
+    if pv_lines is None:
+        pv_lines = DEFAULT_LINES
+    elif pv_lines < 0:
+        raise SolveCliError(f"--lines must be 0 or more, got {pv_lines}")
+    if utilities is not None and score is not None:
+        raise SolveCliError("give either --utilities \"W D L\" or --score, not both")
+    util = parse_utilities(utilities) if utilities is not None else (score or "round")
+    notes: list[str] = []
+    view = build_view(
+        hand=parse_cards(hand, "--hand"),
+        seen=parse_cards(seen, "--seen"),
+        table=parse_cards(table, "--table"),
+        opponent=opponent,
+        attacker=attacker,
+        player=0 if player is None else player,
+        board=parse_board(board_text),
+        rules=rules,
+        notes=notes,
+    )
+    for note in notes:
+        click.echo(note, err=True)
+    if view.decision is None:
+        raise SolveCliError(
+            f"player {view.attacker} attacks now: player {view.player} has nothing to decide until the attack is on "
+            f"the table (give it with --table, e.g. --table 8)"
+        )
+    try:
+        with Progress("enumerating opponent hands") as progress:
+            result = solve_endgame(view, max_hands=max_hands, utilities=util, lines=pv_lines, progress=progress)
+    except EnumerationTooLarge as exc:
+        raise SolveCliError(
+            f"the opponent may hold {exc.hands} distinct hands, more than --max-hands {exc.budget}: raise --max-hands "
+            f"(at most {EXACT_LIMIT}) or sample with tacocat hint and the same flags"
+        ) from None
+    if json_path is not None:
+        click.echo(json.dumps(result.to_dict()))
+        return
+    click.echo(format_endgame(result))

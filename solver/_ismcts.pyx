@@ -44,83 +44,29 @@ an answer in which every card beats (R13).
 """
 
 from libc.stdint cimport uint64_t, int32_t, int64_t, int8_t, int16_t
-from solver._search cimport SearchCtx, ctx_init, ctx_free, ctx_set_levels, ctx_new_search, search_value
+from solver._search cimport (
+    SearchCtx, ctx_init, ctx_free, ctx_set_levels, ctx_new_search, search_value,
+    hand_t, answer_t, hand_count, hand_card, hand_size, hand_lowest, hand_highest, hand_contains,
+    hand_unpack, gen_attacks, MAX_ANSWERS, HAND_MASK, BEATS_BIT,
+)
 from libc.stdlib cimport malloc, realloc, free
 from libc.math cimport sqrt, log
 from posix.time cimport clock_gettime, timespec, CLOCK_MONOTONIC
 
-ctypedef uint64_t hand_t
-
 cdef enum:
-    MAX_HAND = 12          # most cards per hand (validated in Python)
-    MAX_MOVES = 2048       # >= 2 * C(12, 6) answers; attacks are fewer
+    MAX_MOVES = 2048       # scratch moves per ply, >= MAX_ANSWERS (attacks are fewer)
     MAX_DEPTH = 64         # > 2 * MAX_HAND plies
     MAX_POOL = 64
 
-cdef uint64_t BEATS = (<uint64_t>1) << 63
-cdef uint64_t CARDS = (<uint64_t>1 << 48) - 1
-
-
-# --------------------------------------------------------------- packed hands
-
-cdef inline int cnt(hand_t h, int r) noexcept nogil:
-    return <int>((h >> (4 * (r - 1))) & 15)
-
-cdef inline hand_t one(int r) noexcept nogil:
-    return (<hand_t>1) << (4 * (r - 1))
-
-cdef inline int size_of(hand_t h) noexcept nogil:
-    cdef uint64_t x = (h & <uint64_t>0x0F0F0F0F0F0F) + ((h >> 4) & <uint64_t>0x0F0F0F0F0F0F)
-    return <int>((x * <uint64_t>0x0101010101010101) >> 56)
-
-cdef inline int lowest(hand_t h) noexcept nogil:
-    # h != 0
-    return (__builtin_ctzll(h) >> 2) + 1
-
-cdef inline int highest(hand_t h) noexcept nogil:
-    return ((63 - __builtin_clzll(h)) >> 2) + 1
-
-cdef inline bint contains(hand_t h, hand_t sub) noexcept nogil:
-    """Multiset inclusion, SWAR: the even and the odd ranks' counts are
-    spread to 8-bit lanes; a lane of (a | 0x80) - b loses its top bit
-    exactly when a < b."""
-    cdef uint64_t E = <uint64_t>0x0F0F0F0F0F0F, H = <uint64_t>0x808080808080
-    if ((((h & E) | H) - (sub & E)) & H) != H:
-        return False
-    return (((((h >> 4) & E) | H) - ((sub >> 4) & E)) & H) == H
-
-cdef extern from *:
-    int __builtin_ctzll(unsigned long long x) noexcept nogil
-    int __builtin_clzll(unsigned long long x) noexcept nogil
-
 
 # ------------------------------------------------------------ move generation
-
-cdef int gen_attacks(hand_t h, int n, uint64_t* out) noexcept nogil:
-    """R10–R11: every distinct attack of a hand of `n` cards (at most n-1)."""
-    cdef int limit = n - 1, k = 0, r, c, s, length
-    cdef hand_t seq
-    if limit < 1:
-        return 0
-    for r in range(1, 13):
-        c = cnt(h, r)
-        if c == 0:
-            continue
-        if c > limit:
-            c = limit
-        for s in range(1, c + 1):
-            out[k] = one(r) * <uint64_t>s
-            k += 1
-        seq = one(r)
-        length = 1
-        while r + length <= 12 and cnt(h, r + length) > 0 and length < limit:
-            seq += one(r + length)
-            length += 1
-            if length >= 3:
-                out[k] = seq
-                k += 1
-    return k
-
+#
+# Packed hands, moves (answer_t: cards | BEATS_BIT) and attack generation
+# are those of `solver._search`.  What is ISMCTS's own: the answer
+# generator (its order fixes which move a seeded rollout or expansion
+# picks), the legality test of one answer against a table (availability
+# counts at the opponent's nodes test each child, not a generated list)
+# and the greedy rollout answer.
 
 ctypedef struct AnswerCtx:
     hand_t attack
@@ -131,7 +77,7 @@ ctypedef struct AnswerCtx:
     int ranks[12]          # distinct ranks of the defender
     int counts[12]
     int nranks
-    uint64_t* out
+    answer_t* out
     int k
 
 
@@ -139,17 +85,17 @@ cdef void answer_prepare(AnswerCtx* a, hand_t attack, hand_t defender) noexcept 
     cdef int r, c = 0
     a.attack = attack
     a.defender = defender
-    a.m = size_of(attack)
-    a.max_a = highest(attack)
+    a.m = hand_size(attack)
+    a.max_a = hand_highest(attack)
     a.cum_a[13] = 0
     for r in range(12, 0, -1):
-        c += cnt(attack, r)
+        c += hand_count(attack, r)
         a.cum_a[r] = c
     a.nranks = 0
     for r in range(1, 13):
-        if cnt(defender, r):
+        if hand_count(defender, r):
             a.ranks[a.nranks] = r
-            a.counts[a.nranks] = cnt(defender, r)
+            a.counts[a.nranks] = hand_count(defender, r)
             a.nranks += 1
 
 
@@ -157,7 +103,7 @@ cdef inline bint answer_beats(AnswerCtx* a, hand_t s) noexcept nogil:
     """Every card of `s` can beat a distinct attack card (sorted dominance)."""
     cdef int r, cs = 0
     for r in range(12, 0, -1):
-        cs += cnt(s, r)
+        cs += hand_count(s, r)
         if cs < a.cum_a[r]:
             return False
     return True
@@ -169,8 +115,8 @@ cdef inline bint answer_sacrifices(AnswerCtx* a, hand_t s) noexcept nogil:
     lowest card kept (L) must beat; at least one card <= L must be below the
     highest attack card."""
     cdef hand_t rest = a.defender - s, high
-    cdef int low_kept = lowest(rest) if rest else 13
-    cdef int min_s = lowest(s)
+    cdef int low_kept = hand_lowest(rest) if rest else 13
+    cdef int min_s = hand_lowest(s)
     cdef int k, r, c, take, cs, ca
     cdef int small[13]
     if min_s > low_kept or min_s >= a.max_a:
@@ -178,7 +124,7 @@ cdef inline bint answer_sacrifices(AnswerCtx* a, hand_t s) noexcept nogil:
     if low_kept >= 12:
         return True
     high = s & ~((<hand_t>1 << (4 * low_kept)) - 1)
-    k = size_of(high)
+    k = hand_size(high)
     if k == 0:
         return True
     # the k smallest attack cards, as counts
@@ -187,7 +133,7 @@ cdef inline bint answer_sacrifices(AnswerCtx* a, hand_t s) noexcept nogil:
     r = 1
     take = k
     while take > 0:
-        c = cnt(a.attack, r)
+        c = hand_count(a.attack, r)
         if c > take:
             c = take
         small[r] = c
@@ -196,7 +142,7 @@ cdef inline bint answer_sacrifices(AnswerCtx* a, hand_t s) noexcept nogil:
     cs = 0
     ca = 0
     for r in range(12, 0, -1):
-        cs += cnt(high, r)
+        cs += hand_count(high, r)
         ca += small[r]
         if cs < ca:
             return False
@@ -207,7 +153,7 @@ cdef void answer_enum(AnswerCtx* a, int idx, int left, hand_t s) noexcept nogil:
     cdef int c, take
     if left == 0:
         if answer_beats(a, s):
-            a.out[a.k] = s | BEATS
+            a.out[a.k] = s | BEATS_BIT
             a.k += 1
         if answer_sacrifices(a, s):
             a.out[a.k] = s
@@ -219,25 +165,24 @@ cdef void answer_enum(AnswerCtx* a, int idx, int left, hand_t s) noexcept nogil:
     if c > left:
         c = left
     for take in range(c, -1, -1):
-        answer_enum(a, idx + 1, left - take, s + one(a.ranks[idx]) * <uint64_t>take)
+        answer_enum(a, idx + 1, left - take, s + hand_card(a.ranks[idx]) * <uint64_t>take)
 
 
-cdef int gen_answers(hand_t attack, hand_t defender, uint64_t* out) noexcept nogil:
+cdef int gen_answers(hand_t attack, hand_t defender, answer_t* out) noexcept nogil:
     """R12–R13: every distinct answer (cards removed, beats flag)."""
     cdef AnswerCtx a
     cdef int r, low
-    if size_of(attack) == 1:
+    if hand_size(attack) == 1:
         # fast path: a single attack card
-        r = lowest(attack)
-        low = lowest(defender)
+        r = hand_lowest(attack)
         a.k = 0
         for low in range(r, 13):
-            if cnt(defender, low):
-                out[a.k] = one(low) | BEATS
+            if hand_count(defender, low):
+                out[a.k] = hand_card(low) | BEATS_BIT
                 a.k += 1
-        low = lowest(defender)
+        low = hand_lowest(defender)
         if low < r:
-            out[a.k] = one(low)
+            out[a.k] = hand_card(low)
             a.k += 1
         return a.k
     answer_prepare(&a, attack, defender)
@@ -247,16 +192,16 @@ cdef int gen_answers(hand_t attack, hand_t defender, uint64_t* out) noexcept nog
     return a.k
 
 
-cdef inline bint answer_legal(AnswerCtx* a, uint64_t move) noexcept nogil:
-    cdef hand_t s = move & CARDS
-    if not contains(a.defender, s):
+cdef inline bint answer_legal(AnswerCtx* a, answer_t move) noexcept nogil:
+    cdef hand_t s = move & HAND_MASK
+    if not hand_contains(a.defender, s):
         return False
-    if move & BEATS:
+    if move & BEATS_BIT:
         return answer_beats(a, s)
     return answer_sacrifices(a, s)
 
 
-cdef uint64_t greedy_answer(hand_t attack, hand_t defender) noexcept nogil:
+cdef answer_t greedy_answer(hand_t attack, hand_t defender) noexcept nogil:
     """Beat every attack card as cheaply as possible (each attack card, from
     the lowest, takes the lowest free card that beats it); when that fails,
     answer with the lowest cards, which is then always a legal sacrifice."""
@@ -264,26 +209,26 @@ cdef uint64_t greedy_answer(hand_t attack, hand_t defender) noexcept nogil:
     cdef int a, r, c, m = 0
     cdef bint ok = True
     for a in range(1, 13):
-        c = cnt(attack, a)
+        c = hand_count(attack, a)
         m += c
         while c > 0 and ok:
             r = a
-            while r <= 12 and cnt(free_, r) == 0:
+            while r <= 12 and hand_count(free_, r) == 0:
                 r += 1
             if r > 12:
                 ok = False
                 break
-            free_ -= one(r)
-            used += one(r)
+            free_ -= hand_card(r)
+            used += hand_card(r)
             c -= 1
     if ok:
-        return used | BEATS
+        return used | BEATS_BIT
     used = 0
     free_ = defender
     while m > 0:
-        r = lowest(free_)
-        free_ -= one(r)
-        used += one(r)
+        r = hand_lowest(free_)
+        free_ -= hand_card(r)
+        used += hand_card(r)
         m -= 1
     return used
 
@@ -298,36 +243,36 @@ ctypedef struct State:
     int tsize
 
 
-cdef inline void apply_move(State* s, uint64_t move) noexcept nogil:
-    cdef hand_t cards = move & CARDS
+cdef inline void apply_move(State* s, answer_t move) noexcept nogil:
+    cdef hand_t cards = move & HAND_MASK
     cdef int d
     if s.table == 0:
         s.h[s.attacker] -= cards
         s.table = cards
-        s.tsize = size_of(cards)
+        s.tsize = hand_size(cards)
     else:
         d = 1 - s.attacker
         s.h[d] -= cards
         s.n -= s.tsize
         s.table = 0
         s.tsize = 0
-        if move & BEATS:
+        if move & BEATS_BIT:
             s.attacker = d   # R14: the trick's winner attacks next
 
 
-cdef inline int gen_moves(State* s, uint64_t* out) noexcept nogil:
+cdef inline int gen_moves(State* s, answer_t* out) noexcept nogil:
     if s.table == 0:
-        return gen_attacks(s.h[s.attacker], s.n, out)
+        return gen_attacks(s.h[s.attacker], out)   # the attacker holds s.n cards
     return gen_answers(s.table, s.h[1 - s.attacker], out)
 
 
 cdef inline int showdown(State* s) noexcept nogil:
     """R17, player 0's outcome: +1 win, 0 drawn round, -1 loss."""
-    cdef int a = lowest(s.h[0]), b = lowest(s.h[1])
+    cdef int a = hand_lowest(s.h[0]), b = hand_lowest(s.h[1])
     return 1 if a < b else (-1 if a > b else 0)
 
 
-cdef int exact(State* s, int alpha, int beta, uint64_t* buf) noexcept nogil:
+cdef int exact(State* s, int alpha, int beta, answer_t* buf) noexcept nogil:
     """Player 0's outcome under best play (fail-hard alpha-beta on -1/0/1).
     `buf` has room for MAX_MOVES moves per remaining ply."""
     cdef int k, i, v, best, mover
@@ -398,7 +343,7 @@ for _i in range(1, LOG_TABLE_SIZE):
 
 
 ctypedef struct Edge:
-    uint64_t move        # the public move
+    answer_t move        # the public move
     double reward        # sum of the mover's rewards through this edge
     int32_t visits
     int32_t avail        # times this move was legal when its parent was visited
@@ -439,12 +384,12 @@ cdef class Tree:
     cdef int exact_cards
     cdef int rollout             # 0: uniform random moves; 1: greedy answers (random 1 in 8)
     cdef uint64_t rng
-    cdef uint64_t* buf           # MAX_MOVES * (MAX_DEPTH + 2) scratch moves
+    cdef answer_t* buf           # MAX_MOVES * (MAX_DEPTH + 2) scratch moves
     cdef int64_t iterations
     cdef int64_t depth_sum       # sum over iterations of the selected path's length
     cdef int32_t path_node[MAX_DEPTH]   # parent node of each step
     cdef int16_t path_edge[MAX_DEPTH]   # edge ordinal of each step
-    cdef uint64_t* hmove         # edge index: open addressing on (node, move) -> edge ordinal
+    cdef answer_t* hmove         # edge index: open addressing on (node, move) -> edge ordinal
     cdef int32_t* hnode          # -1 marks an empty slot
     cdef int32_t* hord
     cdef int64_t hcap            # power of two, kept at least twice the number of edges
@@ -459,9 +404,9 @@ cdef class Tree:
         cdef hand_t mine = 0, tab = 0
         cdef uint64_t z
         for r in my_hand:
-            mine += one(r)
+            mine += hand_card(r)
         for r in table:
-            tab += one(r)
+            tab += hand_card(r)
         self.observer = observer
         self.pool_size = len(pool)
         for i in range(self.pool_size):
@@ -489,7 +434,7 @@ cdef class Tree:
         self.edge_cap = 4096
         self.nodes = <Node*>malloc(self.capacity * sizeof(Node))
         self.edges = <Edge*>malloc(self.edge_cap * sizeof(Edge))
-        self.buf = <uint64_t*>malloc(MAX_MOVES * (MAX_DEPTH + 2) * sizeof(uint64_t))
+        self.buf = <answer_t*>malloc(MAX_MOVES * (MAX_DEPTH + 2) * sizeof(answer_t))
         self.hcap = 0
         self.hcount = 0
         self.hmove = NULL
@@ -520,7 +465,7 @@ cdef class Tree:
         if self.ctx_ready:
             ctx_free(&self.ctx)
 
-    cdef inline uint64_t _hash(self, int32_t node, uint64_t move) noexcept nogil:
+    cdef inline uint64_t _hash(self, int32_t node, answer_t move) noexcept nogil:
         cdef uint64_t x = move ^ ((<uint64_t>node) * <uint64_t>0x9E3779B97F4A7C15)
         x ^= x >> 29
         x *= <uint64_t>0xBF58476D1CE4E5B9
@@ -529,7 +474,7 @@ cdef class Tree:
 
     cdef int _hash_grow(self, int64_t cap) noexcept nogil:
         """Re-index every edge into a table of `cap` slots; -1 if out of memory."""
-        cdef uint64_t* hm = <uint64_t*>malloc(cap * sizeof(uint64_t))
+        cdef answer_t* hm = <answer_t*>malloc(cap * sizeof(answer_t))
         cdef int32_t* hn = <int32_t*>malloc(cap * sizeof(int32_t))
         cdef int32_t* ho = <int32_t*>malloc(cap * sizeof(int32_t))
         cdef int64_t i, j, mask = cap - 1
@@ -556,7 +501,7 @@ cdef class Tree:
         self.hmove, self.hnode, self.hord, self.hcap = hm, hn, ho, cap
         return 0
 
-    cdef inline int _lookup(self, int32_t node, uint64_t move) noexcept nogil:
+    cdef inline int _lookup(self, int32_t node, answer_t move) noexcept nogil:
         """The ordinal of `node`'s edge for `move`, or -1."""
         cdef int64_t mask = self.hcap - 1
         cdef int64_t j = <int64_t>(self._hash(node, move) & <uint64_t>mask)
@@ -577,7 +522,7 @@ cdef class Tree:
         nd.ccap = 0
         nd.n_moves = -1
 
-    cdef int _add_child(self, int32_t parent, uint64_t move, int mover) noexcept nogil:
+    cdef int _add_child(self, int32_t parent, answer_t move, int mover) noexcept nogil:
         """Append an edge and its node; returns the edge ordinal (-1 when full)."""
         cdef Node* grown
         cdef Edge* more
@@ -644,7 +589,7 @@ cdef class Tree:
             t = self.pool[i]
             self.pool[i] = self.pool[j]
             self.pool[j] = t
-            opp += one(self.pool[i])
+            opp += hand_card(self.pool[i])
         s[0] = self.root
         s.h[1 - self.observer] = opp
 
@@ -664,13 +609,13 @@ cdef class Tree:
             k = gen_moves(s, self.buf)
             apply_move(s, self.buf[randint(&self.rng, k)])
 
-    cdef int _expand(self, State* s, int32_t node, uint64_t* moves, int k, int mover) noexcept nogil:
+    cdef int _expand(self, State* s, int32_t node, answer_t* moves, int k, int mover) noexcept nogil:
         """Add an edge for one untried legal move (uniform among them) and
         apply it to `s`; returns the edge ordinal (-1 when the tree is full)."""
         cdef int i, c, idx = 0, nc = self.nodes[node].n_children
         cdef Edge* ed = self.edges + self.nodes[node].cbase
         cdef bint found
-        cdef uint64_t mv
+        cdef answer_t mv
         for i in range(k):
             found = False
             if nc > HASH_FROM:
@@ -697,13 +642,13 @@ cdef class Tree:
         cdef int32_t node = 0
         cdef int k, i, c, legal, mover, outcome, idx, best, depth = 0, nc
         cdef double score, best_score, u
-        cdef uint64_t mv
+        cdef answer_t mv
         cdef AnswerCtx actx
         cdef Node* here
         cdef Edge* ed
         cdef Edge* e
         cdef bint ok
-        cdef uint64_t* moves = self.buf + MAX_MOVES   # buf[0..MAX_MOVES) is the rollout's
+        cdef answer_t* moves = self.buf + MAX_MOVES   # buf[0..MAX_MOVES) is the rollout's
         self._determinize(&s)
         while not (s.table == 0 and s.n <= 1):
             mover = s.attacker if s.table == 0 else 1 - s.attacker
@@ -764,7 +709,7 @@ cdef class Tree:
                     e = &ed[c]
                     mv = e.move
                     if s.table == 0:
-                        ok = contains(s.h[s.attacker], mv) and size_of(mv) < s.n
+                        ok = hand_contains(s.h[s.attacker], mv) and hand_size(mv) < s.n
                     elif s.tsize == 1:
                         ok = False
                         for i in range(k):
@@ -855,7 +800,7 @@ cdef class Tree:
         for i in range(self.nodes[0].n_children):
             e = &self.edges[self.nodes[0].cbase + i]
             nd = &self.nodes[e.child]
-            out.append((unpack(e.move & CARDS), bool(e.move & BEATS), e.visits, e.avail,
+            out.append((unpack(e.move & HAND_MASK), bool(e.move & BEATS_BIT), e.visits, e.avail,
                         e.reward, nd.reward_sq, nd.outcome[0], nd.outcome[1], nd.outcome[2]))
         return out
 
@@ -863,35 +808,32 @@ cdef class Tree:
 # ----------------------------------------------------- Python-level checks
 
 cdef tuple unpack(hand_t h):
-    cdef list out = []
-    cdef int r, c
-    for r in range(1, 13):
-        for c in range(cnt(h, r)):
-            out.append(r)
-    return tuple(out)
+    cdef int out[192]
+    cdef int n = hand_unpack(h & HAND_MASK, out)
+    return tuple([out[i] for i in range(n)])
 
 
 cdef hand_t pack(cards) except? 0:
     cdef hand_t h = 0
     for r in cards:
-        h += one(r)
+        h += hand_card(r)
     return h
 
 
 def attacks(cards):
     """Distinct attacks (for tests against `solver.play.attacks`)."""
-    cdef uint64_t out[MAX_MOVES]
-    cdef int k = gen_attacks(pack(cards), len(cards), out)
+    cdef answer_t out[MAX_MOVES]
+    cdef int k = gen_attacks(pack(cards), out)
     return sorted((unpack(out[i]) for i in range(k)), key=list)
 
 
 def answers(attack, defender):
     """Distinct answers (for tests against `solver.play.answers`)."""
-    cdef uint64_t* out = <uint64_t*>malloc(MAX_MOVES * sizeof(uint64_t))
+    cdef answer_t* out = <answer_t*>malloc(MAX_MOVES * sizeof(answer_t))
     cdef int k
     try:
         k = gen_answers(pack(attack), pack(defender), out)
-        return sorted(((unpack(out[i] & CARDS), bool(out[i] & BEATS)) for i in range(k)),
+        return sorted(((unpack(out[i] & HAND_MASK), bool(out[i] & BEATS_BIT)) for i in range(k)),
                       key=lambda a: (list(a[0]), a[1]))
     finally:
         free(out)
@@ -899,14 +841,14 @@ def answers(attack, defender):
 
 def includes(cards, sub):
     """Multiset inclusion on packed hands (for tests)."""
-    return bool(contains(pack(cards), pack(sub)))
+    return bool(hand_contains(pack(cards), pack(sub)))
 
 
 def outcome(hand0, hand1, int attacker, table=()):
     """Player 0's outcome (+1 / 0 / -1) under best play, by the leaf solver
     (for tests against `solver.play.play_value`)."""
     cdef State s
-    cdef uint64_t* buf = <uint64_t*>malloc(MAX_MOVES * (MAX_DEPTH + 2) * sizeof(uint64_t))
+    cdef answer_t* buf = <answer_t*>malloc(MAX_MOVES * (MAX_DEPTH + 2) * sizeof(answer_t))
     cdef int v
     s.h[0] = pack(hand0)
     s.h[1] = pack(hand1)
