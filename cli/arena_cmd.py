@@ -84,8 +84,8 @@ def command(bots, mode, deals, seed, workers, time_ms, iterations, as_json, out_
             result = run_match(a, b, deals=deals, seed=seed, mode=mode, budget=budget or None,
                                workers=workers, progress=progress)
         results.append(result.to_dict())
-    if out_path:
-        write_json(out_path, {"mode": mode, "seed": seed, "deals": deals, "budget": budget, "results": results})
+        if out_path:  # after every pairing: a crash loses at most the one running
+            write_json(out_path, {"mode": mode, "seed": seed, "deals": deals, "budget": budget, "results": results})
     if as_json:
         click.echo(json.dumps(results))
         return
