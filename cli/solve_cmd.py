@@ -215,7 +215,7 @@ def format_endgame(result: EndgameResult) -> str:
 
 
 EPILOG = """\b
-Examples, every card known (--hands):
+Examples: every card known (--hands)
   # player 0 attacks; who wins with best play, and what does each attack give?
   tacocat solve --hands "2 5 7 9 11 12" "1 3 8 8 10 12" --attacker 0
   # player 0 laid 8 8 and still holds 2 5 7 9; player 1 must answer
@@ -227,7 +227,7 @@ Examples, every card known (--hands):
   tacocat solve --json cases.jsonl > results.jsonl
 
 \b
-Examples, exact endgame (--hand: only your cards and what you have seen):
+Examples: exact endgame (--hand: only your cards and what you have seen)
   # I attack with 2 9 10; 1 3 5 7 were seen; the opponent holds 3 cards
   tacocat solve --hand "2 9 10" --seen "1 3 5 7" --opponent 3 --attacker 0
   # player 1 attacked with an 8; I am player 0 and must answer

@@ -266,6 +266,21 @@ cdef inline int gen_moves(State* s, answer_t* out) noexcept nogil:
     return gen_answers(s.table, s.h[1 - s.attacker], out)
 
 
+cdef inline bint child_legal(State* s, AnswerCtx* actx, answer_t mv, answer_t* moves, int k) noexcept nogil:
+    """Whether move `mv` (a child's) is legal in `s`.  `moves[0..k)` are the
+    legal moves (searched when the table holds one card); `actx` is prepared
+    when it holds 2+ cards."""
+    cdef int i
+    if s.table == 0:
+        return hand_contains(s.h[s.attacker], mv) and hand_size(mv) < s.n
+    if s.tsize == 1:
+        for i in range(k):
+            if moves[i] == mv:
+                return True
+        return False
+    return answer_legal(actx, mv)
+
+
 cdef inline int showdown(State* s) noexcept nogil:
     """R17, player 0's outcome: +1 win, 0 drawn round, -1 loss."""
     cdef int a = hand_lowest(s.h[0]), b = hand_lowest(s.h[1])
@@ -637,17 +652,37 @@ cdef class Tree:
         cdef double lg = LOG_TABLE[e.avail] if e.avail < LOG_TABLE_SIZE else log(<double>e.avail)
         return e.reward / e.visits + self.c_uct * sqrt(lg / e.visits)
 
+    cdef inline bint _offer(self, Edge* e, double* best_score) noexcept nogil:
+        """`e`'s move is legal here: count its availability; whether its UCB
+        score beats `best_score` (then raised to it)."""
+        cdef double score
+        e.avail += 1
+        score = self._ucb(e)
+        if score > best_score[0]:
+            best_score[0] = score
+            return True
+        return False
+
+    cdef inline int _expand_path(self, State* s, int32_t node, answer_t* moves, int k, int mover,
+                                 int depth) noexcept nogil:
+        """`_expand`, then record the new edge on the path; returns the new depth."""
+        cdef int c = self._expand(s, node, moves, k, mover)
+        if c >= 0:
+            self.path_node[depth] = node
+            self.path_edge[depth] = c
+            depth += 1
+        return depth
+
     cdef void _iterate(self) noexcept nogil:
         cdef State s
         cdef int32_t node = 0
-        cdef int k, i, c, legal, mover, outcome, idx, best, depth = 0, nc
-        cdef double score, best_score, u
-        cdef answer_t mv
+        cdef int k = 0, i, c, legal, mover, outcome, idx, best, depth = 0, nc
+        cdef double best_score, u
         cdef AnswerCtx actx
         cdef Node* here
         cdef Edge* ed
         cdef Edge* e
-        cdef bint ok
+        cdef bint hashed
         cdef answer_t* moves = self.buf + MAX_MOVES   # buf[0..MAX_MOVES) is the rollout's
         self._determinize(&s)
         while not (s.table == 0 and s.n <= 1):
@@ -664,73 +699,38 @@ cdef class Tree:
                 if here.n_moves < 0:
                     here.n_moves = gen_moves(&s, moves)
                 if nc < here.n_moves:
-                    k = gen_moves(&s, moves)
-                    c = self._expand(&s, node, moves, k, mover)
-                    if c >= 0:
-                        self.path_node[depth] = node
-                        self.path_edge[depth] = c
-                        depth += 1
+                    depth = self._expand_path(&s, node, moves, gen_moves(&s, moves), mover, depth)
                     break
                 for c in range(nc):
-                    e = &ed[c]
-                    e.avail += 1
-                    score = self._ucb(e)
-                    if score > best_score:
-                        best_score = score
+                    if self._offer(&ed[c], &best_score):
                         best = c
-            elif nc > HASH_FROM and nc > k:
-                # many children from other determinizations: look up the
-                # legal moves instead of testing every child
-                k = gen_moves(&s, moves)
-                legal = 0
-                for i in range(k):
-                    c = self._lookup(node, moves[i])
-                    if c >= 0:
-                        legal += 1
-                        e = &ed[c]
-                        e.avail += 1
-                        score = self._ucb(e)
-                        if score > best_score:
-                            best_score = score
-                            best = c
-                if legal < k:
-                    c = self._expand(&s, node, moves, k, mover)
-                    if c >= 0:
-                        self.path_node[depth] = node
-                        self.path_edge[depth] = c
-                        depth += 1
-                    break
             else:
+                # Many children from other determinizations: look up the
+                # legal moves instead of testing every child.  `k` here is
+                # still the move count of the previous opponent node on this
+                # path (0 at the first): the test predates the generation
+                # below, and seeded results depend on which loop runs, as
+                # the two break UCB ties differently.
+                hashed = nc > HASH_FROM and nc > k
                 k = gen_moves(&s, moves)
-                if s.table != 0 and s.tsize > 1:
-                    answer_prepare(&actx, s.table, s.h[1 - s.attacker])
                 legal = 0
-                for c in range(nc):
-                    e = &ed[c]
-                    mv = e.move
-                    if s.table == 0:
-                        ok = hand_contains(s.h[s.attacker], mv) and hand_size(mv) < s.n
-                    elif s.tsize == 1:
-                        ok = False
-                        for i in range(k):
-                            if moves[i] == mv:
-                                ok = True
-                                break
-                    else:
-                        ok = answer_legal(&actx, mv)
-                    if ok:
-                        legal += 1
-                        e.avail += 1
-                        score = self._ucb(e)
-                        if score > best_score:
-                            best_score = score
-                            best = c
+                if hashed:
+                    for i in range(k):
+                        c = self._lookup(node, moves[i])
+                        if c >= 0:
+                            legal += 1
+                            if self._offer(&ed[c], &best_score):
+                                best = c
+                else:
+                    if s.table != 0 and s.tsize > 1:
+                        answer_prepare(&actx, s.table, s.h[1 - s.attacker])
+                    for c in range(nc):
+                        if child_legal(&s, &actx, ed[c].move, moves, k):
+                            legal += 1
+                            if self._offer(&ed[c], &best_score):
+                                best = c
                 if legal < k:
-                    c = self._expand(&s, node, moves, k, mover)
-                    if c >= 0:
-                        self.path_node[depth] = node
-                        self.path_edge[depth] = c
-                        depth += 1
+                    depth = self._expand_path(&s, node, moves, k, mover, depth)
                     break
             e = &ed[best]
             apply_move(&s, e.move)

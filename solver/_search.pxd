@@ -122,12 +122,13 @@ cdef inline int hand_highest(hand_t h) noexcept nogil:
     return ((63 - tc_clz64(h)) >> 2) + 1
 
 cdef inline bint hand_contains(hand_t h, hand_t sub) noexcept nogil:
-    """Whether multiset `sub` is contained in `h`."""
-    cdef int r
-    for r in range(12):
-        if ((sub >> (4 * r)) & 15) > ((h >> (4 * r)) & 15):
-            return False
-    return True
+    """Whether multiset `sub` is contained in `h` (bits 0..47; a BEATS_BIT is
+    ignored).  SWAR: the even and the odd ranks' counts are spread to 8-bit
+    lanes; a lane of (a | 0x80) - b loses its top bit exactly when a < b."""
+    cdef uint64_t E = <uint64_t>0x0F0F0F0F0F0F, H = <uint64_t>0x808080808080
+    if ((((h & E) | H) - (sub & E)) & H) != H:
+        return False
+    return (((((h >> 4) & E) | H) - ((sub >> 4) & E)) & H) == H
 
 cdef inline int hand_unpack(hand_t h, int* out) noexcept nogil:
     """Write the ranks of `h` in ascending order to `out`; return how many."""
