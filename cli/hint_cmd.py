@@ -143,5 +143,6 @@ def command(hand, seen, opponent, table, attacker, player, phase, cap, board_tex
     if as_json:
         click.echo(json.dumps(data))
         return
-    click.echo(describe_view(view, ("you", "the opponent")))
+    names = ("you", "the opponent") if view.player == 0 else ("the opponent", "you")
+    click.echo(describe_view(view, names))
     click.echo(format_hint(data, top))

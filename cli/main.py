@@ -14,7 +14,7 @@ from solver.errors import TacocatError
 # name -> (module, one-line help shown in `tacocat --help`)
 COMMANDS = {
     "hint": ("cli.hint_cmd", "What should I do now? Ranked moves with win/draw/loss odds."),
-    "solve": ("cli.solve_cmd", "Solve a play-phase position with every card known, exactly."),
+    "solve": ("cli.solve_cmd", "Solve a play-phase position exactly: every card known, or every hidden hand enumerated."),
     "play": ("cli.play_cmd", "Play a whole game against the engine in the terminal."),
     "arena": ("cli.arena_cmd", "Bots against bots in duplicate format, with confidence intervals."),
     "analyze": ("cli.analyze_cmd", "Replay a game record and find the costliest decisions."),

@@ -210,3 +210,13 @@ def test_other_phases():
     data = json.loads(replace.stdout)
     assert data["decision"] == "replace"
     assert all(len(m["cards"]) <= 1 for m in data["moves"])
+
+
+def test_the_asking_player_is_you_in_either_seat():
+    from click.testing import CliRunner
+
+    from cli.main import app
+
+    out = CliRunner().invoke(app, ["hint", "--player", "1", "--hand", "4 9", "--opponent", "1", "--attacker", "0", "--table", "7"])
+    assert out.exit_code == 0, out.output
+    assert out.output.splitlines()[0].startswith("you: answer")
