@@ -38,18 +38,20 @@ one pool, so selection reads contiguous memory.
 Leaves: the exact search of `solver._search` (its transposition table, one
 per tree) once both hands hold at most `exact_cards` cards.
 
-Packed hands (`hand_t`) use the layout of `_search.pxd`: the count of rank r
-in bits 4(r-1)..4(r-1)+3.  A move is its packed cards, with bit 63 set for
-an answer in which every card beats (R13).
+Packed hands (`hand_t`), their helpers and the move generators are those of
+`_search.pxd`: the count of rank r in bits 4(r-1)..4(r-1)+3; a move
+(`answer_t`) is its packed cards, with BEATS_BIT (bit 63) set for an answer
+in which every card beats (R13).
 """
 
 from libc.stdint cimport uint64_t, int32_t, int64_t, int8_t, int16_t
 from solver._search cimport (
     SearchCtx, ctx_init, ctx_free, ctx_set_levels, ctx_new_search, search_value,
     hand_t, answer_t, hand_count, hand_card, hand_size, hand_lowest, hand_highest, hand_contains,
-    hand_unpack, gen_attacks, MAX_ANSWERS, HAND_MASK, BEATS_BIT,
+    hand_unpack, gen_attacks, gen_answers, MAX_ANSWERS, HAND_MASK, BEATS_BIT,
 )
 from libc.stdlib cimport malloc, realloc, free
+from libc.string cimport memset
 from libc.math cimport sqrt, log
 from posix.time cimport clock_gettime, timespec, CLOCK_MONOTONIC
 
@@ -58,45 +60,34 @@ cdef enum:
     MAX_DEPTH = 64         # > 2 * MAX_HAND plies
     MAX_POOL = 64
 
+if <int>MAX_MOVES < <int>MAX_ANSWERS:
+    raise ImportError("solver._ismcts: MAX_MOVES must hold MAX_ANSWERS moves")
+
 
 # ------------------------------------------------------------ move generation
 #
-# Packed hands, moves (answer_t: cards | BEATS_BIT) and attack generation
-# are those of `solver._search`.  What is ISMCTS's own: the answer
-# generator (its order fixes which move a seeded rollout or expansion
-# picks), the legality test of one answer against a table (availability
-# counts at the opponent's nodes test each child, not a generated list)
-# and the greedy rollout answer.
+# Packed hands, moves (answer_t: cards | BEATS_BIT) and the attack and
+# answer generators are those of `solver._search`.  ISMCTS's own: the
+# legality test of one answer against a table (availability counts at the
+# opponent's nodes test each existing child rather than search a generated
+# list) and the greedy rollout answer.
 
 ctypedef struct AnswerCtx:
     hand_t attack
     hand_t defender
-    int m                  # attack size
     int max_a              # highest attack rank
     int cum_a[14]          # cum_a[r] = attack cards of rank >= r
-    int ranks[12]          # distinct ranks of the defender
-    int counts[12]
-    int nranks
-    answer_t* out
-    int k
 
 
 cdef void answer_prepare(AnswerCtx* a, hand_t attack, hand_t defender) noexcept nogil:
     cdef int r, c = 0
     a.attack = attack
     a.defender = defender
-    a.m = hand_size(attack)
     a.max_a = hand_highest(attack)
     a.cum_a[13] = 0
     for r in range(12, 0, -1):
         c += hand_count(attack, r)
         a.cum_a[r] = c
-    a.nranks = 0
-    for r in range(1, 13):
-        if hand_count(defender, r):
-            a.ranks[a.nranks] = r
-            a.counts[a.nranks] = hand_count(defender, r)
-            a.nranks += 1
 
 
 cdef inline bint answer_beats(AnswerCtx* a, hand_t s) noexcept nogil:
@@ -147,49 +138,6 @@ cdef inline bint answer_sacrifices(AnswerCtx* a, hand_t s) noexcept nogil:
         if cs < ca:
             return False
     return True
-
-
-cdef void answer_enum(AnswerCtx* a, int idx, int left, hand_t s) noexcept nogil:
-    cdef int c, take
-    if left == 0:
-        if answer_beats(a, s):
-            a.out[a.k] = s | BEATS_BIT
-            a.k += 1
-        if answer_sacrifices(a, s):
-            a.out[a.k] = s
-            a.k += 1
-        return
-    if idx >= a.nranks:
-        return
-    c = a.counts[idx]
-    if c > left:
-        c = left
-    for take in range(c, -1, -1):
-        answer_enum(a, idx + 1, left - take, s + hand_card(a.ranks[idx]) * <uint64_t>take)
-
-
-cdef int gen_answers(hand_t attack, hand_t defender, answer_t* out) noexcept nogil:
-    """R12–R13: every distinct answer (cards removed, beats flag)."""
-    cdef AnswerCtx a
-    cdef int r, low
-    if hand_size(attack) == 1:
-        # fast path: a single attack card
-        r = hand_lowest(attack)
-        a.k = 0
-        for low in range(r, 13):
-            if hand_count(defender, low):
-                out[a.k] = hand_card(low) | BEATS_BIT
-                a.k += 1
-        low = hand_lowest(defender)
-        if low < r:
-            out[a.k] = hand_card(low)
-            a.k += 1
-        return a.k
-    answer_prepare(&a, attack, defender)
-    a.out = out
-    a.k = 0
-    answer_enum(&a, 0, a.m, 0)
-    return a.k
 
 
 cdef inline bint answer_legal(AnswerCtx* a, answer_t move) noexcept nogil:
@@ -266,14 +214,16 @@ cdef inline int gen_moves(State* s, answer_t* out) noexcept nogil:
     return gen_answers(s.table, s.h[1 - s.attacker], out)
 
 
-cdef inline bint child_legal(State* s, AnswerCtx* actx, answer_t mv, answer_t* moves, int k) noexcept nogil:
-    """Whether move `mv` (a child's) is legal in `s`.  `moves[0..k)` are the
-    legal moves (searched when the table holds one card); `actx` is prepared
-    when it holds 2+ cards."""
+cdef inline bint child_legal(State* s, int kind, AnswerCtx* actx, answer_t mv, answer_t* moves,
+                             int k) noexcept nogil:
+    """Whether move `mv` (a child's) is legal in `s`.  kind 0: an attack,
+    tested against the attacker's hand; 1: an answer to one card, searched
+    in the legal moves `moves[0..k)`; 2: an answer to 2+ cards, tested
+    against the table by `actx` (prepared)."""
     cdef int i
-    if s.table == 0:
+    if kind == 0:
         return hand_contains(s.h[s.attacker], mv) and hand_size(mv) < s.n
-    if s.tsize == 1:
+    if kind == 1:
         for i in range(k):
             if moves[i] == mv:
                 return True
@@ -676,7 +626,7 @@ cdef class Tree:
     cdef void _iterate(self) noexcept nogil:
         cdef State s
         cdef int32_t node = 0
-        cdef int k = 0, i, c, legal, mover, outcome, idx, best, depth = 0, nc
+        cdef int k = 0, i, c, legal, mover, outcome, idx, best, depth = 0, nc, kind
         cdef double best_score, u
         cdef AnswerCtx actx
         cdef Node* here
@@ -684,6 +634,7 @@ cdef class Tree:
         cdef Edge* e
         cdef bint hashed
         cdef answer_t* moves = self.buf + MAX_MOVES   # buf[0..MAX_MOVES) is the rollout's
+        memset(&actx, 0, sizeof(actx))   # prepared before use; this quiets gcc's -Wmaybe-uninitialized
         self._determinize(&s)
         while not (s.table == 0 and s.n <= 1):
             mover = s.attacker if s.table == 0 else 1 - s.attacker
@@ -705,14 +656,11 @@ cdef class Tree:
                     if self._offer(&ed[c], &best_score):
                         best = c
             else:
-                # Many children from other determinizations: look up the
-                # legal moves instead of testing every child.  `k` here is
-                # still the move count of the previous opponent node on this
-                # path (0 at the first): the test predates the generation
-                # below, and seeded results depend on which loop runs, as
-                # the two break UCB ties differently.
-                hashed = nc > HASH_FROM and nc > k
+                # Many children from other determinizations: look up this
+                # determinization's legal moves instead of testing every
+                # child.  Both loops find the same legal children.
                 k = gen_moves(&s, moves)
+                hashed = nc > HASH_FROM and nc > k
                 legal = 0
                 if hashed:
                     for i in range(k):
@@ -722,10 +670,15 @@ cdef class Tree:
                             if self._offer(&ed[c], &best_score):
                                 best = c
                 else:
-                    if s.table != 0 and s.tsize > 1:
+                    if s.table == 0:
+                        kind = 0
+                    elif s.tsize == 1:
+                        kind = 1
+                    else:
+                        kind = 2
                         answer_prepare(&actx, s.table, s.h[1 - s.attacker])
                     for c in range(nc):
-                        if child_legal(&s, &actx, ed[c].move, moves, k):
+                        if child_legal(&s, kind, &actx, ed[c].move, moves, k):
                             legal += 1
                             if self._offer(&ed[c], &best_score):
                                 best = c
