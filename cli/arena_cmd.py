@@ -4,6 +4,7 @@ results table and 95% confidence intervals."""
 
 from __future__ import annotations
 
+import inspect
 import itertools
 import json
 
@@ -113,4 +114,4 @@ def command(bots, mode, deals, seed, workers, time_ms, iterations, as_json, out_
     click.echo("an interval that excludes 0 is a clear difference; points = (score + 1) / 2 (win 1, draw 1/2)")
 
 
-command.help += "\n\nKnown bots: " + ", ".join(sorted(BOTS))  # type: ignore[operator]
+command.help = inspect.cleandoc(command.help or "") + "\n\nKnown bots: " + ", ".join(sorted(BOTS))

@@ -21,6 +21,7 @@ from typing import BinaryIO
 
 import click
 
+from cli.notation import friendly_errors
 from solver.protocol import EngineSession, Response, SearchJob, decode_request, encode_response, error_response
 from solver.rules import load_ruleset
 
@@ -121,6 +122,7 @@ def serve_lines(session: EngineSession, infile: BinaryIO, outfile: BinaryIO, max
               help="Longest request line in bytes; longer lines answer 'bad_json'.")
 @click.option("--log-level", type=click.Choice(["debug", "info", "warning", "error"]), default="warning",
               show_default=True, help="Logging on stderr.")
+@friendly_errors
 def command(rules_path: str | None, max_time_ms: int | None, max_searches: int, max_games: int, max_line: int, log_level: str) -> None:
     """Speak the engine protocol as JSON Lines on stdin/stdout.
 

@@ -13,16 +13,16 @@ from cli.notation import (
     PHASES,
     CliError,
     Progress,
-    build_view,
     describe_view,
     format_hint,
     friendly_errors,
-    get_rules,
     parse_board,
     read_json,
+    require_decision,
+    view_from_flags,
     view_from_json,
 )
-from solver.cards import parse_cards
+from solver.rules import load_ruleset
 
 
 # The README's first command: player 1 attacked with an 8 in the play phase.
@@ -100,7 +100,6 @@ def command(hand, seen, opponent, table, attacker, player, phase, cap, board_tex
     The value is the game equity (2 x game-win chance - 1) of the board
     each round outcome leads to, so a round near a goal weighs more;
     --score round scores the round alone (+1 won, 0 drawn, -1 lost)."""
-    notes: list[str] = []
     if example:
         if hand or view_path:
             raise CliError("--example brings its own position; drop --hand/--view (or drop --example)")
@@ -112,32 +111,17 @@ def command(hand, seen, opponent, table, attacker, player, phase, cap, board_tex
                                 ("--cat", cat), ("--covered", covered), ("--rules", rules_path)) if v not in (None, "")]
         if flags:
             raise CliError(f"--view gives the whole position; drop {', '.join(flags)} (or drop --view)")
+        notes: list[str] = []
         view = view_from_json(read_json(view_path, "view"), notes)
+        for note in notes:
+            click.echo(note, err=True)
     else:
         if not hand:
             raise CliError('give your hand, e.g. --hand "2 5 7 9 11 12" (or a JSON view with --view FILE)')
-        view = build_view(
-            hand=parse_cards(hand, "--hand"),
-            seen=parse_cards(seen, "--seen"),
-            table=parse_cards(table, "--table"),
-            opponent=opponent,
-            attacker=attacker,
-            player=player,
-            phase=phase,
-            cap=cap,
-            board=parse_board(board_text, cat, covered),
-            rules=get_rules(rules_path),
-            notes=notes,
-        )
-    for note in notes:
-        click.echo(note, err=True)
-    if view.decision is None:
-        if view.phase == "play" and not view.table and view.attacker != view.player:
-            raise CliError(
-                f"player {view.attacker} attacks now: player {view.player} has nothing to decide until the attack "
-                f"is on the table (give it with --table, e.g. --table 8)"
-            )
-        raise CliError(f"player {view.player} has no decision to make in this position")
+        view = view_from_flags(hand=hand, seen=seen, table=table, opponent=opponent, attacker=attacker, player=player,
+                               phase=phase, cap=cap, board=parse_board(board_text, cat, covered),
+                               rules=load_ruleset(rules_path))
+    require_decision(view)
     result = run_hint(view, time_ms=time_ms, iterations=iterations, seed=seed, method=method, score=score)
     data = result.to_dict()
     if as_json:

@@ -5,6 +5,7 @@ imported only when used, so `tacocat --help` stays fast."""
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import sys
 
 import click
@@ -32,7 +33,40 @@ Notation:
 Rules: RULES.md (R1-R19) is the authority; errors name the rule broken."""
 
 
+def _one_line(exc: click.UsageError, group_ctx: click.Context | None = None) -> click.ClickException:
+    """A usage mistake (unknown option, bad option value, missing argument)
+    as one line `error: ...` naming the command's help, like every other
+    bad input (`cli.notation.CliError`, imported only on this path)."""
+    from cli.notation import CliError
+
+    ctx = exc.ctx or group_ctx
+    where = ctx.command_path if ctx is not None else "tacocat"
+    if ctx is not None and ctx.command is app and ctx.invoked_subcommand:
+        where += f" {ctx.invoked_subcommand}"  # raised while parsing the command's own options
+    return CliError(f"{exc.format_message()} (see {where} --help)")
+
+
 class LazyGroup(click.Group):
+    """Imports a command's module only when it runs, and turns click's
+    multi-line usage errors into one line (also under CliRunner, which
+    calls the group's `main`)."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        try:
+            return super().parse_args(ctx, args)
+        except click.exceptions.NoArgsIsHelpError:
+            raise  # `tacocat` alone prints the help
+        except click.UsageError as exc:
+            raise _one_line(exc) from None
+
+    def invoke(self, ctx: click.Context) -> object:
+        try:
+            return super().invoke(ctx)
+        except click.exceptions.NoArgsIsHelpError:
+            raise
+        except click.UsageError as exc:
+            raise _one_line(exc, ctx) from None
+
     def list_commands(self, ctx: click.Context) -> list[str]:
         return sorted(name for name, (mod, _) in COMMANDS.items() if importlib.util.find_spec(mod))
 
@@ -47,7 +81,7 @@ class LazyGroup(click.Group):
         return command
 
 
-@click.group(cls=LazyGroup, epilog=NOTATION, context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(name="tacocat", cls=LazyGroup, epilog=NOTATION, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="tacocat")
 def app() -> None:
     """Tacocat Spelled Backwards: rules engine, exact solver, hints and bots."""

@@ -27,9 +27,9 @@ from solver.actions import Action
 from solver.board import Board
 from solver.cards import format_cards, parse_cards
 from solver.errors import NotationError, PositionError, RecordError, TacocatError
-from solver.game import REPLACE, View
-from solver.rules import SPACES, STANDARD, Ruleset, load_ruleset
-from solver.views import PHASES, build_view  # noqa: F401  (re-exported for the commands)
+from solver.game import PLAY, REPLACE, View
+from solver.rules import SPACES, STANDARD, Ruleset
+from solver.views import PHASES, build_view  # noqa: F401  (PHASES is re-exported for the commands)
 from solver.views import view_from_json as _view_from_json
 
 METHODS = ("auto", "exact", "pimc", "ismcts")
@@ -139,10 +139,6 @@ def parse_board(text: str | None, cat: int | None = None, covered: str | None = 
     return Board(cat=cat_value, covered=frozenset(spaces))
 
 
-def get_rules(source: str | Mapping | None) -> Ruleset:
-    return load_ruleset(source)
-
-
 def view_from_json(data: Any, notes: list[str] | None = None) -> View:
     """A view from JSON; on the command line its `rules` may name a file."""
     return _view_from_json(data, notes, allow_rule_files=True)
@@ -181,6 +177,53 @@ def arrow_text(board: Board, rules: Ruleset, names: Sequence[str] = ("P0", "P1")
 
 
 # ------------------------------------------------------------------ views
+def view_from_flags(
+    *,
+    hand: str,
+    seen: str | None,
+    table: str | None,
+    opponent: int | None,
+    attacker: int | None,
+    player: int,
+    board: Board,
+    rules: Ruleset,
+    phase: str | None = None,
+    cap: int | None = None,
+) -> View:
+    """The asking player's view from the flags `tacocat hint` and `tacocat
+    solve --hand` share (cards in plain notation, each error naming its
+    flag); the notes `build_view` makes (a lenient reading) go to stderr."""
+    notes: list[str] = []
+    view = build_view(
+        hand=parse_cards(hand, "--hand"),
+        seen=parse_cards(seen, "--seen"),
+        table=parse_cards(table, "--table"),
+        opponent=opponent,
+        attacker=attacker,
+        player=player,
+        phase=phase,
+        cap=cap,
+        board=board,
+        rules=rules,
+        notes=notes,
+    )
+    for note in notes:
+        click.echo(note, err=True)
+    return view
+
+
+def require_decision(view: View) -> None:
+    """A `CliError` unless the view's player has something to decide."""
+    if view.decision is not None:
+        return
+    if view.phase == PLAY and not view.table and view.attacker != view.player:
+        raise CliError(
+            f"player {view.attacker} attacks now: player {view.player} has nothing to decide until the attack "
+            f"is on the table (give it with --table, e.g. --table 8)"
+        )
+    raise CliError(f"player {view.player} has no decision to make in this position")
+
+
 def describe_view(view: View, names: Sequence[str] | None = None) -> str:
     """One or two lines: whose decision, hand, table, what is seen."""
     names = names or ("player 0", "player 1")
@@ -281,16 +324,6 @@ def format_action(action: Action | Mapping[str, Any]) -> str:
     return text
 
 
-def same_move(move: Mapping[str, Any], action: Action) -> bool:
-    """Whether a hint's move dict is `action` (an answer's beats compared
-    only when both say)."""
-    if move.get("kind") != action.kind or tuple(sorted(move.get("cards", ()))) != tuple(action.cards):
-        return False
-    if action.kind == "answer" and action.beats is not None and move.get("beats") is not None:
-        return bool(move["beats"]) == bool(action.beats)
-    return True
-
-
 # ------------------------------------------------------------ hint output
 def method_text(result: Mapping[str, Any]) -> str:
     """How a hint was computed and how sure it is, in one line."""
@@ -378,7 +411,7 @@ def progress_bar(label: str, total: int) -> Any:
     terminal it is click's bar; elsewhere one line names the task, so logs
     stay readable."""
     err = stderr()
-    if _isatty(err):
+    if is_terminal(err):
         return click.progressbar(length=max(total, 1), label=label, file=err)
     click.echo(f"{label} ...", err=True)
     return _QuietBar(max(total, 1))
@@ -416,7 +449,7 @@ class Progress:
         self._time = time.perf_counter
         self.label = label
         self.stream = stderr()
-        self.enabled = enabled and _isatty(self.stream)
+        self.enabled = enabled and is_terminal(self.stream)
         self.start = self._time()
         self.last = 0.0
         self.frame = 0
@@ -459,7 +492,8 @@ class Progress:
         self.close()
 
 
-def _isatty(stream: Any) -> bool:
+def is_terminal(stream: Any) -> bool:
+    """Whether `stream` is a terminal (False for pipes, files and closed streams)."""
     try:
         return bool(stream.isatty())
     except (AttributeError, ValueError):

@@ -8,6 +8,7 @@ of input saves the game and stops cleanly."""
 
 from __future__ import annotations
 
+import inspect
 import random
 import sys
 from pathlib import Path
@@ -23,15 +24,16 @@ from cli.notation import (
     format_action,
     format_hint,
     friendly_errors,
-    get_rules,
+    is_terminal,
     parse_move,
     read_json,
     write_json,
 )
 from solver.bots import BOTS, choose, make_bot
 from solver.cards import format_cards
-from solver.errors import IllegalMoveError, NotationError, TacocatError
+from solver.errors import IllegalMoveError, NotationError, RecordError, TacocatError
 from solver.game import DUEL, REPLACE, GameRecord, GameState
+from solver.rules import load_ruleset
 
 HELP_TEXT = """\
 At each prompt type your move in plain notation (the kind word is optional):
@@ -66,7 +68,7 @@ class Session:
         self.hint_ms = hint_ms
         self.names = ["you", "you"]
         self.names[1 - seat] = "engine"
-        self.interactive = _isatty(sys.stdin)
+        self.interactive = is_terminal(sys.stdin)
         if self.interactive:
             try:
                 import readline  # noqa: F401  (line editing and history for input())
@@ -282,19 +284,30 @@ class Session:
         return 0
 
 
-def _isatty(stream: Any) -> bool:
-    try:
-        return bool(stream.isatty())
-    except (AttributeError, ValueError):
-        return False
-
-
 def bot_budget(strength: int | None, time_ms: int | None) -> dict:
     budget: dict = {}
     if strength is not None:
         budget["iterations"] = strength
     if time_ms is not None:
         budget["time_ms"] = time_ms
+    return budget
+
+
+def saved_budget(data: dict) -> dict:
+    """The bot's budget a saved game carries (`bot_budget`), checked: a
+    hand-edited record must not crash the bot in the middle of the game."""
+    raw = data.get("bot_budget")
+    if raw is None:
+        return {}
+    if not isinstance(raw, dict):
+        raise RecordError(f"game record 'bot_budget' must be an object like {{\"iterations\": 50}}, got {raw!r}")
+    budget = {}
+    for key in ("iterations", "time_ms"):
+        if key in raw:
+            value = raw[key]
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise RecordError(f"game record 'bot_budget' {key!r} must be a positive integer, got {value!r}")
+            budget[key] = value
     return budget
 
 
@@ -353,26 +366,27 @@ def command(opponent, strength, time_ms, seat, seed, rules_path, save_path, resu
         if opponent is None:
             saved = players.get(str(1 - seat))
             opponent = saved if saved in OPPONENTS else DEFAULT_OPPONENT
-        if not budget and isinstance(data.get("bot_budget"), dict):
-            budget = {k: v for k, v in data["bot_budget"].items() if k in ("iterations", "time_ms")}
+        if not budget:
+            budget = saved_budget(data)
         save = Path(save_path or resume_path)
         seed = record.seed
         if state.over:
             raise CliError(f"the game in {resume_path} is already over; review it with: tacocat analyze {resume_path}")
     else:
-        state = GameState.new(get_rules(rules_path), seed)
+        state = GameState.new(load_ruleset(rules_path), seed)
         save = Path(save_path) if save_path else None
     seat = 0 if seat is None else seat
     opponent = opponent or DEFAULT_OPPONENT
     bot = build_bot(opponent, budget)
-    click.echo(f"tacocat: you are player {seat}, the engine ({opponent}) player {1 - seat}; seed {seed}. Type 'help' for notation.")
     session = Session(state, seat, bot, opponent, seed, save, hint_time, budget)
+    session.save()  # an unwritable --save fails here, before the game starts
+    click.echo(f"tacocat: you are player {seat}, the engine ({opponent}) player {1 - seat}; seed {seed}. Type 'help' for notation.")
     code = session.run()
     if code:
         sys.exit(code)
 
 
-command.help += (  # type: ignore[operator]
+command.help = inspect.cleandoc(command.help or "") + (  # after the dedented docstring
     "\n\nOpponents: " + ", ".join(OPPONENTS)
     + " (pimc and ismcts search; --strength/--time set their budget; oracle cheats: it sees your hand)"
 )

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import inspect
 import json
 import time
 
 import click
 
-from cli.notation import progress_bar
+from cli.notation import friendly_errors, progress_bar
 from solver.bots import BOTS, make_bot, play_game
 from solver.rules import load_ruleset
 
@@ -19,6 +20,7 @@ from solver.rules import load_ruleset
 @click.option("--seed", default=0, show_default=True, type=int, help="Game i uses seed SEED+i: deals and bot choices repeat exactly.")
 @click.option("--rules", "rules_path", default=None, help="Ruleset file (.json or .toml); standard by default.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of text.")
+@friendly_errors
 def command(p0: str, p1: str, games: int, seed: int, rules_path: str | None, as_json: bool) -> None:
     """Play GAMES whole games between two bots and count the results.
 
@@ -60,4 +62,4 @@ def command(p0: str, p1: str, games: int, seed: int, rules_path: str | None, as_
     click.echo(f"  {rounds} rounds played, {drawn} drawn (R17); {seconds:.1f} s, {1000 * seconds / games:.1f} ms a game")
 
 
-command.help += "\n\nKnown bots: " + ", ".join(sorted(BOTS))  # type: ignore[operator]
+command.help = inspect.cleandoc(command.help or "") + "\n\nKnown bots: " + ", ".join(sorted(BOTS))

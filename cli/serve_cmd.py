@@ -10,6 +10,7 @@ import sys
 
 import click
 
+from cli.notation import friendly_errors
 from solver.errors import TacocatError
 from solver.rules import load_ruleset
 
@@ -27,6 +28,7 @@ from solver.rules import load_ruleset
 @click.option("--max-games", default=1000, show_default=True, type=click.IntRange(1),
               help="Games kept open; then the oldest finished one is forgotten, or new_game answers busy.")
 @click.option("--log-level", type=click.Choice(["debug", "info", "warning", "error"]), default="info", show_default=True)
+@friendly_errors
 def command(host: str, port: int, rules_path: str | None, max_time_ms: int, max_body: int, max_searches: int,
             max_games: int, log_level: str) -> None:
     """Serve the engine protocol over HTTP.

@@ -18,7 +18,17 @@ from typing import Any, TextIO
 
 import click
 
-from cli.notation import Progress, describe_view, format_action, format_hint, parse_board
+from cli.notation import (
+    CliError,
+    Progress,
+    describe_view,
+    format_action,
+    format_hint,
+    friendly_errors,
+    parse_board,
+    require_decision,
+    view_from_flags,
+)
 from solver.cards import format_cards, parse_cards
 from solver.endgame import DEFAULT_LINES, DEFAULT_MAX_HANDS, EndgameResult, EnumerationTooLarge, solve_endgame
 from solver.errors import NotationError, RecordError, TacocatError
@@ -26,17 +36,6 @@ from solver.hint import EXACT_LIMIT
 from solver.play import PlayPosition
 from solver.rules import Ruleset, load_ruleset
 from solver.solve import DEFAULT_UTILITIES, PVStep, SolveResult, Solver, position_from_dict, result_to_dict
-from solver.views import build_view
-
-
-class SolveCliError(click.ClickException):
-    """A user error shown as one line `error: ...` with exit status 2 (the
-    form `cli.main.main` gives a TacocatError, also under CliRunner)."""
-
-    exit_code = 2
-
-    def show(self, file: Any = None) -> None:
-        click.echo(f"error: {self.message}", err=True)
 
 
 def parse_utilities(text: str | None) -> tuple:
@@ -278,21 +277,10 @@ Exact endgame (--hand):
   fraction, steps, showdown as [yours, theirs], outcome)."""
 
 
-class _SolveCommand(click.Command):
-    """Usage mistakes (a bad option value, a missing argument) as one line
-    `error: ...` too."""
-
-    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
-        try:
-            return super().parse_args(ctx, args)
-        except click.UsageError as exc:
-            raise SolveCliError(f"{exc.format_message()} (see tacocat solve --help)") from None
-
-
 ENDGAME_ONLY = ("--seen", "--opponent", "--player", "--board", "--max-hands", "--lines", "--score")
 
 
-@click.command(name="solve", cls=_SolveCommand, epilog=EPILOG)
+@click.command(name="solve", epilog=EPILOG)
 @click.option("--hands", nargs=2, default=None, metavar="P0 P1",
               help='Every card known: player 0\'s hand, then player 1\'s, e.g. "2 5 9" "3 8 11".')
 @click.option("--hand", default=None, help='Exact endgame: only your hand, e.g. "2 9 10"; the opponent\'s is enumerated.')
@@ -317,6 +305,7 @@ ENDGAME_ONLY = ("--seen", "--opponent", "--player", "--board", "--max-hands", "-
 @click.option("--value-only", is_flag=True, help="--hands: skip every move's value (faster): the value and the principal variation only.")
 @click.option("--tt-mb", type=click.FloatRange(min=0.001), default=1, show_default=True,
               help="--hands: transposition table size in MB.")
+@friendly_errors
 def command(hands, hand, seen, opponent, attacker, table, player, board_text, max_hands, pv_lines, score, utilities,
             rules_path, json_path, value_only, tt_mb):
     """Solve a play-phase position exactly: every card known, or an endgame.
@@ -332,47 +321,44 @@ def command(hands, hand, seen, opponent, attacker, table, player, board_text, ma
                       each move's exact win/draw/loss odds, and lines of play
                       for the best move against the likeliest opponent hands.
     """
-    try:
-        if hands is not None and hand is not None:
-            raise SolveCliError('give either --hands P0 P1 (every card known) or --hand (your cards; the opponent\'s '
-                                'are enumerated), not both')
-        rules = load_ruleset(rules_path)
-        if hand is not None:
-            _endgame(hand, seen, opponent, attacker, table, player, board_text, max_hands, pv_lines, score,
-                     utilities, rules, json_path, value_only)
-            return
-        given = [name for name, value in zip(ENDGAME_ONLY, (seen, opponent, player, board_text, max_hands, pv_lines, score))
-                 if value is not None]
-        if given:
-            raise SolveCliError(f"{', '.join(given)}: only for an exact endgame; give --hand (your cards) instead of "
-                                "--hands, or drop them")
-        utils = parse_utilities(utilities) if utilities is not None else None
-        solver = Solver(tt_mb, keep_tt=False)
-        if json_path is not None:
-            if hands is not None:
-                raise SolveCliError("give positions either with --hands or with --json, not both")
-            if json_path == "-":
-                failed = _json_lines(sys.stdin, rules, utils, solver, value_only)
-            else:
-                try:
-                    with open(json_path, encoding="utf-8") as stream:
-                        failed = _json_lines(stream, rules, utils, solver, value_only)
-                except OSError as exc:
-                    raise RecordError(f"cannot read positions file {json_path!r}: {exc.strerror or exc}") from None
-                except UnicodeDecodeError:
-                    raise RecordError(f"positions file {json_path!r} is not a text file; expected JSON Lines") from None
-            if failed:
-                sys.exit(2)
-            return
-        if hands is None:
-            raise SolveCliError('give both hands, e.g. --hands "2 5 9" "3 8 11" --attacker 0 (or --json to read JSON Lines), '
-                                'or only yours for an exact endgame, e.g. --hand "2 9 10" --seen "1 3"; see tacocat solve --help')
-        h0 = parse_cards(hands[0], "--hands (player 0)")
-        h1 = parse_cards(hands[1], "--hands (player 1)")
-        position = PlayPosition((h0, h1), 0 if attacker is None else attacker, parse_cards(table, "--table"), rules)
-        result = solver.solve(position, utils or DEFAULT_UTILITIES, moves=not value_only)
-    except TacocatError as exc:
-        raise SolveCliError(str(exc)) from None
+    if hands is not None and hand is not None:
+        raise CliError('give either --hands P0 P1 (every card known) or --hand (your cards; the opponent\'s '
+                       'are enumerated), not both')
+    rules = load_ruleset(rules_path)
+    if hand is not None:
+        _endgame(hand, seen, opponent, attacker, table, player, board_text, max_hands, pv_lines, score,
+                 utilities, rules, json_path, value_only)
+        return
+    endgame_values = (seen, opponent, player, board_text, max_hands, pv_lines, score)
+    given = [name for name, value in zip(ENDGAME_ONLY, endgame_values, strict=True) if value is not None]
+    if given:
+        raise CliError(f"{', '.join(given)}: only for an exact endgame; give --hand (your cards) instead of "
+                       "--hands, or drop them")
+    utils = parse_utilities(utilities) if utilities is not None else None
+    solver = Solver(tt_mb, keep_tt=False)
+    if json_path is not None:
+        if hands is not None:
+            raise CliError("give positions either with --hands or with --json, not both")
+        if json_path == "-":
+            failed = _json_lines(sys.stdin, rules, utils, solver, value_only)
+        else:
+            try:
+                with open(json_path, encoding="utf-8") as stream:
+                    failed = _json_lines(stream, rules, utils, solver, value_only)
+            except OSError as exc:
+                raise RecordError(f"cannot read positions file {json_path!r}: {exc.strerror or exc}") from None
+            except UnicodeDecodeError:
+                raise RecordError(f"positions file {json_path!r} is not a text file; expected JSON Lines") from None
+        if failed:
+            sys.exit(2)
+        return
+    if hands is None:
+        raise CliError('give both hands, e.g. --hands "2 5 9" "3 8 11" --attacker 0 (or --json to read JSON Lines), '
+                       'or only yours for an exact endgame, e.g. --hand "2 9 10" --seen "1 3"; see tacocat solve --help')
+    h0 = parse_cards(hands[0], "--hands (player 0)")
+    h1 = parse_cards(hands[1], "--hands (player 1)")
+    position = PlayPosition((h0, h1), 0 if attacker is None else attacker, parse_cards(table, "--table"), rules)
+    result = solver.solve(position, utils or DEFAULT_UTILITIES, moves=not value_only)
     click.echo(format_result(result))
 
 
@@ -380,45 +366,29 @@ def _endgame(hand, seen, opponent, attacker, table, player, board_text, max_hand
              json_path, value_only) -> None:
     """Parse the endgame flags, call `solver.endgame.solve_endgame`, print."""
     if json_path is not None and json_path != "-":
-        raise SolveCliError(f"with --hand, --json prints the answer as JSON and reads no file (got {json_path!r}); "
-                            "give --json alone")
+        raise CliError(f"with --hand, --json prints the answer as JSON and reads no file (got {json_path!r}); "
+                       "give --json alone")
     if value_only:
-        raise SolveCliError("--value-only applies to --hands (every card known); an endgame lists every move's odds")
+        raise CliError("--value-only applies to --hands (every card known); an endgame lists every move's odds")
     if max_hands is None:
         max_hands = DEFAULT_MAX_HANDS
     elif not 1 <= max_hands <= EXACT_LIMIT:
-        raise SolveCliError(f"--max-hands must be 1..{EXACT_LIMIT}, got {max_hands}")
+        raise CliError(f"--max-hands must be 1..{EXACT_LIMIT}, got {max_hands}")
     if pv_lines is None:
         pv_lines = DEFAULT_LINES
     elif pv_lines < 0:
-        raise SolveCliError(f"--lines must be 0 or more, got {pv_lines}")
+        raise CliError(f"--lines must be 0 or more, got {pv_lines}")
     if utilities is not None and score is not None:
-        raise SolveCliError("give either --utilities \"W D L\" or --score, not both")
+        raise CliError("give either --utilities \"W D L\" or --score, not both")
     util = parse_utilities(utilities) if utilities is not None else (score or "round")
-    notes: list[str] = []
-    view = build_view(
-        hand=parse_cards(hand, "--hand"),
-        seen=parse_cards(seen, "--seen"),
-        table=parse_cards(table, "--table"),
-        opponent=opponent,
-        attacker=attacker,
-        player=0 if player is None else player,
-        board=parse_board(board_text),
-        rules=rules,
-        notes=notes,
-    )
-    for note in notes:
-        click.echo(note, err=True)
-    if view.decision is None:
-        raise SolveCliError(
-            f"player {view.attacker} attacks now: player {view.player} has nothing to decide until the attack is on "
-            f"the table (give it with --table, e.g. --table 8)"
-        )
+    view = view_from_flags(hand=hand, seen=seen, table=table, opponent=opponent, attacker=attacker,
+                           player=0 if player is None else player, board=parse_board(board_text), rules=rules)
+    require_decision(view)
     try:
         with Progress("enumerating opponent hands") as progress:
             result = solve_endgame(view, max_hands=max_hands, utilities=util, lines=pv_lines, progress=progress)
     except EnumerationTooLarge as exc:
-        raise SolveCliError(
+        raise CliError(
             f"the opponent may hold {exc.hands} distinct hands, more than --max-hands {exc.budget}: raise --max-hands "
             f"(at most {EXACT_LIMIT}) or sample with tacocat hint and the same flags"
         ) from None

@@ -12,7 +12,7 @@ Run:  python results/soak.py [--requests 50000] [--process-requests 5000] [--see
       python results/soak.py --no-trace --clear-caches-every 5000   # RSS without the memo caches
 tests/test_soak.py runs a small version of the same driver.
 
-Memory: solver.play memoises answers (`_answers`, at most 200,000 entries)
+Memory: solver.play memoises answers (`_answers`, at most 16,384 entries)
 and outcomes (`_outcome`, at most 1,000,000).  They are bounded but large,
 and they are what makes the RSS of a long session climb; `memo_entries_curve`
 beside `rss_curve_kib` shows it, and the traced heap is read with them

@@ -365,13 +365,9 @@ cdef class Tree:
     def __cinit__(self, list my_hand, list pool, int opp_size, int observer, int attacker,
                   list table, tuple utilities, double c_uct=1.0, int exact_cards=4,
                   uint64_t seed=0, int max_nodes=2_000_000, uint64_t tt_entries=1 << 16, int rollout=0):
-        cdef int r, i
-        cdef hand_t mine = 0, tab = 0
+        cdef int i
+        cdef hand_t mine = pack(my_hand), tab = pack(table)
         cdef uint64_t z
-        for r in my_hand:
-            mine += hand_card(r)
-        for r in table:
-            tab += hand_card(r)
         self.observer = observer
         self.pool_size = len(pool)
         for i in range(self.pool_size):

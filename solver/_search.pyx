@@ -145,6 +145,17 @@ cdef int _dominating(answer_t* out, int n_out, const int* avail, const int* need
     return n_out
 
 
+cdef inline void _fill_need(int* need, const int* t, int m) noexcept nogil:
+    # need[v] = cards >= v among the m lowest attack cards t[0..m) (ascending)
+    cdef int r, i
+    for r in range(14):
+        need[r] = 0
+    for i in range(m):
+        need[t[i]] += 1
+    for r in range(11, 0, -1):
+        need[r] += need[r + 1]
+
+
 cdef int gen_answers(hand_t attack, hand_t defender, answer_t* out) noexcept nogil:
     """R12–R13: every distinct (cards removed, all beat) answer, each once.
 
@@ -206,13 +217,7 @@ cdef int gen_answers(hand_t attack, hand_t defender, answer_t* out) noexcept nog
     for r in range(1, 13):
         avail[r] = <int>((defender >> (4 * (r - 1))) & 15)
         below[r] = below[r - 1] + avail[r]
-    # need[v] = attack cards >= v (whole attack)
-    for r in range(14):
-        need[r] = 0
-    for i in range(k):
-        need[t[i]] += 1
-    for r in range(11, 0, -1):
-        need[r] += need[r + 1]
+    _fill_need(need, t, k)   # the whole attack
     n_out = _dominating(out, 0, avail, need, below, 12, 0, k, BEATS_BIT)
     # Sacrifices.
     prefix = 0
@@ -231,13 +236,7 @@ cdef int gen_answers(hand_t attack, hand_t defender, answer_t* out) noexcept nog
             out[n_out] = prefix
             n_out += 1
             break
-        # need over the m lowest attack cards
-        for r in range(14):
-            need[r] = 0
-        for i in range(m):
-            need[t[i]] += 1
-        for r in range(11, 0, -1):
-            need[r] += need[r + 1]
+        _fill_need(need, t, m)   # the m lowest attack cards
         # canonical s: if s + 1 sacrifices work, B must not hold rank d[s]
         j = 1
         for i in range(s + 1):
@@ -448,10 +447,21 @@ cdef inline void _sort_desc(uint64_t* keys, int n) noexcept nogil:
         keys[j + 1] = v
 
 
-cdef inline tc_tt_entry* _find(SearchCtx* ctx, hand_t A, hand_t D, int p) noexcept nogil:
+cdef inline void _key(SearchCtx* ctx, hand_t A, hand_t D, int p, uint64_t* k0, uint64_t* k1) noexcept nogil:
+    # the full key of attack node (attacker p holds A, the defender D): the
+    # entry's key word and data bits 0..37 (layout in the module docstring)
     if p == 0:
-        return _probe(ctx, A | (D << 48), (D >> 16) | ctx.order_bits)
-    return _probe(ctx, D | (A << 48), (A >> 16) | ((<uint64_t>1) << D_ATTACKER) | ctx.order_bits)
+        k0[0] = A | (D << 48)
+        k1[0] = (D >> 16) | ctx.order_bits
+    else:
+        k0[0] = D | (A << 48)
+        k1[0] = (A >> 16) | ((<uint64_t>1) << D_ATTACKER) | ctx.order_bits
+
+
+cdef inline tc_tt_entry* _find(SearchCtx* ctx, hand_t A, hand_t D, int p) noexcept nogil:
+    cdef uint64_t k0, k1
+    _key(ctx, A, D, p, &k0, &k1)
+    return _probe(ctx, k0, k1)
 
 
 cdef inline int _upper(SearchCtx* ctx, hand_t A, hand_t D, int p) noexcept nogil:
@@ -531,12 +541,7 @@ cdef int _search(SearchCtx* ctx, hand_t A, hand_t D, int p, int h,
     if h == 2:
         return _two(ctx, A, D, p)
     ctx.nodes += 1
-    if p == 0:
-        k0 = A | (D << 48)
-        k1 = (D >> 16) | ctx.order_bits
-    else:
-        k0 = D | (A << 48)
-        k1 = (A >> 16) | ((<uint64_t>1) << D_ATTACKER) | ctx.order_bits
+    _key(ctx, A, D, p, &k0, &k1)
     e = _probe(ctx, k0, k1)
     if e != NULL:
         data = e.data

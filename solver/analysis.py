@@ -219,10 +219,8 @@ def analyze(
         state, player, action = steps[i]
         view = state.view(player)
         legal = state.legal_actions(player)
-        played = action
-        if action.kind == "answer" and action.beats is None:
-            fits = [a for a in legal if a.cards == action.cards]
-            played = fits[0] if len(fits) == 1 else action
+        # as the engine resolved it: an answer's `beats` filled in when the record left it out
+        played = Action.from_dict(final.actions[i])
         review = DecisionReview(
             index=i,
             round=len(state.rounds) + 1,

@@ -8,8 +8,10 @@ import random
 from typing import Callable, Protocol
 
 from .actions import Action
-from .game import DUEL, REPLACE, GameState, View
 from .errors import PositionError, TacocatError
+from .game import DUEL, REPLACE, GameState, View
+from .rules import STANDARD
+from .sampling import world_hands
 
 
 class Bot(Protocol):
@@ -182,9 +184,8 @@ class OracleBot:
         opp = state.hands[1 - player]
         kind = view.decision
         if kind in ("attack", "answer"):
-            hands = (view.hand, opp) if player == 0 else (opp, view.hand)
             scored = []
-            for cards, beats, o in self.solver.move_outcomes(hands, state.attacker, state.table):
+            for cards, beats, o in self.solver.move_outcomes(world_hands(view, opp), state.attacker, state.table):
                 mine = o if player == 0 else -o
                 scored.append((util[1 - mine], Action(kind, cards, beats if kind == "answer" else None)))
             top = max(u for u, _ in scored)
@@ -194,7 +195,7 @@ class OracleBot:
             mine, theirs = sorted(set(view.hand)), sorted(set(opp))
             m = [[util[1 - cell_outcome(view.hand, opp, i, j, self.solver)] for j in theirs] for i in mine]
             x, _, _ = solve_matrix_game(m)
-            return sample_mixed([{"cards": [r], "probability": float(p)} for r, p in zip(mine, x)], rng)
+            return sample_mixed([{"cards": [r], "probability": float(p)} for r, p in zip(mine, x, strict=True)], rng)
         seed = rng.getrandbits(62) ^ self.seed
         res = replace_eval(view, samples=self.replace_samples, seed=seed, utilities=util, candidates=self.candidates,
                            solver=self.solver, sampler=KnownHandSampler(opp, view.unseen_pool))
@@ -250,8 +251,6 @@ def choose(bot: Bot, state: GameState, player: int, rng: random.Random) -> Actio
 def play_game(bots: tuple[Bot, Bot], seed: int, rules=None, max_actions: int = 10_000) -> GameState:
     """Play one whole game between `bots` (player 0, player 1) from `seed`.
     The deal and each bot's choices are reproducible from the seed."""
-    from .rules import STANDARD
-
     state = GameState.new(rules or STANDARD, seed)
     rngs = [random.Random(f"{seed}/bot{p}") for p in (0, 1)]
     for _ in range(max_actions):

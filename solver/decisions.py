@@ -40,6 +40,7 @@ from .cards import Hand, hand, remove
 from .errors import PositionError, TacocatError
 from .game import DUEL, REPLACE, View
 from .pimc import MoveEval, PerfectSolver, PlayResult, rank_moves
+from .play import showdown
 from .sampling import DEFAULT_EXACT_BUDGET, HandSampler, WorldSampler, rng_from
 
 DEFAULT_DUEL_SAMPLES = 60
@@ -154,24 +155,20 @@ def duel_then_play(me: Hand, opp: Hand, solver: PerfectSolver) -> int:
     (repeating on ties, R9) and then play perfectly with both hands known."""
     while True:
         if len(me) == 1:
-            return _showdown(me, opp)
+            return showdown((me, opp))
         i, j = me[-1], opp[-1]
         me, opp = me[:-1], opp[:-1]
         if len(me) == 1:
-            return _showdown(me, opp)
+            return showdown((me, opp))
         if i != j:
             return solver.outcome((me, opp), 0 if i > j else 1)
-
-
-def _showdown(me: Hand, opp: Hand) -> int:
-    return 1 if me[0] < opp[0] else -1 if me[0] > opp[0] else 0
 
 
 def cell_outcome(me: Hand, opp: Hand, i: int, j: int, solver: PerfectSolver) -> int:
     """My round outcome after I duel `i` and the opponent duels `j`."""
     me, opp = remove(me, (i,)), remove(opp, (j,))
     if len(me) == 1:
-        return _showdown(me, opp)
+        return showdown((me, opp))
     if i == j:
         return duel_then_play(me, opp, solver)
     return solver.outcome((me, opp), 0 if i > j else 1)
@@ -271,7 +268,7 @@ def duel_eval(
             n = np.maximum(cells["n"][a] - 1, 1)
             stderr = float(math.sqrt(float(np.sum(y * y * var / n))))
         moves.append(MoveEval(Action("duel", (r,)), float(wdl[0]), float(wdl[1]), float(wdl[2]), v, stderr))
-    prob = {r: float(p) for r, p in zip(cells["rows"], x)}
+    prob = {r: float(p) for r, p in zip(cells["rows"], x, strict=True)}
     moves = rank_moves(moves)
     # equal values are common at an equilibrium: among them, the likelier pure move first
     moves.sort(key=lambda m: (-round(m.value, 9), -prob[m.action.cards[0]]))
@@ -279,7 +276,7 @@ def duel_eval(
     complete = exact and cells["worlds"] == len(worlds)
     return PlayResult(moves, cells["worlds"], complete, time.perf_counter() - t0,
                       bool(stop is not None and stop.is_set()),
-                      {"mixed": mixed, "game_value": float(value), "opponent_mix": dict(zip(cells["cols"], map(float, y)))})
+                      {"mixed": mixed, "game_value": float(value), "opponent_mix": dict(zip(cells["cols"], map(float, y), strict=True))})
 
 
 class _Sampled:
@@ -330,8 +327,8 @@ def replace_eval(
     _check(view, REPLACE)
     t0 = time.perf_counter()
     deadline = None if time_ms is None else t0 + time_ms / 1000.0
-    n_options = len(view.legal_actions())
-    n_cand = n_options if candidates is None else min(max(1, candidates), n_options)
+    options = [a.cards for a in view.legal_actions()]
+    n_cand = len(options) if candidates is None else min(max(1, candidates), len(options))
     if samples is None:
         samples = max(DEFAULT_REPLACE_EVALS, 8 * n_cand) if time_ms is None else 10**9
     if samples < 1:
@@ -340,7 +337,6 @@ def replace_eval(
     solver = solver or PerfectSolver(view.rules)
     sampler = sampler or HandSampler(view)
     pool = view.unseen_pool
-    options = [a.cards for a in view.legal_actions()]
     ranked = static_rank(view.hand, options, pool)[:n_cand]
     if () in options and () not in ranked:
         ranked.append(())
@@ -395,9 +391,10 @@ def replace_eval(
         for d in alive[keep:]:
             eliminated.append((stage, d))
         alive = alive[:keep]
-    order = {d: (10**6, 0) for d in alive}
+    # survivors rank above every eliminated candidate, later eliminations higher
+    stage_out = {d: 10**6 for d in alive}
     for st, d in eliminated:
-        order[d] = (st, 0)
+        stage_out[d] = st
     moves = []
     for d in ranked:
         n, su, su2, wdl = stats[d]
@@ -405,7 +402,7 @@ def replace_eval(
             continue
         mean = su / n
         var = max(su2 / n - mean * mean, 0.0)
-        moves.append((order[d][0], MoveEval(Action("replace", d), wdl[0] / n, wdl[1] / n, wdl[2] / n, mean,
+        moves.append((stage_out[d], MoveEval(Action("replace", d), wdl[0] / n, wdl[1] / n, wdl[2] / n, mean,
                                             math.sqrt(var / (n - 1)) if n > 1 else None, visits=n)))
     moves.sort(key=lambda t: (-t[0], -t[1].value, len(t[1].action.cards)))
     return PlayResult([m for _, m in moves], len(worlds), False, time.perf_counter() - t0,

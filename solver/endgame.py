@@ -29,7 +29,7 @@ from .game import View
 from .hint import EXACT_LIMIT, HintResult, hint
 from .pimc import PerfectSolver, check_play_view
 from .play import PlayPosition
-from .sampling import HandSampler
+from .sampling import HandSampler, world_hands
 from .solve import PVStep, solve
 
 DEFAULT_MAX_HANDS = 20_000
@@ -70,17 +70,11 @@ class EndgameLine:
     """Your round result: "win", "draw" or "loss"."""
 
     def to_dict(self) -> dict[str, Any]:
-        def step(s: PVStep) -> dict[str, Any]:
-            d: dict[str, Any] = {"player": s.player, "cards": list(s.cards)}
-            if s.beats is not None:
-                d["beats"] = s.beats
-            return d
-
         return {
             "opponent": list(self.opponent),
             "probability": float(self.probability),
             "fraction": f"{self.probability.numerator}/{self.probability.denominator}",
-            "steps": [step(s) for s in self.steps],
+            "steps": [s.to_dict() for s in self.steps],
             "showdown": list(self.showdown),
             "outcome": self.outcome,
         }
@@ -165,14 +159,11 @@ def solve_endgame(
     best = result.moves[0].action
     beats = best.beats if best.kind == "answer" else None
 
-    def hands_of(opp: Hand) -> tuple[Hand, Hand]:
-        return (view.hand, opp) if view.player == 0 else (opp, view.hand)
-
     # The best move's outcome against every hand, to pick representatives.
     worlds = []
     tally = dict.fromkeys(OUTCOMES, 0)
     for opp, _ in sampler.enumerate(None):
-        after = PlayPosition(hands_of(opp), view.attacker, view.table, view.rules).after(best.cards, beats)
+        after = PlayPosition(world_hands(view, opp), view.attacker, view.table, view.rules).after(best.cards, beats)
         o = solver.outcome(after.hands, after.attacker, after.table)
         mine = OUTCOMES[1 - (o if view.player == 0 else -o)]
         tally[mine] += 1
@@ -182,7 +173,7 @@ def solve_endgame(
 
     out_lines = []
     for p, opp, mine in chosen:
-        start = PlayPosition(hands_of(opp), view.attacker, view.table, view.rules)
+        start = PlayPosition(world_hands(view, opp), view.attacker, view.table, view.rules)
         steps = [PVStep(view.attacker, view.table, None)] if view.table else []
         steps.append(PVStep(view.player, best.cards, beats))
         after = start.after(best.cards, beats)

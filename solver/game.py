@@ -40,8 +40,34 @@ def sub_multisets(cards: Hand, max_size: int) -> list[Hand]:
     out = []
     for picks in itertools.product(*(range(c[r] + 1) for r in ranks)):
         if sum(picks) <= max_size:
-            out.append(tuple(r for r, k in zip(ranks, picks) for _ in range(k)))
+            out.append(tuple(r for r, k in zip(ranks, picks, strict=True) for _ in range(k)))
     return sorted(out, key=lambda h: (len(h), h))
+
+
+def _decision(player: int, acting: list[int], phase: str, table: Hand) -> str | None:
+    """The kind of action `player` takes now, or None (shared by the state
+    and a player's view, which know the same public facts)."""
+    if player not in acting:
+        return None
+    if phase == PLAY:
+        return "answer" if table else "attack"
+    return phase
+
+
+def _legal_actions(kind: str | None, own: Hand, replace_cap: int | None, table: Hand) -> list[Action]:
+    """Every legal action of kind `kind` from hand `own`, each distinct move
+    once (RULES §6); all of it is known to the actor, so a view lists the
+    same actions as the state."""
+    if kind == REPLACE:
+        cap = len(own) if replace_cap is None else replace_cap
+        return [Action("replace", c) for c in sub_multisets(own, cap)]
+    if kind == DUEL:
+        return [Action("duel", (r,)) for r in sorted(set(own))]
+    if kind == "attack":
+        return [Action("attack", a) for a in attacks(own)]
+    if kind == "answer":
+        return [Action("answer", c, b) for c, b in answers(table, own)]
+    return []
 
 
 @dataclass
@@ -86,6 +112,7 @@ class GameState:
         return state
 
     def clone(self) -> "GameState":
+        """An independent deep copy (hidden cards included)."""
         return copy.deepcopy(self)
 
     def _deal(self) -> None:
@@ -133,26 +160,11 @@ class GameState:
 
     def decision(self, player: int) -> str | None:
         """The kind of action `player` takes now, or None."""
-        if player not in self.acting_players():
-            return None
-        if self.phase == PLAY:
-            return "answer" if self.table else "attack"
-        return self.phase
+        return _decision(player, self.acting_players(), self.phase, self.table)
 
     def legal_actions(self, player: int) -> list[Action]:
         """Every legal action of `player` now, each distinct move once."""
-        kind = self.decision(player)
-        own = self.hands[player]
-        if kind == REPLACE:
-            cap = len(own) if self.replace_cap is None else self.replace_cap
-            return [Action("replace", c) for c in sub_multisets(own, cap)]
-        if kind == DUEL:
-            return [Action("duel", (r,)) for r in sorted(set(own))]
-        if kind == "attack":
-            return [Action("attack", a) for a in attacks(own)]
-        if kind == "answer":
-            return [Action("answer", c, b) for c, b in answers(self.table, own)]
-        return []
+        return _legal_actions(self.decision(player), self.hands[player], self.replace_cap, self.table)
 
     # ------------------------------------------------------------- actions
     def apply(self, player: int, action: Action) -> None:
@@ -334,6 +346,8 @@ class GameState:
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> "GameState":
+        """A state from `to_dict()`'s form; raises RecordError when malformed
+        and PositionError when its cards are not the deck (`check`)."""
         if not isinstance(data, Mapping) or data.get("format") != STATE_FORMAT:
             raise RecordError(f"not a game state: expected an object with format {STATE_FORMAT!r}")
         try:
@@ -366,6 +380,7 @@ class GameState:
         return state
 
     def record(self) -> "GameRecord":
+        """The game so far as ruleset + seed + actions (replays to this state)."""
         return GameRecord(self.rules, self.seed, [dict(a) for a in self.actions])
 
     def view(self, player: int) -> "View":
@@ -401,6 +416,7 @@ class View:
 
     @classmethod
     def of(cls, state: GameState, player: int) -> "View":
+        """`player`'s view of `state`: nothing the player cannot see."""
         return cls(
             player=player,
             rules=state.rules,
@@ -430,25 +446,12 @@ class View:
 
     @property
     def decision(self) -> str | None:
-        if self.player not in self.acting:
-            return None
-        if self.phase == PLAY:
-            return "answer" if self.table else "attack"
-        return self.phase
+        """The kind of action this player takes now, or None."""
+        return _decision(self.player, self.acting, self.phase, self.table)
 
     def legal_actions(self) -> list[Action]:
         """The actor's legal actions, computed from the view alone."""
-        kind = self.decision
-        if kind == REPLACE:
-            cap = len(self.hand) if self.replace_cap is None else self.replace_cap
-            return [Action("replace", c) for c in sub_multisets(self.hand, cap)]
-        if kind == DUEL:
-            return [Action("duel", (r,)) for r in sorted(set(self.hand))]
-        if kind == "attack":
-            return [Action("attack", a) for a in attacks(self.hand)]
-        if kind == "answer":
-            return [Action("answer", c, b) for c, b in answers(self.table, self.hand)]
-        return []
+        return _legal_actions(self.decision, self.hand, self.replace_cap, self.table)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -473,6 +476,9 @@ class View:
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> "View":
+        """A view from `to_dict()`'s form (missing optional fields take their
+        defaults; `acting` is derived in the play phase); raises RecordError
+        when malformed and PositionError when no game can produce it."""
         try:
             view = cls(
                 player=int(data["player"]),
@@ -550,6 +556,8 @@ class GameRecord:
 
     @classmethod
     def from_dict(cls, data: Any) -> "GameRecord":
+        """A record from `to_dict()`'s form; raises RecordError when malformed
+        (the actions are checked when replayed)."""
         if not isinstance(data, Mapping) or data.get("format") != RECORD_FORMAT:
             raise RecordError(f"not a game record: expected a JSON object with \"format\": \"{RECORD_FORMAT}\"")
         for key in ("seed", "actions"):

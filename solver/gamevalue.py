@@ -86,22 +86,26 @@ def game_win_table(rules: Ruleset = STANDARD, rates: Sequence[tuple[float, float
     start (R5), by a DP over boards."""
     rates = list(rates) if rates is not None else round_rates(rules)
     memo: dict[Board, float] = {}
-
-    def g(b: Board) -> float:
-        if b.winner is not None:
-            return 1.0 if b.winner == 0 else 0.0
-        if b in memo:
-            return memo[b]
-        w, l = _effective(rules, b.cat, rates)
-        if w + l <= 0:
-            value = 0.5
-        else:
-            value = (w * g(b.after_round(0)) + l * g(b.after_round(1))) / (w + l)
-        memo[b] = value
-        return value
-
-    g(Board())
+    _game_win0(Board(), rules, rates, memo)
     return memo
+
+
+def _game_win0(b: Board, rules: Ruleset, rates: Sequence[tuple[float, float, float]], memo: dict[Board, float]) -> float:
+    """Player 0's game-win probability from `b` (the recurrence of the module
+    docstring); every undecided board reached is stored in `memo`."""
+    if b.winner is not None:
+        return 1.0 if b.winner == 0 else 0.0
+    if b in memo:
+        return memo[b]
+    w, l = _effective(rules, b.cat, rates)
+    if w + l <= 0:
+        value = 0.5
+    else:
+        after_win = _game_win0(b.after_round(0), rules, rates, memo)
+        after_loss = _game_win0(b.after_round(1), rules, rates, memo)
+        value = (w * after_win + l * after_loss) / (w + l)
+    memo[b] = value
+    return value
 
 
 @lru_cache(maxsize=64)
@@ -118,22 +122,8 @@ def game_win(board: Board, player: int, rules: Ruleset = STANDARD) -> float:
         return 1.0 if board.winner == player else 0.0
     g0 = _table(rules).get(board)
     if g0 is None:  # a board not reachable from the start (typed in by hand)
-        g0 = _solve_from(board, rules)
+        g0 = _game_win0(board, rules, round_rates(rules), {})
     return g0 if player == 0 else 1.0 - g0
-
-
-def _solve_from(board: Board, rules: Ruleset) -> float:
-    rates = round_rates(rules)
-
-    def g(b: Board) -> float:
-        if b.winner is not None:
-            return 1.0 if b.winner == 0 else 0.0
-        w, l = _effective(rules, b.cat, rates)
-        if w + l <= 0:
-            return 0.5
-        return (w * g(b.after_round(0)) + l * g(b.after_round(1))) / (w + l)
-
-    return g(board)
 
 
 def outcome_boards(board: Board, player: int, rules: Ruleset = STANDARD) -> tuple[Board, Board, Board]:

@@ -13,7 +13,8 @@ Methods (`method=`):
 - "ismcts": information-set MCTS (`solver.ismcts`, play phase; other
   decisions fall back to sampling).
 - "auto": exact when the opponent's possible hands number at most
-  `exact_budget` and no budget was asked for, else PIMC.
+  `exact_budget` (also when `iterations` or `time_ms` is given), else
+  PIMC.
 
 Utilities: by default the search plays for the game — a round outcome is
 worth the game equity 2 G - 1 of the board it leads to (`solver.gamevalue`),
@@ -67,6 +68,7 @@ class HintResult:
 
     @property
     def best(self) -> MoveEval:
+        """The top-ranked move."""
         return self.moves[0]
 
     @property
@@ -156,9 +158,9 @@ def hint(
         else:
             if method in ("exact", "auto"):
                 sampler = HandSampler(view)
-                if method == "exact" and sampler.count() > EXACT_LIMIT:
+                if method == "exact" and (n_hands := sampler.count()) > EXACT_LIMIT:
                     raise TacocatError(
-                        f"method exact: the opponent may hold {sampler.count()} distinct hands, more than "
+                        f"method exact: the opponent may hold {n_hands} distinct hands, more than "
                         f"{EXACT_LIMIT}; use auto, pimc or ismcts"
                     )
                 limit = EXACT_LIMIT if method == "exact" else exact_budget

@@ -47,6 +47,9 @@ def _tree(view: View, utilities: Sequence[float], c_uct: float, exact_cards: int
 
 
 def check_ismcts_view(view: View) -> None:
+    """A play-phase view the packed C search can hold (hands of at most 12
+    cards, a pool of at most 64 cards, at most 15 of a rank); raises
+    PositionError otherwise, so a caller can fall back to PIMC."""
     check_play_view(view)
     mine = len(view.hand) + (len(view.table) if view.attacker == view.player else 0)
     if mine > 12 or view.opponent_hand_size > 12:
@@ -174,4 +177,5 @@ def merge_roots(view: View, roots: list[list[tuple]]) -> list[MoveEval]:
 
 
 def best_action(view: View, **kw) -> Action:
+    """The most visited move of `ismcts_play(view, **kw)`."""
     return ismcts_play(view, **kw).moves[0].action

@@ -28,7 +28,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, Callable
 
 from .board import Board
-from .bots import BOTS, choose, make_bot
+from .bots import BOTS, choose, make_bot, play_game
 from .errors import TacocatError
 from .game import PLAY, GameState
 from .rules import STANDARD
@@ -107,8 +107,6 @@ def play_round(bots, deal_seed: str) -> int:
 
 def play_whole_game(bots, deal_seed: str) -> int:
     """Player 0's result (+1 / -1) of a whole game."""
-    from .bots import play_game
-
     seed = int(random.Random(f"game/{deal_seed}").getrandbits(48))
     state = play_game(bots, seed)
     return 1 if state.winner == 0 else -1

@@ -31,7 +31,7 @@ from .errors import PositionError, TacocatError
 from .game import PLAY, View
 from .play import PlayPosition, move_values, play_value, showdown
 from .rules import STANDARD, Ruleset
-from .sampling import DEFAULT_EXACT_BUDGET, HandSampler, WorldSampler, rng_from
+from .sampling import DEFAULT_EXACT_BUDGET, HandSampler, WorldSampler, rng_from, world_hands
 
 DEFAULT_SAMPLES = 200
 """Worlds per decision when neither samples nor time is given."""
@@ -177,10 +177,6 @@ class _Tally:
         return rank_moves(out)
 
 
-def _play_hands(view: View, opp: Hand) -> tuple[Hand, Hand]:
-    return (view.hand, opp) if view.player == 0 else (opp, view.hand)
-
-
 def check_play_view(view: View) -> None:
     """A view at a play-phase decision of its own player."""
     if not isinstance(view, View):
@@ -229,7 +225,7 @@ def exact_play(
         if stop is not None and stop.is_set() and tally.worlds:
             stopped = True
             break
-        tally.add(solver.move_outcomes(_play_hands(view, opp), view.attacker, view.table), view.player, p)
+        tally.add(solver.move_outcomes(world_hands(view, opp), view.attacker, view.table), view.player, p)
         if progress is not None and (i + 1) % step == 0:
             progress((i + 1) / len(worlds))
     return PlayResult(tally.result(sampled=False), tally.worlds, not stopped, time.perf_counter() - t0, stopped)
@@ -268,7 +264,7 @@ def pimc_play(
             stopped = stop is not None and stop.is_set()
             break
         opp = sampler.sample(rng)
-        tally.add(solver.move_outcomes(_play_hands(view, opp), view.attacker, view.table), view.player, 1.0)
+        tally.add(solver.move_outcomes(world_hands(view, opp), view.attacker, view.table), view.player, 1.0)
         if progress is not None:
             now = time.perf_counter()
             if now - last > 0.05:

@@ -199,6 +199,11 @@ class Command:
     example: dict[str, Any] = field(default_factory=dict)
 
 
+HINT_METHODS = ("auto", "exact", "pimc", "ismcts")
+"""`solver.hint.METHODS`, repeated so that this module loads without the
+search modules; a test keeps the two equal.  Checked when the request
+arrives: a bad method never takes a search slot."""
+
 _GAME = Field("game", ("string",), True, "A game id returned by new_game.")
 _PLAYER = Field("player", ("integer",), True, "0 or 1.", enum=(0, 1))
 _BUDGET = (
@@ -256,7 +261,7 @@ COMMANDS: dict[str, Command] = {
                 Field("game", ("string",), False, "Hint for this game (with player) instead of a view."),
                 Field("player", ("integer",), False, "With game: whose view.", enum=(0, 1)),
                 *_BUDGET,
-                Field("method", ("string",), False, 'Search method (default "auto").'),
+                Field("method", ("string",), False, 'Search method (default "auto").', enum=HINT_METHODS),
             ),
             search=True,
             example={"cmd": "hint", "game": "g1", "player": 0, "time_ms": 200},

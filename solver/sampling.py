@@ -46,6 +46,12 @@ class WorldSampler(Protocol):
         ...
 
 
+def world_hands(view: View, opp: Hand) -> tuple[Hand, Hand]:
+    """Both hands of the world in which the opponent holds `opp`, player 0's
+    first (the order the perfect-information solvers take)."""
+    return (view.hand, opp) if view.player == 0 else (opp, view.hand)
+
+
 def rng_from(seed: int | random.Random) -> random.Random:
     """A `random.Random` from an int seed (or the generator itself)."""
     if isinstance(seed, random.Random):
@@ -86,6 +92,7 @@ class HandSampler:
         return hand(cards[: self.size]), cards[self.size :]
 
     def samples(self, n: int, seed: int | random.Random = 0) -> list[Hand]:
+        """`n` sampled opponent hands from `seed` (an int or a generator)."""
         rng = rng_from(seed)
         return [self.sample(rng) for _ in range(n)]
 

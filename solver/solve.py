@@ -95,6 +95,13 @@ class PVStep:
     def kind(self) -> str:
         return "attack" if self.beats is None else "answer"
 
+    def to_dict(self) -> dict[str, Any]:
+        """{"player", "cards"}, plus "beats" on an answer."""
+        d: dict[str, Any] = {"player": self.player, "cards": list(self.cards)}
+        if self.beats is not None:
+            d["beats"] = self.beats
+        return d
+
     def __str__(self) -> str:
         if self.beats is None:
             return f"P{self.player} attacks {format_cards(self.cards)}"
@@ -331,7 +338,7 @@ def _pack(position: PlayPosition) -> tuple[int, int, int, int]:
 
 def _to_utility(utilities: tuple, levels: tuple[int, int, int]) -> dict[int, Any]:
     out: dict[int, Any] = {}
-    for u, level in zip(utilities, levels):
+    for u, level in zip(utilities, levels, strict=True):
         out.setdefault(level, u)
     return out
 
@@ -429,12 +436,6 @@ def result_to_dict(result: SolveResult) -> dict:
         d["value"] = m.value
         return d
 
-    def step(s: PVStep) -> dict:
-        d: dict[str, Any] = {"player": s.player, "cards": list(s.cards)}
-        if s.beats is not None:
-            d["beats"] = s.beats
-        return d
-
     out: dict[str, Any] = {
         "position": result.position.to_dict(),
         "utilities": list(result.utilities),
@@ -443,7 +444,7 @@ def result_to_dict(result: SolveResult) -> dict:
     }
     if result.moves is not None:
         out["moves"] = [move(m) for m in result.moves]
-    out["pv"] = [step(s) for s in result.pv]
+    out["pv"] = [s.to_dict() for s in result.pv]
     out["showdown"] = list(result.showdown) if result.showdown else None
     out["nodes"] = result.nodes
     out["seconds"] = result.seconds

@@ -5,7 +5,7 @@ the full form of `View.to_dict()`.  Everything else follows from the rules."""
 
 from __future__ import annotations
 
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any, Mapping, Sequence
 
 from .board import Board
 from .cards import counts, parse_cards
@@ -93,7 +93,8 @@ def build_view(
     if opponent < 0:
         raise PositionError(f"the opponent cannot hold {opponent} cards", "R5")
     _check_counts(rules, hand, seen, table)
-    pool = _pool_size(rules, hand + seen + table)
+    # every known card is in the deck (just checked), so the unseen pool is the rest
+    pool = rules.deck_size - len(hand) - len(seen) - len(table)
     view = View(
         player=player,
         rules=rules,
@@ -136,11 +137,6 @@ def _check_counts(rules: Ruleset, hand: Sequence[int], seen: Sequence[int], tabl
                 "list the attack on the table in --table only, not in --seen",
                 "R1",
             )
-
-
-def _pool_size(rules: Ruleset, known: Iterable[int]) -> int:
-    c = counts(known)
-    return sum(max(rules.count(r) - c[r], 0) for r in range(1, 13))
 
 
 VIEW_KEYS = {"player", "hand", "seen", "opponent_hand_size", "attacker", "table", "rules", "phase", "board", "replace_cap"}

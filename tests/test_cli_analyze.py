@@ -4,20 +4,15 @@ every decision reviewed; bad records are one-line errors."""
 import json
 
 import pytest
-from click.testing import CliRunner
 
-from cli.main import app
+from helpers import PLAY_SCRIPT as SCRIPT
+from helpers import one_line_error
+from helpers import run_cli as run
 from solver.analysis import analyze
 from solver.bots import make_bot, play_game
 from solver.game import GameRecord
 
-CYCLE = "none\n" + "".join(f"{r}\n" for r in range(12, 0, -1))
-SCRIPT = CYCLE * 150
 BUDGET = ["--iterations", "8"]
-
-
-def run(args, stdin=None):
-    return CliRunner().invoke(app, args, input=stdin)
 
 
 @pytest.fixture(scope="module")
@@ -88,16 +83,11 @@ def test_analysis_api_is_repeatable():
 def test_bad_records(tmp_path, content, fragments):
     path = tmp_path / "bad.json"
     path.write_text(content)
-    result = run(["analyze", str(path)])
-    assert result.exit_code == 2, result.output
-    lines = result.stderr.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("error: ")
-    for f in fragments:
-        assert f in lines[0]
+    one_line_error(run(["analyze", str(path)]), *fragments)
 
 
 def test_missing_file_and_help():
-    result = run(["analyze", "/no/such/game.json"])
-    assert result.exit_code == 2 and "error: cannot read game record '/no/such/game.json'" in result.stderr
+    one_line_error(run(["analyze", "/no/such/game.json"]), "error: cannot read game record '/no/such/game.json'")
+    one_line_error(run(["analyze"]), "Missing argument 'GAME.json'", "see tacocat analyze --help")
     help_text = run(["analyze", "--help"]).output
     assert "tacocat analyze game.json --player 0 --top 5 --time 500" in help_text

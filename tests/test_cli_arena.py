@@ -4,13 +4,9 @@
 import json
 
 import pytest
-from click.testing import CliRunner
 
-from cli.main import app
-
-
-def run(args):
-    return CliRunner().invoke(app, args)
+from helpers import one_line_error
+from helpers import run_cli as run
 
 
 def test_two_bots_table():
@@ -61,13 +57,11 @@ def test_repeatable():
         (["heuristic"], "name at least two bots"),
         (["heuristic", "grandmaster"], "unknown bot(s) grandmaster; expected some of"),
         (["random", "random"], "a bot is named twice"),
+        (["heuristic", "random", "--deals", "0"], "'--deals': 0 is not in the range x>=1"),
     ],
 )
 def test_bad_arguments(args, fragment):
-    result = run(["arena"] + args)
-    assert result.exit_code == 2
-    lines = result.stderr.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("error: ") and fragment in lines[0]
+    one_line_error(run(["arena"] + args), fragment)
 
 
 def test_help():

@@ -4,30 +4,15 @@ and the ranked output of the real engine."""
 import json
 
 import pytest
-from click.testing import CliRunner
 
-from cli.main import app
 from cli.notation import build_view, parse_board, view_from_json
+from helpers import one_line_error
+from helpers import run_cli as run
 from solver.board import Board
-from solver.errors import TacocatError
 from solver.game import GameState
 from solver.rules import STANDARD
 
 ISSUE_EXAMPLE = ["hint", "--hand", "2 5 7 9 11 12", "--seen", "3 3 10", "--opponent", "5", "--table", "8", "--attacker", "1"]
-
-
-def run(args, stdin=None):
-    return CliRunner().invoke(app, args, input=stdin)
-
-
-def one_line_error(result, *fragments):
-    assert result.exit_code == 2, result.output
-    lines = result.stderr.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("error: "), result.stderr
-    for f in fragments:
-        assert f in lines[0], lines[0]
-    assert result.stdout == ""
-    assert not isinstance(result.exception, (TacocatError, KeyError, TypeError, ValueError))
 
 
 # ------------------------------------------------------------- bad input
@@ -49,6 +34,8 @@ def one_line_error(result, *fragments):
         (["--view", "/no/such/file.json"], ["cannot read view", "No such file"]),
         (["--view", "-", "--hand", "2"], ["--view gives the whole position; drop --hand"]),
         (["--hand", "2 5", "--rules", "/no/rules.toml"], ["cannot read ruleset file"]),
+        (["--hand", "2 5", "--opponent", "x"], ["'--opponent'", "'x' is not a valid integer", "see tacocat hint --help"]),
+        (["--hand"], ["'--hand' requires an argument", "see tacocat hint --help"]),
     ],
 )
 def test_bad_input_is_one_line_naming_the_problem(args, fragments):
@@ -213,10 +200,6 @@ def test_other_phases():
 
 
 def test_the_asking_player_is_you_in_either_seat():
-    from click.testing import CliRunner
-
-    from cli.main import app
-
-    out = CliRunner().invoke(app, ["hint", "--player", "1", "--hand", "4 9", "--opponent", "1", "--attacker", "0", "--table", "7"])
+    out = run(["hint", "--player", "1", "--hand", "4 9", "--opponent", "1", "--attacker", "0", "--table", "7"])
     assert out.exit_code == 0, out.output
     assert out.output.splitlines()[0].startswith("you: answer")

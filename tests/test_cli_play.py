@@ -2,31 +2,20 @@
 moves, end of input, resuming, and the saved record."""
 
 import json
-import shutil
 import subprocess
-import sys
 
 import pytest
-from click.testing import CliRunner
 
-from cli.main import app
 from cli.notation import parse_move
+from helpers import PLAY_SCRIPT as SCRIPT
+from helpers import one_line_error, run_cli, tacocat_argv
 from solver.actions import Action
 from solver.errors import NotationError
 from solver.game import GameRecord
 
-# A script that finishes any game against the heuristic bot (which attacks
-# with single cards): a rejected line is asked again, so each decision takes
-# the first legal line of the cycle.  "none" keeps the hand at a
-# replacement; the ranks from 12 down then play the highest card held at a
-# duel or an attack, and the highest answer that beats (else the forced
-# sacrifice of the lowest card).
-CYCLE = "none\n" + "".join(f"{r}\n" for r in range(12, 0, -1))
-SCRIPT = CYCLE * 150
-
 
 def run(args, stdin=""):
-    return CliRunner().invoke(app, args, input=stdin)
+    return run_cli(args, stdin)
 
 
 def test_scripted_game_finishes_and_saves_a_replayable_record(tmp_path):
@@ -124,17 +113,28 @@ def test_search_opponent_with_budget(tmp_path):
 def test_bad_options_are_one_line_errors(tmp_path):
     bad = tmp_path / "bad.json"
     bad.write_text("{not json")
-    result = run(["play", "--resume", str(bad)])
-    assert result.exit_code == 2
-    assert result.stderr.strip().startswith("error: game record")
-    assert "is not valid JSON" in result.stderr and len(result.stderr.strip().splitlines()) == 1
+    line = one_line_error(run(["play", "--resume", str(bad)]), "is not valid JSON")
+    assert line.startswith("error: game record")
     other = tmp_path / "other.json"
     other.write_text('{"format": "something-else"}')
-    result = run(["play", "--resume", str(other)])
-    assert result.exit_code == 2
-    assert 'error: not a game record: expected a JSON object with "format": "tacocat-record"' in result.stderr
-    result = run(["play", "--opponent", "nobody"])
-    assert result.exit_code == 2 and "nobody" in result.output
+    one_line_error(run(["play", "--resume", str(other)]),
+                   'error: not a game record: expected a JSON object with "format": "tacocat-record"')
+    one_line_error(run(["play", "--opponent", "nobody"]), "'nobody' is not one of", "see tacocat play --help")
+    one_line_error(run(["play", "--seat", "3"]), "'--seat'", "see tacocat play --help")
+    # an unwritable --save fails before the game starts
+    one_line_error(run(["play", "--save", str(tmp_path / "no-such-dir" / "g.json")], "none\n"), "cannot write")
+
+
+@pytest.mark.parametrize("budget, fragment", [
+    ({"iterations": "x"}, "'iterations' must be a positive integer, got 'x'"),
+    ({"time_ms": 0}, "'time_ms' must be a positive integer, got 0"),
+    ([5], "'bot_budget' must be an object"),
+])
+def test_a_hand_edited_bot_budget_is_refused_before_the_game(tmp_path, budget, fragment):
+    path = tmp_path / "g.json"
+    path.write_text(json.dumps({"format": "tacocat-record", "seed": 1, "actions": [],
+                                "players": {"0": "human", "1": "pimc"}, "bot_budget": budget}))
+    one_line_error(run(["play", "--resume", str(path)], "none\n"), fragment)
 
 
 def test_parse_move_notation():
@@ -155,10 +155,8 @@ def test_parse_move_notation():
 def test_play_through_the_installed_entry_point(tmp_path):
     """The real `tacocat` executable with a pipe (no terminal) on stdin."""
     path = tmp_path / "game.json"
-    exe = shutil.which("tacocat")
-    cmd = [exe] if exe else [sys.executable, "-m", "cli.main"]
     proc = subprocess.run(
-        cmd + ["play", "--opponent", "heuristic", "--seed", "11", "--save", str(path)],
+        tacocat_argv() + ["play", "--opponent", "heuristic", "--seed", "11", "--save", str(path)],
         input=SCRIPT, capture_output=True, text=True, timeout=60, cwd=tmp_path,
     )
     assert proc.returncode == 0, proc.stderr

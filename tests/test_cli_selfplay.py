@@ -3,13 +3,12 @@ console script."""
 
 import json
 import subprocess
-import sys
+
+from helpers import one_line_error, tacocat_argv
 
 
 def tacocat(*args, stdin=None):
-    return subprocess.run(
-        [sys.executable, "-m", "cli.main", *args], input=stdin, capture_output=True, text=True, timeout=300
-    )
+    return subprocess.run([*tacocat_argv(), *args], input=stdin, capture_output=True, text=True, timeout=300)
 
 
 def test_selfplay_counts_results():
@@ -24,15 +23,6 @@ def test_selfplay_counts_results():
     assert tacocat("selfplay", "--games", "30", "--seed", "7", "--json").stdout.split('"seconds"')[0] == r.stdout.split('"seconds"')[0]
 
 
-def one_line_error(r, *words):
-    assert r.returncode != 0
-    lines = [line for line in r.stderr.splitlines() if line.strip()]
-    assert len(lines) == 1, r.stderr
-    assert "Traceback" not in r.stderr
-    for w in words:
-        assert w in lines[0], lines[0]
-
-
 def test_unplayable_ruleset_is_one_line(tmp_path):
     bad = tmp_path / "r.json"
     bad.write_text(json.dumps({"deck": [3] * 11 + [2], "board": [4, 6, 9, 7, 9, 6, 4]}))
@@ -42,3 +32,4 @@ def test_unplayable_ruleset_is_one_line(tmp_path):
     bad.write_text("{")
     one_line_error(tacocat("selfplay", "--games", "1", "--rules", str(bad)), "not valid")
     one_line_error(tacocat("selfplay", "--p0", "deep-blue"), "unknown bot")
+    one_line_error(tacocat("selfplay", "--games", "0"), "'--games': 0 is not in the range", "see tacocat selfplay --help")

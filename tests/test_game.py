@@ -12,7 +12,7 @@ from solver.actions import Action
 from solver.board import Board
 from solver.bots import HeuristicBot, RandomBot, play_game
 from solver.errors import IllegalMoveError, RecordError, TacocatError
-from solver.game import DUEL, OVER, PLAY, REPLACE, GameRecord, GameState, View
+from solver.game import DUEL, PLAY, GameRecord, GameState, View
 from solver.rules import STANDARD, Ruleset
 
 SMALL = Ruleset.from_dict({"name": "small", "deck": [4] * 12, "board": [3, 5, 2, 6, 2, 5, 3], "arrows": ["p0", "both", "p1", "both", "p0", "both", "p1"], "tie": "arrow"})

@@ -134,7 +134,7 @@ def test_stop_and_progress():
     hint(v, method="pimc", iterations=200, progress=seen.append)
     assert seen and seen[-1] == 1.0 and all(0 <= f <= 1 for f in seen)
     r = hint(v, method="ismcts", time_ms=10_000, stop=stop)
-    assert r.iterations >= 1 and r.seconds < 5
+    assert r.iterations >= 1 and r.to_dict()["stopped"]  # the stop, not the 10 s budget, ended it
 
 
 def test_duel_hint_has_a_mixed_strategy():

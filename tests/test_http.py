@@ -3,23 +3,25 @@ a subprocess bound to 127.0.0.1 on a free port, driven with httpx."""
 
 from __future__ import annotations
 
+import contextlib
 import random
-import shutil
 import socket
 import subprocess
-import sys
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
+from typing import Iterator
 
 import httpx
 import pytest
 
+from helpers import tacocat_argv
 from solver.game import GameRecord
 from solver.protocol import COMMANDS, ERROR_CODES, PROTOCOL_VERSION
 
 MAX_BODY = 4096
 MAX_TIME_MS = 3000
+CLIENT_TIMEOUT_S = 30
 
 
 def free_port() -> int:
@@ -28,17 +30,12 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def tacocat_argv() -> list[str]:
-    exe = shutil.which("tacocat")
-    return [exe] if exe else [sys.executable, "-m", "cli.main"]
-
-
-@pytest.fixture(scope="module")
-def server():
+@contextlib.contextmanager
+def running_server(*options: str) -> Iterator[httpx.Client]:
+    """`tacocat serve OPTIONS` on a free loopback port, and a client for it."""
     port = free_port()
     proc = subprocess.Popen(
-        [*tacocat_argv(), "serve", "--port", str(port), "--max-time-ms", str(MAX_TIME_MS), "--max-body", str(MAX_BODY),
-         "--max-searches", "3", "--log-level", "warning"],
+        [*tacocat_argv(), "serve", "--port", str(port), "--log-level", "warning", *options],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE,
     )
     base = f"http://127.0.0.1:{port}"
@@ -53,14 +50,22 @@ def server():
             proc.kill()
             raise RuntimeError(f"tacocat serve did not start: {proc.stderr.read()[-2000:]!r}")
         time.sleep(0.1)
-    with httpx.Client(base_url=base, timeout=30) as client:
-        yield client
-    proc.terminate()
     try:
-        proc.wait(10)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.wait()
+        with httpx.Client(base_url=base, timeout=CLIENT_TIMEOUT_S) as client:
+            yield client
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
+@pytest.fixture(scope="module")
+def server():
+    with running_server("--max-time-ms", str(MAX_TIME_MS), "--max-body", str(MAX_BODY), "--max-searches", "3") as client:
+        yield client
 
 
 def call(client: httpx.Client, cmd: str, expect: int = 200, **fields) -> dict:
@@ -154,30 +159,28 @@ def test_concurrent_requests_are_served_during_searches(server):
     view = {"player": 0, "hand": [2, 4, 6, 9, 11, 12], "seen": [1, 3], "opponent_hand_size": 6, "attacker": 0, "table": []}
     games = [call(server, "new_game", seed=s)["game"] for s in range(4)]
 
-    def long_hint(i: int) -> tuple[float, dict]:
-        t = time.monotonic()
-        r = server.post("/v1/hint", json={"id": f"h{i}", "view": view, "time_ms": 1500, "method": "pimc"})
-        return time.monotonic() - t, r.json()
+    def long_hint(i: int) -> dict:
+        # a minute's budget, cut to the server's cap; stopped below
+        return server.post("/v1/hint", json={"id": f"h{i}", "view": view, "time_ms": 60_000, "method": "pimc"}).json()
 
-    def quick(i: int) -> tuple[float, int]:
-        t = time.monotonic()
-        r = server.post("/v1/legal", json={"game": games[i % 4], "player": i % 2})
-        return time.monotonic() - t, r.status_code
+    def quick(i: int) -> int:
+        return server.post("/v1/legal", json={"game": games[i % 4], "player": i % 2}).status_code
 
     with ThreadPoolExecutor(max_workers=16) as pool:
-        t0 = time.monotonic()
         hints = [pool.submit(long_hint, i) for i in range(2)]
-        time.sleep(0.3)
+        deadline = time.monotonic() + CLIENT_TIMEOUT_S
+        while server.get("/v1/hello").json()["result"]["running"]["searches"] < 2 and time.monotonic() < deadline:
+            time.sleep(0.05)
         quicks = [pool.submit(quick, i) for i in range(40)]
-        quick_results = [f.result() for f in quicks]
-        quick_done = time.monotonic() - t0
+        assert [f.result() for f in quicks] == [200] * 40
+        # The quick requests did not wait for the searches: both still run.
+        assert not any(h.done() for h in hints)
+        assert server.get("/v1/hello").json()["result"]["running"]["searches"] == 2
+        assert call(server, "stop")["stopped"] == 2
         hint_results = [f.result() for f in hints]
-    assert all(status == 200 for _, status in quick_results)
-    # The quick requests did not wait for the searches.
-    assert quick_done < 1.4, f"quick requests took {quick_done:.2f} s while searches ran"
-    for elapsed, body in hint_results:
-        assert body["ok"], body
-        assert elapsed < MAX_TIME_MS / 1000 + 2
+    for body in hint_results:
+        assert body["ok"] and body["stopped"] is True, body
+        assert body["result"]["moves"]
 
 
 def test_stop_over_http_and_the_time_cap(server):
@@ -185,32 +188,36 @@ def test_stop_over_http_and_the_time_cap(server):
     out: dict = {}
 
     def long_hint() -> None:
-        t = time.monotonic()
         out["body"] = server.post("/v1/hint", json={"id": "long", "view": view, "time_ms": 60_000, "method": "pimc"}).json()
-        out["elapsed"] = time.monotonic() - t
 
     t = threading.Thread(target=long_hint)
     t.start()
     time.sleep(0.5)
     stopped = call(server, "stop", target="long")
-    t.join(15)
+    t.join(CLIENT_TIMEOUT_S)
+    assert not t.is_alive()
     assert stopped["stopped"] == 1
     assert out["body"]["ok"] and out["body"]["stopped"] is True
-    assert out["elapsed"] < 3
-    # A budget over the cap is cut to the cap (3 s), not 60 s.
-    t0 = time.monotonic()
+    # A budget over the cap is cut to the cap (3 s): a 60 s search would
+    # outlast the client's 30 s timeout and raise instead of answering.
     body = server.post("/v1/hint", json={"view": view, "time_ms": 60_000, "method": "pimc"}).json()
-    assert body["ok"] and time.monotonic() - t0 < MAX_TIME_MS / 1000 + 2
+    assert body["ok"] and body["result"]["moves"]
 
 
-def test_quit_does_not_end_the_server_and_a_gone_client_frees_its_search(server):
+def test_quit_does_not_end_the_server(server):
     assert call(server, "quit")["bye"] is True
     assert server.get("/v1/hello").status_code == 200
-    view = {"player": 0, "hand": [2, 4, 6, 9, 11, 12], "seen": [1, 3], "opponent_hand_size": 6, "attacker": 0, "table": []}
-    with pytest.raises(httpx.TimeoutException):
-        server.post("/v1/hint", json={"view": view, "time_ms": 60_000, "method": "pimc"}, timeout=0.5)
-    # The server notices the disconnect and stops the search well before its 3 s cap.
-    deadline = time.monotonic() + 1.5
-    while server.get("/v1/hello").json()["result"]["running"]["searches"] and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert server.get("/v1/hello").json()["result"]["running"]["searches"] == 0
+
+
+def test_a_gone_client_frees_its_search():
+    # No time cap and an hour's budget: only the disconnect can end this
+    # search, so the slot coming free at all shows the server noticed.
+    with running_server("--max-time-ms", "3600000") as client:
+        view = {"player": 0, "hand": [2, 4, 6, 9, 11, 12], "seen": [1, 3], "opponent_hand_size": 6, "attacker": 0,
+                "table": []}
+        with pytest.raises(httpx.TimeoutException):
+            client.post("/v1/hint", json={"view": view, "time_ms": 3_600_000, "method": "pimc"}, timeout=0.5)
+        deadline = time.monotonic() + CLIENT_TIMEOUT_S
+        while client.get("/v1/hello").json()["result"]["running"]["searches"] and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert client.get("/v1/hello").json()["result"]["running"]["searches"] == 0

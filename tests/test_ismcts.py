@@ -91,9 +91,12 @@ def test_root_parallel_threads_sum_their_iterations():
 
 
 def test_time_budget():
+    # A time budget alone: the search runs until the time is up (however
+    # many iterations this machine manages in it), then answers.
     v = view([1, 4, 7, 9, 12, 12, 5, 3], [], 8)
     r = ismcts_play(v, time_ms=60, seed=1)
-    assert r.worlds > 100 and r.seconds < 2.0
+    assert r.worlds >= 1 and sum(m.visits for m in r.moves) == r.worlds
+    assert r.seconds >= 0.06 - 1e-6 and not r.stopped
 
 
 @pytest.mark.parametrize("hand, seen, opp, attacker, table, player", [

@@ -238,7 +238,16 @@ def test_hint_validates_the_view_before_searching():
     err(session.handle({"cmd": "hint", "view": VIEW, "game": "g1"}), "bad_field")
     err(session.handle({"cmd": "hint", "view": VIEW, "time_ms": 0}), "bad_field")
     err(session.handle({"cmd": "hint", "view": VIEW, "iterations": "many"}), "bad_field")
+    assert err(session.handle({"cmd": "hint", "view": VIEW, "method": "magic"}), "bad_field")["field"] == "method"
     assert fake.calls == [] and session.searching == 0
+
+
+def test_hint_methods_are_the_searchs():
+    from solver.hint import METHODS
+    from solver.protocol import HINT_METHODS
+
+    assert HINT_METHODS == METHODS
+    assert {f.name: f.enum for f in COMMANDS["hint"].fields}["method"] == METHODS
 
 
 def test_hint_passes_view_and_capped_budget():
@@ -279,24 +288,22 @@ def test_stop_ends_a_search_early_and_busy_refuses_a_second():
     err(session.handle({"id": "second", "cmd": "hint", "view": VIEW}), "busy")
     out: list[dict] = []
     worker = threading.Thread(target=lambda: out.append(job.run()))
-    t0 = time.perf_counter()
     worker.start()
     assert fake.started.wait(5)
     assert ok(session.handle({"cmd": "stop", "target": "other"}))["stopped"] == 0
     assert ok(session.handle({"cmd": "stop", "target": "long"}))["stopped"] == 1
-    worker.join(5)
+    worker.join(5)  # the fake would wait 30 s: an answer now means the stop reached it
     assert out and out[0]["id"] == "long" and out[0]["stopped"] is True
     assert ok(out[0])["best"]["kind"] == "attack"
-    assert time.perf_counter() - t0 < 5
     assert session.searching == 0
 
 
 def test_time_cap_stops_a_search_that_ignores_its_budget():
     fake = FakeHint(seconds=30)  # waits for stop whatever its budget says
     session = EngineSession(hint_fn=fake, max_time_ms=100)
-    t0 = time.perf_counter()
     r = session.handle({"cmd": "hint", "view": VIEW, "iterations": 10**9})
-    assert time.perf_counter() - t0 < 3
+    # Only the cap's stop event ends the fake early; its own 30 s would
+    # answer with stopped false.
     assert r["ok"] and r["stopped"] is True
 
 
@@ -353,7 +360,6 @@ def test_json_lines_stop_and_other_commands_during_a_search():
     out = io.BytesIO()
     t = threading.Thread(target=serve_lines, args=(session, reader, out))
     t.start()
-    t0 = time.perf_counter()
     writer.write(b'{"id": "long", "cmd": "hint", "view": %s, "time_ms": 60000}\n' % json.dumps(VIEW).encode())
     assert fake.started.wait(5)
     writer.write(b'{"id": "again", "cmd": "hint", "view": %s}\n' % json.dumps(VIEW).encode())
@@ -364,7 +370,7 @@ def test_json_lines_stop_and_other_commands_during_a_search():
     t.join(10)
     writer.close()
     reader.close()
-    assert not t.is_alive() and time.perf_counter() - t0 < 10
+    assert not t.is_alive()  # the fake would wait 60 s: stop and quit ended it
     out_lines = [json.loads(l) for l in out.getvalue().splitlines()]
     ids = [r["id"] for r in out_lines]
     assert sorted(ids, key=str) == sorted(["long", "again", "hi", "halt", "bye"], key=str)

@@ -5,14 +5,12 @@ from __future__ import annotations
 
 import json
 
-from click.testing import CliRunner
-
-from cli.main import app
+from helpers import one_line_error, run_cli
 from solver.play import PlayPosition, play_value
 
 
 def run(*args: str, input: str | None = None):
-    return CliRunner().invoke(app, ["solve", *args], input=input)
+    return run_cli(["solve", *args], input)
 
 
 def test_human_output_value_moves_and_line_of_play():
@@ -104,27 +102,17 @@ def test_json_lines_from_a_file_with_dash_and_bad_lines(tmp_path):
     assert r.exit_code == 0 and json.loads(r.stdout)["value"] == 1
 
 
-def _one_error_line(r, *needles: str) -> None:
-    assert r.exit_code == 2, r.output
-    assert r.stdout == ""
-    lines = r.stderr.strip().splitlines()
-    assert len(lines) == 1, r.stderr
-    assert lines[0].startswith("error: ")
-    for needle in needles:
-        assert needle in lines[0]
-    assert "Traceback" not in r.output
-
-
 def test_bad_input_is_one_line():
-    _one_error_line(run("--hands", "2 5 13", "1 2 3"), "R1", "13")
-    _one_error_line(run("--hands", "12 12 12", "1 2 3"), "R1", "rank 12")
-    _one_error_line(run("--hands", "1 2 3", "4 5"), "R10")
-    _one_error_line(run("--hands", "2 3", "4 5 6 7", "--table", "8 9"), "R10-R11")
-    _one_error_line(run("--hands", "1 3", "2 4", "--utilities", "1 x 0"), "utilities")
-    _one_error_line(run("--hands", "1 3", "2 4", "--utilities", "1 0"), "three numbers")
-    _one_error_line(run(), "--hands")
-    _one_error_line(run("--json", "/nonexistent/cases.jsonl"), "cannot read")
-    _one_error_line(run("--json", "-", "--hands", "1", "2", input=""), "not both")
+    one_line_error(run("--hands", "2 5 13", "1 2 3"), "R1", "13")
+    one_line_error(run("--hands", "12 12 12", "1 2 3"), "R1", "rank 12")
+    one_line_error(run("--hands", "1 2 3", "4 5"), "R10")
+    one_line_error(run("--hands", "2 3", "4 5 6 7", "--table", "8 9"), "R10-R11")
+    one_line_error(run("--hands", "1 3", "2 4", "--utilities", "1 x 0"), "utilities")
+    one_line_error(run("--hands", "1 3", "2 4", "--utilities", "1 0"), "three numbers")
+    one_line_error(run(), "--hands")
+    one_line_error(run("--json", "/nonexistent/cases.jsonl"), "cannot read")
+    one_line_error(run("--json", "-", "--hands", "1", "2", input=""), "not both")
+    one_line_error(run("--hands", "2 5"), "'--hands' requires 2 arguments", "see tacocat solve --help")
 
 
 def test_help_teaches():

@@ -12,15 +12,14 @@ from collections import Counter
 from itertools import combinations
 
 import pytest
-from click.testing import CliRunner
 
-from cli.main import app
+from helpers import one_line_error, run_cli
 from solver.play import PlayPosition, move_values, play_value
 from solver.rules import STANDARD
 
 
 def run(*args: str):
-    return CliRunner().invoke(app, ["solve", *args])
+    return run_cli(["solve", *args])
 
 
 def brute_force(hand, seen, table, opp_size, attacker, player, utilities=(1, 0, -1)):
@@ -178,39 +177,28 @@ def test_perfect_information_line_of_play():
     assert line.endswith("P1 wins")
 
 
-def _one_error_line(r, *needles):
-    assert r.exit_code == 2, r.output
-    assert r.stdout == ""
-    lines = r.stderr.strip().splitlines()
-    assert len(lines) == 1, r.stderr
-    assert lines[0].startswith("error: ")
-    for needle in needles:
-        assert needle in lines[0], lines[0]
-    assert r.exception is None or isinstance(r.exception, SystemExit)
-
-
 def test_budget_is_enforced():
     args = ["--hand", "2 9 10", "--seen", "1 3 5 7", "--opponent", "3"]
-    _one_error_line(run(*args, "--max-hands", "346"), "347", "--max-hands 346", "tacocat hint")
+    one_line_error(run(*args, "--max-hands", "346"), "347", "--max-hands 346", "tacocat hint")
     assert run(*args, "--max-hands", "347").exit_code == 0
-    _one_error_line(run(*args, "--max-hands", "0"), "--max-hands")
-    _one_error_line(run(*args, "--max-hands", "10000000"), "--max-hands")
+    one_line_error(run(*args, "--max-hands", "0"), "--max-hands")
+    one_line_error(run(*args, "--max-hands", "10000000"), "--max-hands")
 
 
 def test_bad_input_is_one_line():
-    _one_error_line(run("--hand", "2 9 13"), "rank 13")
-    _one_error_line(run("--hand", "12 12 12"), "R1", "rank 12")
-    _one_error_line(run("--hand", "2 12 12", "--seen", "12"), "R1", "seen 12 also in your hand")
-    _one_error_line(run("--hand", "2 9", "--seen", "4 4 4 4 4"), "R1", "rank 4")
-    _one_error_line(run("--hand", "2 9", "--hands", "2 9", "3 8"), "not both")
-    _one_error_line(run("--hands", "2 9", "3 8", "--seen", "4"), "--seen", "--hand")
-    _one_error_line(run("--hand", "2 9 10", "--json", "out.json"), "--json")
-    _one_error_line(run("--hand", "2 9 10", "--attacker", "1"), "--table")
-    _one_error_line(run("--hand", "2 9 10", "--opponent", "5"), "R10")
-    _one_error_line(run("--hand", "2 9 10", "--opponent", "x"), "--opponent")
-    _one_error_line(run("--hand", "2 9 10", "--score", "game", "--utilities", "1 0 -1"), "not both")
-    _one_error_line(run("--hand", "2 9 10", "--board", "cat=9"), "R2")
-    _one_error_line(run("--hand", "2 9 10", "--value-only"), "--value-only")
+    one_line_error(run("--hand", "2 9 13"), "rank 13")
+    one_line_error(run("--hand", "12 12 12"), "R1", "rank 12")
+    one_line_error(run("--hand", "2 12 12", "--seen", "12"), "R1", "seen 12 also in your hand")
+    one_line_error(run("--hand", "2 9", "--seen", "4 4 4 4 4"), "R1", "rank 4")
+    one_line_error(run("--hand", "2 9", "--hands", "2 9", "3 8"), "not both")
+    one_line_error(run("--hands", "2 9", "3 8", "--seen", "4"), "--seen", "--hand")
+    one_line_error(run("--hand", "2 9 10", "--json", "out.json"), "--json")
+    one_line_error(run("--hand", "2 9 10", "--attacker", "1"), "--table")
+    one_line_error(run("--hand", "2 9 10", "--opponent", "5"), "R10")
+    one_line_error(run("--hand", "2 9 10", "--opponent", "x"), "--opponent")
+    one_line_error(run("--hand", "2 9 10", "--score", "game", "--utilities", "1 0 -1"), "not both")
+    one_line_error(run("--hand", "2 9 10", "--board", "cat=9"), "R2")
+    one_line_error(run("--hand", "2 9 10", "--value-only"), "--value-only")
 
 
 def test_help_teaches_both_modes():

@@ -1,0 +1,56 @@
+"""Helpers the command-line tests share: running `tacocat` in-process or as
+the installed executable, the one-line error contract, and a script that
+finishes a game of `tacocat play` against the heuristic bot."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from typing import Any
+
+from click.testing import CliRunner, Result
+
+from cli.main import app
+
+# A script that finishes any game against the heuristic bot (which attacks
+# with single cards): a rejected line is asked again, so each decision takes
+# the first legal line of the cycle.  "none" keeps the hand at a
+# replacement; the ranks from 12 down then play the highest card held at a
+# duel or an attack, and the highest answer that beats (else the forced
+# sacrifice of the lowest card).
+CYCLE = "none\n" + "".join(f"{r}\n" for r in range(12, 0, -1))
+PLAY_SCRIPT = CYCLE * 150
+
+
+def run_cli(args: list[str], stdin: str | None = None) -> Result:
+    """`tacocat ARGS` in-process, through click's CliRunner."""
+    return CliRunner().invoke(app, args, input=stdin)
+
+
+def tacocat_argv() -> list[str]:
+    """The installed `tacocat` (tests run against the installed package)."""
+    exe = shutil.which("tacocat")
+    return [exe] if exe else [sys.executable, "-m", "cli.main"]
+
+
+def one_line_error(result: Result | subprocess.CompletedProcess, *fragments: str) -> str:
+    """The contract of every bad input: exit status 2, nothing on stdout,
+    one line `error: ...` on stderr holding every fragment, no traceback.
+    Takes a CliRunner result or a finished subprocess; returns the line."""
+    if isinstance(result, subprocess.CompletedProcess):
+        status, out, err = result.returncode, _text(result.stdout), _text(result.stderr)
+    else:
+        status, out, err = result.exit_code, result.stdout, result.stderr
+        assert result.exception is None or isinstance(result.exception, SystemExit), repr(result.exception)
+    assert status == 2, (status, out, err)
+    assert out == "", out
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: "), err
+    for fragment in fragments:
+        assert fragment in lines[0], (fragment, lines[0])
+    return lines[0]
+
+
+def _text(data: Any) -> str:
+    return data.decode() if isinstance(data, bytes) else data or ""
