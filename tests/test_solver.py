@@ -399,10 +399,10 @@ def test_bench_node_count_is_deterministic_and_recorded():
     first = bench_signature()
     assert first == bench_signature()
     recorded = RESULTS / "solver_bench.md"
-    if recorded.exists():
-        m = re.search(r"bench signature: (\d+) nodes", recorded.read_text())
-        assert m, "results/solver_bench.md has no bench signature line"
-        assert first == int(m.group(1)), (
-            "the solver's bench node count drifted from results/solver_bench.md: "
-            "rerun results/bench_solver.py if the change is intended"
-        )
+    assert recorded.exists(), "results/solver_bench.md is missing: run results/bench_solver.py to record the bench"
+    m = re.search(r"bench signature: (\d+) nodes", recorded.read_text())
+    assert m, "results/solver_bench.md has no bench signature line"
+    assert first == int(m.group(1)), (
+        "the solver's bench node count drifted from results/solver_bench.md: "
+        "rerun results/bench_solver.py if the change is intended"
+    )
