@@ -165,7 +165,7 @@ def hint(
                     )
                 limit = EXACT_LIMIT if method == "exact" else exact_budget
                 res = exact_play(view, utilities=util, budget=limit, solver=solver, sampler=sampler, stop=stop,
-                                 progress=progress)
+                                 progress=progress, seed=seed)
             used = "exact"
             if res is None:
                 res = pimc_play(view, samples=iterations, time_ms=time_ms, seed=seed, utilities=util, solver=solver,
@@ -206,7 +206,8 @@ def hint(
         decision=kind,
         moves=moves,
         seconds=time.perf_counter() - t0,
-        samples=None if used == "exact" or used == "ismcts" else worlds,
+        # A stopped enumeration says how many hands it averaged.
+        samples=None if (used == "exact" and exact) or used == "ismcts" else worlds,
         iterations=its,
         mixed=mixed,
         utilities=tuple(util),

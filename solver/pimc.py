@@ -206,16 +206,21 @@ def exact_play(
     sampler: WorldSampler | None = None,
     stop: threading.Event | None = None,
     progress: Callable[[float], None] | None = None,
+    seed: int | random.Random = 0,
 ) -> PlayResult | None:
     """Exact odds of every move, averaged over every distinct opponent hand
     with its exact probability; None when there are more than `budget`
     hands.  A `stop` cuts the enumeration short (then the result is a
-    partial average and `exact` is False)."""
+    partial average and `exact` is False).  The hands are visited in an
+    order shuffled from `seed`, so that a partial average is a random
+    sample of the hands rather than the lowest ones."""
     check_play_view(view)
     sampler = sampler or HandSampler(view)
     worlds = sampler.enumerate(budget)
     if worlds is None:
         return None
+    worlds = list(worlds)
+    rng_from(seed).shuffle(worlds)
     t0 = time.perf_counter()
     solver = solver or PerfectSolver(view.rules)
     tally = _Tally(view.legal_actions(), utilities)

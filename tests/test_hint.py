@@ -233,3 +233,16 @@ def test_duel_on_a_small_space_is_exact():
     assert r.exact and r.method == "exact"
     assert sum(m["probability"] for m in r.mixed) == pytest.approx(1.0)
     assert r.moves[0].value >= r.moves[-1].value
+
+
+def test_a_stopped_enumeration_is_not_called_exact_and_says_how_many_hands():
+    v = play_view([4, 9], [], 1, attacker=0, table=(7,), player=1)
+    stop = threading.Event()
+    stop.set()
+    d = hint(v, stop=stop, seed=3).to_dict()
+    assert (d["method"], d["exact"], d["samples"], d["stopped"]) == ("exact", False, 1, True)
+    full = hint(v).to_dict()
+    assert full["exact"] is True and "samples" not in full
+    # The one hand averaged comes from a seeded shuffle of the hands, so the
+    # partial answer is reproducible.
+    assert hint(v, stop=stop, seed=3).to_dict()["moves"] == d["moves"]
