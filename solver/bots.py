@@ -57,6 +57,7 @@ BUDGET_KEYS = frozenset({
 })
 """Keys a bot budget may hold (`make_bot(name, **budget)`); a bot ignores
 the keys that do not concern it, so one budget can serve every bot."""
+NUMERIC_BUDGET_KEYS = BUDGET_KEYS - {"utilities", "rollout"}
 
 
 class SearchBot:
@@ -237,6 +238,11 @@ def make_bot(name: str, **budget) -> Bot:
     unknown = sorted(set(budget) - BUDGET_KEYS)
     if unknown:
         raise TacocatError(f"unknown budget key(s) {unknown} for bot {name!r}; expected some of {sorted(BUDGET_KEYS)}")
+    for key, value in budget.items():
+        if key in NUMERIC_BUDGET_KEYS and value is not None and (
+            isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0
+        ):
+            raise TacocatError(f"bot {name!r}: budget {key} must be a non-negative number, got {value!r}")
     return BOTS[name](**budget)
 
 

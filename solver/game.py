@@ -372,8 +372,10 @@ class GameState:
             )
         except TacocatError:
             raise
-        except (KeyError, TypeError, ValueError) as exc:
-            raise RecordError(f"malformed game state: {exc!r}") from None
+        except KeyError as exc:
+            raise RecordError(f"game state is missing the field {exc.args[0]!r}") from None
+        except (TypeError, ValueError) as exc:
+            raise RecordError(f"malformed game state: {exc}") from None
         if state.phase not in (REPLACE, DUEL, PLAY, OVER):
             raise RecordError(f"unknown phase {state.phase!r}")
         state.check()

@@ -205,3 +205,12 @@ def test_ten_thousand_games_smoke_subset():
     for seed in range(200):
         wins[play_game((RandomBot(), RandomBot()), seed).winner] += 1
     assert sum(wins) == 200 and min(wins) > 50
+
+
+def test_bad_bot_budgets_and_state_documents_name_the_field():
+    from solver.bots import make_bot
+
+    with pytest.raises(TacocatError, match="budget iterations must be a non-negative number"):
+        make_bot("pimc", iterations="x")
+    with pytest.raises(RecordError, match="missing the field 'rules'"):
+        GameState.from_dict({"format": "tacocat-state", "seed": 1})
