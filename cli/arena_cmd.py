@@ -62,7 +62,7 @@ def command(bots, mode, deals, seed, workers, time_ms, iterations, as_json, out_
     if len(set(bots)) != len(bots):
         raise CliError(f"a bot is named twice in {' '.join(bots)}; name each bot once")
     try:
-        from solver.match import run_match
+        from solver.match import run_match, standings
     except ImportError as exc:
         raise CliError(f"the match runner is not available in this installation ({exc})") from None
     budget = {}
@@ -103,13 +103,8 @@ def command(bots, mode, deals, seed, workers, time_ms, iterations, as_json, out_
         )
     if len(bots) > 2:
         click.echo("standing (mean score against the others):")
-        mean = {}
-        for bot in bots:
-            scores = [r["score"] if r.get("a") == bot else -r["score"]
-                      for r in results if bot in (r.get("a"), r.get("b")) and isinstance(r.get("score"), (int, float))]
-            mean[bot] = sum(scores) / len(scores) if scores else float("nan")
-        for bot in sorted(bots, key=lambda x: -mean[x]):
-            click.echo(f"  {bot:<{width}}{mean[bot]:+.3f}")
+        for bot, mean in standings(results, bots).items():
+            click.echo(f"  {bot:<{width}}{mean:+.3f}")
     click.echo("score: A's mean result (+1 won, 0 drawn, -1 lost) per deal over both seatings; 0 = equal;")
     click.echo("an interval that excludes 0 is a clear difference; points = (score + 1) / 2 (win 1, draw 1/2)")
 

@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import inspect
 import json
-import time
 
 import click
 
 from cli.notation import friendly_errors, progress_bar
-from solver.bots import BOTS, make_bot, play_game
+from solver.bots import BOTS, make_bot, selfplay
 from solver.rules import load_ruleset
 
 
@@ -32,34 +31,16 @@ def command(p0: str, p1: str, games: int, seed: int, rules_path: str | None, as_
     search bots when installed (pimc, ismcts, oracle)."""
     rules = load_ruleset(rules_path)
     bots = (make_bot(p0), make_bot(p1))
-    wins, rounds, drawn = [0, 0], 0, 0
-    start = time.perf_counter()
     with progress_bar("games", games) as bar:
-        for i in range(games):
-            state = play_game(bots, seed + i, rules)
-            bar.update(1)
-            wins[state.winner] += 1
-            rounds += len(state.rounds)
-            drawn += sum(1 for r in state.rounds if r["winner"] is None)
-    seconds = time.perf_counter() - start
-    result = {
-        "p0": p0,
-        "p1": p1,
-        "games": games,
-        "seed": seed,
-        "p0_wins": wins[0],
-        "draws": 0,
-        "p0_losses": wins[1],
-        "rounds": rounds,
-        "drawn_rounds": drawn,
-        "seconds": round(seconds, 3),
-    }
+        result = selfplay(bots, games, seed, rules, progress=lambda done, total: bar.update(1))
     if as_json:
         click.echo(json.dumps(result))
         return
     click.echo(f"{p0} (p0) vs {p1} (p1), {games} games from seed {seed}:")
-    click.echo(f"  p0 wins {wins[0]}  draws 0  losses {wins[1]}  ({100 * wins[0] / games:.1f}% for {p0})")
-    click.echo(f"  {rounds} rounds played, {drawn} drawn (R17); {seconds:.1f} s, {1000 * seconds / games:.1f} ms a game")
+    won, lost, seconds = result["p0_wins"], result["p0_losses"], result["seconds"]
+    click.echo(f"  p0 wins {won}  draws 0  losses {lost}  ({100 * won / games:.1f}% for {p0})")
+    click.echo(f"  {result['rounds']} rounds played, {result['drawn_rounds']} drawn (R17); "
+               f"{seconds:.1f} s, {1000 * seconds / games:.1f} ms a game")
 
 
 command.help = inspect.cleandoc(command.help or "") + "\n\nKnown bots: " + ", ".join(sorted(BOTS))

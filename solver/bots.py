@@ -5,6 +5,7 @@ factories so front doors can choose by name."""
 from __future__ import annotations
 
 import random
+import time
 from typing import Callable, Protocol
 
 from .actions import Action
@@ -265,3 +266,32 @@ def play_game(bots: tuple[Bot, Bot], seed: int, rules=None, max_actions: int = 1
         for player in state.acting_players():
             state.apply(player, choose(bots[player], state, player, rngs[player]))
     raise TacocatError(f"game from seed {seed} did not finish within {max_actions} actions")
+
+
+def selfplay(bots: tuple[Bot, Bot], games: int, seed: int = 0, rules=None,
+             progress: Callable[[int, int], None] | None = None) -> dict:
+    """Play `games` whole games between `bots` (player 0, player 1; game i
+    from seed `seed + i`) and count the results.  A game always has a
+    winner (R19), so there are no drawn games; drawn rounds (R17) are
+    counted.  `progress(done, total)` is called after every game."""
+    wins, rounds, drawn = [0, 0], 0, 0
+    start = time.perf_counter()
+    for i in range(games):
+        state = play_game(bots, seed + i, rules)
+        wins[state.winner] += 1
+        rounds += len(state.rounds)
+        drawn += sum(1 for r in state.rounds if r["winner"] is None)
+        if progress is not None:
+            progress(i + 1, games)
+    return {
+        "p0": bots[0].name,
+        "p1": bots[1].name,
+        "games": games,
+        "seed": seed,
+        "p0_wins": wins[0],
+        "draws": 0,
+        "p0_losses": wins[1],
+        "rounds": rounds,
+        "drawn_rounds": drawn,
+        "seconds": round(time.perf_counter() - start, 3),
+    }

@@ -25,7 +25,7 @@ import math
 import random
 import time
 from dataclasses import asdict, dataclass, field
-from typing import Any, Callable
+from typing import Any, Callable, Mapping, Sequence
 
 from .board import Board
 from .bots import BOTS, choose, make_bot, play_game
@@ -220,3 +220,14 @@ def run_match(
         losses=sum(1 for g in games if g < 0), budget=budget,
         seconds=time.perf_counter() - t0, deal_scores=per_deal,
     )
+
+
+def standings(results: Sequence[Mapping[str, Any]], bots: Sequence[str]) -> dict[str, float]:
+    """Each bot's mean score against the others over the pairings in
+    `results` (`MatchResult.to_dict()` rows: B's score is minus A's),
+    best first; NaN for a bot with no finished pairing."""
+    mean = {}
+    for bot in bots:
+        scores = [r["score"] if r["a"] == bot else -r["score"] for r in results if bot in (r["a"], r["b"])]
+        mean[bot] = sum(scores) / len(scores) if scores else float("nan")
+    return dict(sorted(mean.items(), key=lambda kv: -kv[1]))

@@ -72,3 +72,12 @@ def test_bad_match_arguments(kwargs, fragment):
     args.update(kwargs)
     with pytest.raises(TacocatError, match=fragment):
         run_match("heuristic", "random", **args)
+
+
+def test_standings_average_each_bots_scores_from_its_own_side():
+    from solver.match import standings
+
+    rows = [{"a": "x", "b": "y", "score": 0.5}, {"a": "x", "b": "z", "score": -0.1}, {"a": "y", "b": "z", "score": 0.2}]
+    got = standings(rows, ["x", "y", "z"])
+    assert list(got) == ["x", "z", "y"]  # best first
+    assert got["x"] == pytest.approx(0.2) and got["y"] == pytest.approx(-0.15) and got["z"] == pytest.approx(-0.05)
