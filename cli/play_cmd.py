@@ -174,12 +174,7 @@ class Session:
         return line
 
     def apply(self, player: int, action: Any) -> None:
-        history = self.state.history
-        start = len(history)
-        self.state.apply(player, action)
-        events = history[start:]
-        if self.state.history is not history:
-            events = events + self.state.history
+        events = self.state.apply(player, action)
         self.save()
         self.report(events)
 

@@ -167,9 +167,10 @@ class GameState:
         return _legal_actions(self.decision(player), self.hands[player], self.replace_cap, self.table)
 
     # ------------------------------------------------------------- actions
-    def apply(self, player: int, action: Action) -> None:
-        """Apply `player`'s action; raises IllegalMoveError (state unchanged)
-        when it is not legal now."""
+    def apply(self, player: int, action: Action) -> list[dict]:
+        """Apply `player`'s action and return the public events it caused
+        (a round's end brings its showdown and the next deal); raises
+        IllegalMoveError (state unchanged) when it is not legal now."""
         if self.phase == OVER:
             raise IllegalMoveError("the game is over", "R19")
         if player not in (0, 1):
@@ -180,6 +181,7 @@ class GameState:
             raise IllegalMoveError(f"it is not player {player}'s turn: {who} to act ({self.phase} phase)")
         action = self._resolve(player, kind, action)
         self.actions.append({"player": player, **action.to_dict()})
+        history, start = self.history, len(self.history)
         if kind == REPLACE:
             self._replace(player, action.cards)
         elif kind == DUEL:
@@ -188,6 +190,10 @@ class GameState:
             self._attack(player, action.cards)
         else:
             self._answer(player, action.cards, bool(action.beats))
+        events = history[start:]
+        if self.history is not history:  # the round ended: a new deal began a new history
+            events += self.history
+        return copy.deepcopy(events)
 
     def _resolve(self, player: int, kind: str, action: Action) -> Action:
         """Check `action` against the legal list (filling in an answer's

@@ -214,3 +214,21 @@ def test_bad_bot_budgets_and_state_documents_name_the_field():
         make_bot("pimc", iterations="x")
     with pytest.raises(RecordError, match="missing the field 'rules'"):
         GameState.from_dict({"format": "tacocat-state", "seed": 1})
+
+
+def test_apply_returns_the_public_events_it_caused():
+    state = GameState.new(STANDARD, 21)
+    assert state.apply(0, Action("replace", ())) == []  # R8: a secret choice reveals nothing yet
+    events = state.apply(1, Action("replace", ()))
+    assert [e["event"] for e in events] == ["replace", "replace"]
+    seen_showdown = False
+    rng = random.Random(4)
+    while not state.over and not seen_showdown:
+        p = state.acting_players()[0]
+        events = state.apply(p, rng.choice(state.legal_actions(p)))
+        kinds = [e["event"] for e in events]
+        if "showdown" in kinds:
+            seen_showdown = True
+            if not state.over:
+                assert kinds[-1] == "deal"  # the next round's deal comes with it
+    assert seen_showdown
