@@ -232,3 +232,25 @@ def test_apply_returns_the_public_events_it_caused():
             if not state.over:
                 assert kinds[-1] == "deal"  # the next round's deal comes with it
     assert seen_showdown
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), steps=st.integers(0, 30), swap=st.integers(0, 100))
+def test_a_view_never_shows_the_hidden_cards(seed, steps, swap):
+    # RULES §5: swapping a card of player 1's hand with a draw-pile card
+    # changes nothing player 0 can see.
+    rng = random.Random(seed)
+    state = GameState.new(STANDARD, seed)
+    for _ in range(steps):
+        if state.over:
+            return
+        p = rng.choice(state.acting_players())
+        state.apply(p, rng.choice(state.legal_actions(p)))
+    if state.over or not state.hands[1] or not state.draw_pile:
+        return
+    other = state.clone()
+    opp = list(other.hands[1])
+    i, j = swap % len(opp), swap % len(other.draw_pile)
+    opp[i], other.draw_pile[j] = other.draw_pile[j], opp[i]
+    other.hands[1] = tuple(sorted(opp))
+    assert other.view(0).to_dict() == state.view(0).to_dict()
