@@ -14,6 +14,7 @@ determined by its ruleset, its seed and its actions (see `GameRecord`)."""
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import itertools
 import random
@@ -356,7 +357,7 @@ class GameState:
         and PositionError when its cards are not the deck (`check`)."""
         if not isinstance(data, Mapping) or data.get("format") != STATE_FORMAT:
             raise RecordError(f"not a game state: expected an object with format {STATE_FORMAT!r}")
-        try:
+        with _reading("game state"):
             state = cls(
                 rules=Ruleset.from_dict(data["rules"]),
                 seed=int(data["seed"]),
@@ -376,12 +377,6 @@ class GameState:
                 rounds=copy.deepcopy(list(data["rounds"])),
                 actions=copy.deepcopy(list(data["actions"])),
             )
-        except TacocatError:
-            raise
-        except KeyError as exc:
-            raise RecordError(f"game state is missing the field {exc.args[0]!r}") from None
-        except (TypeError, ValueError) as exc:
-            raise RecordError(f"malformed game state: {exc}") from None
         if state.phase not in (REPLACE, DUEL, PLAY, OVER):
             raise RecordError(f"unknown phase {state.phase!r}")
         state.check()
@@ -394,6 +389,20 @@ class GameState:
     def view(self, player: int) -> "View":
         """Player `player`'s information set (RULES §5)."""
         return View.of(self, player)
+
+
+@contextlib.contextmanager
+def _reading(what: str):
+    """Turn the errors of reading a JSON document into one RecordError
+    naming the missing or malformed field (TacocatErrors pass through)."""
+    try:
+        yield
+    except TacocatError:
+        raise
+    except KeyError as exc:
+        raise RecordError(f"{what} is missing the field {exc.args[0]!r}") from None
+    except (TypeError, ValueError) as exc:
+        raise RecordError(f"malformed {what}: {exc}") from None
 
 
 RULE_OF = {REPLACE: "R7-R8", DUEL: "R9", "attack": "R10-R11", "answer": "R12-R13"}
@@ -487,7 +496,7 @@ class View:
         """A view from `to_dict()`'s form (missing optional fields take their
         defaults; `acting` is derived in the play phase); raises RecordError
         when malformed and PositionError when no game can produce it."""
-        try:
+        with _reading("view"):
             view = cls(
                 player=int(data["player"]),
                 rules=Ruleset.from_dict(data.get("rules")),
@@ -506,12 +515,6 @@ class View:
                 history=list(data.get("history", [])),
                 rounds=list(data.get("rounds", [])),
             )
-        except TacocatError:
-            raise
-        except KeyError as exc:
-            raise RecordError(f"view is missing the field {exc.args[0]!r}") from None
-        except (TypeError, ValueError) as exc:
-            raise RecordError(f"malformed view: {exc}") from None
         if not data.get("acting") and view.phase == PLAY and view.attacker in (0, 1):
             view.acting = [1 - view.attacker] if view.table else [view.attacker]
         view.validate()

@@ -33,6 +33,18 @@ def random_play(seed: int, rules: Ruleset, check):
     raise AssertionError("game did not end")
 
 
+def random_steps(seed: int, steps: int) -> GameState:
+    """A standard game after up to `steps` uniformly random legal actions."""
+    rng = random.Random(seed)
+    state = GameState.new(STANDARD, seed)
+    for _ in range(steps):
+        if state.over:
+            break
+        p = rng.choice(state.acting_players())
+        state.apply(p, rng.choice(state.legal_actions(p)))
+    return state
+
+
 def invariants(state: GameState) -> None:
     if state.over:
         return
@@ -93,13 +105,7 @@ def test_record_replays_to_the_same_final_state(seed):
 @settings(max_examples=30, deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), steps=st.integers(0, 40))
 def test_state_and_view_json_round_trip(seed, steps):
-    rng = random.Random(seed)
-    state = GameState.new(STANDARD, seed)
-    for _ in range(steps):
-        if state.over:
-            break
-        p = rng.choice(state.acting_players())
-        state.apply(p, rng.choice(state.legal_actions(p)))
+    state = random_steps(seed, steps)
     d = json.loads(json.dumps(state.to_dict()))
     assert GameState.from_dict(d).to_dict() == state.to_dict()
     if not state.over:
@@ -239,13 +245,7 @@ def test_apply_returns_the_public_events_it_caused():
 def test_a_view_never_shows_the_hidden_cards(seed, steps, swap):
     # RULES §5: swapping a card of player 1's hand with a draw-pile card
     # changes nothing player 0 can see.
-    rng = random.Random(seed)
-    state = GameState.new(STANDARD, seed)
-    for _ in range(steps):
-        if state.over:
-            return
-        p = rng.choice(state.acting_players())
-        state.apply(p, rng.choice(state.legal_actions(p)))
+    state = random_steps(seed, steps)
     if state.over or not state.hands[1] or not state.draw_pile:
         return
     other = state.clone()
