@@ -1,31 +1,48 @@
-"""Build the Cython core: every solver/*.pyx becomes an extension module.
+"""Build the Cython core: every solver/core/*.pyx becomes an extension module
+`tacocat.core.<name>` (the folder `solver/` installs as the package `tacocat`).
 
-Set TACOCAT_DEBUG=1 to build with bounds checks and assertions on."""
+Set TACOCAT_DEBUG=1 to build with bounds checks, wrap-around checks and C
+asserts on (and without optimisation): the directives below override
+nothing in the .pyx files, which carry no per-file checking directives."""
 
 import glob
 import os
 
-import numpy
 from Cython.Build import cythonize
 from setuptools import Extension, setup
 
 DEBUG = os.environ.get("TACOCAT_DEBUG") == "1"
+CORE = os.path.join("solver", "core")
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def cython_include() -> str:
+    """A folder where `tacocat/` is this checkout's `solver/`: Cython resolves
+    `cimport`s by the installed name (`tacocat.core._search`), which the
+    source tree spells `solver/core/_search.pxd`."""
+    root = os.path.join(HERE, "build", "cython-include")
+    link = os.path.join(root, "tacocat")
+    os.makedirs(root, exist_ok=True)
+    if not os.path.exists(link):
+        os.symlink(os.path.join(HERE, "solver"), link)
+    return root
+
 
 extensions = [
     Extension(
-        path[:-4].replace(os.sep, "."),
+        "tacocat.core." + os.path.basename(path)[:-4],
         [path],
-        include_dirs=[numpy.get_include()],
-        extra_compile_args=["-O3"] if not DEBUG else ["-O0", "-g"],
-        define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")],
+        extra_compile_args=["-O3"] if not DEBUG else ["-O0", "-g", "-UNDEBUG"],
+        undef_macros=["NDEBUG"] if DEBUG else [],
     )
-    for path in sorted(glob.glob(os.path.join("solver", "*.pyx")))
+    for path in sorted(glob.glob(os.path.join(CORE, "*.pyx")))
 ]
 
 setup(
     ext_modules=cythonize(
         extensions,
         language_level=3,
+        include_path=[cython_include()],
         compiler_directives={
             "boundscheck": DEBUG,
             "wraparound": DEBUG,

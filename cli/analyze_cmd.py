@@ -1,5 +1,5 @@
 """`tacocat analyze`: replay a game record, evaluate every decision with the
-engine (`solver.analysis.analyze`) and list the costliest ones."""
+engine (`tacocat.players.analysis.analyze`) and list the costliest ones."""
 
 from __future__ import annotations
 
@@ -7,9 +7,9 @@ import json
 
 import click
 
-from cli.notation import METHODS, CliError, format_action, friendly_errors, progress_bar, read_json
-from solver.cards import format_cards
-from solver.game import GameRecord
+from tacocat.cli.notation import METHODS, CliError, format_action, friendly_errors, progress_bar, read_json
+from tacocat.rules.cards import format_cards
+from tacocat.rules.game import GameRecord
 
 
 def _value(x) -> str:
@@ -44,7 +44,7 @@ def command(game, player, top, time_ms, iterations, seed, method, score, as_json
       tacocat analyze game.json
       tacocat analyze game.json --player 0 --top 5 --time 500
       tacocat analyze game.json --iterations 200 --json > review.json"""
-    from solver.analysis import analyze
+    from tacocat.players.analysis import analyze
 
     data = read_json(game, "game record")
     record = GameRecord.from_dict(data)
@@ -56,7 +56,7 @@ def command(game, player, top, time_ms, iterations, seed, method, score, as_json
                 names[int(k)] = f"P{k} ({v})"
     record.replay()  # a broken record fails here, before the progress bar
     try:
-        import solver.hint  # noqa: F401
+        import tacocat.search.hint  # noqa: F401
     except ImportError as exc:
         raise CliError(f"the hint engine is not available in this installation ({exc})") from None
     todo = sum(1 for a in record.actions if isinstance(a, dict) and a.get("player") in players)

@@ -1,5 +1,5 @@
 """`tacocat arena`: bots against bots in duplicate format
-(`solver.match.run_match`), every pairing of the bots named, with a
+(`tacocat.players.match.run_match`), every pairing of the bots named, with a
 results table and 95% confidence intervals."""
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ import json
 
 import click
 
-from cli.notation import CliError, friendly_errors, progress_bar, write_json
-from solver.bots import BOTS
+from tacocat.cli.notation import CliError, friendly_errors, progress_bar, write_json
+from tacocat.players.bots import BOTS
 
 
 def _fmt(x, spec: str = ".3f") -> str:
@@ -62,7 +62,7 @@ def command(bots, mode, deals, seed, workers, time_ms, iterations, as_json, out_
     if len(set(bots)) != len(bots):
         raise CliError(f"a bot is named twice in {' '.join(bots)}; name each bot once")
     try:
-        from solver.match import run_match, standings
+        from tacocat.players.match import run_match, standings
     except ImportError as exc:
         raise CliError(f"the match runner is not available in this installation ({exc})") from None
     budget = {}

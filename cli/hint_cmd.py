@@ -1,5 +1,5 @@
 """`tacocat hint`: what should I do now?  Builds the asking player's view
-from flags (or a JSON view), asks `solver.hint.hint` and prints every
+from flags (or a JSON view), asks `tacocat.search.hint.hint` and prints every
 candidate move ranked with its win/draw/loss odds and expected value."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import json
 
 import click
 
-from cli.notation import (
+from tacocat.cli.notation import (
     METHODS,
     PHASES,
     CliError,
@@ -22,7 +22,7 @@ from cli.notation import (
     view_from_flags,
     view_from_json,
 )
-from solver.rules import load_ruleset
+from tacocat.rules.ruleset import load_ruleset
 
 
 # The README's first command: player 1 attacked with an 8 in the play phase.
@@ -34,7 +34,7 @@ def run_hint(view, *, time_ms, iterations, seed, method, score="game", show_prog
     """Call the engine's hint with a progress indicator on stderr; returns
     the `HintResult`."""
     try:
-        from solver.hint import hint
+        from tacocat.search.hint import hint
     except ImportError as exc:  # the search engine is not built
         raise CliError(f"the hint engine is not available in this installation ({exc})") from None
     with Progress("searching", enabled=show_progress) as progress:

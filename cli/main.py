@@ -10,18 +10,18 @@ import sys
 
 import click
 
-from solver.errors import TacocatError
+from tacocat.errors import TacocatError
 
 # name -> (module, one-line help shown in `tacocat --help`)
 COMMANDS = {
-    "hint": ("cli.hint_cmd", "What should I do now? Ranked moves with win/draw/loss odds."),
-    "solve": ("cli.solve_cmd", "Solve a play-phase position exactly: every card known, or every hidden hand enumerated."),
-    "play": ("cli.play_cmd", "Play a whole game against the engine in the terminal."),
-    "arena": ("cli.arena_cmd", "Bots against bots in duplicate format, with confidence intervals."),
-    "analyze": ("cli.analyze_cmd", "Replay a game record and find the costliest decisions."),
-    "selfplay": ("cli.selfplay_cmd", "Play many games between two bots and count the results."),
-    "engine": ("cli.engine_cmd", "Speak the JSON Lines engine protocol on stdin/stdout."),
-    "serve": ("cli.serve_cmd", "Serve the engine protocol over HTTP (needs the 'serve' extra)."),
+    "hint": ("tacocat.cli.hint_cmd", "What should I do now? Ranked moves with win/draw/loss odds."),
+    "solve": ("tacocat.cli.solve_cmd", "Solve a play-phase position exactly: every card known, or every hidden hand enumerated."),
+    "play": ("tacocat.cli.play_cmd", "Play a whole game against the engine in the terminal."),
+    "arena": ("tacocat.cli.arena_cmd", "Bots against bots in duplicate format, with confidence intervals."),
+    "analyze": ("tacocat.cli.analyze_cmd", "Replay a game record and find the costliest decisions."),
+    "selfplay": ("tacocat.cli.selfplay_cmd", "Play many games between two bots and count the results."),
+    "engine": ("tacocat.cli.engine_cmd", "Speak the JSON Lines engine protocol on stdin/stdout."),
+    "serve": ("tacocat.cli.serve_cmd", "Serve the engine protocol over HTTP (needs the 'serve' extra)."),
 }
 
 NOTATION = """\b
@@ -37,7 +37,7 @@ def _one_line(exc: click.UsageError, group_ctx: click.Context | None = None) -> 
     """A usage mistake (unknown option, bad option value, missing argument)
     as one line `error: ...` naming the command's help, like every other
     bad input (`cli.notation.CliError`, imported only on this path)."""
-    from cli.notation import CliError
+    from tacocat.cli.notation import CliError
 
     ctx = exc.ctx or group_ctx
     where = ctx.command_path if ctx is not None else "tacocat"

@@ -23,14 +23,14 @@ from typing import Any, Callable, Mapping, Sequence
 
 import click
 
-from solver.actions import Action
-from solver.board import Board
-from solver.cards import format_cards, parse_cards
-from solver.errors import NotationError, PositionError, RecordError, TacocatError
-from solver.game import PLAY, REPLACE, View
-from solver.rules import SPACES, STANDARD, Ruleset
-from solver.views import PHASES, build_view  # noqa: F401  (PHASES is re-exported for the commands)
-from solver.views import view_from_json as _view_from_json
+from tacocat.rules.actions import Action
+from tacocat.rules.board import Board
+from tacocat.rules.cards import format_cards, parse_cards
+from tacocat.errors import NotationError, PositionError, RecordError, TacocatError
+from tacocat.rules.game import PLAY, REPLACE, View
+from tacocat.rules.ruleset import SPACES, STANDARD, Ruleset
+from tacocat.rules.views import PHASES, build_view  # noqa: F401  (PHASES is re-exported for the commands)
+from tacocat.rules.views import view_from_json as _view_from_json
 
 METHODS = ("auto", "exact", "pimc", "ismcts")
 

@@ -1,6 +1,6 @@
 """`tacocat play`: a whole game against an engine bot in the terminal.
 
-The game is `solver.game.GameState`; this module only draws it, reads the
+The game is `tacocat.rules.game.GameState`; this module only draws it, reads the
 human's moves in plain notation (`cli.notation.parse_move`), lets the bot
 choose from its own view, and saves the record after every action.  Input
 is read line by line, so a piped script plays as well as a person; the end
@@ -16,7 +16,7 @@ from typing import Any
 
 import click
 
-from cli.notation import (
+from tacocat.cli.notation import (
     MOVE_FORMS,
     CliError,
     arrow_text,
@@ -29,11 +29,11 @@ from cli.notation import (
     read_json,
     write_json,
 )
-from solver.bots import BOTS, choose, make_bot
-from solver.cards import format_cards
-from solver.errors import IllegalMoveError, NotationError, RecordError, TacocatError
-from solver.game import DUEL, REPLACE, GameRecord, GameState
-from solver.rules import load_ruleset
+from tacocat.players.bots import BOTS, choose, make_bot
+from tacocat.rules.cards import format_cards
+from tacocat.errors import IllegalMoveError, NotationError, RecordError, TacocatError
+from tacocat.rules.game import DUEL, REPLACE, GameRecord, GameState
+from tacocat.rules.ruleset import load_ruleset
 
 HELP_TEXT = """\
 At each prompt type your move in plain notation (the kind word is optional):
@@ -229,7 +229,7 @@ class Session:
         return "legal: " + "; ".join(format_action(a) for a in legal)
 
     def show_hint(self) -> None:
-        from cli.hint_cmd import run_hint
+        from tacocat.cli.hint_cmd import run_hint
 
         try:
             result = run_hint(self.state.view(self.seat), time_ms=self.hint_ms, iterations=None, seed=0, method="auto")

@@ -7,9 +7,9 @@ import json
 
 import click
 
-from cli.notation import friendly_errors, progress_bar
-from solver.bots import BOTS, make_bot, selfplay
-from solver.rules import load_ruleset
+from tacocat.cli.notation import friendly_errors, progress_bar
+from tacocat.players.bots import BOTS, make_bot, selfplay
+from tacocat.rules.ruleset import load_ruleset
 
 
 @click.command(name="selfplay")

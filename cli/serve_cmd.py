@@ -10,9 +10,9 @@ import sys
 
 import click
 
-from cli.notation import friendly_errors
-from solver.errors import TacocatError
-from solver.rules import load_ruleset
+from tacocat.cli.notation import friendly_errors
+from tacocat.errors import TacocatError
+from tacocat.rules.ruleset import load_ruleset
 
 
 @click.command(name="serve")
@@ -43,10 +43,10 @@ def command(host: str, port: int, rules_path: str | None, max_time_ms: int, max_
     try:
         import uvicorn
 
-        from cli.http_app import create_app
+        from tacocat.protocol.http import create_app
     except ImportError as exc:
         raise TacocatError(f"tacocat serve needs the 'serve' extra (pip install 'tacocat[serve]'): {exc}") from None
-    from solver.protocol import EngineSession
+    from tacocat.protocol.session import EngineSession
 
     logging.basicConfig(stream=sys.stderr, level=getattr(logging, log_level.upper()),
                         format="tacocat serve %(levelname)s: %(message)s")

@@ -1,11 +1,11 @@
 """`tacocat solve`: exact answers in the play phase (R10–R17).
 
 - every card known (`--hands P0 P1`, or JSON Lines with `--json`): the value,
-  each legal move's value and a principal variation (`solver.solve`);
+  each legal move's value and a principal variation (`tacocat.core.exact`);
 - an exact endgame (`--hand` and what you have seen): every opponent hand
   enumerated with its exact probability and solved with both hands known,
   each move's exact win/draw/loss odds, and lines of play for the best move
-  (`solver.endgame`).
+  (`tacocat.search.endgame`).
 
 Parses flags or JSON Lines, calls the solver, formats."""
 
@@ -18,7 +18,7 @@ from typing import Any, TextIO
 
 import click
 
-from cli.notation import (
+from tacocat.cli.notation import (
     CliError,
     Progress,
     describe_view,
@@ -29,13 +29,13 @@ from cli.notation import (
     require_decision,
     view_from_flags,
 )
-from solver.cards import format_cards, parse_cards
-from solver.endgame import DEFAULT_LINES, DEFAULT_MAX_HANDS, EndgameResult, EnumerationTooLarge, solve_endgame
-from solver.errors import NotationError, RecordError, TacocatError
-from solver.hint import EXACT_LIMIT
-from solver.play import PlayPosition
-from solver.rules import Ruleset, load_ruleset
-from solver.solve import DEFAULT_UTILITIES, PVStep, SolveResult, Solver, position_from_dict, result_to_dict
+from tacocat.rules.cards import format_cards, parse_cards
+from tacocat.search.endgame import DEFAULT_LINES, DEFAULT_MAX_HANDS, EndgameResult, EnumerationTooLarge, solve_endgame
+from tacocat.errors import NotationError, RecordError, TacocatError
+from tacocat.search.hint import EXACT_LIMIT
+from tacocat.rules.play import PlayPosition
+from tacocat.rules.ruleset import Ruleset, load_ruleset
+from tacocat.core.exact import DEFAULT_UTILITIES, PVStep, SolveResult, Solver, position_from_dict, result_to_dict
 
 
 def parse_utilities(text: str | None) -> tuple:
@@ -364,7 +364,7 @@ def command(hands, hand, seen, opponent, attacker, table, player, board_text, ma
 
 def _endgame(hand, seen, opponent, attacker, table, player, board_text, max_hands, pv_lines, score, utilities, rules,
              json_path, value_only) -> None:
-    """Parse the endgame flags, call `solver.endgame.solve_endgame`, print."""
+    """Parse the endgame flags, call `tacocat.search.endgame.solve_endgame`, print."""
     if json_path is not None and json_path != "-":
         raise CliError(f"with --hand, --json prints the answer as JSON and reads no file (got {json_path!r}); "
                        "give --json alone")

@@ -26,10 +26,10 @@ import sys
 import time
 from pathlib import Path
 
-from solver.game import View
-from solver.ismcts import ismcts_play
-from solver.pimc import PerfectSolver, pimc_play
-from solver.rules import STANDARD
+from tacocat.rules.game import View
+from tacocat.search.ismcts import ismcts_play
+from tacocat.search.pimc import PerfectSolver, pimc_play
+from tacocat.rules.ruleset import STANDARD
 
 OUT = Path(__file__).resolve().parent / "bench_search.md"
 

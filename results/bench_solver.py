@@ -1,17 +1,17 @@
 """Benchmark of the exact play-phase solver (not a test).
 
 For each hand size 2..8: seeded random deals from the standard deck, empty
-table, random attacker.  Times the public API (`solver.solve.Solver`, table
+table, random attacker.  Times the public API (`tacocat.core.exact.Solver`, table
 logically cleared before each search, so every position starts cold):
 
 * value only      `Solver.value(position)`
 * full root solve `Solver.solve(position, pv=False)`: every root move's value
 
 and the pure-Python reference on a subset of the same positions, in the same
-run (`solver.play.play_value` / `move_values`, its lru_caches cleared before
+run (`tacocat.rules.play.play_value` / `move_values`, its lru_caches cleared before
 each position).  Reports median and p95 times, nodes per second, the
 table's hit rate, peak memory, the speed ratio and the fixed bench's node
-count (`solver.solve.bench_signature`), and writes results/solver_bench.md.
+count (`tacocat.core.exact.bench_signature`), and writes results/solver_bench.md.
 
     python results/bench_solver.py            # the full run (about a minute)
     python results/bench_solver.py --quick    # fewer positions
@@ -33,10 +33,10 @@ from pathlib import Path
 
 import Cython
 
-from solver import play
-from solver.play import PlayPosition
-from solver.rules import STANDARD
-from solver.solve import BENCH_SEED, Solver, bench_positions, bench_signature
+from tacocat.rules import play
+from tacocat.rules.play import PlayPosition
+from tacocat.rules.ruleset import STANDARD
+from tacocat.core.exact import BENCH_SEED, Solver, bench_positions, bench_signature
 
 HERE = Path(__file__).resolve().parent
 OUT = HERE / "solver_bench.md"
@@ -176,10 +176,10 @@ def main() -> None:
         f"Machine: {machine()}. Commit {git_rev()} (plus the working tree).",
         "",
         f"Positions: for each hand size h, {fast_n} seeded deals (seed {SEED}) of h cards each from the standard "
-        "deck, empty table, random attacker. Fast solver: the public API `solver.solve.Solver(1)` (1 MB table, "
+        "deck, empty table, random attacker. Fast solver: the public API `tacocat.core.exact.Solver(1)` (1 MB table, "
         "keep_tt=False: the table is logically cleared before every search, so each position starts cold), "
         "validation and packing included. *Value* = `Solver.value`; *full* = `Solver.solve(pos, pv=False)`, the "
-        "value of every root move. Reference: `solver.play.play_value` / `move_values` on the first *ref n* "
+        "value of every root move. Reference: `tacocat.rules.play.play_value` / `move_values` on the first *ref n* "
         "positions of the same set, lru_caches cleared before each. Ratios compare medians.",
         "",
         "| h | value median | value p95 | full median | full p95 | nodes value / full | nodes/s | TT hit rate "
@@ -214,7 +214,7 @@ def main() -> None:
         "",
         f"bench signature: {signature} nodes",
         "",
-        f"(`solver.solve.bench_signature()`: full solves of `bench_positions()` — 6 seeded deals (seed "
+        f"(`tacocat.core.exact.bench_signature()`: full solves of `bench_positions()` — 6 seeded deals (seed "
         f"{BENCH_SEED}) per hand size 2..8, {len(bench_positions())} positions, a fresh 2^16-entry table each; "
         f"{bench_s * 1e3:.0f} ms. Deterministic; `tests/test_solver.py` checks it against this line, so a change "
         "of search, ordering or table policy shows as drift: rerun this script when it is intended.)",

@@ -17,7 +17,7 @@ import threading
 import time
 from pathlib import Path
 
-from solver.solve import Solver
+from tacocat.core.exact import Solver
 
 from bench_solver import positions  # same seeded deals as the solver bench
 

@@ -4,7 +4,7 @@ self-play, and the game values that follow from them.
     python results/round_rates.py                 # ~1000 rounds per kind of space
     python results/round_rates.py --rounds 200    # quicker, wider intervals
 
-Writes `solver/data/round_rates.json` (read by `solver.gamevalue`),
+Writes `solver/data/round_rates.json` (read by `tacocat.search.gamevalue`),
 `solver/data/game_values.json` (player 0's game-win probability of every
 reachable board) and `results/round_rates.md`.
 
@@ -26,12 +26,12 @@ import sys
 import time
 from pathlib import Path
 
-from solver.board import Board
-from solver.bots import choose
-from solver.game import GameState
-from solver.gamevalue import RATES_FILE, VALUES_FILE, game_win_table, write_values
-from solver.match import parse_bot, _make
-from solver.rules import STANDARD
+from tacocat.rules.board import Board
+from tacocat.players.bots import choose
+from tacocat.rules.game import GameState
+from tacocat.search.gamevalue import RATES_FILE, VALUES_FILE, game_win_table, write_values
+from tacocat.players.match import parse_bot, _make
+from tacocat.rules.ruleset import STANDARD
 
 OUT = Path(__file__).resolve().parent / "round_rates.md"
 KINDS = {"centre": 3, "9 cards": 2, "6 cards": 1, "4 cards": 0}
@@ -110,7 +110,7 @@ def main() -> None:
     }
     RATES_FILE.parent.mkdir(parents=True, exist_ok=True)
     RATES_FILE.write_text(json.dumps(doc, indent=1) + "\n")
-    from solver import gamevalue
+    from tacocat.search import gamevalue
 
     gamevalue._measured_rates.cache_clear()
     gamevalue._table.cache_clear()

@@ -13,8 +13,8 @@ import statistics
 import time
 from pathlib import Path
 
-from solver.bots import HeuristicBot, RandomBot
-from solver.game import GameState
+from tacocat.players.bots import HeuristicBot, RandomBot
+from tacocat.rules.game import GameState
 
 
 def one_game(bots, seed: int) -> tuple[GameState, int]:

@@ -12,7 +12,7 @@ Run:  python results/soak.py [--requests 50000] [--process-requests 5000] [--see
       python results/soak.py --no-trace --clear-caches-every 5000   # RSS without the memo caches
 tests/test_soak.py runs a small version of the same driver.
 
-Memory: solver.play memoises answers (`_answers`, at most 16,384 entries)
+Memory: tacocat.rules.play memoises answers (`_answers`, at most 16,384 entries)
 and outcomes (`_outcome`, at most 1,000,000).  They are bounded but large,
 and they are what makes the RSS of a long session climb; `memo_entries_curve`
 beside `rss_curve_kib` shows it, and the traced heap is read with them
@@ -32,8 +32,8 @@ from collections import Counter
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
-from solver.game import GameRecord
-from solver.protocol import ERROR_CODES, EngineSession
+from tacocat.rules.game import GameRecord
+from tacocat.protocol.session import ERROR_CODES, EngineSession
 
 VIEW = {"player": 0, "hand": [2, 5, 9], "seen": [1, 1, 12], "opponent_hand_size": 3, "attacker": 0, "table": []}
 POSITION = {"hands": [[2, 5, 9], [3, 8, 11]], "attacker": 0, "table": []}
@@ -51,11 +51,11 @@ def rss_kib(pid: int | str = "self") -> int:
 
 
 def clear_bounded_caches() -> dict[str, int]:
-    """Empty the engine's size-capped memo caches (solver.play: answers
+    """Empty the engine's size-capped memo caches (tacocat.rules.play: answers
     200,000 entries, outcomes 1,000,000) and say how full they were.  They
     are bounded by design; clearing them before each memory reading makes
     the reading show what the protocol itself keeps."""
-    from solver import play
+    from tacocat.rules import play
 
     sizes = {}
     for name in ("_answers", "_outcome"):
@@ -67,8 +67,8 @@ def clear_bounded_caches() -> dict[str, int]:
 
 
 def memo_entries() -> int:
-    """Entries in solver.play's size-capped memo caches now."""
-    from solver import play
+    """Entries in tacocat.rules.play's size-capped memo caches now."""
+    from tacocat.rules import play
 
     return sum(getattr(play, n).cache_info().currsize for n in ("_answers", "_outcome") if hasattr(getattr(play, n, None), "cache_info"))
 
@@ -365,7 +365,7 @@ def main() -> None:
     ap.add_argument("--no-searches", action="store_true", help="Leave out hint and solve.")
     ap.add_argument("--no-trace", action="store_true", help="In-process: skip tracemalloc (faster; RSS only).")
     ap.add_argument("--clear-caches-every", type=int, default=None, metavar="N",
-                    help="In-process: empty solver.play's memo caches every N requests (RSS without them).")
+                    help="In-process: empty tacocat.rules.play's memo caches every N requests (RSS without them).")
     args = ap.parse_args()
     print(f"# python {sys.version.split()[0]}, {os.cpu_count()} CPUs; command: python results/soak.py "
           + " ".join(sys.argv[1:]))

@@ -6,7 +6,7 @@
 
 Writes `results/strength.md` and `results/strength.json`.
 
-Format (`solver.match.run_match`): every deal is played twice with the same
+Format (`tacocat.players.match.run_match`): every deal is played twice with the same
 shuffle and the seats swapped.  "play" = the play phase alone, 8 v 8, player
 0 attacks, scored by the round (+1 win, 0 drawn round, -1 loss); "game" =
 whole games scored +1 / -1.  Score = bot A's mean score in [-1, 1]; the 95%
@@ -29,7 +29,7 @@ import sys
 import time
 from pathlib import Path
 
-from solver.match import run_match
+from tacocat.players.match import run_match
 
 HERE = Path(__file__).resolve().parent
 

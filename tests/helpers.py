@@ -11,7 +11,7 @@ from typing import Any
 
 from click.testing import CliRunner, Result
 
-from cli.main import app
+from tacocat.cli.main import app
 
 # A script that finishes any game against the heuristic bot (which attacks
 # with single cards): a rejected line is asked again, so each decision takes
@@ -31,7 +31,7 @@ def run_cli(args: list[str], stdin: str | None = None) -> Result:
 def tacocat_argv() -> list[str]:
     """The installed `tacocat` (tests run against the installed package)."""
     exe = shutil.which("tacocat")
-    return [exe] if exe else [sys.executable, "-m", "cli.main"]
+    return [exe] if exe else [sys.executable, "-m", "tacocat.cli.main"]
 
 
 def one_line_error(result: Result | subprocess.CompletedProcess, *fragments: str) -> str:

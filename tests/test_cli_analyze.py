@@ -8,9 +8,9 @@ import pytest
 from helpers import PLAY_SCRIPT as SCRIPT
 from helpers import one_line_error
 from helpers import run_cli as run
-from solver.analysis import analyze
-from solver.bots import make_bot, play_game
-from solver.game import GameRecord
+from tacocat.players.analysis import analyze
+from tacocat.players.bots import make_bot, play_game
+from tacocat.rules.game import GameRecord
 
 BUDGET = ["--iterations", "8"]
 

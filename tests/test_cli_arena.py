@@ -1,5 +1,5 @@
 """`tacocat arena`: duplicate matches between bots through
-`solver.match.run_match`, as a table and as JSON."""
+`tacocat.players.match.run_match`, as a table and as JSON."""
 
 import json
 

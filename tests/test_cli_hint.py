@@ -5,12 +5,12 @@ import json
 
 import pytest
 
-from cli.notation import build_view, parse_board, view_from_json
+from tacocat.cli.notation import build_view, parse_board, view_from_json
 from helpers import one_line_error
 from helpers import run_cli as run
-from solver.board import Board
-from solver.game import GameState
-from solver.rules import STANDARD
+from tacocat.rules.board import Board
+from tacocat.rules.game import GameState
+from tacocat.rules.ruleset import STANDARD
 
 ISSUE_EXAMPLE = ["hint", "--hand", "2 5 7 9 11 12", "--seen", "3 3 10", "--opponent", "5", "--table", "8", "--attacker", "1"]
 

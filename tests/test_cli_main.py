@@ -3,7 +3,7 @@ line naming the command's help, and each help text reads as one block."""
 
 import pytest
 
-from cli.main import COMMANDS
+from tacocat.cli.main import COMMANDS
 from helpers import one_line_error, run_cli
 
 

@@ -6,12 +6,12 @@ import subprocess
 
 import pytest
 
-from cli.notation import parse_move
+from tacocat.cli.notation import parse_move
 from helpers import PLAY_SCRIPT as SCRIPT
 from helpers import one_line_error, run_cli, tacocat_argv
-from solver.actions import Action
-from solver.errors import NotationError
-from solver.game import GameRecord
+from tacocat.rules.actions import Action
+from tacocat.errors import NotationError
+from tacocat.rules.game import GameRecord
 
 
 def run(args, stdin=""):

@@ -3,9 +3,9 @@
 import pytest
 
 from conftest import load_cases
-from solver.board import Board
-from solver.play import PlayPosition, answers, attacks, move_values, play_value
-from solver.rules import STANDARD
+from tacocat.rules.board import Board
+from tacocat.rules.play import PlayPosition, answers, attacks, move_values, play_value
+from tacocat.rules.ruleset import STANDARD
 
 ATTACKS = load_cases("attacks")
 ANSWERS = load_cases("answers")

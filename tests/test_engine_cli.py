@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from helpers import one_line_error, tacocat_argv
-from solver.game import GameRecord
+from tacocat.rules.game import GameRecord
 
 
 class EngineProcess:

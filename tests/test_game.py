@@ -8,12 +8,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from solver.actions import Action
-from solver.board import Board
-from solver.bots import HeuristicBot, RandomBot, play_game
-from solver.errors import IllegalMoveError, RecordError, TacocatError
-from solver.game import DUEL, PLAY, GameRecord, GameState, View
-from solver.rules import STANDARD, Ruleset
+from tacocat.rules.actions import Action
+from tacocat.rules.board import Board
+from tacocat.players.bots import HeuristicBot, RandomBot, play_game
+from tacocat.errors import IllegalMoveError, RecordError, TacocatError
+from tacocat.rules.game import DUEL, PLAY, GameRecord, GameState, View
+from tacocat.rules.ruleset import STANDARD, Ruleset
 
 SMALL = Ruleset.from_dict({"name": "small", "deck": [4] * 12, "board": [3, 5, 2, 6, 2, 5, 3], "arrows": ["p0", "both", "p1", "both", "p0", "both", "p1"], "tie": "arrow"})
 
@@ -214,7 +214,7 @@ def test_ten_thousand_games_smoke_subset():
 
 
 def test_bad_bot_budgets_and_state_documents_name_the_field():
-    from solver.bots import make_bot
+    from tacocat.players.bots import make_bot
 
     with pytest.raises(TacocatError, match="budget iterations must be a non-negative number"):
         make_bot("pimc", iterations="x")

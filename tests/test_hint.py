@@ -9,15 +9,15 @@ import threading
 import numpy as np
 import pytest
 
-from solver.actions import Action
-from solver.board import Board
-from solver.errors import PositionError, TacocatError
-from solver.game import DUEL, REPLACE, GameState, View
-from solver.gamevalue import game_win, game_win_table, round_game_wins, round_utilities
-from solver.hint import hint
-from solver.pimc import PerfectSolver, pimc_play
-from solver.decisions import solve_matrix_game
-from solver.play import PlayPosition, move_values
+from tacocat.rules.actions import Action
+from tacocat.rules.board import Board
+from tacocat.errors import PositionError, TacocatError
+from tacocat.rules.game import DUEL, REPLACE, GameState, View
+from tacocat.search.gamevalue import game_win, game_win_table, round_game_wins, round_utilities
+from tacocat.search.hint import hint
+from tacocat.search.pimc import PerfectSolver, pimc_play
+from tacocat.search.decisions import solve_matrix_game
+from tacocat.rules.play import PlayPosition, move_values
 
 SEEN = [2, 2, 3, 3, 4, 4, 5, 6, 6, 7, 7, 8, 8, 9, 10, 10, 11, 11, 12, 12]  # 20 face-up cards
 

@@ -16,8 +16,8 @@ import httpx
 import pytest
 
 from helpers import tacocat_argv
-from solver.game import GameRecord
-from solver.protocol import COMMANDS, ERROR_CODES, PROTOCOL_VERSION
+from tacocat.rules.game import GameRecord
+from tacocat.protocol.session import COMMANDS, ERROR_CODES, PROTOCOL_VERSION
 
 MAX_BODY = 4096
 MAX_TIME_MS = 3000
@@ -89,7 +89,7 @@ def test_hello_and_openapi(server):
 
 
 def test_errors_map_to_status_codes(server):
-    from cli.http_app import HTTP_STATUS
+    from tacocat.protocol.http import HTTP_STATUS
 
     assert set(HTTP_STATUS) == set(ERROR_CODES)
     assert call(server, "castle", 404)["code"] == "unknown_command"

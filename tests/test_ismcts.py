@@ -1,18 +1,18 @@
 """The Cython ISMCTS: its packed move generation and leaf solver against the
-reference (`solver.play`), and the search: seeded, budgets, statistics, and
+reference (`tacocat.rules.play`), and the search: seeded, budgets, statistics, and
 agreement with the exact answer where the best move is clear."""
 
 import random
 
 import pytest
 
-from solver import _ismcts
-from solver.errors import PositionError
-from solver.game import View
-from solver.hint import hint
-from solver.ismcts import ismcts_play
-from solver.play import PlayPosition, answers, attacks, play_value
-from solver.rules import STANDARD
+from tacocat.core import _ismcts
+from tacocat.errors import PositionError
+from tacocat.rules.game import View
+from tacocat.search.hint import hint
+from tacocat.search.ismcts import ismcts_play
+from tacocat.rules.play import PlayPosition, answers, attacks, play_value
+from tacocat.rules.ruleset import STANDARD
 
 DECK = list(STANDARD.deck_cards())
 

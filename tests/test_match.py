@@ -4,9 +4,9 @@ import json
 
 import pytest
 
-from solver.bots import BOTS, OracleBot, SearchBot, make_bot, play_game
-from solver.errors import TacocatError
-from solver.match import run_match
+from tacocat.players.bots import BOTS, OracleBot, SearchBot, make_bot, play_game
+from tacocat.errors import TacocatError
+from tacocat.players.match import run_match
 
 
 def test_play_mode_result_is_consistent_and_repeatable():
@@ -75,7 +75,7 @@ def test_bad_match_arguments(kwargs, fragment):
 
 
 def test_standings_average_each_bots_scores_from_its_own_side():
-    from solver.match import standings
+    from tacocat.players.match import standings
 
     rows = [{"a": "x", "b": "y", "score": 0.5}, {"a": "x", "b": "z", "score": -0.1}, {"a": "y", "b": "z", "score": 0.2}]
     got = standings(rows, ["x", "y", "z"])

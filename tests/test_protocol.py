@@ -1,5 +1,5 @@
 """The engine protocol without a transport (solver/protocol.py), and the
-JSON Lines transport (cli/engine_cmd.serve_lines) driven by scripted
+JSON Lines transport (tacocat.protocol.jsonlines.serve_lines) driven by scripted
 transcripts in-process.  Searches are stand-ins here (a fake hint that runs
 until stopped); the real searches are exercised in test_engine_cli.py and
 test_http.py."""
@@ -14,14 +14,14 @@ import threading
 import time
 
 
-import solver
-from cli.engine_cmd import serve_lines
-from solver.game import GameRecord, GameState
-from solver.protocol import COMMANDS, ERROR_CODES, PROTOCOL_VERSION, EngineSession, SearchJob
+import tacocat
+from tacocat.protocol.jsonlines import serve_lines
+from tacocat.rules.game import GameRecord, GameState
+from tacocat.protocol.session import COMMANDS, ERROR_CODES, PROTOCOL_VERSION, EngineSession, SearchJob
 
 
 class FakeHint:
-    """Stands in for solver.hint.hint: answers after `seconds` or as soon
+    """Stands in for tacocat.search.hint.hint: answers after `seconds` or as soon
     as `stop` is set, and remembers what it was asked."""
 
     def __init__(self, seconds: float = 0.0) -> None:
@@ -63,7 +63,7 @@ def test_hello_reports_versions_rules_and_commands():
     assert r["id"] == "h" and r["cmd"] == "hello"
     result = ok(r)
     assert result["protocol"] == PROTOCOL_VERSION == "1.0"
-    assert result["version"] == solver.__version__
+    assert result["version"] == tacocat.__version__
     assert result["rules"]["name"] == "standard" and sum(result["rules"]["deck"]) == 38
     assert result["commands"] == list(COMMANDS)
     for name in ("hello", "set_rules", "new_game", "apply", "legal", "view", "state", "record", "hint", "solve", "stop", "quit"):
@@ -120,7 +120,7 @@ def test_scripted_transcript():
 
 
 def test_a_result_that_is_not_json_is_an_internal_error():
-    from solver.protocol import decode_request, encode_response
+    from tacocat.protocol.session import decode_request, encode_response
 
     session = EngineSession(hint_fn=lambda view, **kw: {"moves": [], "value": float("nan")})
     line = encode_response(session.handle({"id": 3, "cmd": "hint", "view": VIEW}))
@@ -243,8 +243,8 @@ def test_hint_validates_the_view_before_searching():
 
 
 def test_hint_methods_are_the_searchs():
-    from solver.hint import METHODS
-    from solver.protocol import HINT_METHODS
+    from tacocat.search.hint import METHODS
+    from tacocat.protocol.session import HINT_METHODS
 
     assert HINT_METHODS == METHODS
     assert {f.name: f.enum for f in COMMANDS["hint"].fields}["method"] == METHODS
@@ -393,11 +393,11 @@ def test_every_error_code_is_documented():
 
 
 def test_solve_answers_the_conformance_positions_like_tacocat_solve():
-    """The protocol's solve is `tacocat solve --json` (solver.solve.solve_json):
+    """The protocol's solve is `tacocat solve --json` (tacocat.core.exact.solve_json):
     on the shared conformance positions it gives their value and every
     move's value."""
     from conftest import load_cases
-    from solver.solve import solve_json
+    from tacocat.core.exact import solve_json
 
     session = EngineSession()
     for case in load_cases("play_values"):

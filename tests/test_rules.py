@@ -4,9 +4,9 @@ import json
 
 import pytest
 
-from solver.errors import PositionError, RulesetError
-from solver.play import PlayPosition, answers, attacks, play_value
-from solver.rules import STANDARD, Ruleset, load_ruleset
+from tacocat.errors import PositionError, RulesetError
+from tacocat.rules.play import PlayPosition, answers, attacks, play_value
+from tacocat.rules.ruleset import STANDARD, Ruleset, load_ruleset
 
 
 def test_standard_ruleset_matches_the_rulings():

@@ -9,10 +9,10 @@ from math import comb
 
 import pytest
 
-from solver.cards import counts
-from solver.errors import TacocatError
-from solver.game import GameState, View
-from solver.sampling import HandSampler
+from tacocat.rules.cards import counts
+from tacocat.errors import TacocatError
+from tacocat.rules.game import GameState, View
+from tacocat.search.sampling import HandSampler
 
 
 def view(hand, seen, opp, attacker=0, table=(), player=0):

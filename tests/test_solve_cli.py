@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 
 from helpers import one_line_error, run_cli
-from solver.play import PlayPosition, play_value
+from tacocat.rules.play import PlayPosition, play_value
 
 
 def run(*args: str, input: str | None = None):

@@ -2,7 +2,7 @@
 
 The exact odds are checked against an independent brute force: every card
 subset of the unseen pool (each equally likely, RULES §5) as the opponent's
-hand, each position solved with the reference minimax `solver.play`."""
+hand, each position solved with the reference minimax `tacocat.rules.play`."""
 
 from __future__ import annotations
 
@@ -14,8 +14,8 @@ from itertools import combinations
 import pytest
 
 from helpers import one_line_error, run_cli
-from solver.play import PlayPosition, move_values, play_value
-from solver.rules import STANDARD
+from tacocat.rules.play import PlayPosition, move_values, play_value
+from tacocat.rules.ruleset import STANDARD
 
 
 def run(*args: str):

@@ -1,5 +1,5 @@
-"""The Cython exact solver (solver._search behind solver.solve) against the
-reference minimax of solver.play: every conformance vector, seeded random
+"""The Cython exact solver (tacocat.core._search behind tacocat.core.exact) against the
+reference minimax of tacocat.rules.play: every conformance vector, seeded random
 positions on three decks with random utilities, the move generators, the
 transposition table (reuse, clearing, a tiny table), threads, validation
 and the node-count signature of the fixed bench."""
@@ -14,11 +14,11 @@ from pathlib import Path
 
 import pytest
 
-from solver import _search
-from solver.errors import NotationError, PositionError, RecordError
-from solver.play import PlayPosition, _answers, _outcome, answers, attacks, move_values, play_value
-from solver.rules import STANDARD, Ruleset
-from solver.solve import (
+from tacocat.core import _search
+from tacocat.errors import NotationError, PositionError, RecordError
+from tacocat.rules.play import PlayPosition, _answers, _outcome, answers, attacks, move_values, play_value
+from tacocat.rules.ruleset import STANDARD, Ruleset
+from tacocat.core.exact import (
     MAX_HAND,
     Solver,
     bench_signature,

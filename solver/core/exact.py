@@ -1,8 +1,8 @@
 """The exact play-phase solver (R10–R17) with every card known: a typed,
-validating front to the Cython core in `solver._search`.
+validating front to the Cython core in `tacocat.core._search`.
 
-    >>> from solver.play import PlayPosition
-    >>> from solver.solve import solve
+    >>> from tacocat.rules.play import PlayPosition
+    >>> from tacocat.core.exact import solve
     >>> r = solve(PlayPosition(((2, 9), (3, 8)), attacker=0))
     >>> r.value, [(m.cards, m.value) for m in r.moves]
     (1, [((2,), -1), ((9,), 1)])
@@ -13,7 +13,7 @@ Values are player 0's utility of the round under best play by both, from
 matters to the search (it runs on their ranks and maps back), so any three
 numbers work, ties included.
 
-`solve` validates (RULES R1, R10–R11, R16 via `solver.play.validate_position`)
+`solve` validates (RULES R1, R10–R11, R16 via `tacocat.rules.play.validate_position`)
 and then trusts the core.  A `Solver` owns one transposition table and is used
 by one thread at a time; `solve(..., tt=None)` uses a per-thread default
 `Solver` whose table is logically cleared first, so results, node counts and
@@ -22,7 +22,7 @@ to reuse stored positions across searches (values stay exact: the table holds
 game values, keyed by the full position and the utility order).
 
 Answer generation follows an exact characterisation of R12–R13 (proof in
-`_search.pyx`, `gen_answers`; checked against `solver.play.answers`).
+`_search.pyx`, `gen_answers`; checked against `tacocat.rules.play.answers`).
 """
 
 from __future__ import annotations
@@ -34,11 +34,11 @@ import time
 from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
-from . import _search
-from .cards import Hand, format_cards, parse_cards
-from .errors import NotationError, PositionError, RecordError, TacocatError
-from .play import PlayPosition, validate_position
-from .rules import STANDARD, Ruleset, load_ruleset
+from tacocat.core import _search
+from tacocat.rules.cards import Hand, format_cards, parse_cards
+from tacocat.errors import NotationError, PositionError, RecordError, TacocatError
+from tacocat.rules.play import PlayPosition, validate_position
+from tacocat.rules.ruleset import STANDARD, Ruleset, load_ruleset
 
 __all__ = [
     "DEFAULT_UTILITIES",
@@ -142,7 +142,7 @@ class SolveResult:
     value: float
     """Player 0's utility under best play by both."""
     moves: list[MoveValue] | None
-    """Every root move with its value (sorted like `solver.play`), or None
+    """Every root move with its value (sorted like `tacocat.rules.play`), or None
     when not asked for; empty at a showdown."""
     pv: list[PVStep]
     """A principal variation: best play by both down to the showdown."""

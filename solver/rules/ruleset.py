@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping
 
-from .errors import RulesetError
+from tacocat.errors import RulesetError
 
 SPACES = 7
 CENTRE = 3

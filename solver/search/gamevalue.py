@@ -25,9 +25,9 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Sequence
 
-from .board import Board
-from .errors import TacocatError
-from .rules import SPACES, STANDARD, Ruleset
+from tacocat.rules.board import Board
+from tacocat.errors import TacocatError
+from tacocat.rules.ruleset import SPACES, STANDARD, Ruleset
 
 DATA = Path(__file__).resolve().parent / "data"
 RATES_FILE = DATA / "round_rates.json"
@@ -182,6 +182,6 @@ def write_values(rules: Ruleset = STANDARD, path: Path = VALUES_FILE) -> dict:
     return doc
 
 
-if __name__ == "__main__":  # python -m solver.gamevalue
+if __name__ == "__main__":  # python -m tacocat.search.gamevalue
     doc = write_values()
     print(f"wrote {VALUES_FILE} ({len(doc['boards'])} boards)")

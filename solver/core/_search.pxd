@@ -1,12 +1,12 @@
 # cython: language_level=3
 """C-level interface of the exact play-phase solver (R10–R17).
 
-Private and trusting: callers validate positions in Python (`solver.solve`)
+Private and trusting: callers validate positions in Python (`tacocat.core.exact`)
 and hand over packed integers.  Other Cython modules may ``cimport`` this
 file to use the packed-hand helpers, the move generators and the search
 without the GIL::
 
-    from solver._search cimport hand_t, answer_t, SearchCtx, Core, \\
+    from tacocat.core._search cimport hand_t, answer_t, SearchCtx, Core, \\
         gen_attacks, gen_answers, search_value, MAX_ATTACKS, MAX_ANSWERS
 
 Packed hand (``hand_t``, 64 bits)

@@ -25,13 +25,13 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
 
-from .actions import Action
-from .cards import Hand
-from .errors import PositionError, TacocatError
-from .game import PLAY, View
-from .play import PlayPosition, move_values, play_value, showdown
-from .rules import STANDARD, Ruleset
-from .sampling import DEFAULT_EXACT_BUDGET, HandSampler, WorldSampler, rng_from, world_hands
+from tacocat.rules.actions import Action
+from tacocat.rules.cards import Hand
+from tacocat.errors import PositionError, TacocatError
+from tacocat.rules.game import PLAY, View
+from tacocat.rules.play import PlayPosition, move_values, play_value, showdown
+from tacocat.rules.ruleset import STANDARD, Ruleset
+from tacocat.search.sampling import DEFAULT_EXACT_BUDGET, HandSampler, WorldSampler, rng_from, world_hands
 
 DEFAULT_SAMPLES = 200
 """Worlds per decision when neither samples nor time is given."""
@@ -48,7 +48,7 @@ class MoveEval:
     """Probability of a drawn round (R17)."""
     loss: float
     value: float
-    """Expected utility (see `solver.gamevalue.round_utilities`)."""
+    """Expected utility (see `tacocat.search.gamevalue.round_utilities`)."""
     stderr: float | None = None
     """Standard error of `value` (sampled methods only)."""
     game_win: float | None = None
@@ -80,8 +80,8 @@ def rank_moves(moves: list[MoveEval]) -> list[MoveEval]:
 class PerfectSolver:
     """The perfect-information solver behind PIMC, behind one small
     interface so the backend can change: the Cython alpha-beta with its
-    transposition table (`solver._search.Core`) when it is built, else the
-    reference minimax of `solver.play`.  One instance per thread."""
+    transposition table (`tacocat.core._search.Core`) when it is built, else the
+    reference minimax of `tacocat.rules.play`.  One instance per thread."""
 
     def __init__(self, rules: Ruleset = STANDARD, tt_entries: int = 1 << 20, backend: str = "auto") -> None:
         self.rules = rules
@@ -91,7 +91,7 @@ class PerfectSolver:
             raise TacocatError(f"solver backend {backend!r} unknown; expected auto, fast or reference")
         if backend != "reference":
             try:
-                from . import _search
+                from tacocat.core import _search
 
                 self.core = _search.Core(tt_entries)
                 self._pack = _search.pack_hand
@@ -100,7 +100,7 @@ class PerfectSolver:
                 self.max_hand = int(_search.LIMITS["max_hand"])
             except (ImportError, AttributeError, KeyError):
                 if backend == "fast":
-                    raise TacocatError("the fast solver (solver._search) is not built; run pip install -e .") from None
+                    raise TacocatError("the fast solver (tacocat.core._search) is not built; run pip install -e .") from None
                 self.core = None
         self.backend = "fast" if self.core is not None else "reference"
 

@@ -8,11 +8,11 @@ import random
 import time
 from typing import Callable, Protocol
 
-from .actions import Action
-from .errors import PositionError, TacocatError
-from .game import DUEL, REPLACE, GameState, View
-from .rules import STANDARD
-from .sampling import world_hands
+from tacocat.rules.actions import Action
+from tacocat.errors import PositionError, TacocatError
+from tacocat.rules.game import DUEL, REPLACE, GameState, View
+from tacocat.rules.ruleset import STANDARD
+from tacocat.search.sampling import world_hands
 
 
 class Bot(Protocol):
@@ -64,7 +64,7 @@ NUMERIC_BUDGET_KEYS = BUDGET_KEYS - {"utilities", "rollout"}
 class SearchBot:
     """A bot that searches the hidden hands: play-phase decisions by PIMC
     (`method="pimc"`, exact when the opponent's hands are few) or by ISMCTS
-    (`method="ismcts"`); replacement and duel by `solver.decisions` (the
+    (`method="ismcts"`); replacement and duel by `tacocat.search.decisions` (the
     duel card is drawn from the optimal mixed strategy with the seeded RNG).
 
     Budget per decision: `samples` worlds (PIMC; `iterations` is a synonym)
@@ -77,7 +77,7 @@ class SearchBot:
                  candidates: int | None = None, seed: int = 0, threads: int = 1, exact_cards: int | None = None,
                  c_uct: float | None = None, utilities="game", exact_budget: int | None = None,
                  rollout: str | None = None) -> None:
-        from .pimc import PerfectSolver
+        from tacocat.search.pimc import PerfectSolver
 
         if method not in ("pimc", "ismcts"):
             raise TacocatError(f"search bot method {method!r} unknown; expected pimc or ismcts")
@@ -105,7 +105,7 @@ class SearchBot:
         self.solver = PerfectSolver()
 
     def _utilities(self, view: View):
-        from .gamevalue import round_utilities
+        from tacocat.search.gamevalue import round_utilities
 
         return round_utilities(view.board, view.player, view.rules, self.utilities)
 
@@ -117,19 +117,19 @@ class SearchBot:
         kind = view.decision
         util = self._utilities(view)
         if kind == REPLACE:
-            from .decisions import replace_eval
+            from tacocat.search.decisions import replace_eval
 
             res = replace_eval(view, samples=self.replace_samples, time_ms=self.time_ms, seed=seed, utilities=util,
                                candidates=self.candidates, solver=self.solver)
             return res.moves[0].action
         if kind == DUEL:
-            from .decisions import duel_eval, sample_mixed
+            from tacocat.search.decisions import duel_eval, sample_mixed
 
             res = duel_eval(view, samples=self.duel_samples, time_ms=self.time_ms, seed=seed, utilities=util,
                             exact_budget=-1, solver=self.solver)
             return sample_mixed(res.extra["mixed"], rng)
         if self.method == "ismcts":
-            from .ismcts import DEFAULT_C, DEFAULT_EXACT_CARDS, check_ismcts_view, ismcts_play
+            from tacocat.search.ismcts import DEFAULT_C, DEFAULT_EXACT_CARDS, check_ismcts_view, ismcts_play
 
             try:
                 check_ismcts_view(view)
@@ -143,7 +143,7 @@ class SearchBot:
         return self._pimc(view, seed, util)
 
     def _pimc(self, view: View, seed: int, util) -> Action:
-        from .pimc import exact_play, pimc_play
+        from tacocat.search.pimc import exact_play, pimc_play
 
         res = exact_play(view, utilities=util, budget=self.exact_budget, solver=self.solver)
         if res is None:
@@ -163,7 +163,7 @@ class OracleBot:
 
     def __init__(self, *, replace_samples: int | None = None, candidates: int | None = None, seed: int = 0,
                  utilities="game", **_ignored) -> None:
-        from .pimc import PerfectSolver
+        from tacocat.search.pimc import PerfectSolver
 
         self.replace_samples = replace_samples if replace_samples is not None else 160
         self.candidates = candidates if candidates is not None else 16
@@ -175,8 +175,8 @@ class OracleBot:
         raise TacocatError("the oracle bot needs the whole game state (play_game passes it); it cannot play from a view")
 
     def choose_state(self, state: GameState, player: int, rng: random.Random) -> Action:
-        from .decisions import KnownHandSampler, cell_outcome, replace_eval, sample_mixed, solve_matrix_game
-        from .gamevalue import round_utilities
+        from tacocat.search.decisions import KnownHandSampler, cell_outcome, replace_eval, sample_mixed, solve_matrix_game
+        from tacocat.search.gamevalue import round_utilities
 
         view = state.view(player)
         legal = view.legal_actions()

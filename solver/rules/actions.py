@@ -9,8 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Mapping
 
-from .cards import Hand, format_cards, hand, parse_cards
-from .errors import RecordError
+from tacocat.rules.cards import Hand, format_cards, hand, parse_cards
+from tacocat.errors import RecordError
 
 KINDS = ("replace", "duel", "attack", "answer")
 

@@ -20,8 +20,8 @@ Searches (`hint`, `solve`) may take long, so a transport that wants to read
 the request, reserves a search slot and returns a `SearchJob`; the transport
 runs `job.run()` on a worker thread and writes its response when it returns.
 `stop` sets the job's `threading.Event`; the search then answers at once with
-its best result so far.  `cli/engine_cmd.py` (JSON Lines on stdin/stdout) and
-`cli/http_app.py` (HTTP) are the two transports.
+its best result so far.  `tacocat.protocol.jsonlines` (JSON Lines on stdin/stdout) and
+`tacocat.protocol.http` (HTTP) are the two transports.
 
 Every command is described once, in `COMMANDS` (fields, JSON types, which
 are required): validation, `hello`, the OpenAPI document and the docs all
@@ -40,12 +40,12 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any, Callable, Literal, Mapping, NotRequired, TypedDict
 
-from . import __version__
-from .actions import Action
-from .errors import RecordError, TacocatError
-from .game import GameRecord, GameState, View
-from .rules import Ruleset, load_ruleset
-from .views import view_from_json
+from tacocat import __version__
+from tacocat.rules.actions import Action
+from tacocat.errors import RecordError, TacocatError
+from tacocat.rules.game import GameRecord, GameState, View
+from tacocat.rules.ruleset import Ruleset, load_ruleset
+from tacocat.rules.views import view_from_json
 
 PROTOCOL_VERSION = "1.0"
 """Bumped whenever a message shape changes (docs/protocol.md, "Versions")."""
@@ -200,7 +200,7 @@ class Command:
 
 
 HINT_METHODS = ("auto", "exact", "pimc", "ismcts")
-"""`solver.hint.METHODS`, repeated so that this module loads without the
+"""`tacocat.search.hint.METHODS`, repeated so that this module loads without the
 search modules; a test keeps the two equal.  Checked when the request
 arrives: a bad method never takes a search slot."""
 
@@ -335,15 +335,15 @@ def _short(value: Any, limit: int = 60) -> str:
 
 HintFn = Callable[..., Any]
 """`hint(view, *, iterations, time_ms, seed, method, stop)` -> an object with
-`to_dict()` (or a dict): `solver.hint.hint` or a stand-in."""
+`to_dict()` (or a dict): `tacocat.search.hint.hint` or a stand-in."""
 
 SolveFn = Callable[[dict, threading.Event], dict]
 """A stand-in for the exact solver (tests): `solve(position_dict, stop)` ->
-a result dict.  The default is `solver.solve`."""
+a result dict.  The default is `tacocat.core.exact`."""
 
 
 def default_hint(view: View, *, iterations=None, time_ms=None, seed=0, method="auto", stop=None):
-    from .hint import hint  # imported on first use: searches load the heavy modules
+    from tacocat.search.hint import hint  # imported on first use: searches load the heavy modules
 
     return hint(view, iterations=iterations, time_ms=time_ms, seed=seed, method=method, stop=stop)
 
@@ -767,7 +767,7 @@ class EngineSession:
         if solve_fn is not None:  # a stand-in
             position = dict(request["position"])
             return lambda stop: solve_fn(position, stop)
-        from .solve import position_from_dict, result_to_dict, solve
+        from tacocat.core.exact import position_from_dict, result_to_dict, solve
 
         # Validate now (RULES R1, R10-R11, R16): a bad position never takes a
         # search slot.  The exact solve is fast (milliseconds for nine-card
@@ -789,7 +789,7 @@ class EngineSession:
         with self._lock:
             if self._solvers:
                 return self._solvers.pop()
-        from .solve import Solver
+        from tacocat.core.exact import Solver
 
         return Solver(16, keep_tt=False)
 

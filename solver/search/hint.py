@@ -4,20 +4,20 @@ decision with its round odds, expected utility and game-win probability.
 Methods (`method=`):
 
 - "exact": play-phase decisions — every distinct opponent hand with its exact
-  probability (`solver.sampling`), each solved with the perfect-information
-  solver (`solver.pimc.exact_play`); duel — the same worlds feed the matrix
-  game (`solver.decisions`).  Replacement draws unknown cards, so it is
+  probability (`tacocat.search.sampling`), each solved with the perfect-information
+  solver (`tacocat.search.pimc.exact_play`); duel — the same worlds feed the matrix
+  game (`tacocat.search.decisions`).  Replacement draws unknown cards, so it is
   never exact: asking "exact" there falls back to sampling.
 - "pimc": sampled opponent hands, each solved exactly (`iterations` = number
   of samples; for a replacement, the number of candidate evaluations).
-- "ismcts": information-set MCTS (`solver.ismcts`, play phase; other
+- "ismcts": information-set MCTS (`tacocat.search.ismcts`, play phase; other
   decisions fall back to sampling).
 - "auto": exact when the opponent's possible hands number at most
   `exact_budget` (also when `iterations` or `time_ms` is given), else
   PIMC.
 
 Utilities: by default the search plays for the game — a round outcome is
-worth the game equity 2 G - 1 of the board it leads to (`solver.gamevalue`),
+worth the game equity 2 G - 1 of the board it leads to (`tacocat.search.gamevalue`),
 so "value" is the expected equity in [-1, 1] and "game_win" = (value + 1) / 2
 for a search that plays the rest of the game as the equal players the table
 assumes.  `utilities="round"` scores a round 1 / 0 / -1 instead."""
@@ -29,12 +29,12 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Sequence
 
-from .actions import Action
-from .errors import PositionError, TacocatError
-from .game import DUEL, REPLACE, View
-from .gamevalue import round_game_wins, round_utilities
-from .pimc import MoveEval, PerfectSolver, PlayResult, exact_play, pimc_play
-from .sampling import DEFAULT_EXACT_BUDGET, HandSampler
+from tacocat.rules.actions import Action
+from tacocat.errors import PositionError, TacocatError
+from tacocat.rules.game import DUEL, REPLACE, View
+from tacocat.search.gamevalue import round_game_wins, round_utilities
+from tacocat.search.pimc import MoveEval, PerfectSolver, PlayResult, exact_play, pimc_play
+from tacocat.search.sampling import DEFAULT_EXACT_BUDGET, HandSampler
 
 METHODS = ("auto", "exact", "pimc", "ismcts")
 EXACT_LIMIT = 200_000
@@ -149,7 +149,7 @@ def hint(
     if kind in ("attack", "answer"):
         res: PlayResult | None = None
         if method == "ismcts":
-            from .ismcts import ismcts_play
+            from tacocat.search.ismcts import ismcts_play
 
             res = ismcts_play(view, iterations=iterations, time_ms=time_ms, seed=seed, utilities=util, stop=stop,
                               progress=progress)
@@ -174,7 +174,7 @@ def hint(
         assert res is not None
         moves, exact, worlds, stopped = res.moves, res.exact, res.worlds, res.stopped
     elif kind == DUEL:
-        from .decisions import duel_eval
+        from tacocat.search.decisions import duel_eval
 
         want_exact = method in ("exact", "auto")
         res = duel_eval(view, samples=iterations, time_ms=time_ms, seed=seed, utilities=util,
@@ -184,7 +184,7 @@ def hint(
         moves, exact, worlds, stopped = res.moves, res.exact, res.worlds, res.stopped
         mixed = res.extra["mixed"]
     elif kind == REPLACE:
-        from .decisions import replace_eval
+        from tacocat.search.decisions import replace_eval
 
         res = replace_eval(view, samples=iterations, time_ms=time_ms, seed=seed, utilities=util, solver=solver,
                            stop=stop, progress=progress)

@@ -24,9 +24,9 @@ from fractions import Fraction
 from math import comb
 from typing import Iterator, Protocol, Sequence
 
-from .cards import Hand, counts, hand
-from .errors import PositionError, TacocatError
-from .game import View
+from tacocat.rules.cards import Hand, counts, hand
+from tacocat.errors import PositionError, TacocatError
+from tacocat.rules.game import View
 
 DEFAULT_EXACT_BUDGET = 2000
 """Enumerate opponent hands exactly when there are at most this many

@@ -1,5 +1,5 @@
 """Information-set MCTS for play-phase decisions: the validating Python side
-of `solver._ismcts` (single-observer ISMCTS, Cowling/Powley/Whitehouse 2012;
+of `tacocat.core._ismcts` (single-observer ISMCTS, Cowling/Powley/Whitehouse 2012;
 the algorithm is described there).
 
 Budget: `iterations` or `time_ms` (the first reached), run in short chunks
@@ -16,11 +16,11 @@ import threading
 import time
 from typing import Callable, Sequence
 
-from .actions import Action
-from .cards import counts
-from .errors import PositionError, TacocatError
-from .game import View
-from .pimc import MoveEval, PlayResult, check_play_view
+from tacocat.rules.actions import Action
+from tacocat.rules.cards import counts
+from tacocat.errors import PositionError, TacocatError
+from tacocat.rules.game import View
+from tacocat.search.pimc import MoveEval, PlayResult, check_play_view
 
 DEFAULT_ITERATIONS = 50_000
 DEFAULT_C = 1.0
@@ -37,7 +37,7 @@ DEFAULT_ROLLOUT = "random"
 
 def _tree(view: View, utilities: Sequence[float], c_uct: float, exact_cards: int, seed: int, max_nodes: int,
           rollout: int = 0):
-    from . import _ismcts
+    from tacocat.core import _ismcts
 
     return _ismcts.Tree(
         list(view.hand), list(view.unseen_pool), view.opponent_hand_size, view.player, view.attacker,

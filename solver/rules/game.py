@@ -21,12 +21,12 @@ import random
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping
 
-from .actions import Action
-from .board import Board
-from .cards import Hand, contains, counts, format_cards, hand, parse_cards, remove
-from .errors import IllegalMoveError, PositionError, RecordError, TacocatError
-from .play import answers, attacks
-from .rules import STANDARD, Ruleset
+from tacocat.rules.actions import Action
+from tacocat.rules.board import Board
+from tacocat.rules.cards import Hand, contains, counts, format_cards, hand, parse_cards, remove
+from tacocat.errors import IllegalMoveError, PositionError, RecordError, TacocatError
+from tacocat.rules.play import answers, attacks
+from tacocat.rules.ruleset import STANDARD, Ruleset
 
 REPLACE, DUEL, PLAY, OVER = "replace", "duel", "play", "over"
 RECORD_FORMAT = "tacocat-record"

@@ -2,18 +2,18 @@
 and the face-up cards are known (RULES §5), answered exactly.
 
 `solve_endgame(view)` enumerates every opponent hand consistent with the
-view with its exact probability (`solver.sampling.HandSampler`), solves each
-with both hands known (`solver.hint.hint(view, method="exact")`, i.e.
-`solver.pimc.exact_play`) and adds a principal variation: for the best move,
+view with its exact probability (`tacocat.search.sampling.HandSampler`), solves each
+with both hands known (`tacocat.search.hint.hint(view, method="exact")`, i.e.
+`tacocat.search.pimc.exact_play`) and adds a principal variation: for the best move,
 a few representative opponent hands — the most likely ones, with at least
 one for every outcome the best move can have when there is room — and the
 perfect-information line of play after the best move against each
-(`solver.solve.solve`).
+(`tacocat.core.exact.solve`).
 
 The odds are exact under the usual double-dummy assumption: after the
 move, both sides play perfectly as if every card were known.  A view with
 more distinct opponent hands than `max_hands` is refused with
-`EnumerationTooLarge` (sampling, `solver.hint.hint(method="pimc")`, is the
+`EnumerationTooLarge` (sampling, `tacocat.search.hint.hint(method="pimc")`, is the
 way to go there)."""
 
 from __future__ import annotations
@@ -23,14 +23,14 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any, Callable, Sequence
 
-from .cards import Hand
-from .errors import TacocatError
-from .game import View
-from .hint import EXACT_LIMIT, HintResult, hint
-from .pimc import PerfectSolver, check_play_view
-from .play import PlayPosition
-from .sampling import HandSampler, world_hands
-from .solve import PVStep, solve
+from tacocat.rules.cards import Hand
+from tacocat.errors import TacocatError
+from tacocat.rules.game import View
+from tacocat.search.hint import EXACT_LIMIT, HintResult, hint
+from tacocat.search.pimc import PerfectSolver, check_play_view
+from tacocat.rules.play import PlayPosition
+from tacocat.search.sampling import HandSampler, world_hands
+from tacocat.core.exact import PVStep, solve
 
 DEFAULT_MAX_HANDS = 20_000
 """Refuse to enumerate more distinct opponent hands than this by default."""
@@ -88,7 +88,7 @@ class EndgameResult:
     hands: int
     """Distinct opponent hands enumerated."""
     result: HintResult
-    """The exact ranking of every move (`solver.hint.hint`)."""
+    """The exact ranking of every move (`tacocat.search.hint.hint`)."""
     lines: list[EndgameLine]
     """Representative lines of play for the best move."""
     best_hands: dict[str, int] = field(default_factory=dict)
@@ -143,7 +143,7 @@ def solve_endgame(
     the default), "game" (game equity of the board each outcome leads to)
     or your own worth of (win, drawn round, loss).  Raises
     `EnumerationTooLarge` beyond `max_hands` hands (at most
-    `solver.hint.EXACT_LIMIT`), other `TacocatError`s for bad input."""
+    `tacocat.search.hint.EXACT_LIMIT`), other `TacocatError`s for bad input."""
     t0 = time.perf_counter()
     check_play_view(view)
     max_hands = _int_arg(max_hands, "max_hands", 1, EXACT_LIMIT)

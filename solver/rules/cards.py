@@ -8,7 +8,7 @@ import re
 from collections import Counter
 from typing import Iterable, Sequence
 
-from .errors import NotationError
+from tacocat.errors import NotationError
 
 RANKS = range(1, 13)
 

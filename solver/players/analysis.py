@@ -16,10 +16,10 @@ import math
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Mapping
 
-from .actions import Action
-from .cards import Hand
-from .errors import RecordError
-from .game import GameRecord
+from tacocat.rules.actions import Action
+from tacocat.rules.cards import Hand
+from tacocat.errors import RecordError
+from tacocat.rules.game import GameRecord
 
 
 @dataclass
@@ -200,7 +200,7 @@ def analyze(
     exactly.  `progress(done, total)` is called after each decision.
     `stop` (a `threading.Event`, or a callable returning true) ends the
     analysis early (`complete` False); an event is also handed to `hint`."""
-    from .hint import hint  # the search engine; imported when used
+    from tacocat.search.hint import hint  # the search engine; imported when used
 
     if not isinstance(record, GameRecord):
         record = GameRecord.from_dict(record)

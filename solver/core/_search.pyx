@@ -1,7 +1,7 @@
-# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
+# cython: language_level=3
 """The exact perfect-information solver of the play phase (R10–R17), in C.
 
-Private: `solver.solve` validates positions and calls `Core`; Cython modules
+Private: `tacocat.core.exact` validates positions and calls `Core`; Cython modules
 may cimport the declarations in `_search.pxd`.  Everything below the Python
 wrapper runs without the GIL and touches no Python object per node.
 
@@ -191,7 +191,7 @@ cdef int gen_answers(hand_t attack, hand_t defender, answer_t* out) noexcept nog
     d_(s+1) (the rest of B still dominates, shifted by one), so at such s
     the search leaves rank d_(s+1) out of B.  Beats=True sets are distinct
     count vectors by construction.  Tests compare every answer set with
-    `solver.play.answers`.
+    `tacocat.rules.play.answers`.
     """
     cdef int t[16]
     cdef int d[16]
@@ -689,7 +689,7 @@ cdef int search_pv(SearchCtx* ctx, hand_t h0, hand_t h1, int attacker, hand_t ta
 # ======================================================================
 
 # The Python-facing functions check just enough to keep memory safe (hand
-# sizes within the fixed arrays); the rules are checked in solver.solve.
+# sizes within the fixed arrays); the rules are checked in tacocat.core.exact.
 
 cdef int _check_hand(hand_t h, str what) except -1:
     if h & ~HAND_MASK or hand_size(h) > MAX_HAND:

@@ -8,9 +8,9 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Iterable, Sequence
 
-from .cards import Hand, counts, format_cards, hand, remove
-from .errors import PositionError
-from .rules import STANDARD, Ruleset
+from tacocat.rules.cards import Hand, counts, format_cards, hand, remove
+from tacocat.errors import PositionError
+from tacocat.rules.ruleset import STANDARD, Ruleset
 
 WIN, DRAW, LOSS = 1, 0, -1
 DEFAULT_UTILITIES = (1.0, 0.0, -1.0)

@@ -2,7 +2,7 @@
 """Single-observer information-set MCTS (Cowling, Powley & Whitehouse 2012)
 for the play phase (R10–R17), in C.
 
-Private and trusting: `solver.ismcts` validates the view and hands over
+Private and trusting: `tacocat.search.ismcts` validates the view and hands over
 plain lists.  Everything inside `Tree.run` runs without the GIL.
 
 One iteration
@@ -35,7 +35,7 @@ legal move is looked up in a hash index on (node, move) instead of testing
 every child.  Edges (move + UCB statistics) of a node sit side by side in
 one pool, so selection reads contiguous memory.
 
-Leaves: the exact search of `solver._search` (its transposition table, one
+Leaves: the exact search of `tacocat.core._search` (its transposition table, one
 per tree) once both hands hold at most `exact_cards` cards.
 
 Packed hands (`hand_t`), their helpers and the move generators are those of
@@ -45,7 +45,7 @@ in which every card beats (R13).
 """
 
 from libc.stdint cimport uint64_t, int32_t, int64_t, int8_t, int16_t
-from solver._search cimport (
+from tacocat.core._search cimport (
     SearchCtx, ctx_init, ctx_free, ctx_set_levels, ctx_new_search, search_value,
     hand_t, answer_t, hand_count, hand_card, hand_size, hand_lowest, hand_highest, hand_contains,
     hand_unpack, gen_attacks, gen_answers, MAX_ANSWERS, HAND_MASK, BEATS_BIT,
@@ -61,13 +61,13 @@ cdef enum:
     MAX_POOL = 64
 
 if <int>MAX_MOVES < <int>MAX_ANSWERS:
-    raise ImportError("solver._ismcts: MAX_MOVES must hold MAX_ANSWERS moves")
+    raise ImportError("tacocat.core._ismcts: MAX_MOVES must hold MAX_ANSWERS moves")
 
 
 # ------------------------------------------------------------ move generation
 #
 # Packed hands, moves (answer_t: cards | BEATS_BIT) and the attack and
-# answer generators are those of `solver._search`.  ISMCTS's own: the
+# answer generators are those of `tacocat.core._search`.  ISMCTS's own: the
 # legality test of one answer against a table (availability counts at the
 # opponent's nodes test each existing child rather than search a generated
 # list) and the greedy rollout answer.
@@ -770,14 +770,14 @@ cdef hand_t pack(cards) except? 0:
 
 
 def attacks(cards):
-    """Distinct attacks (for tests against `solver.play.attacks`)."""
+    """Distinct attacks (for tests against `tacocat.rules.play.attacks`)."""
     cdef answer_t out[MAX_MOVES]
     cdef int k = gen_attacks(pack(cards), out)
     return sorted((unpack(out[i]) for i in range(k)), key=list)
 
 
 def answers(attack, defender):
-    """Distinct answers (for tests against `solver.play.answers`)."""
+    """Distinct answers (for tests against `tacocat.rules.play.answers`)."""
     cdef answer_t* out = <answer_t*>malloc(MAX_MOVES * sizeof(answer_t))
     cdef int k
     try:
@@ -795,7 +795,7 @@ def includes(cards, sub):
 
 def outcome(hand0, hand1, int attacker, table=()):
     """Player 0's outcome (+1 / 0 / -1) under best play, by the leaf solver
-    (for tests against `solver.play.play_value`)."""
+    (for tests against `tacocat.rules.play.play_value`)."""
     cdef State s
     cdef answer_t* buf = <answer_t*>malloc(MAX_MOVES * (MAX_DEPTH + 2) * sizeof(answer_t))
     cdef int v

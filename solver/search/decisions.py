@@ -35,13 +35,13 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from .actions import Action
-from .cards import Hand, hand, remove
-from .errors import PositionError, TacocatError
-from .game import DUEL, REPLACE, View
-from .pimc import MoveEval, PerfectSolver, PlayResult, rank_moves
-from .play import showdown
-from .sampling import DEFAULT_EXACT_BUDGET, HandSampler, WorldSampler, rng_from
+from tacocat.rules.actions import Action
+from tacocat.rules.cards import Hand, hand, remove
+from tacocat.errors import PositionError, TacocatError
+from tacocat.rules.game import DUEL, REPLACE, View
+from tacocat.search.pimc import MoveEval, PerfectSolver, PlayResult, rank_moves
+from tacocat.rules.play import showdown
+from tacocat.search.sampling import DEFAULT_EXACT_BUDGET, HandSampler, WorldSampler, rng_from
 
 DEFAULT_DUEL_SAMPLES = 400  # a hint: about 0.2 s, value margins near ±0.02
 DEFAULT_REPLACE_EVALS = 6000  # a hint: about 0.2 s; bots set their own budgets

@@ -3,7 +3,7 @@
     POST /v1/<command>   body: the command's fields        (e.g. POST /v1/legal {"game": "g1", "player": 0})
     POST /v1             body: a whole request with "cmd"  (same messages as JSON Lines)
     GET  /v1/hello       the hello answer
-    GET  /openapi.json   an OpenAPI 3.1 description, generated from `solver.protocol.COMMANDS`
+    GET  /openapi.json   an OpenAPI 3.1 description, generated from `tacocat.protocol.session.COMMANDS`
 
 Every answer is the protocol's response object (`{"id", "ok", "cmd",
 "result" | "error"}`); the HTTP status mirrors the error code
@@ -25,8 +25,8 @@ from starlette.responses import JSONResponse
 from starlette.responses import Response as HTTPResponse
 from starlette.routing import Route
 
-from solver import __version__
-from solver.protocol import (
+from tacocat import __version__
+from tacocat.protocol.session import (
     COMMANDS,
     ERROR_CODES,
     PROTOCOL_VERSION,

@@ -7,11 +7,11 @@ from __future__ import annotations
 
 from typing import Any, Mapping, Sequence
 
-from .board import Board
-from .cards import counts, parse_cards
-from .errors import NotationError, PositionError, RecordError
-from .game import DUEL, PLAY, REPLACE, View
-from .rules import STANDARD, Ruleset, load_ruleset
+from tacocat.rules.board import Board
+from tacocat.rules.cards import counts, parse_cards
+from tacocat.errors import NotationError, PositionError, RecordError
+from tacocat.rules.game import DUEL, PLAY, REPLACE, View
+from tacocat.rules.ruleset import STANDARD, Ruleset, load_ruleset
 
 PHASES = (REPLACE, DUEL, PLAY)
 

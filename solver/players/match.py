@@ -27,11 +27,11 @@ import time
 from dataclasses import asdict, dataclass, field
 from typing import Any, Callable, Mapping, Sequence
 
-from .board import Board
-from .bots import BOTS, choose, make_bot, play_game
-from .errors import TacocatError
-from .game import PLAY, GameState
-from .rules import STANDARD
+from tacocat.rules.board import Board
+from tacocat.players.bots import BOTS, choose, make_bot, play_game
+from tacocat.errors import TacocatError
+from tacocat.rules.game import PLAY, GameState
+from tacocat.rules.ruleset import STANDARD
 
 MODES = ("play", "game")
 PLAY_HAND = 8
@@ -114,7 +114,7 @@ def play_whole_game(bots, deal_seed: str) -> int:
 
 def parse_bot(spec: str) -> tuple[str, dict]:
     """A bot name, optionally with its own budget: "ismcts@exact_cards=3,c_uct=1.5"
-    (the keys of `solver.bots.BUDGET_KEYS`; numbers are read as numbers)."""
+    (the keys of `tacocat.players.bots.BUDGET_KEYS`; numbers are read as numbers)."""
     name, _, rest = spec.partition("@")
     if name not in BOTS:
         raise TacocatError(f"unknown bot {name!r}; expected one of {', '.join(sorted(BOTS))}")
@@ -177,7 +177,7 @@ def run_match(
     progress: Callable[[int, int], None] | None = None,
 ) -> MatchResult:
     """Duplicate match of bot `a` against bot `b` (see the module docstring).
-    `budget` is passed to both bots (`solver.bots.BUDGET_KEYS`); a bot named
+    `budget` is passed to both bots (`tacocat.players.bots.BUDGET_KEYS`); a bot named
     "name@key=value,..." adds its own keys (`parse_bot`);
     `workers` > 1 plays deals in parallel processes."""
     if mode not in MODES:

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .errors import PositionError
-from .rules import CENTRE, SPACES, Ruleset
+from tacocat.errors import PositionError
+from tacocat.rules.ruleset import CENTRE, SPACES, Ruleset
 
 GOAL = {0: -1, 1: SPACES}
 
