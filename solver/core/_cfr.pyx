@@ -1,0 +1,949 @@
+# cython: language_level=3
+"""Counterfactual regret minimisation of the hidden-hand play-phase endgame
+(R10–R17, information sets R20), in C.
+
+Private: `tacocat.search.equilibrium` builds the inputs (the unseen-by-anyone
+pool, each player's hand floor, the root) and wraps the results.  Nothing
+below the Python methods of `Engine` touches a Python object.
+
+The game
+--------
+Chance deals both current hands at once from the pool U (deck - every
+face-up card): a pair of multisets (A, B) weighs prod_r U_r! / (A_r! B_r!
+(U_r - A_r - B_r)!), the number of ways to pick those card subsets (R6,
+R20 weights); hands below their owner's floor weigh 0 (R20, via
+`tacocat.rules.history.hand_floor`).  All play is public (R15), so an
+information set is (own remaining hand, public node).  The *public tree* has
+one node per public history: an attack node (empty table), an answer node
+(attack on the table) or a showdown (both hold one card, R16-R17).
+
+Vector form
+-----------
+Each player's hands of k cards are indexed once (`level k`: every multiset
+of k cards of the pool).  Reach probabilities and counterfactual values are
+dense vectors over a level, one entry per private hand.  A *sequence* is
+(public child, hand of the acting player at the parent that may legally
+take the child's action); it stores the parent hand, the hand it becomes
+(the parent hand less the cards played) and its regret and average-strategy
+weight.  An answer (C, beats) is legal for a hand R exactly when C is in R,
+and either it beats throughout (sorted pairing) or min(R - C) reaches the
+answer's floor (`answer_floor`, the characterisation proved in
+`tacocat.rules.history`).  So the whole tree is built once, and legality is
+never tested again.
+
+Chance weights enter only at showdowns: with c0, c1 the cards each player
+played since the root and x, y the last cards, the pair weight is
+W(c0, c1) * alpha(x) * beta(y) for x != y and W * gamma(x) for x == y, so a
+showdown's counterfactual values cost O(12) with prefix sums.
+
+Solver: discounted CFR (alpha 1.5, beta 0, gamma 2; Brown & Sandholm 2019)
+with alternating updates; subtrees the opponent never reaches are skipped.
+Deterministic: no randomness anywhere.  Best response: the same traversal
+with a max over each hand's actions against the other's average strategy;
+it is exact up to floating point (checked against a brute force in the tests).
+"""
+
+from libc.stdint cimport int32_t, int64_t, uint8_t, uint16_t, uint64_t
+from libc.stdlib cimport calloc, free, malloc, qsort, realloc
+from libc.string cimport memset
+
+ctypedef double real   # regrets and strategy weights (float32 stalls near 5e-3 on 4-card endgames)
+
+cdef enum:
+    MAXK = 6
+    MAXDEPTH = 16
+    KIND_ATTACK = 0
+    KIND_ANSWER = 1
+    KIND_SHOWDOWN = 2
+
+cdef inline int nib(uint64_t p, int r) noexcept nogil:
+    return <int>((p >> (4 * (r - 1))) & 15)
+
+cdef inline uint64_t one(int r) noexcept nogil:
+    return (<uint64_t>1) << (4 * (r - 1))
+
+cdef inline bint contains(uint64_t big, uint64_t small) noexcept nogil:
+    cdef int r
+    for r in range(1, 13):
+        if nib(small, r) > nib(big, r):
+            return False
+    return True
+
+cdef inline int minrank(uint64_t p) noexcept nogil:
+    cdef int r
+    for r in range(1, 13):
+        if nib(p, r):
+            return r
+    return 13
+
+cdef inline int size_of(uint64_t p) noexcept nogil:
+    cdef int r, n = 0
+    for r in range(1, 13):
+        n += nib(p, r)
+    return n
+
+cdef int to_cards(uint64_t p, int* out) noexcept nogil:
+    cdef int r, i, n = 0
+    for r in range(1, 13):
+        for i in range(nib(p, r)):
+            out[n] = r
+            n += 1
+    return n
+
+cdef bint all_beat(uint64_t attack, uint64_t cards) noexcept nogil:
+    # sorted pairing is optimal for "every answer >= its attack card"
+    cdef int a[16]
+    cdef int c[16]
+    cdef int n = to_cards(attack, a), i
+    to_cards(cards, c)
+    for i in range(n):
+        if c[i] < a[i]:
+            return False
+    return True
+
+cdef bint big_cards_beat(uint64_t attack, uint64_t cards, int t) noexcept nogil:
+    # the cards above t each take the lowest attack card left, lowest first
+    cdef int a[16]
+    cdef int c[16]
+    cdef int na = to_cards(attack, a), nc = to_cards(cards, c), i, j = 0
+    for i in range(nc):
+        if c[i] <= t:
+            continue
+        if j >= na or a[j] > c[i]:
+            return False
+        j += 1
+    return True
+
+cdef int answer_floor(uint64_t attack, uint64_t cards) noexcept nogil:
+    """The least max sacrifice of an answer `cards` to `attack` that loses
+    the trick (tacocat.rules.history.answer_floor); 0 when none can."""
+    cdef int t, s, a
+    for t in range(1, 13):
+        if not nib(cards, t):
+            continue
+        for s in range(1, t + 1):
+            if not nib(cards, s):
+                continue
+            for a in range(s + 1, 13):
+                if nib(attack, a) and big_cards_beat(attack - one(a), cards - one(s), t):
+                    return t
+    return 0
+
+cdef int cmp_u64(const void* x, const void* y) noexcept nogil:
+    cdef uint64_t a = (<uint64_t*>x)[0], b = (<uint64_t*>y)[0]
+    return (a > b) - (a < b)
+
+
+cdef struct Node:
+    uint64_t act        # cards of the action leading here (packed), 0 at the root
+    int32_t first       # first child id
+    int32_t seq         # first sequence of this node (as a child)
+    int32_t nseq
+    int32_t parent
+    uint16_t nchild
+    uint8_t kind
+    uint8_t actor       # who acts here (kind attack / answer)
+    uint8_t k0, k1      # hand sizes here
+    uint8_t beats       # the action leading here: an answer that beats
+    uint8_t attacker
+
+
+cdef class Engine:
+    """The public tree of one endgame and the solver's state."""
+
+    cdef int U[13]
+    cdef int K
+    cdef int lsize[MAXK + 1]
+    cdef uint64_t* lhand[MAXK + 1]
+    cdef int32_t* lcode[MAXK + 1]
+    cdef Node* nodes
+    cdef int64_t nnodes, cap_nodes
+    cdef uint16_t* spar
+    cdef uint16_t* schi
+    cdef real* sreg
+    cdef real* ssum
+    cdef int64_t nseq, cap_seq, max_seq
+    cdef int max_node_seq
+    cdef double F[13][9][9]
+    cdef double Z
+    cdef double u_win, u_draw, u_loss
+    cdef uint8_t* allowed[2]
+    cdef int root_k[2]
+    cdef int root_att
+    cdef uint64_t root_table
+    cdef public int iterations
+    cdef bint too_big
+    # traversal scratch, per depth
+    cdef double* pbuf[MAXDEPTH][2]
+    cdef double* vbuf[MAXDEPTH]
+    cdef double* cbuf[MAXDEPTH]
+    cdef double* sbuf[MAXDEPTH]
+    cdef double* qbuf[MAXDEPTH]
+    cdef int maxm
+    cdef double dpos, dneg, dstrat
+    cdef public int plus   # 1: CFR+ (regrets floored at 0, linear averaging)
+    cdef public int noprune
+    cdef int mode   # 0: DCFR, 1: best response, 2: evaluate the average profile
+    cdef double* root_q   # action values at the root for mode 2
+    cdef uint8_t* mbuf[MAXDEPTH][2]
+
+    def __cinit__(self):
+        self.nodes = NULL
+        self.spar = NULL
+        self.schi = NULL
+        self.sreg = NULL
+        self.ssum = NULL
+        self.root_q = NULL
+        for k in range(MAXK + 1):
+            self.lhand[k] = NULL
+            self.lcode[k] = NULL
+        for d in range(MAXDEPTH):
+            self.pbuf[d][0] = NULL
+            self.pbuf[d][1] = NULL
+            self.vbuf[d] = NULL
+            self.cbuf[d] = NULL
+            self.sbuf[d] = NULL
+            self.qbuf[d] = NULL
+            self.mbuf[d][0] = NULL
+            self.mbuf[d][1] = NULL
+        self.allowed[0] = NULL
+        self.allowed[1] = NULL
+
+    def __dealloc__(self):
+        free(self.nodes); free(self.spar); free(self.schi); free(self.sreg); free(self.ssum); free(self.root_q)
+        for k in range(MAXK + 1):
+            free(self.lhand[k]); free(self.lcode[k])
+        for d in range(MAXDEPTH):
+            free(self.pbuf[d][0]); free(self.pbuf[d][1]); free(self.vbuf[d]); free(self.cbuf[d])
+            free(self.sbuf[d]); free(self.qbuf[d]); free(self.mbuf[d][0]); free(self.mbuf[d][1])
+        free(self.allowed[0]); free(self.allowed[1])
+
+    def __init__(self, pool_counts, int k0, int k1, int attacker, table_counts, int floor0, int floor1,
+                 utilities, long max_sequences):
+        """pool_counts / table_counts: 13 counts (index 0 unused); k0, k1 the
+        current hand sizes (the attacker's without the table); utilities:
+        player 0's worth of (win, drawn round, loss)."""
+        cdef int r, a, b, k, i
+        cdef uint64_t tab = 0
+        for r in range(13):
+            self.U[r] = int(pool_counts[r]) if r else 0
+            if r and table_counts[r]:
+                tab += one(r) * int(table_counts[r])
+        self.K = max(k0, k1)
+        if self.K > MAXK or self.K < 1:
+            raise ValueError(f"hand size {self.K} outside 1..{MAXK}")
+        self.u_win, self.u_draw, self.u_loss = float(utilities[0]), float(utilities[1]), float(utilities[2])
+        for r in range(13):
+            for a in range(9):
+                for b in range(9):
+                    self.F[r][a][b] = 0.0
+        for r in range(1, 13):
+            for a in range(9):
+                for b in range(9):
+                    if a + b <= self.U[r]:
+                        self.F[r][a][b] = _fact(self.U[r]) / (_fact(a) * _fact(b) * _fact(self.U[r] - a - b))
+        self._levels()
+        self.maxm = 1
+        for k in range(1, self.K + 1):
+            if self.lsize[k] > self.maxm:
+                self.maxm = self.lsize[k]
+        if self.maxm > 65535:
+            raise ValueError("too many distinct hands")
+        self.root_k[0], self.root_k[1] = k0, k1
+        self.root_att = attacker
+        self.root_table = tab
+        for i in range(2):
+            k = k0 if i == 0 else k1
+            self.allowed[i] = <uint8_t*>calloc(self.lsize[k] + 1, 1)
+            for a in range(self.lsize[k]):
+                self.allowed[i][a] = minrank(self.lhand[k][a]) >= (floor0 if i == 0 else floor1)
+        for d in range(MAXDEPTH):
+            self.pbuf[d][0] = <double*>calloc(self.maxm, sizeof(double))
+            self.pbuf[d][1] = <double*>calloc(self.maxm, sizeof(double))
+            self.vbuf[d] = <double*>calloc(self.maxm, sizeof(double))
+            self.cbuf[d] = <double*>calloc(self.maxm, sizeof(double))
+            self.mbuf[d][0] = <uint8_t*>calloc(self.maxm, 1)
+            self.mbuf[d][1] = <uint8_t*>calloc(self.maxm, 1)
+        self.max_seq = max_sequences
+        self._build()
+        if self.too_big:
+            raise MemoryError(f"more than {max_sequences} sequences")
+        for d in range(MAXDEPTH):
+            self.sbuf[d] = <double*>calloc(self.max_node_seq + 1, sizeof(double))
+            self.qbuf[d] = <double*>calloc(self.max_node_seq + 1, sizeof(double))
+        self.root_q = <double*>calloc(self.max_node_seq + 1, sizeof(double))
+        self._normaliser()
+        self.iterations = 0
+
+    # ------------------------------------------------------------ levels
+    cdef void _levels(self):
+        cdef int k, n, code_size, i, j
+        cdef int cards[16]
+        cdef uint64_t p
+        for k in range(1, self.K + 1):
+            n = _count_multisets(self.U, k)
+            self.lsize[k] = n
+            self.lhand[k] = <uint64_t*>malloc((n + 1) * sizeof(uint64_t))
+            code_size = 1
+            for i in range(k):
+                code_size *= 13
+            self.lcode[k] = <int32_t*>malloc(code_size * sizeof(int32_t))
+            for i in range(code_size):
+                self.lcode[k][i] = -1
+            n = 0
+            _fill_multisets(self.U, 1, k, 0, self.lhand[k], &n)
+            for i in range(n):
+                self.lcode[k][_code(self.lhand[k][i])] = i
+
+    cdef inline int idx(self, uint64_t p) noexcept nogil:
+        return self.lcode[size_of(p)][_code(p)]
+
+    # ------------------------------------------------------------ build
+    cdef int64_t _new_nodes(self, int n) noexcept nogil:
+        cdef int64_t first = self.nnodes
+        cdef Node* grown
+        if self.nnodes + n > self.cap_nodes:
+            self.cap_nodes = max(2 * self.cap_nodes, self.nnodes + n + 1024)
+            grown = <Node*>realloc(self.nodes, self.cap_nodes * sizeof(Node))
+            if grown == NULL:
+                self.too_big = True
+                return -1
+            self.nodes = grown
+        memset(&self.nodes[first], 0, n * sizeof(Node))
+        self.nnodes += n
+        return first
+
+    cdef int64_t _new_seqs(self, int n) noexcept nogil:
+        cdef int64_t first = self.nseq
+        if self.nseq + n > self.max_seq:
+            self.too_big = True
+            return -1
+        if self.nseq + n > self.cap_seq:
+            self.cap_seq = min(max(2 * self.cap_seq, self.nseq + n + 4096), self.max_seq)
+            self.spar = <uint16_t*>realloc(self.spar, self.cap_seq * sizeof(uint16_t))
+            self.schi = <uint16_t*>realloc(self.schi, self.cap_seq * sizeof(uint16_t))
+            self.sreg = <real*>realloc(self.sreg, self.cap_seq * sizeof(real))
+            self.ssum = <real*>realloc(self.ssum, self.cap_seq * sizeof(real))
+            if self.spar == NULL or self.schi == NULL or self.sreg == NULL or self.ssum == NULL:
+                self.too_big = True
+                return -1
+        self.nseq += n
+        return first
+
+    cdef void _build(self):
+        cdef int64_t root
+        cdef int k, i
+        self.nnodes = 0
+        self.cap_nodes = 0
+        self.nseq = 0
+        self.cap_seq = 0
+        self.too_big = False
+        self.max_node_seq = 0
+        root = self._new_nodes(1)
+        self.nodes[root].parent = -1
+        self.nodes[root].k0 = self.root_k[0]
+        self.nodes[root].k1 = self.root_k[1]
+        self.nodes[root].attacker = self.root_att
+        for i in range(2):
+            k = self.root_k[i]
+            memset(self.mbuf[0][i], 0, self.maxm)
+            for j in range(self.lsize[k]):
+                self.mbuf[0][i][j] = self.allowed[i][j]
+        with nogil:
+            self._expand(root, self.root_table, 0, 0, 0)
+
+    cdef bint _fits(self, uint64_t S, uint64_t ca, uint64_t cb) noexcept nogil:
+        # a hand S next to the cards both players played since the root: within the pool?
+        cdef int r
+        for r in range(1, 13):
+            if nib(S, r) + nib(ca, r) + nib(cb, r) > self.U[r]:
+                return False
+        return True
+
+    cdef void _expand(self, int64_t n, uint64_t table, int depth, uint64_t c0, uint64_t c1) noexcept nogil:
+        cdef Node* nd = &self.nodes[n]
+        cdef int att = nd.attacker, actor, k, ka, kd, i, j, m, ncand = 0, nact, c, bits, mask, cnt, fl
+        cdef int k0 = nd.k0, k1 = nd.k1
+        cdef uint64_t R, a, sub, key
+        cdef uint64_t* cand
+        cdef uint8_t* alive
+        cdef uint8_t* other
+        cdef int cards[16]
+        cdef int64_t first, s0, ch
+        cdef int total_seq = 0
+        if table == 0 and k0 == 1 and k1 == 1:
+            nd.kind = KIND_SHOWDOWN
+            return
+        if depth + 1 >= MAXDEPTH:
+            self.too_big = True
+            return
+        actor = att if table == 0 else 1 - att
+        nd.kind = KIND_ATTACK if table == 0 else KIND_ANSWER
+        nd.actor = actor
+        k = k0 if actor == 0 else k1
+        alive = self.mbuf[depth][actor]
+        other = self.mbuf[depth][1 - actor]
+        # candidate actions: key = packed cards << 1 | beats
+        cand = <uint64_t*>malloc((self.lsize[k] * 64 + 16) * sizeof(uint64_t))
+        if cand == NULL:
+            self.too_big = True
+            return
+        m = size_of(table)
+        for i in range(self.lsize[k]):
+            if not alive[i]:
+                continue
+            R = self.lhand[k][i]
+            if table == 0:
+                ncand = _attacks(R, k, cand, ncand)
+            else:
+                to_cards(R, cards)
+                for mask in range(1 << k):
+                    if _popcount(mask) != m:
+                        continue
+                    sub = 0
+                    for j in range(k):
+                        if mask & (1 << j):
+                            sub += one(cards[j])
+                    cand[ncand] = sub << 1
+                    cand[ncand + 1] = (sub << 1) | 1
+                    ncand += 2
+            if ncand > self.lsize[k] * 64 - 256:
+                ncand = _unique(cand, ncand)
+        ncand = _unique(cand, ncand)
+        # keep the actions some alive hand may take; children get ids in order
+        nact = 0
+        for c in range(ncand):
+            key = cand[c]
+            a = key >> 1
+            cnt = 0
+            fl = self._legal_floor(table, key)
+            if fl < 0:
+                continue
+            for i in range(self.lsize[k]):
+                if alive[i] and contains(self.lhand[k][i], a) and (fl == 0 or minrank(self.lhand[k][i] - a) >= fl):
+                    cnt += 1
+            if cnt:
+                cand[nact] = key
+                nact += 1
+        first = self._new_nodes(nact)
+        if first < 0:
+            free(cand)
+            return
+        nd = &self.nodes[n]
+        nd.first = <int32_t>first
+        nd.nchild = <uint16_t>nact
+        for c in range(nact):
+            key = cand[c]
+            a = key >> 1
+            fl = self._legal_floor(table, key)
+            ch = first + c
+            self.nodes[ch].act = a
+            self.nodes[ch].beats = <uint8_t>(key & 1) if table != 0 else 0
+            self.nodes[ch].parent = <int32_t>n
+            ka = k0 - (size_of(a) if actor == 0 else 0)
+            kd = k1 - (size_of(a) if actor == 1 else 0)
+            self.nodes[ch].k0 = ka
+            self.nodes[ch].k1 = kd
+            if table == 0:
+                self.nodes[ch].attacker = att
+            else:
+                self.nodes[ch].attacker = actor if (key & 1) else att
+            cnt = 0
+            for i in range(self.lsize[k]):
+                if alive[i] and contains(self.lhand[k][i], a) and (fl == 0 or minrank(self.lhand[k][i] - a) >= fl):
+                    cnt += 1
+            s0 = self._new_seqs(cnt)
+            if s0 < 0:
+                free(cand)
+                return
+            self.nodes[ch].seq = <int32_t>s0
+            self.nodes[ch].nseq = cnt
+            total_seq += cnt
+            j = 0
+            for i in range(self.lsize[k]):
+                if alive[i] and contains(self.lhand[k][i], a) and (fl == 0 or minrank(self.lhand[k][i] - a) >= fl):
+                    self.spar[s0 + j] = <uint16_t>i
+                    self.schi[s0 + j] = <uint16_t>self.idx(self.lhand[k][i] - a)
+                    self.sreg[s0 + j] = 0.0
+                    self.ssum[s0 + j] = 0.0
+                    j += 1
+        if total_seq > self.max_node_seq:
+            self.max_node_seq = total_seq
+        for c in range(nact):
+            ch = first + c
+            a = self.nodes[ch].act
+            # the child's masks: the actor's hands after the action, the other's unchanged
+            memset(self.mbuf[depth + 1][actor], 0, self.maxm)
+            for j in range(self.nodes[ch].nseq):
+                self.mbuf[depth + 1][actor][self.schi[self.nodes[ch].seq + j]] = 1
+            memset(self.mbuf[depth + 1][1 - actor], 0, self.maxm)
+            for j in range(self.lsize[k1 if actor == 0 else k0]):
+                self.mbuf[depth + 1][1 - actor][j] = other[j] and self._fits(
+                    self.lhand[k1 if actor == 0 else k0][j], c0 + c1, a)
+            self._expand(ch, a if table == 0 else 0, depth + 1,
+                         c0 + (a if actor == 0 else 0), c1 + (a if actor == 1 else 0))
+            if self.too_big:
+                break
+        free(cand)
+
+    cdef int _legal_floor(self, uint64_t table, uint64_t key) noexcept nogil:
+        """-1: no hand may take it; 0: legal for every hand holding the cards;
+        f: legal when the cards kept back are all >= f (a sacrifice, R12)."""
+        cdef uint64_t a = key >> 1
+        cdef int f
+        if table == 0:
+            return 0 if (key & 1) == 0 else -1
+        if key & 1:
+            return 0 if all_beat(table, a) else -1
+        f = answer_floor(table, a)
+        return f if f > 0 else -1
+
+    # ------------------------------------------------------------ chance
+    cdef void _normaliser(self):
+        cdef int i, j, r, k0 = self.root_k[0], k1 = self.root_k[1]
+        cdef double z = 0.0, w
+        cdef uint64_t A, B
+        for i in range(self.lsize[k0]):
+            if not self.allowed[0][i]:
+                continue
+            A = self.lhand[k0][i]
+            for j in range(self.lsize[k1]):
+                if not self.allowed[1][j]:
+                    continue
+                B = self.lhand[k1][j]
+                w = 1.0
+                for r in range(1, 13):
+                    w *= self.F[r][nib(A, r)][nib(B, r)]
+                    if w == 0.0:
+                        break
+                z += w
+        self.Z = z
+
+    def normaliser(self):
+        return self.Z
+
+    def marginal(self, int player, uint64_t packed):
+        """The chance weight of `player` holding `packed` at the root (over Z)."""
+        cdef int j, r, ko = self.root_k[1 - player]
+        cdef double z = 0.0, w
+        cdef uint64_t B
+        for j in range(self.lsize[ko]):
+            if not self.allowed[1 - player][j]:
+                continue
+            B = self.lhand[ko][j]
+            w = 1.0
+            for r in range(1, 13):
+                w *= self.F[r][nib(packed if player == 0 else B, r)][nib(B if player == 0 else packed, r)]
+            z += w
+        return z / self.Z if self.Z > 0 else 0.0
+
+    cdef void _showdown(self, int p, double* opp, double* out, uint64_t c0, uint64_t c1) noexcept nogil:
+        cdef double W = 1.0 / self.Z
+        cdef int r, x, n1 = self.lsize[1]
+        cdef double al[13]
+        cdef double be[13]
+        cdef double ga[13]
+        cdef double pre[14]
+        cdef double base, u_lo, u_hi, u_eq
+        cdef uint64_t* L = self.lhand[1]
+        for r in range(1, 13):
+            base = self.F[r][nib(c0, r)][nib(c1, r)]
+            W *= base
+            if base > 0:
+                al[r] = self.F[r][nib(c0, r) + 1][nib(c1, r)] / base
+                be[r] = self.F[r][nib(c0, r)][nib(c1, r) + 1] / base
+                ga[r] = self.F[r][nib(c0, r) + 1][nib(c1, r) + 1] / base
+            else:
+                al[r] = 0.0
+                be[r] = 0.0
+                ga[r] = 0.0
+        if W == 0.0:
+            for x in range(n1):
+                out[x] = 0.0
+            return
+        # pre[i]: sum over opponent last cards of index < i of factor * reach
+        pre[0] = 0.0
+        for x in range(n1):
+            r = minrank(L[x])
+            pre[x + 1] = pre[x] + (be[r] if p == 0 else al[r]) * opp[x]
+        if p == 0:
+            u_lo, u_hi, u_eq = self.u_loss, self.u_win, self.u_draw   # opponent lower: I lose
+        else:
+            u_lo, u_hi, u_eq = -self.u_win, -self.u_loss, -self.u_draw  # opponent (p0) lower: p0 wins
+        for x in range(n1):
+            r = minrank(L[x])
+            out[x] = W * ((al[r] if p == 0 else be[r]) * (pre[x] * u_lo + (pre[n1] - pre[x + 1]) * u_hi)
+                          + ga[r] * opp[x] * u_eq)
+
+    # ------------------------------------------------------------ traversal
+    cdef void _strategy(self, int64_t n, double* sig, bint average) noexcept nogil:
+        """The actor's strategy at node n for every sequence of its children,
+        in sequence order (regret matching, or the average)."""
+        cdef Node* nd = &self.nodes[n]
+        cdef int k = nd.k0 if nd.actor == 0 else nd.k1
+        cdef double* den = self.cbuf[MAXDEPTH - 1]
+        cdef double* cnt = self.vbuf[MAXDEPTH - 1]
+        cdef int c, j, off = 0
+        cdef Node* ch
+        cdef double x
+        for j in range(self.lsize[k]):
+            den[j] = 0.0
+            cnt[j] = 0.0
+        for c in range(nd.nchild):
+            ch = &self.nodes[nd.first + c]
+            for j in range(ch.nseq):
+                x = self.ssum[ch.seq + j] if average else self.sreg[ch.seq + j]
+                if x > 0:
+                    den[self.spar[ch.seq + j]] += x
+                cnt[self.spar[ch.seq + j]] += 1.0
+        for c in range(nd.nchild):
+            ch = &self.nodes[nd.first + c]
+            for j in range(ch.nseq):
+                x = self.ssum[ch.seq + j] if average else self.sreg[ch.seq + j]
+                if den[self.spar[ch.seq + j]] > 0:
+                    sig[off] = (x if x > 0 else 0.0) / den[self.spar[ch.seq + j]]
+                else:
+                    sig[off] = 1.0 / cnt[self.spar[ch.seq + j]]
+                off += 1
+
+    cdef void _walk(self, int64_t n, int p, double* mine, double* opp, double* out, uint64_t c0, uint64_t c1,
+                    int depth) noexcept nogil:
+        """Counterfactual values of traverser p's hands at node n into `out`
+        (p's level), given p's reach `mine` and the opponent's reach `opp`."""
+        cdef Node* nd = &self.nodes[n]
+        cdef Node* ch
+        cdef int kp = nd.k0 if p == 0 else nd.k1
+        cdef int ko = nd.k1 if p == 0 else nd.k0
+        cdef int c, j, off, kc, i
+        cdef int64_t s
+        cdef double tot, sg, best, q
+        cdef double* sig
+        cdef double* child_reach
+        cdef double* child_v
+        cdef uint64_t a
+        for j in range(self.lsize[kp]):
+            out[j] = 0.0
+        if nd.kind == KIND_SHOWDOWN:
+            self._showdown(p, opp, out, c0, c1)
+            return
+        tot = 0.0
+        for j in range(self.lsize[ko]):
+            tot += opp[j]
+        if tot == 0.0 and not self.noprune:
+            # the opponent never gets here: every counterfactual value is 0, so
+            # only the discount and the average strategy (own reach) change
+            if self.mode == 0:
+                self._average_only(n, p, mine, depth)
+            return
+        sig = self.sbuf[depth]
+        child_reach = self.pbuf[depth][0]
+        child_v = self.vbuf[depth]
+        if nd.actor == p:
+            if self.mode == 1:
+                for j in range(self.lsize[kp]):
+                    out[j] = -1e300
+            else:
+                self._strategy(n, sig, self.mode == 2)
+            off = 0
+            for c in range(nd.nchild):
+                ch = &self.nodes[nd.first + c]
+                a = ch.act
+                kc = kp - size_of(a)
+                if self.mode == 0:
+                    for j in range(self.lsize[kc]):
+                        child_reach[j] = 0.0
+                    for j in range(ch.nseq):
+                        s = ch.seq + j
+                        child_reach[self.schi[s]] = mine[self.spar[s]] * sig[off + j]
+                self._walk(nd.first + c, p, child_reach, opp, child_v,
+                           c0 + (a if p == 0 else 0), c1 + (a if p == 1 else 0), depth + 1)
+                for j in range(ch.nseq):
+                    s = ch.seq + j
+                    q = child_v[self.schi[s]]
+                    self.qbuf[depth][off + j] = q
+                    if self.mode == 1:
+                        if q > out[self.spar[s]]:
+                            out[self.spar[s]] = q
+                    else:
+                        out[self.spar[s]] += sig[off + j] * q
+                    if self.mode == 2 and depth == 0:
+                        self.root_q[off + j] = q
+                off += ch.nseq
+            if self.mode == 1:
+                for j in range(self.lsize[kp]):
+                    if out[j] == -1e300:
+                        out[j] = 0.0
+            if self.mode == 0:
+                off = 0
+                for c in range(nd.nchild):
+                    ch = &self.nodes[nd.first + c]
+                    for j in range(ch.nseq):
+                        s = ch.seq + j
+                        q = self.sreg[s]
+                        q = q * (self.dpos if q > 0 else self.dneg) + (self.qbuf[depth][off + j] - out[self.spar[s]])
+                        if self.plus == 1 and q < 0:
+                            q = 0.0
+                        self.sreg[s] = <real>q
+                        self.ssum[s] = <real>(self.ssum[s] * self.dstrat + mine[self.spar[s]] * sig[off + j])
+                    off += ch.nseq
+        else:
+            self._strategy(n, sig, self.mode != 0)
+            off = 0
+            for c in range(nd.nchild):
+                ch = &self.nodes[nd.first + c]
+                a = ch.act
+                kc = ko - size_of(a)
+                for j in range(self.lsize[kc]):
+                    child_reach[j] = 0.0
+                tot = 0.0
+                for j in range(ch.nseq):
+                    s = ch.seq + j
+                    q = opp[self.spar[s]] * sig[off + j]
+                    child_reach[self.schi[s]] = q
+                    tot += q
+                off += ch.nseq
+                if tot == 0.0 and not self.noprune:
+                    if self.mode == 0:
+                        self._average_only(nd.first + c, p, mine, depth + 1)
+                    continue
+                self._walk(nd.first + c, p, mine, child_reach, child_v,
+                           c0 + (a if p == 1 else 0), c1 + (a if p == 0 else 0), depth + 1)
+                for j in range(self.lsize[kp]):
+                    out[j] += child_v[j]
+
+    cdef void _average_only(self, int64_t n, int p, double* mine, int depth) noexcept nogil:
+        """One iteration of traverser p in a subtree the opponent does not
+        reach: exactly what the full walk would do there (instantaneous
+        regrets are 0), without the opponent's vectors or showdowns."""
+        cdef Node* nd = &self.nodes[n]
+        cdef Node* ch
+        cdef int kp = nd.k0 if p == 0 else nd.k1
+        cdef int c, j, off = 0, kc
+        cdef int64_t s
+        cdef double tot = 0.0, q
+        cdef double* sig = self.sbuf[depth]
+        cdef double* child_reach = self.pbuf[depth][0]
+        if nd.kind == KIND_SHOWDOWN:
+            return
+        if nd.actor != p:
+            for c in range(nd.nchild):
+                self._average_only(nd.first + c, p, mine, depth + 1)
+            return
+        self._strategy(n, sig, False)
+        for j in range(self.lsize[kp]):
+            tot += mine[j]
+        for c in range(nd.nchild):
+            ch = &self.nodes[nd.first + c]
+            kc = kp - size_of(ch.act)
+            for j in range(ch.nseq):
+                s = ch.seq + j
+                q = self.sreg[s]
+                q = q * (self.dpos if q > 0 else self.dneg)
+                if self.plus == 1 and q < 0:
+                    q = 0.0
+                self.sreg[s] = <real>q
+                self.ssum[s] = <real>(self.ssum[s] * self.dstrat + mine[self.spar[s]] * sig[off + j])
+            if tot > 0.0 or self.dpos != 1.0 or self.dneg != 1.0 or self.dstrat != 1.0:
+                for j in range(self.lsize[kc]):
+                    child_reach[j] = 0.0
+                for j in range(ch.nseq):
+                    s = ch.seq + j
+                    child_reach[self.schi[s]] = mine[self.spar[s]] * sig[off + j]
+                self._average_only(nd.first + c, p, child_reach, depth + 1)
+            off += ch.nseq
+
+    cdef double _root(self, int p, int mode) noexcept nogil:
+        cdef int j, k = self.root_k[p], ko = self.root_k[1 - p]
+        cdef double* mine = self.pbuf[MAXDEPTH - 1][0]
+        cdef double* opp = self.pbuf[MAXDEPTH - 1][1]
+        cdef double* out = self.cbuf[MAXDEPTH - 2]
+        cdef double v = 0.0
+        for j in range(self.lsize[k]):
+            mine[j] = self.allowed[p][j]
+        for j in range(self.lsize[ko]):
+            opp[j] = self.allowed[1 - p][j]
+        self.mode = mode
+        self._walk(0, p, mine, opp, out, 0, 0, 0)
+        for j in range(self.lsize[k]):
+            v += out[j] * self.allowed[p][j]
+        return v
+
+    # ------------------------------------------------------------ Python API
+    def run(self, int n):
+        """n more DCFR iterations (both players, alternating)."""
+        cdef int i, p
+        cdef double t, ta
+        with nogil:
+            for i in range(n):
+                self.iterations += 1
+                t = self.iterations
+                ta = t ** 1.5
+                if self.plus == 2:
+                    self.dpos = 1.0
+                    self.dneg = 1.0
+                    self.dstrat = 1.0
+                elif self.plus:
+                    self.dpos = 1.0
+                    self.dneg = 1.0
+                    self.dstrat = (t - 1.0) / t
+                else:
+                    self.dpos = ta / (ta + 1.0) if self.iterations > 1 else 1.0
+                    self.dneg = 0.5 if self.iterations > 1 else 1.0
+                    self.dstrat = (((t - 1.0) / t) ** 2) if self.iterations > 1 else 1.0
+                for p in range(2):
+                    self._root(p, 0)
+
+    def best_response(self):
+        """(player 0's best-response value against player 1's average strategy,
+        player 1's against player 0's), each in its own utility."""
+        cdef double b0, b1
+        with nogil:
+            b0 = self._root(0, 1)
+            b1 = self._root(1, 1)
+        return b0, b1
+
+    def values(self, int p):
+        """Player p's value of the average profile, and the values of p's
+        sequences at the root (counterfactual, unnormalised by the hand's
+        chance), in sequence order."""
+        cdef double v
+        cdef int j, total = 0
+        with nogil:
+            v = self._root(p, 2)
+        for c in range(self.nodes[0].nchild):
+            total += self.nodes[self.nodes[0].first + c].nseq
+        return v, [self.root_q[j] for j in range(total)]
+
+    def set_utilities(self, utilities):
+        """Player 0's worth of (win, drawn round, loss) from now on (e.g. (1, 0, 0)
+        to read a profile's win probability with `values`)."""
+        self.u_win, self.u_draw, self.u_loss = float(utilities[0]), float(utilities[1]), float(utilities[2])
+
+    def set_strategy(self, weights):
+        """Overwrite the average-strategy weights (one per sequence): a fixed
+        profile to measure with `best_response`."""
+        cdef int64_t s
+        if len(weights) != self.nseq:
+            raise ValueError("one weight per sequence")
+        for s in range(self.nseq):
+            self.ssum[s] = float(weights[s])
+
+    def stats(self):
+        cdef int64_t mem = self.cap_nodes * sizeof(Node) + self.cap_seq * (2 * sizeof(uint16_t) + 2 * sizeof(real))
+        cdef int k
+        for k in range(1, self.K + 1):
+            mem += (self.lsize[k] + 1) * sizeof(uint64_t)
+            mem += _pow13(k) * sizeof(int32_t)
+        mem += MAXDEPTH * (5 * self.maxm * sizeof(double) + 2 * (self.max_node_seq + 1) * sizeof(double) + 2 * self.maxm)
+        return {"nodes": self.nnodes, "sequences": self.nseq, "bytes": mem,
+                "hands": [self.lsize[k] for k in range(1, self.K + 1)]}
+
+    def level(self, int k):
+        """Every hand of k cards, as packed counts (4 bits per rank)."""
+        return [self.lhand[k][i] for i in range(self.lsize[k])]
+
+    def node(self, int64_t n):
+        """(kind, actor, k0, k1, attacker, parent, action packed, beats, first child, children, first seq, seqs)."""
+        cdef Node* nd = &self.nodes[n]
+        return (nd.kind, nd.actor, nd.k0, nd.k1, nd.attacker, nd.parent, nd.act, nd.beats, nd.first, nd.nchild,
+                nd.seq, nd.nseq)
+
+    def node_count(self):
+        return self.nnodes
+
+    def sequences(self, int64_t n):
+        """(parent hand index, child hand index, average weight) of node n's sequences."""
+        cdef Node* nd = &self.nodes[n]
+        return [(self.spar[nd.seq + j], self.schi[nd.seq + j], self.ssum[nd.seq + j]) for j in range(nd.nseq)]
+
+    def weights(self):
+        return [self.ssum[s] for s in range(self.nseq)]
+
+
+cdef double _fact(int n) noexcept nogil:
+    cdef double f = 1.0
+    cdef int i
+    for i in range(2, n + 1):
+        f *= i
+    return f
+
+cdef int _pow13(int k) noexcept nogil:
+    cdef int i, v = 1
+    for i in range(k):
+        v *= 13
+    return v
+
+cdef int _popcount(int x) noexcept nogil:
+    cdef int n = 0
+    while x:
+        n += x & 1
+        x >>= 1
+    return n
+
+cdef int _code(uint64_t p) noexcept nogil:
+    cdef int r, i, code = 0, mult = 1
+    for r in range(1, 13):
+        for i in range(nib(p, r)):
+            code += r * mult
+            mult *= 13
+    return code
+
+cdef int _count_multisets(int* U, int k) noexcept nogil:
+    cdef int ways[16]
+    cdef int nw[16]
+    cdef int r, j, t
+    for j in range(k + 1):
+        ways[j] = 0
+    ways[0] = 1
+    for r in range(1, 13):
+        for j in range(k + 1):
+            nw[j] = 0
+        for j in range(k + 1):
+            if ways[j]:
+                for t in range(min(U[r], k - j) + 1):
+                    nw[j + t] += ways[j]
+        for j in range(k + 1):
+            ways[j] = nw[j]
+    return ways[k]
+
+cdef void _fill_multisets(int* U, int r, int left, uint64_t cur, uint64_t* out, int* n) noexcept nogil:
+    cdef int t
+    if left == 0:
+        out[n[0]] = cur
+        n[0] += 1
+        return
+    if r > 12:
+        return
+    for t in range(min(U[r], left), -1, -1):
+        _fill_multisets(U, r + 1, left - t, cur + one(r) * t, out, n)
+
+cdef int _attacks(uint64_t R, int k, uint64_t* out, int n) noexcept nogil:
+    """R10-R11: singles, sets and sequences of at most k - 1 cards (key << 1)."""
+    cdef int r, size, length, limit = k - 1
+    cdef uint64_t seq
+    for r in range(1, 13):
+        if nib(R, r) == 0 or limit < 1:
+            continue
+        for size in range(1, min(nib(R, r), limit) + 1):
+            out[n] = (one(r) * size) << 1
+            n += 1
+        seq = 0
+        length = 0
+        while r + length <= 12 and nib(R, r + length) > 0:
+            seq += one(r + length)
+            length += 1
+            if 3 <= length <= limit:
+                out[n] = seq << 1
+                n += 1
+    return n
+
+cdef int _unique(uint64_t* a, int n) noexcept nogil:
+    cdef int i, m = 0
+    if n == 0:
+        return 0
+    qsort(a, n, sizeof(uint64_t), cmp_u64)
+    for i in range(n):
+        if m == 0 or a[i] != a[m - 1]:
+            a[m] = a[i]
+            m += 1
+    return m

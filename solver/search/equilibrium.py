@@ -1,0 +1,423 @@
+"""The equilibrium of a hidden-hand play-phase endgame (R10–R17, R20).
+
+`tacocat.search.endgame` gives the *double-dummy average*: every consistent
+opponent hand solved as if, after your move, both sides saw every card.
+This module solves the endgame as it is really played: neither player sees
+the other's hand, every attack and answer is public (R15), so a player's
+information set is (own hand, public history), and the answer is a Nash
+equilibrium — a strategy (possibly mixed) for every hand at every public
+node — with a number, the *exploitability*, that says how close to it the
+answer is.
+
+The game.  From a public state — ruleset, every face-up card of the round,
+the round's play history, the table and the attacker, both hand sizes —
+chance deals both current hands at once from the cards nobody has seen
+(deck − face-up cards), uniformly over card subsets (R6), conditioned on
+both players' past answers being legal (R20 for each side, which is a floor
+on each hand: `tacocat.rules.history.hand_floor`).  **Ruling: the endgame
+does not model how the players got here beyond this consistency** — an
+earlier choice says nothing about a hand except what R20 rules out.
+Utilities: player 0's worth of (win, drawn round, loss), zero-sum.
+
+Exploitability of a profile (σ0, σ1) is (b0 + b1) / 2, where b_p is the
+best-response value of player p against the other's strategy, each in its
+own utility; it is 0 exactly at an equilibrium, and a best responder gains
+on average that much against the profile (round units with round
+utilities).  The best response is exact (the whole tree, every hand).
+
+The solver (`tacocat.core._cfr`): discounted CFR over the public tree with
+one reach vector per private hand, deterministic (no seed needed); it stops
+at a target exploitability, an iteration budget, a time budget or `stop`.
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterable, Sequence
+
+from tacocat.core import _cfr
+from tacocat.errors import PositionError, TacocatError
+from tacocat.rules.actions import Action
+from tacocat.rules.cards import Hand, contains, counts, format_cards, hand
+from tacocat.rules.game import PLAY, View
+from tacocat.rules.history import ANSWER, ATTACK, History, PlayEvent, check_history, hand_floor, history_from_json, played_by
+from tacocat.rules.ruleset import STANDARD, Ruleset
+
+DEFAULT_TARGET = 1e-3
+"""Stop when the exploitability is at most this (utility units)."""
+DEFAULT_MAX_SEQUENCES = 16_000_000
+"""Refuse endgames with more (public node, hand, action) sequences: about
+12 bytes each, so ~200 MB at the limit."""
+MAX_CARDS = 6
+"""The core indexes hands of at most this many cards."""
+AUTO_CARDS = 3
+"""`hint(method="auto")` uses the equilibrium when both hands hold at most
+this many cards (3-card endgames reach 1e-3 well within a second)."""
+
+METHOD_WORDS = {
+    "equilibrium": "equilibrium of the endgame with hidden hands (CFR; neither side sees the other's cards)",
+    "exact": "double-dummy average (every opponent hand solved as if all cards were face up after this move)",
+}
+
+
+class EndgameTooLarge(TacocatError):
+    """More sequences than the memory bound allows."""
+
+    code = "endgame_too_large"
+
+
+@dataclass(frozen=True)
+class Endgame:
+    """A public play-phase state: what both players know (RULES §5)."""
+
+    rules: Ruleset
+    seen: Hand
+    """Every face-up card of the round that is not on the table (replacement
+    discards, duel cards, every attack and answer of `history`)."""
+    history: History
+    """The round's play history so far (R15), without the attack on the table."""
+    table: Hand
+    attacker: int
+    sizes: tuple[int, int]
+    """Current hand sizes of player 0 and player 1 (the attacker's without the table)."""
+    utilities: tuple[float, float, float] = (1.0, 0.0, -1.0)
+    """Player 0's worth of (win, drawn round, loss); player 1's is the negative."""
+
+    @property
+    def pool(self) -> Hand:
+        """The cards nobody has seen: deck − every face-up card (both hands and the draw pile)."""
+        left = counts(self.rules.deck_cards())
+        for r in self.seen + self.table:
+            left[r] -= 1
+        return tuple(r for r in range(1, 13) for _ in range(left[r]))
+
+    @property
+    def floors(self) -> tuple[int, int]:
+        """The least rank each player's current hand may hold (R20)."""
+        return hand_floor(self.history, 0), hand_floor(self.history, 1)
+
+    @property
+    def to_move(self) -> int:
+        return 1 - self.attacker if self.table else self.attacker
+
+    def check(self) -> None:
+        """Reject a state that cannot arise, naming the rule."""
+        if self.attacker not in (0, 1):
+            raise PositionError(f"attacker must be 0 or 1, got {self.attacker!r}", "R10")
+        k0, k1 = self.sizes
+        att, dfd = self.sizes[self.attacker], self.sizes[1 - self.attacker]
+        if self.table:
+            if att + len(self.table) != dfd:
+                raise PositionError(f"the attacker holds {att} cards and the table {len(self.table)}: "
+                                    f"the defender must hold {att + len(self.table)} (R10)", "R10")
+            if len(self.table) > dfd - 1:
+                raise PositionError("an attack keeps at least one card back", "R11")
+        elif k0 != k1:
+            raise PositionError(f"hands of {k0} and {k1} cards: in play both hold the same number", "R10")
+        if min(k0, k1) < 1 or (not self.table and k0 < 2):
+            raise PositionError("the play phase is over: both hold one card (R16)", "R16")
+        if max(k0, k1) > MAX_CARDS:
+            raise PositionError(f"the equilibrium solver takes hands of at most {MAX_CARDS} cards, not {max(k0, k1)}", "R2")
+        left = counts(self.rules.deck_cards())
+        for r in self.seen + self.table:
+            left[r] -= 1
+            if left[r] < 0:
+                raise PositionError(f"more cards of rank {r} face up than the deck holds", "R1")
+        played = hand(c for e in self.history for c in e.cards)
+        if not contains(self.seen, played):
+            raise PositionError(f"the history's cards {format_cards(played)} must all be among the face-up cards "
+                                f"(seen {format_cards(self.seen)}): all play is public", "R15")
+        check_history(self.history, self.attacker)
+        f0, f1 = self.floors
+        pool = self.pool
+        for p, f in ((0, f0), (1, f1)):
+            if sum(1 for r in pool if r >= f) < self.sizes[p]:
+                raise PositionError(f"player {p} must hold {self.sizes[p]} cards of rank >= {f} (its sacrifices, R20), "
+                                    "but the unseen cards hold fewer", "R20")
+        if len(pool) < k0 + k1:
+            raise PositionError(f"{len(pool)} unseen cards cannot make hands of {k0} and {k1}", "R6")
+
+
+def endgame_from_view(view: View, utilities: Sequence[float] | None = None) -> Endgame:
+    """The endgame of a play-phase view: its face-up cards, its round's play
+    history (from `view.history`), table and attacker.  `utilities` are the
+    *viewing player's* worth of (win, draw, loss), default round (1, 0, -1)."""
+    if view.phase != PLAY:
+        raise PositionError(f"the equilibrium solves play-phase endgames, not the {view.phase} phase", "R10")
+    events = [e for e in view.history if isinstance(e, dict) and e.get("event") in (ATTACK, ANSWER)]
+    history = history_from_json(events)
+    if view.table and history and history[-1].event == ATTACK:
+        history = history[:-1]  # the attack on the table is the table
+    k = len(view.hand)
+    sizes = [0, 0]
+    sizes[view.player] = k
+    sizes[1 - view.player] = view.opponent_hand_size
+    # seen in a view holds every face-up card but the table
+    return Endgame(view.rules, hand(view.seen), history, hand(view.table), view.attacker, (sizes[0], sizes[1]),
+                   player0_utilities(view.player, utilities or (1.0, 0.0, -1.0)))
+
+
+def player0_utilities(player: int, utilities: Sequence[float]) -> tuple[float, float, float]:
+    """Player 0's (win, draw, loss) from `player`'s: zero-sum, so p1 winning is p0 losing."""
+    w, d, l = (float(x) for x in utilities)
+    return (w, d, l) if player == 0 else (-l, -d, -w)
+
+
+def packed(cards: Iterable[int]) -> int:
+    """The core's form of a multiset: 4 bits per rank, rank 1 lowest."""
+    p = 0
+    for r in cards:
+        p += 1 << (4 * (r - 1))
+    return p
+
+
+def unpack(p: int) -> Hand:
+    return tuple(r for r in range(1, 13) for _ in range((p >> (4 * (r - 1))) & 15))
+
+
+@dataclass(frozen=True)
+class Move:
+    """One move of a hand at an information set."""
+
+    action: Action
+    probability: float
+    """Its probability in the (average) equilibrium strategy."""
+    value: float | None = None
+    """The hand's expected utility after it, both sides playing the solution
+    afterwards (root information sets only)."""
+    win: float | None = None
+    draw: float | None = None
+    loss: float | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        d: dict[str, Any] = {"cards": list(self.action.cards)}
+        if self.action.kind == "answer":
+            d["beats"] = bool(self.action.beats)
+        d["probability"] = self.probability
+        if self.value is not None:
+            d["value"] = self.value
+        for k in ("win", "draw", "loss"):
+            if getattr(self, k) is not None:
+                d[k] = getattr(self, k)
+        return d
+
+
+@dataclass(frozen=True)
+class Check:
+    """One exploitability measurement during the solve (for cost curves)."""
+
+    iterations: int
+    seconds: float
+    exploitability: float
+
+
+@dataclass(frozen=True)
+class EquilibriumResult:
+    """What `solve` found.  Values are player 0's unless a method says otherwise."""
+
+    endgame: Endgame
+    value: float
+    """Player 0's expected utility of the endgame under the solution, over every deal."""
+    exploitability: float
+    best_response: tuple[float, float]
+    """(b0, b1): each player's best-response value against the other's strategy."""
+    iterations: int
+    seconds: float
+    nodes: int
+    sequences: int
+    memory_bytes: int
+    """Bytes the core holds for the tree, regrets and strategies (peak of the solve)."""
+    hands: tuple[int, ...]
+    """Distinct hands of 1, 2, ... cards the core indexes."""
+    curve: tuple[Check, ...]
+    stopped: bool
+    """True when `stop` or a budget ended the solve before the target."""
+    _engine: Any = field(repr=False, compare=False)
+    _lock: Any = field(repr=False, compare=False, default_factory=threading.Lock)
+
+    # ------------------------------------------------------------ queries
+    def node_after(self, history: Sequence[PlayEvent]) -> int:
+        """The public node reached by these events after the endgame's start
+        (a table attack at the root is already played)."""
+        n = 0
+        for e in history:
+            kind, actor, *_rest, first, nchild, _s, _ns = self._engine.node(n)
+            if kind == 2 or actor != e.player:
+                raise PositionError(f"event {e} does not follow the endgame's public tree", "R14")
+            want = packed(e.cards)
+            for c in range(first, first + nchild):
+                info = self._engine.node(c)
+                if info[6] == want and (e.event == ATTACK or bool(info[7]) == bool(e.beats)):
+                    n = c
+                    break
+            else:
+                raise PositionError(f"event {e} is not a move any consistent hand can make here", "R20")
+        return n
+
+    def strategy(self, player: int, cards: Sequence[int], history: Sequence[PlayEvent] = ()) -> list[Move]:
+        """The solution's strategy for `player` holding `cards` at the public
+        node after `history` (from the endgame's start): every legal move
+        with its probability."""
+        n = self.node_after(history)
+        kind, actor, k0, k1, *_r, first, nchild, _s, _ns = self._engine.node(n)
+        if kind == 2 or actor != player:
+            raise PositionError(f"player {player} does not act at this point", "R14")
+        i = self._hand_index(hand(cards), (k0, k1)[player], player)
+        moves = []
+        for c in range(first, first + nchild):
+            info = self._engine.node(c)
+            for par, _chi, w in self._engine.sequences(c):
+                if par == i:
+                    moves.append((self._action(kind, info), w))
+        total = sum(w for _, w in moves)
+        return [Move(a, (w / total) if total > 0 else 1.0 / len(moves)) for a, w in moves]
+
+    def _hand_index(self, cards: Hand, k: int, player: int) -> int:
+        if len(cards) != k:
+            raise PositionError(f"player {player} holds {k} cards here, not {len(cards)}", "R10")
+        try:
+            return self._engine.level(k).index(packed(cards))
+        except ValueError:
+            raise PositionError(f"hand {format_cards(cards)} is not among the unseen cards", "R20") from None
+
+    @staticmethod
+    def _action(kind: int, info: tuple) -> Action:
+        cards = unpack(info[6])
+        return Action("attack", cards) if kind == 0 else Action("answer", cards, bool(info[7]))
+
+    def hand_report(self, player: int, cards: Sequence[int]) -> tuple[float, list[Move]]:
+        """At the endgame's start, for the player to move holding `cards`:
+        the hand's value under the solution (its own utility) and every move
+        with probability, value and win/draw/loss chances, most likely first."""
+        kind, actor, k0, k1, *_r, first, nchild, _s, _ns = self._engine.node(0)
+        if actor != player:
+            raise PositionError(f"player {player} does not move first in this endgame", "R14")
+        cards = hand(cards)
+        i = self._hand_index(cards, (k0, k1)[player], player)
+        eng = self._engine
+        p_hand = eng.marginal(player, packed(cards))
+        if p_hand <= 0:
+            raise PositionError(f"hand {format_cards(cards)} is impossible here (R20 floor or the unseen cards)", "R20")
+        u = self.endgame.utilities
+        with self._lock:
+            _, q = eng.values(player)
+            outcome_q = []
+            # win/draw/loss as utilities of indicator games, player 0's order: (win, draw, loss)
+            for ind in ((1, 0, 0), (0, 1, 0), (0, 0, 1)):
+                eng.set_utilities(ind if player == 0 else tuple(-x for x in ind[::-1]))
+                outcome_q.append(eng.values(player)[1])
+            eng.set_utilities(u)
+        moves, off = [], 0
+        for c in range(first, first + nchild):
+            info = eng.node(c)
+            seqs = eng.sequences(c)
+            for j, (par, _chi, w) in enumerate(seqs):
+                if par == i:
+                    moves.append([self._action(kind, info), w, q[off + j] / p_hand,
+                                  *(oq[off + j] / p_hand for oq in outcome_q)])
+            off += len(seqs)
+        total = sum(m[1] for m in moves)
+        out = [Move(a, (w / total) if total > 0 else 1.0 / len(moves), v, win, draw, loss)
+               for a, w, v, win, draw, loss in moves]
+        out.sort(key=lambda m: (-m.probability, -m.value))
+        return sum(m.probability * m.value for m in out), out
+
+    def value_for(self, player: int) -> float:
+        """The endgame's value for `player`, in its own utility."""
+        return self.value if player == 0 else -self.value
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "method": "equilibrium",
+            "value": self.value,
+            "exploitability": self.exploitability,
+            "best_response": list(self.best_response),
+            "iterations": self.iterations,
+            "seconds": self.seconds,
+            "nodes": self.nodes,
+            "sequences": self.sequences,
+            "memory_bytes": self.memory_bytes,
+            "stopped": self.stopped,
+        }
+
+
+def build(endgame: Endgame, max_sequences: int = DEFAULT_MAX_SEQUENCES):
+    """The core engine of an endgame (the public tree, every hand)."""
+    endgame.check()
+    f0, f1 = endgame.floors
+    try:
+        return _cfr.Engine(counts(endgame.pool), endgame.sizes[0], endgame.sizes[1], endgame.attacker,
+                           counts(endgame.table), f0, f1, endgame.utilities, max_sequences)
+    except MemoryError:
+        raise EndgameTooLarge(
+            f"the endgame has more than {max_sequences} (public node, hand, move) sequences; "
+            "fewer unseen cards or smaller hands are needed (or use the double-dummy method)") from None
+
+
+def exploitability_of(engine) -> tuple[float, tuple[float, float]]:
+    """(exploitability, (b0, b1)) of the engine's average profile."""
+    b0, b1 = engine.best_response()
+    return (b0 + b1) / 2.0, (b0, b1)
+
+
+def solve(
+    endgame: Endgame | View,
+    *,
+    target: float = DEFAULT_TARGET,
+    iterations: int | None = None,
+    time_ms: float | None = None,
+    stop: threading.Event | None = None,
+    progress: Callable[[float], None] | None = None,
+    max_sequences: int = DEFAULT_MAX_SEQUENCES,
+    utilities: Sequence[float] | None = None,
+) -> EquilibriumResult:
+    """Solve an endgame (or a play-phase view's endgame) to `target`
+    exploitability, or until `iterations`, `time_ms` or `stop` ends it,
+    whichever comes first.  Raises `EndgameTooLarge` beyond
+    `max_sequences`, other `TacocatError`s for bad input."""
+    if isinstance(endgame, View):
+        endgame = endgame_from_view(endgame, utilities)
+    if not isinstance(endgame, Endgame):
+        raise TacocatError(f"solve needs an Endgame or a View, got {type(endgame).__name__}")
+    if isinstance(target, bool) or not isinstance(target, (int, float)) or not target >= 0:
+        raise TacocatError(f"target exploitability must be a number >= 0, got {target!r}")
+    if iterations is not None and (isinstance(iterations, bool) or not isinstance(iterations, int) or iterations < 1):
+        raise TacocatError(f"iterations must be a positive integer, got {iterations!r}")
+    if time_ms is not None and (isinstance(time_ms, bool) or not isinstance(time_ms, (int, float)) or not time_ms > 0):
+        raise TacocatError(f"time_ms must be a positive number, got {time_ms!r}")
+    t0 = time.perf_counter()
+    eng = build(endgame, max_sequences)
+    deadline = t0 + time_ms / 1000.0 if time_ms is not None else None
+    curve: list[Check] = []
+    expl, br = exploitability_of(eng)
+    curve.append(Check(0, time.perf_counter() - t0, expl))
+    first = expl
+    next_check, stopped = 4, False
+    while expl > target:
+        if iterations is not None and eng.iterations >= iterations:
+            stopped = True
+            break
+        if (stop is not None and stop.is_set()) or (deadline is not None and time.perf_counter() >= deadline):
+            stopped = True
+            break
+        n = next_check - eng.iterations
+        if iterations is not None:
+            n = min(n, iterations - eng.iterations)
+        if deadline is not None and eng.iterations:
+            per = (time.perf_counter() - t0) / max(eng.iterations, 1)
+            n = max(1, min(n, int((deadline - time.perf_counter()) / per)))
+        eng.run(max(n, 1))
+        expl, br = exploitability_of(eng)
+        curve.append(Check(eng.iterations, time.perf_counter() - t0, expl))
+        next_check = eng.iterations + max(4, eng.iterations // 4)
+        if progress is not None and first > 0 and expl > 0:
+            progress(min(1.0, max(0.0, math.log(first / expl) / math.log(first / max(target, 1e-12)))))
+    if progress is not None:
+        progress(1.0)
+    v, _ = eng.values(0)
+    st = eng.stats()
+    return EquilibriumResult(endgame, v, expl, br, eng.iterations, time.perf_counter() - t0, st["nodes"],
+                             st["sequences"], st["bytes"], tuple(st["hands"]), tuple(curve), stopped, eng)
