@@ -268,6 +268,15 @@ cdef class Engine:
         self._build()
         if self.too_big:
             raise MemoryError(f"more than {max_sequences} sequences")
+        # give back the growth slack: the tree does not change from here on
+        if self.nseq > 0:
+            self.cap_seq = self.nseq
+            self.spar = <uint16_t*>realloc(self.spar, self.cap_seq * sizeof(uint16_t))
+            self.schi = <uint16_t*>realloc(self.schi, self.cap_seq * sizeof(uint16_t))
+            self.sreg = <real*>realloc(self.sreg, self.cap_seq * sizeof(real))
+            self.ssum = <real*>realloc(self.ssum, self.cap_seq * sizeof(real))
+        self.cap_nodes = self.nnodes
+        self.nodes = <Node*>realloc(self.nodes, self.cap_nodes * sizeof(Node))
         for d in range(MAXDEPTH):
             self.sbuf[d] = <double*>calloc(self.max_node_seq + 1, sizeof(double))
             self.qbuf[d] = <double*>calloc(self.max_node_seq + 1, sizeof(double))
@@ -527,6 +536,9 @@ cdef class Engine:
         cdef int j, r, ko = self.root_k[1 - player]
         cdef double z = 0.0, w
         cdef uint64_t B
+        cdef int i = self.idx(packed) if size_of(packed) == self.root_k[player] else -1
+        if i < 0 or not self.allowed[player][i]:
+            return 0.0
         for j in range(self.lsize[ko]):
             if not self.allowed[1 - player][j]:
                 continue
