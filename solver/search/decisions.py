@@ -54,50 +54,32 @@ DEFAULT_CANDIDATES = None
 def solve_matrix_game(payoff: Sequence[Sequence[float]] | np.ndarray) -> tuple[np.ndarray, np.ndarray, float]:
     """Optimal mixed strategies of a zero-sum matrix game: the row player
     maximises `payoff[i][j]`, the column player minimises it.  Returns
-    (row strategy, column strategy, value), by the simplex method on the
-    column player's LP  max sum(w)  s.t.  A w <= 1, w >= 0  with A = payoff
-    shifted to be positive (Bland's rule, so it cannot cycle); the row
-    strategy is read from the dual (the slack columns of the final tableau)."""
+    (row strategy, column strategy, value), from the column player's linear
+    program  min v  s.t.  A y <= v, sum(y) = 1, y >= 0  solved by scipy's
+    HiGHS; the row strategy is the dual of the A y <= v rows."""
+    from scipy.optimize import linprog
+
     a = np.asarray(payoff, dtype=float)
     if a.ndim != 2 or a.shape[0] == 0 or a.shape[1] == 0:
         raise TacocatError(f"a matrix game needs a non-empty 2-D payoff matrix, got shape {a.shape}")
+    if not np.all(np.isfinite(a)):
+        raise TacocatError("a matrix game needs finite payoffs")
     m, n = a.shape
-    shift = 1.0 - a.min()
-    a = a + shift  # every entry >= 1
-    # tableau: m constraint rows [A | I | 1], objective row [-1 ... | 0 ... | 0]
-    t = np.zeros((m + 1, n + m + 1))
-    t[:m, :n] = a
-    t[:m, n : n + m] = np.eye(m)
-    t[:m, -1] = 1.0
-    t[m, :n] = -1.0
-    basis = list(range(n, n + m))
-    eps = 1e-12
-    for _ in range(50 * (m + n) + 100):
-        cols = np.nonzero(t[m, :-1] < -eps)[0]
-        if cols.size == 0:
-            break
-        col = int(cols[0])  # Bland: lowest index with negative reduced cost
-        column = t[:m, col]
-        rows = np.nonzero(column > eps)[0]
-        ratios = t[rows, -1] / column[rows]
-        best = ratios.min()
-        ties = rows[np.abs(ratios - best) <= 1e-12 * max(1.0, best)]
-        row = int(min(ties, key=lambda r: basis[r]))
-        t[row] /= t[row, col]
-        for r in range(m + 1):
-            if r != row and t[r, col] != 0.0:
-                t[r] -= t[r, col] * t[row]
-        basis[row] = col
-    z = t[m, -1]
-    w = np.zeros(n)
-    for r, b in enumerate(basis):
-        if b < n:
-            w[b] = t[r, -1]
-    u = t[m, n : n + m].copy()
-    y = w / w.sum()
-    x = np.clip(u, 0.0, None)
-    x = x / x.sum()
-    return x, y, 1.0 / z - shift
+    # variables [y (n), v]: minimise v
+    c = np.zeros(n + 1)
+    c[-1] = 1.0
+    a_ub = np.hstack([a, -np.ones((m, 1))])
+    a_eq = np.zeros((1, n + 1))
+    a_eq[0, :n] = 1.0
+    res = linprog(c, A_ub=a_ub, b_ub=np.zeros(m), A_eq=a_eq, b_eq=[1.0],
+                  bounds=[(0, None)] * n + [(None, None)], method="highs")
+    if res.status != 0:  # pragma: no cover - a bounded feasible LP always solves
+        raise TacocatError(f"the matrix game's linear program failed: {res.message}")
+    y = np.clip(res.x[:n], 0.0, None)
+    y = y / y.sum()
+    x = np.clip(-res.ineqlin.marginals, 0.0, None)
+    x = x / x.sum() if x.sum() > 0 else np.full(m, 1.0 / m)
+    return x, y, float(res.x[-1])
 
 
 # --------------------------------------------------------- static policies
