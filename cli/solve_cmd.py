@@ -305,9 +305,19 @@ ENDGAME_ONLY = ("--seen", "--opponent", "--player", "--board", "--max-hands", "-
 @click.option("--value-only", is_flag=True, help="--hands: skip every move's value (faster): the value and the principal variation only.")
 @click.option("--tt-mb", type=click.FloatRange(min=0.001), default=1, show_default=True,
               help="--hands: transposition table size in MB.")
+@click.option("--equilibrium", is_flag=True,
+              help="--hand: solve the endgame as really played, hidden hands and all (CFR to an equilibrium), "
+                   "instead of the double-dummy average.")
+@click.option("--history", "history_text", default=None, metavar='"p1 attacks 11; p0 answers 6 sacrifice; ..."',
+              help="--equilibrium: the round's play so far (its cards also belong in --seen); sacrifices set each "
+                   "hand's floor (R20).")
+@click.option("--exploitability", "target", type=click.FloatRange(min=0), default=None,
+              help="--equilibrium: stop at this exploitability, in utility units (default 0.001).")
+@click.option("--time", "time_ms", type=click.FloatRange(min=1), default=None,
+              help="--equilibrium: stop after this many milliseconds (the best answer so far is printed).")
 @friendly_errors
 def command(hands, hand, seen, opponent, attacker, table, player, board_text, max_hands, pv_lines, score, utilities,
-            rules_path, json_path, value_only, tt_mb):
+            rules_path, json_path, value_only, tt_mb, equilibrium=False, history_text=None, target=None, time_ms=None):
     """Solve a play-phase position exactly: every card known, or an endgame.
 
     \b
@@ -325,6 +335,15 @@ def command(hands, hand, seen, opponent, attacker, table, player, board_text, ma
         raise CliError('give either --hands P0 P1 (every card known) or --hand (your cards; the opponent\'s '
                        'are enumerated), not both')
     rules = load_ruleset(rules_path)
+    if equilibrium or target is not None or time_ms is not None:
+        if hand is None:
+            raise CliError('--equilibrium solves an endgame from your side: give --hand (your cards), e.g. '
+                           '--equilibrium --hand "2 9 10" --seen "1 3"')
+        if max_hands is not None or pv_lines is not None or value_only:
+            raise CliError("--max-hands, --lines and --value-only belong to the double-dummy endgame, not --equilibrium")
+        _equilibrium(hand, seen, opponent, attacker, table, player, board_text, score, utilities, rules, json_path,
+                     history_text, target, time_ms)
+        return
     if hand is not None:
         _endgame(hand, seen, opponent, attacker, table, player, board_text, max_hands, pv_lines, score,
                  utilities, rules, json_path, value_only)
@@ -396,3 +415,69 @@ def _endgame(hand, seen, opponent, attacker, table, player, board_text, max_hand
         click.echo(json.dumps(result.to_dict()))
         return
     click.echo(format_endgame(result))
+
+
+def _equilibrium(hand, seen, opponent, attacker, table, player, board_text, score, utilities, rules, json_path,
+                 history_text, target, time_ms) -> None:
+    """Parse the endgame flags, call `tacocat.search.equilibrium.solve`, print."""
+    from tacocat.rules.history import parse_history
+    from tacocat.search.equilibrium import DEFAULT_TARGET, METHOD_WORDS, EndgameTooLarge, endgame_from_view, solve
+    from tacocat.search.gamevalue import round_utilities
+
+    if json_path is not None and json_path != "-":
+        raise CliError(f"with --equilibrium, --json prints the answer as JSON and reads no file (got {json_path!r})")
+    if utilities is not None and score is not None:
+        raise CliError("give either --utilities \"W D L\" or --score, not both")
+    view = view_from_flags(hand=hand, seen=seen, table=table, opponent=opponent, attacker=attacker,
+                           player=0 if player is None else player, board=parse_board(board_text), rules=rules)
+    require_decision(view)
+    util = round_utilities(view.board, view.player, rules,
+                           parse_utilities(utilities) if utilities is not None else (score or "round"))
+    history = parse_history(history_text) if history_text else ()
+    eg = endgame_from_view(view, util)
+    eg = type(eg)(eg.rules, eg.seen, history, eg.table, eg.attacker, eg.sizes, eg.utilities)
+    try:
+        with Progress("solving the endgame equilibrium") as progress:
+            r = solve(eg, target=DEFAULT_TARGET if target is None else target, time_ms=time_ms, progress=progress)
+    except EndgameTooLarge as exc:
+        raise CliError(f"{exc.message}") from None
+    hand_value, moves = r.hand_report(view.player, view.hand)
+    if not moves:
+        raise CliError("your hand is not among the hands the history allows (R20)")
+    out = {
+        "method": "equilibrium",
+        "method_words": METHOD_WORDS["equilibrium"],
+        "player": view.player,
+        "value": r.value_for(view.player),
+        "hand_value": hand_value,
+        "exploitability": r.exploitability,
+        "iterations": r.iterations,
+        "seconds": r.seconds,
+        "stopped": r.stopped,
+        "nodes": r.nodes,
+        "sequences": r.sequences,
+        "memory_bytes": r.memory_bytes,
+        "utilities": list(util),
+        "moves": [m.to_dict() for m in moves],
+    }
+    if json_path is not None:
+        click.echo(json.dumps(out))
+        return
+    kind = "answers" if view.table else "attacks"
+    lines = [
+        f"method: {METHOD_WORDS['equilibrium']}",
+        f"your hand {format_cards(view.hand)}: value {hand_value:+.4f}   [your utilities: win {util[0]:g}, "
+        f"draw {util[1]:g}, loss {util[2]:g}]",
+        f"endgame value for you over every deal the public history allows: {out['value']:+.4f}",
+        f"exploitability {r.exploitability:.2g} after {r.iterations} iterations, {r.seconds:.2f} s "
+        f"({r.nodes} public nodes, {r.sequences} sequences, {r.memory_bytes / 1e6:.1f} MB)"
+        + ("  [stopped before the target]" if r.stopped else ""),
+        f"your {kind} (equilibrium probability, then your value after it, win/draw/loss):",
+    ]
+    width = max(len(format_action(m.action)) for m in moves)
+    for m in moves:
+        lines.append(f"  {format_action(m.action):<{width}}  {m.probability:6.1%}  {m.value:+.4f}   "
+                     f"{m.win:.1%} / {m.draw:.1%} / {m.loss:.1%}")
+    lines.append("(a mixed strategy: play each move with its probability; the other player's hand stays hidden "
+                 "to the end, and the endgame assumes nothing about how play got here beyond R20 consistency)")
+    click.echo("\n".join(lines))
