@@ -332,8 +332,13 @@ def method_text(result: Mapping[str, Any]) -> str:
     tail = f", {secs:.2f} s" if isinstance(secs, (int, float)) else ""
     if result.get("stopped"):
         tail += " (stopped early)"
+    if method == "equilibrium":
+        e = result.get("exploitability")
+        reached = f"; exploitability {e:.2g} after {result.get('cfr_iterations')} CFR iterations" if isinstance(e, (int, float)) else ""
+        return f"method: equilibrium of the endgame with hidden hands (neither side sees the other's cards){reached}{tail}"
     if result.get("exact") or method == "exact":
-        return f"method: exact enumeration of every possible opponent hand (no sampling error){tail}"
+        return (f"method: double-dummy average, exact: every possible opponent hand, each solved as if all cards "
+                f"were face up after this move (no sampling error){tail}")
     se = [m.get("stderr") for m in result.get("moves", []) if isinstance(m.get("stderr"), (int, float))]
     unc = f"; 95% margin of a value up to ±{1.96 * max(se):.3f}" if se else ""
     if method == "pimc":
@@ -397,7 +402,8 @@ def format_hint(result: Mapping[str, Any], top: int | None = None) -> str:
     mixed = [m for m in result.get("mixed") or [] if not isinstance(m.get("probability"), (int, float)) or m["probability"] > 0.0005]
     if mixed:
         kind = result.get("decision") or "duel"
-        lines.append("mixed strategy (a simultaneous choice: play at random with these odds):")
+        lines.append("equilibrium strategy (play at random with these odds):" if result.get("method") == "equilibrium"
+                     else "mixed strategy (a simultaneous choice: play at random with these odds):")
         lines.append("  " + ", ".join(f"{format_action({'kind': m.get('kind', kind), 'cards': m.get('cards', ())})} "
                                       f"{_pct(m.get('probability')).strip()}" for m in mixed))
     best = result.get("best")

@@ -421,7 +421,7 @@ def _equilibrium(hand, seen, opponent, attacker, table, player, board_text, scor
                  history_text, target, time_ms) -> None:
     """Parse the endgame flags, call `tacocat.search.equilibrium.solve`, print."""
     from tacocat.rules.history import parse_history
-    from tacocat.search.equilibrium import DEFAULT_TARGET, METHOD_WORDS, EndgameTooLarge, endgame_from_view, solve
+    from tacocat.search.equilibrium import DEFAULT_TARGET, METHOD_WORDS, EndgameTooLarge, endgame_from_view, report, solve
     from tacocat.search.gamevalue import round_utilities
 
     if json_path is not None and json_path != "-":
@@ -441,25 +441,9 @@ def _equilibrium(hand, seen, opponent, attacker, table, player, board_text, scor
             r = solve(eg, target=DEFAULT_TARGET if target is None else target, time_ms=time_ms, progress=progress)
     except EndgameTooLarge as exc:
         raise CliError(f"{exc.message}") from None
-    hand_value, moves = r.hand_report(view.player, view.hand)
-    if not moves:
-        raise CliError("your hand is not among the hands the history allows (R20)")
-    out = {
-        "method": "equilibrium",
-        "method_words": METHOD_WORDS["equilibrium"],
-        "player": view.player,
-        "value": r.value_for(view.player),
-        "hand_value": hand_value,
-        "exploitability": r.exploitability,
-        "iterations": r.iterations,
-        "seconds": r.seconds,
-        "stopped": r.stopped,
-        "nodes": r.nodes,
-        "sequences": r.sequences,
-        "memory_bytes": r.memory_bytes,
-        "utilities": list(util),
-        "moves": [m.to_dict() for m in moves],
-    }
+    out = report(r, view.player, view.hand, util)
+    hand_value = out["hand_value"]
+    moves = r.hand_report(view.player, view.hand)[1]
     if json_path is not None:
         click.echo(json.dumps(out))
         return

@@ -110,7 +110,7 @@ def best_move(hint_result: dict) -> dict:
 
 def test_whole_game_with_bots_over_json_lines(engine):
     hello = engine.result("hello")
-    assert hello["protocol"] == "1.0"
+    assert hello["protocol"] == "1.1"
     game = engine.result("new_game", seed=2024)["game"]
     rng = random.Random(5)
     hints = errors = actions = 0

@@ -67,7 +67,9 @@ def test_exact_mode_equals_brute_force(player, attacker, table):
 
 
 def test_auto_is_exact_when_the_enumeration_fits_and_pimc_otherwise():
-    small = play_view([1, 5, 9], SEEN, 3)
+    # 3 cards a hand or fewer: the hidden-hand equilibrium (issue 11); 4+: the enumeration when it fits
+    assert hint(play_view([1, 5, 9], SEEN, 3)).method == "equilibrium"
+    small = play_view([1, 5, 9, 12], SEEN, 4)
     assert hint(small).method == "exact"
     big = play_view([1, 4, 7, 9, 12], [], 5)
     r = hint(big, iterations=30, seed=2)

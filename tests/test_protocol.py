@@ -62,7 +62,7 @@ def test_hello_reports_versions_rules_and_commands():
     r = EngineSession(max_time_ms=500).handle({"id": "h", "cmd": "hello"})
     assert r["id"] == "h" and r["cmd"] == "hello"
     result = ok(r)
-    assert result["protocol"] == PROTOCOL_VERSION == "1.0"
+    assert result["protocol"] == PROTOCOL_VERSION == "1.1"
     assert result["version"] == tacocat.__version__
     assert result["rules"]["name"] == "standard" and sum(result["rules"]["deck"]) == 38
     assert result["commands"] == list(COMMANDS)
@@ -413,10 +413,10 @@ def test_solve_answers_the_conformance_positions_like_tacocat_solve():
     assert session.searching == 0
 
 
-# The message shapes of protocol "1.0".  Changing any of them means a new
+# The message shapes of protocol "1.1".  Changing any of them means a new
 # protocol version (docs/protocol.md, "Versions"): bump PROTOCOL_VERSION,
 # add a line to the docs' version table, then update this pin.
-PINNED_VERSION = "1.0"
+PINNED_VERSION = "1.1"
 PINNED_REQUESTS = {
     "hello": "",
     "set_rules": "rules:object|string",
@@ -429,7 +429,7 @@ PINNED_REQUESTS = {
     "games": "",
     "end_game": "game:string",
     "hint": "?view:object ?game:string ?player:integer ?time_ms:integer ?iterations:integer ?seed:integer ?method:string",
-    "solve": "position:object",
+    "solve": "?position:object ?mode:string ?view:object ?exploitability:number ?time_ms:integer",
     "stop": "?target:string|integer",
     "quit": "",
 }

@@ -54,7 +54,7 @@ class HeuristicBot:
 
 BUDGET_KEYS = frozenset({
     "samples", "iterations", "time_ms", "replace_samples", "duel_samples", "candidates",
-    "seed", "threads", "exact_cards", "c_uct", "utilities", "exact_budget", "rollout",
+    "seed", "threads", "exact_cards", "c_uct", "utilities", "exact_budget", "rollout", "eq_cards",
 })
 """Keys a bot budget may hold (`make_bot(name, **budget)`); a bot ignores
 the keys that do not concern it, so one budget can serve every bot."""
@@ -153,6 +153,57 @@ class SearchBot:
         return res.moves[0].action
 
 
+class EquilibriumBot(SearchBot):
+    """PIMC (or ISMCTS, `method`) above `eq_cards` cards a hand; at or below
+    it, the equilibrium of the hidden-hand endgame (`tacocat.search.equilibrium`,
+    solved once when the endgame is entered, to exploitability 1e-3), each
+    move drawn from the equilibrium strategy with the seeded RNG.  The solved
+    endgame is kept for the rest of the round and followed by the public
+    history (re-solved only if play leaves it)."""
+
+    def __init__(self, method: str = "pimc", *, eq_cards: int | None = None, **budget) -> None:
+        super().__init__(method, **budget)
+        self.name = f"{method}+equilibrium"
+        self.eq_cards = 3 if eq_cards is None else int(eq_cards)
+        self._solved = None  # (round key, root history length, table at root, result)
+
+    def choose(self, view: View, rng: random.Random) -> Action:
+        if view.decision not in ("attack", "answer") or max(len(view.hand), view.opponent_hand_size) > self.eq_cards:
+            return super().choose(view, rng)
+        legal = view.legal_actions()
+        if len(legal) == 1:
+            return legal[0]
+        moves = self._strategy(view)
+        x, acc = rng.random(), 0.0
+        for m in moves:
+            acc += m.probability
+            if x < acc:
+                return m.action
+        return moves[-1].action
+
+    def _strategy(self, view: View):
+        from tacocat.errors import PositionError
+        from tacocat.rules.history import history_from_json
+        from tacocat.search.equilibrium import endgame_from_view, solve
+
+        events = history_from_json([e for e in view.history if e.get("event") in ("attack", "answer")])
+        key = (len(view.rounds), view.board.cat, tuple(sorted(view.board.covered)), view.history[0].get("hand_size"))
+        if self._solved is not None and self._solved[0] == key:
+            _, n, had_table, result = self._solved
+            rest = list(events[n + (1 if had_table else 0):])
+            if view.table and rest and rest[-1].event == "attack":
+                rest = rest[:-1]  # the attack to answer is the node's table
+            if tuple(events[:n]) == result.endgame.history:
+                try:
+                    return result.strategy(view.player, view.hand, rest)
+                except PositionError:
+                    pass
+        eg = endgame_from_view(view, self._utilities(view))
+        result = solve(eg)
+        self._solved = (key, len(eg.history), bool(eg.table), result)
+        return result.strategy(view.player, view.hand, ())
+
+
 class OracleBot:
     """Cheats, for measurement only: sees both hands (not the draw pile) and
     plays the play phase perfectly; duels by the matrix game with both hands
@@ -228,6 +279,7 @@ BOTS: dict[str, Callable[..., Bot]] = {
     "pimc": _search_factory("pimc"),
     "ismcts": _search_factory("ismcts"),
     "oracle": lambda **budget: OracleBot(**budget),
+    "pimc_eq": lambda **budget: EquilibriumBot("pimc", **budget),
 }
 
 

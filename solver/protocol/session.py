@@ -47,7 +47,7 @@ from tacocat.rules.game import GameRecord, GameState, View
 from tacocat.rules.ruleset import Ruleset, load_ruleset
 from tacocat.rules.views import view_from_json
 
-PROTOCOL_VERSION = "1.0"
+PROTOCOL_VERSION = "1.1"
 """Bumped whenever a message shape changes (docs/protocol.md, "Versions")."""
 
 log = logging.getLogger("tacocat.engine")
@@ -199,7 +199,7 @@ class Command:
     example: dict[str, Any] = field(default_factory=dict)
 
 
-HINT_METHODS = ("auto", "exact", "pimc", "ismcts")
+HINT_METHODS = ("auto", "exact", "pimc", "ismcts", "equilibrium")
 """`tacocat.search.hint.METHODS`, repeated so that this module loads without the
 search modules; a test keeps the two equal.  Checked when the request
 arrives: a bad method never takes a search slot."""
@@ -268,10 +268,18 @@ COMMANDS: dict[str, Command] = {
         ),
         Command(
             "solve",
-            "Solve a play-phase position with every card known, exactly (same shapes as `tacocat solve --json`).",
+            "Solve a play-phase position with every card known, exactly (same shapes as `tacocat solve --json`); "
+            'or, with mode "equilibrium", the endgame of a view with hidden hands (the shape of '
+            "`tacocat solve --equilibrium --json`).",
             (
-                Field("position", ("object",), True, 'A position: {"hands": [[...], [...]], "attacker", "table", '
-                      'optional "utilities" and "rules"}.'),
+                Field("position", ("object",), False, 'A position: {"hands": [[...], [...]], "attacker", "table", '
+                      'optional "utilities" and "rules"} (required unless mode is "equilibrium").'),
+                Field("mode", ("string",), False, '"perfect" (every card known, default) or "equilibrium".',
+                      enum=("perfect", "equilibrium")),
+                Field("view", ("object",), False, 'mode "equilibrium": the view (as for hint; its history, if any, '
+                      "gives each hand's floor, R20)."),
+                Field("exploitability", ("number",), False, 'mode "equilibrium": stop at this exploitability (default 0.001).'),
+                Field("time_ms", ("integer",), False, 'mode "equilibrium": time budget in milliseconds.', minimum=1),
             ),
             search=True,
             example={"cmd": "solve", "position": {"hands": [[2, 5, 9], [3, 8, 11]], "attacker": 0, "table": []}},
@@ -763,6 +771,10 @@ class EngineSession:
         return work
 
     def _cmd_solve(self, request: Mapping[str, Any]) -> Callable[[threading.Event], dict]:
+        if request.get("mode") == "equilibrium":
+            return self._solve_equilibrium(request)
+        if "position" not in request:
+            raise ProtocolError("missing_field", "solve needs 'position' (or mode \"equilibrium\" and 'view')", "position")
         solve_fn = self._solve_fn
         if solve_fn is not None:  # a stand-in
             position = dict(request["position"])
@@ -780,6 +792,28 @@ class EngineSession:
                 return result_to_dict(solve(position, utilities, tt=solver))
             finally:
                 self._give_solver(solver)
+
+        return work
+
+    def _solve_equilibrium(self, request: Mapping[str, Any]) -> Callable[[threading.Event], dict]:
+        """The hidden-hand endgame of a view (tacocat.search.equilibrium), validated before it takes a slot."""
+        from tacocat.search.equilibrium import DEFAULT_TARGET, endgame_from_view, report, solve
+
+        if "view" not in request:
+            raise ProtocolError("missing_field", "an equilibrium solve needs 'view'", "view")
+        data = dict(request["view"])
+        if isinstance(data.get("rules"), str) and data["rules"] != "standard":
+            raise ProtocolError("bad_field", "view rules must be a ruleset object or \"standard\"", "view")
+        data.setdefault("rules", self.rules.to_dict())
+        view = view_from_json(data)
+        endgame = endgame_from_view(view)
+        endgame.check()
+        target = request.get("exploitability", DEFAULT_TARGET)
+        time_ms, _ = self._budget(request)
+
+        def work(stop: threading.Event) -> dict:
+            r = solve(endgame, target=target, time_ms=time_ms, stop=stop)
+            return report(r, view.player, view.hand, (1.0, 0.0, -1.0))
 
         return work
 

@@ -421,3 +421,45 @@ def solve(
     st = eng.stats()
     return EquilibriumResult(endgame, v, expl, br, eng.iterations, time.perf_counter() - t0, st["nodes"],
                              st["sequences"], st["bytes"], tuple(st["hands"]), tuple(curve), stopped, eng)
+
+
+def report(result: EquilibriumResult, player: int, cards: Sequence[int], utilities: Sequence[float]) -> dict[str, Any]:
+    """The answer for the player to move holding `cards` (the shape of
+    `tacocat solve --equilibrium --json` and the protocol's equilibrium solve)."""
+    hand_value, moves = result.hand_report(player, cards)
+    return {
+        "method": "equilibrium",
+        "method_words": METHOD_WORDS["equilibrium"],
+        "player": player,
+        "value": result.value_for(player),
+        "hand_value": hand_value,
+        "exploitability": result.exploitability,
+        "iterations": result.iterations,
+        "seconds": result.seconds,
+        "stopped": result.stopped,
+        "nodes": result.nodes,
+        "sequences": result.sequences,
+        "memory_bytes": result.memory_bytes,
+        "utilities": list(utilities),
+        "moves": [m.to_dict() for m in moves],
+    }
+
+
+def small_enough(view: View) -> bool:
+    """Whether `hint(method="auto")` should use the equilibrium: a play-phase
+    decision with both hands of at most `AUTO_CARDS` cards."""
+    return view.phase == PLAY and max(len(view.hand), view.opponent_hand_size) <= AUTO_CARDS
+
+
+def hint_moves(view: View, utilities: Sequence[float], *, iterations=None, time_ms=None, stop=None, progress=None):
+    """For `tacocat.search.hint`: the view's moves as `MoveEval`s (likeliest
+    under the equilibrium first) and the extra fields of the answer."""
+    from tacocat.search.pimc import MoveEval
+
+    r = solve(view, utilities=utilities, iterations=iterations, time_ms=time_ms, stop=stop, progress=progress)
+    hand_value, moves = r.hand_report(view.player, view.hand)
+    evals = [MoveEval(m.action, m.win, m.draw, m.loss, m.value) for m in moves]
+    mixed = [{"kind": m.action.kind, **m.to_dict()} for m in moves]
+    extra = {"method_words": METHOD_WORDS["equilibrium"], "hand_value": hand_value, "endgame_value": r.value_for(view.player),
+             "exploitability": r.exploitability, "cfr_iterations": r.iterations}
+    return evals, mixed, extra, r.stopped

@@ -12,7 +12,12 @@ Methods (`method=`):
   of samples; for a replacement, the number of candidate evaluations).
 - "ismcts": information-set MCTS (`tacocat.search.ismcts`, play phase; other
   decisions fall back to sampling).
-- "auto": exact when the opponent's possible hands number at most
+- "equilibrium": play-phase decisions — the equilibrium of the endgame with
+  hidden hands (`tacocat.search.equilibrium`, CFR to exploitability 1e-3 or
+  `iterations` / `time_ms`); moves come likeliest first with their
+  equilibrium probabilities in `mixed`.  Other decisions fall back to auto.
+- "auto": the equilibrium for play-phase endgames of at most
+  `tacocat.search.equilibrium.AUTO_CARDS` cards a hand; else exact when the opponent's possible hands number at most
   `exact_budget` (also when `iterations` or `time_ms` is given), else
   PIMC.
 
@@ -36,7 +41,7 @@ from tacocat.search.gamevalue import round_game_wins, round_utilities
 from tacocat.search.pimc import MoveEval, PerfectSolver, PlayResult, exact_play, pimc_play
 from tacocat.search.sampling import DEFAULT_EXACT_BUDGET, HandSampler
 
-METHODS = ("auto", "exact", "pimc", "ismcts")
+METHODS = ("auto", "exact", "pimc", "ismcts", "equilibrium")
 EXACT_LIMIT = 200_000
 """`method="exact"` refuses views with more distinct opponent hands."""
 
@@ -89,6 +94,8 @@ class HintResult:
         d["utilities"] = list(self.utilities)
         if self.stopped:
             d["stopped"] = True
+        if self.method == "equilibrium":
+            d.update(self.extra)
         return d
 
 
@@ -120,6 +127,12 @@ def _validate(view, iterations, time_ms, seed, method, stop, progress) -> View:
     return view
 
 
+def _equilibrium_fits(view: View) -> bool:
+    from tacocat.search.equilibrium import small_enough
+
+    return small_enough(view)
+
+
 def hint(
     view: View,
     *,
@@ -146,7 +159,16 @@ def hint(
     mixed = None
     its = None
 
-    if kind in ("attack", "answer"):
+    if kind in ("attack", "answer") and (method == "equilibrium" or (method == "auto" and _equilibrium_fits(view))):
+        # the hidden-hand equilibrium (a separate search: see tacocat.search.equilibrium)
+        from tacocat.search.equilibrium import hint_moves
+
+        moves, eq_mixed, eq_extra, stopped = hint_moves(view, util, iterations=iterations, time_ms=time_ms, stop=stop,
+                                                     progress=progress)
+        mixed = eq_mixed
+        res = PlayResult(moves=moves, worlds=0, exact=False, seconds=0.0, stopped=stopped, extra=eq_extra)
+        used, exact, worlds = "equilibrium", False, None
+    elif kind in ("attack", "answer"):
         res: PlayResult | None = None
         if method == "ismcts":
             from tacocat.search.ismcts import ismcts_play
@@ -207,7 +229,7 @@ def hint(
         moves=moves,
         seconds=time.perf_counter() - t0,
         # A stopped enumeration says how many hands it averaged.
-        samples=None if (used == "exact" and exact) or used == "ismcts" else worlds,
+        samples=None if (used == "exact" and exact) or used in ("ismcts", "equilibrium") else worlds,
         iterations=its,
         mixed=mixed,
         utilities=tuple(util),
