@@ -193,7 +193,10 @@ class EquilibriumBot(SearchBot):
             rest = list(events[n + (1 if had_table else 0):])
             if view.table and rest and rest[-1].event == "attack":
                 rest = rest[:-1]  # the attack to answer is the node's table
-            if tuple(events[:n]) == result.endgame.history:
+            root = result.endgame
+            played = [c for e in rest for c in e.cards] + ([] if had_table else [])
+            same_cards = sorted(list(root.seen) + list(root.table) + played) == sorted(list(view.seen) + list(view.table))
+            if tuple(events[:n]) == root.history and same_cards:
                 try:
                     return result.strategy(view.player, view.hand, rest)
                 except PositionError:
