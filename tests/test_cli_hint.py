@@ -171,15 +171,19 @@ def test_small_endgame_is_exact():
     for card in (4, 9, 7, 12):
         seen.remove(card)
     view = json.dumps({"player": 0, "hand": [4, 9], "seen": seen, "opponent_hand_size": 1, "attacker": 1, "table": [7]})
-    result = run(["hint", "--view", "-", "--json"], stdin=view)
+    result = run(["hint", "--view", "-", "--json", "--method", "exact"], stdin=view)
     assert result.exit_code == 0, result.output
     data = json.loads(result.stdout)
     assert data["exact"] is True
     # beating with 9 leaves 4 < 12, sacrificing 4 leaves 9 < 12: both win
     assert {(tuple(m["cards"]), m["beats"]) for m in data["moves"]} == {((4,), False), ((9,), True)}
     assert all(m["win"] == pytest.approx(1.0) for m in data["moves"])
-    text = run(["hint", "--view", "-"], stdin=view)
-    assert "method: exact enumeration" in text.stdout
+    text = run(["hint", "--view", "-", "--method", "exact"], stdin=view)
+    assert "method: double-dummy average, exact" in text.stdout
+    # auto: an endgame this small is solved as the hidden-hand equilibrium, and says so (issue 11)
+    auto = json.loads(run(["hint", "--view", "-", "--json"], stdin=view).stdout)
+    assert auto["method"] == "equilibrium" and auto["exploitability"] <= 1e-3
+    assert "method: equilibrium of the endgame with hidden hands" in run(["hint", "--view", "-"], stdin=view).stdout
 
 
 def test_other_phases():
