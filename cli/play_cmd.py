@@ -75,6 +75,16 @@ def rounds_needed(board: Any, player: int) -> int:
     return n
 
 
+def round_counts(state: GameState) -> tuple[list[int], int]:
+    """Rounds won by player 0 and player 1, and rounds drawn (R17)."""
+    won = [sum(1 for r in state.rounds if r["winner"] == p) for p in (0, 1)]
+    return won, sum(1 for r in state.rounds if r["winner"] is None)
+
+
+def rounds(n: int) -> str:
+    return f"{n} round{'s' if n != 1 else ''}"
+
+
 def parse_hint_args(words: list[str]) -> tuple[int, int | None]:
     """(top, time_ms) of `hint --top N --time MS` typed at the prompt."""
     top, time_ms = 8, None
@@ -155,19 +165,17 @@ class Session:
     def score_text(self) -> str:
         """Rounds won so far and rounds each side still needs (R18-R19)."""
         s, me = self.state, self.seat
-        won = [sum(1 for r in s.rounds if r["winner"] == p) for p in (0, 1)]
-        drawn = sum(1 for r in s.rounds if r["winner"] is None)
-        head = f"score: you {won[me]} round{'s' if won[me] != 1 else ''} won, the engine {won[1 - me]}"
+        won, drawn = round_counts(s)
+        head = f"score: you {rounds(won[me])} won, the engine {won[1 - me]}"
         if drawn:
             head += f", {drawn} drawn"
         if s.over:
             return head
         need = [rounds_needed(s.board, p) for p in (0, 1)]
-        more = lambda n: f"{n} more round{'s' if n != 1 else ''}"  # noqa: E731
         if need[1 - me] < need[me]:
-            tail = f"the engine needs {more(need[1 - me])}; you need {need[me]}"
+            tail = f"the engine needs {need[1 - me]} more {rounds(need[1 - me]).split()[1]}; you need {need[me]}"
         else:
-            tail = f"you need {more(need[me])}; the engine needs {need[1 - me]}"
+            tail = f"you need {need[me]} more {rounds(need[me]).split()[1]}; the engine needs {need[1 - me]}"
         return f"{head}; {tail}"
 
     def event_text(self, e: dict, following: dict | None = None) -> str:
@@ -464,16 +472,14 @@ class Session:
 
     def game_over_text(self) -> str:
         s, me = self.state, self.seat
-        won = [sum(1 for r in s.rounds if r["winner"] == p) for p in (0, 1)]
-        drawn = sum(1 for r in s.rounds if r["winner"] is None)
-        played = f"{len(s.rounds)} round{'s' if len(s.rounds) != 1 else ''} played"
+        won, drawn = round_counts(s)
+        played = f"{rounds(len(s.rounds))} played"
         if drawn:
             played += f", {drawn} drawn"
         if s.winner is None:
             return f"game over: drawn, no winner after {s.deals} deals (R19); {played}"
         who = "you win" if s.winner == me else "the engine wins"
-        a, b = won[s.winner], won[1 - s.winner]
-        return f"game over: {who}, {a} round{'s' if a != 1 else ''} to {b} ({played})"
+        return f"game over: {who}, {rounds(won[s.winner])} to {won[1 - s.winner]} ({played})"
 
 
 def bot_budget(strength: int | None, time_ms: int | None) -> dict:
