@@ -36,6 +36,7 @@ from tacocat.cli.notation import (
     write_json,
 )
 from tacocat.players.bots import BOTS, choose, make_bot
+from tacocat.rules.actions import Action
 from tacocat.rules.cards import format_cards, remove
 from tacocat.errors import IllegalMoveError, NotationError, RecordError, TacocatError
 from tacocat.rules.game import DUEL, REPLACE, GameRecord, GameState
@@ -73,6 +74,12 @@ def rounds_needed(board: Any, player: int) -> int:
         board = board.after_round(player)
         n += 1
     return n
+
+
+def drawn_cards(before: tuple, after: tuple, discarded: list) -> tuple:
+    """The cards drawn at a replacement: the hand after it less what was
+    kept (R7/R8; only the player who drew sees them)."""
+    return remove(after, remove(before, tuple(discarded)))
 
 
 def round_counts(state: GameState) -> tuple[list[int], int]:
@@ -247,9 +254,24 @@ class Session:
             else:
                 self.say(text, fg=None if e.get("player", self.seat) == self.seat else "yellow")
 
+    def drawn_this_round(self) -> tuple | None:
+        """The cards you drew at this round's replacement (only you saw
+        them), found by replaying the game's actions."""
+        state = GameState.new(self.state.rules, self.state.seed)
+        drawn = None
+        for entry in self.state.actions:
+            before = state.hands[self.seat]
+            for e in state.apply(entry["player"], Action.from_dict(entry)):
+                if e.get("event") == "deal":
+                    drawn = None
+                elif e.get("event") == "replace" and e["player"] == self.seat and e["cards"]:
+                    drawn = drawn_cards(before, state.hands[self.seat], e["cards"])
+        return drawn
+
     def history_text(self) -> str:
         """This round's public events so far, tricks numbered."""
         events = self.state.history
+        drawn = self.drawn_this_round()
         lines = [f"round {len(self.state.rounds) + 1}:"]
         trick = 0
         for i, e in enumerate(events):
@@ -259,6 +281,8 @@ class Session:
                 lines.append(f"  trick {trick}: {self.event_text(e)}")
             elif e.get("event") == "answer":
                 lines.append(f"           {self.event_text(e, following)}")
+            elif e.get("event") == "replace" and e["player"] == self.seat and e["cards"] and drawn is not None:
+                lines.append(f"  you discard {format_cards(e['cards'])} and draw {format_cards(drawn)}")
             else:
                 lines.append(f"  {self.event_text(e, following)}")
         if self.state.table:
@@ -303,9 +327,7 @@ class Session:
         drawn = None
         mine = [e for e in events if e.get("event") == "replace" and e["player"] == self.seat]
         if mine:
-            # what you drew: your hand now less what you kept (R7/R8: only you see it)
-            kept = remove(before, tuple(mine[0]["cards"]))
-            drawn = remove(self.state.hands[self.seat], kept)
+            drawn = drawn_cards(before, self.state.hands[self.seat], mine[0]["cards"])
         self.report(events, drawn)
 
     def undo(self) -> bool:

@@ -153,6 +153,11 @@ def test_undo_goes_back_to_your_previous_decision_and_is_recorded(tmp_path):
     assert json.loads(path.read_text())["undos"] == data["undos"]  # kept on resume
 
 
+def test_history_names_the_cards_you_drew():
+    out = run_cli(["play", "--opponent", "pimc", "--strength", "5", "--seed", "1"], "replace 2 4\nhistory\nquit\n").stdout
+    assert out.count("you discard 2 4 and draw 8 9") == 2  # as it happened, and in the history
+
+
 def test_drawn_cards_score_lines_and_the_game_over_line(tmp_path):
     out = run_cli(["play", "--opponent", "heuristic", "--seed", "3"], PLAY_SCRIPT).stdout
     assert "you discard 4 and draw 12" in out  # round 2 of seed 3: the card drawn is named
