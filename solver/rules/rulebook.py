@@ -67,5 +67,7 @@ def parse_citation(text: str) -> list[int]:
 
 
 def rule_text(citation: str) -> str:
-    """One rule (or a range) as plain text: "R12 Answer" then its body."""
-    return "\n\n".join(f"R{n} {rule(n)[0]}\n{rule(n)[1]}" for n in parse_citation(citation))
+    """One rule (or a range) as plain text for a terminal: "R12 Answer"
+    then its body, the Markdown emphasis and code marks dropped."""
+    text = "\n\n".join(f"R{n} {rule(n)[0]}\n{rule(n)[1]}" for n in parse_citation(citation))
+    return re.sub(r"`([^`]*)`", r"\1", re.sub(r"\*\*([^*]+)\*\*", r"\1", text))
