@@ -130,7 +130,7 @@ class Session:
         self.names[1 - seat] = "the engine"
         self.interactive = is_terminal(sys.stdin)
         if color is None:
-            color = is_terminal(sys.stdout) and not os.environ.get("NO_COLOR")
+            color = is_terminal(sys.stdout) and not os.environ.get("NO_COLOR") and os.environ.get("TERM") != "dumb"
         self.color = color
         if self.interactive:
             try:
@@ -365,7 +365,8 @@ class Session:
         decision = s.decision(me)
         self.show_status()
         if decision == "answer":
-            self.say(f"the engine attacks with {format_cards(s.table)}: answer every card")
+            n = len(s.table)
+            self.say(f"answer the attack {format_cards(s.table)}: {'one card' if n == 1 else f'{n} cards, one per attack card'} (R12)")
         elif decision == REPLACE and s.replace_cap is not None:
             self.say(f"you may discard at most {s.replace_cap} cards (R7)")
         elif decision == DUEL:
