@@ -35,6 +35,7 @@ from tacocat.cli.notation import (
     read_json,
     write_json,
 )
+from tacocat.cli.notation import _a as with_article
 from tacocat.players.bots import BOTS, choose, make_bot
 from tacocat.rules.actions import Action
 from tacocat.rules.cards import format_cards, remove
@@ -58,7 +59,7 @@ Other commands:
   board      redraw the board          help     this text
   quit       save and stop"""
 
-COMMANDS = ("hint", "moves", "legal", "undo", "history", "score", "rules", "board", "help", "?", "quit", "exit", "q")
+COMMAND_LIST = "hint, moves, undo, history, score, rules, board, help, quit"
 HINT_USAGE = "hint [--top N] [--time MS], e.g. \"hint --top 3\" or \"hint --time 2000\""
 
 
@@ -411,9 +412,8 @@ class Session:
                 self.show_hint(top, time_ms)
                 continue
             if word.isalpha() and word not in KIND_WORDS and word not in NONE_WORDS and word not in BEAT_WORDS:
-                self.say(f"'{words[0]}' is neither a move nor a command; type a move, e.g. "
-                         f"{MOVE_FORMS[decision].split('e.g. ')[-1]}, or one of: {', '.join(COMMANDS[:8])}, quit",
-                         fg="red")
+                self.say(f"'{words[0]}' is neither a move nor a command (commands: {COMMAND_LIST}; "
+                         f"{with_article(decision)}: {MOVE_FORMS[decision]})", fg="red")
                 continue
             try:
                 action = parse_move(line, decision, s.legal_actions(me))
