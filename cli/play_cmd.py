@@ -470,14 +470,22 @@ class Session:
             self.say(self.score_text(), fg="cyan")
         self.save()
         try:
-            while not self.state.over:
-                acting = self.state.acting_players()
-                if self.seat in acting:
-                    self.human_turn()
-                else:
-                    self.bot_turn(acting[0])
+            while True:
+                while not self.state.over:
+                    acting = self.state.acting_players()
+                    if self.seat in acting:
+                        self.human_turn()
+                    else:
+                        self.bot_turn(acting[0])
+                self.say("")
+                self.show_board()
+                self.say(self.game_over_text(), bold=True)
+                if not (self.interactive and self.last_word()):
+                    break
         except InputEnded as stop:
             self.save()
+            if self.state.over:
+                return self.finished()
             why = "stopped" if stop.args == ("quit",) else "input ended before the game did"
             self.say(f"{why}: {self.saved_text()}")
             return 0
@@ -486,9 +494,19 @@ class Session:
             self.say("")
             self.say(f"interrupted: {self.saved_text()}")
             return 130
-        self.say("")
-        self.show_board()
-        self.say(self.game_over_text(), bold=True)
+        return self.finished()
+
+    def last_word(self) -> bool:
+        """At a terminal, a last chance to take back the move that ended the
+        game (a slip of one key should not lose it): True after an undo."""
+        while True:
+            line = self.read("game over (undo, or Enter to finish)> ").strip().lower()
+            if line != "undo":
+                return False
+            if self.undo():
+                return True
+
+    def finished(self) -> int:
         if self.save_path is not None:
             self.say(f"record saved to {self.save_path}; review it with: tacocat analyze {self.save_path}")
         return 0
@@ -571,7 +589,9 @@ def command(opponent, strength, time_ms, seat, seed, rules_path, save_path, resu
 
     \b
     Without --seed a fresh seed is drawn and printed: give it to --seed to
-    play the same deals again.  An undo is kept in the saved record: its
+    play the same deals again.  At a terminal, the move that ended the game
+    can still be taken back ("undo" at the game-over prompt).  An undo is
+    kept in the saved record: its
     "actions" are the game as it stands (they replay to it) and its
     "undos" list what was taken back, where.  Colour on a terminal, plain
     text when piped or when NO_COLOR is set.

@@ -1,5 +1,6 @@
 """A whole game of `tacocat play` through a pseudo-terminal, as a person
-plays it: prompt commands (score, rules R12, hint --top 3, history, undo),
+plays it: prompt commands (score, rules R12, hint --top 3, history, undo,
+and undo of the move that ended the game),
 then the saved record replays to the same game and `tacocat analyze`
 reads it."""
 
@@ -44,7 +45,7 @@ def test_a_whole_game_at_a_terminal(tmp_path):
     decision = command(child, "score", r"score: you 0 rounds won, the engine 0; you need 4 more rounds")
     decision = command(child, "rules R12", r"R12 Answer", r"exactly one card of its own")
     decision = command(child, "hint --top 3", r"  1  replace ", r"  3  replace ", r"more \(--top\)", r"best: replace")
-    undone = history = False
+    undone = history = last_undone = False
     moves = 0
     while True:
         if decision == "replace":
@@ -62,7 +63,17 @@ def test_a_whole_game_at_a_terminal(tmp_path):
         i = child.expect([PROMPT, r"game over: ([^\r\n]*)\r\n"])
         if i == 1:
             over = child.match.group(1)
-            break
+            child.expect(r"game over \(undo, or Enter to finish\)> ")
+            if last_undone:
+                child.sendline("")
+                break
+            # the last move can still be taken back at a terminal
+            child.sendline("undo")
+            child.expect(r"undone: your ")
+            child.expect(PROMPT)
+            decision = child.match.group(1)
+            last_undone = True
+            continue
         decision = child.match.group(1)
         if not undone and moves == 2:  # after the first duel: take it back, then play on
             child.sendline("undo")
@@ -73,10 +84,11 @@ def test_a_whole_game_at_a_terminal(tmp_path):
             undone = True
     child.expect(r"review it with: tacocat analyze")
     child.expect(pexpect.EOF)
-    assert undone and history
+    assert undone and history and last_undone
 
     data = json.loads(path.read_text())
-    assert len(data["undos"]) == 1 and data["undos"][0]["taken_back"][0]["kind"] == "duel"
+    assert len(data["undos"]) == 2 and data["undos"][0]["taken_back"][0]["kind"] == "duel"
+    assert data["undos"][1]["at"] < len(data["actions"])  # the game-ending move, taken back and played again
     state = GameRecord.from_dict(data).replay()
     assert state.over and state.actions == data["actions"]
     won = [sum(1 for r in state.rounds if r["winner"] == p) for p in (0, 1)]
