@@ -587,13 +587,11 @@ def command(opponent, strength, time_ms, seat, seed, rules_path, save_path, resu
       rules R12   read a rule (every refusal names one)
       board  redraw;  help  notation;  quit  save and stop (so does Ctrl-D)
 
-    \b
     Without --seed a fresh seed is drawn and printed: give it to --seed to
     play the same deals again.  At a terminal, the move that ended the game
     can still be taken back ("undo" at the game-over prompt).  An undo is
-    kept in the saved record: its
-    "actions" are the game as it stands (they replay to it) and its
-    "undos" list what was taken back, where.  Colour on a terminal, plain
+    kept in the saved record: its "actions" are the game as it stands (they
+    replay to it) and its "undos" list what was taken back, where.  Colour on a terminal, plain
     text when piped or when NO_COLOR is set.
 
     \b
