@@ -1,6 +1,7 @@
 """The play phase, readable reference (R10–R17): legal attacks, distinct
-answers, why a move is not one of them, and an exhaustive minimax of the attack/defend tree with both hands
-known.  The fast Cython solver must agree with this module exactly."""
+answers, why a move is not one of them, and an exhaustive minimax of the
+attack/defend tree with both hands known.  The fast Cython solver must agree
+with this module exactly."""
 
 from __future__ import annotations
 
