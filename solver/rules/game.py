@@ -25,8 +25,9 @@ from tacocat.rules.actions import Action
 from tacocat.rules.board import Board
 from tacocat.rules.cards import Hand, contains, counts, format_cards, hand, parse_cards, remove
 from tacocat.errors import IllegalMoveError, PositionError, RecordError, TacocatError
-from tacocat.rules.play import answers, attacks, why_not_answer, why_not_attack
+from tacocat.rules.play import answers, attacks
 from tacocat.rules.ruleset import STANDARD, Ruleset
+from tacocat.rules.play import why_not_answer, why_not_attack
 
 REPLACE, DUEL, PLAY, OVER = "replace", "duel", "play", "over"
 RECORD_FORMAT = "tacocat-record"
