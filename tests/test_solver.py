@@ -6,13 +6,13 @@ and the node-count signature of the fixed bench."""
 
 from __future__ import annotations
 
-import json
 import random
 import re
 import threading
 from pathlib import Path
 
 import pytest
+from conftest import load_cases
 
 from tacocat.core import _search
 from tacocat.errors import NotationError, PositionError, RecordError
@@ -29,7 +29,6 @@ from tacocat.core.exact import (
     value_only,
 )
 
-CONFORMANCE = Path(__file__).resolve().parents[1].parent / "shared" / "conformance"
 RESULTS = Path(__file__).resolve().parents[1] / "results"
 
 DECKS = {
@@ -42,13 +41,6 @@ UTILITY_CHOICES = [
     (1, 1, 0), (0, 1, 1), (2, 0, 2), (5, 5, 5), (0.25, -0.75, -0.5),
 ]
 MASK = (1 << 48) - 1
-
-
-def load(name: str) -> list[dict]:
-    path = CONFORMANCE / f"{name}.json"
-    if not path.exists():
-        pytest.fail(f"conformance vectors missing: {path} (../shared/conformance must sit beside the checkout)")
-    return json.loads(path.read_text())["cases"]
 
 
 def unpack_answer(x: int) -> tuple[tuple[int, ...], bool]:
@@ -82,7 +74,7 @@ def as_tuples(result) -> list:
 
 # ------------------------------------------------------------ conformance
 
-PLAY_VALUES = load("play_values")
+PLAY_VALUES = load_cases("play_values")
 
 
 @pytest.mark.parametrize("case", PLAY_VALUES, ids=lambda c: f"{c['hands']}-a{c['attacker']}-t{c['table']}")
@@ -102,10 +94,10 @@ def test_play_values_through_solve_json():
 
 
 def test_conformance_attacks_and_answers_in_c():
-    for case in load("attacks"):
+    for case in load_cases("attacks"):
         got = sorted(list(_search.unpack_hand(a)) for a in _search.attacks_packed(_search.pack_hand(case["hand"])))
         assert got == case["attacks"], case
-    for case in load("answers"):
+    for case in load_cases("answers"):
         raw = _search.answers_packed(_search.pack_hand(case["attack"]), _search.pack_hand(case["hand"]))
         got = sorted(({"cards": list(c), "beats": b} for c, b in map(unpack_answer, raw)),
                      key=lambda a: (a["cards"], a["beats"]))

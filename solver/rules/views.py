@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any, Mapping, Sequence
 
 from tacocat.rules.board import Board
-from tacocat.rules.cards import counts, parse_cards
+from tacocat.rules.cards import parse_cards
 from tacocat.errors import NotationError, PositionError, RecordError
 from tacocat.rules.game import DUEL, PLAY, REPLACE, View
 from tacocat.rules.ruleset import STANDARD, Ruleset, load_ruleset
@@ -92,8 +92,8 @@ def build_view(
         raise NotationError(f"--cap applies to the replace phase only (R7), not {phase}")
     if opponent < 0:
         raise PositionError(f"the opponent cannot hold {opponent} cards", "R5")
-    _check_counts(rules, hand, seen, table)
-    # every known card is in the deck (just checked), so the unseen pool is the rest
+    # R1 (every known card in the deck) is checked by `view.validate()`
+    # below, which rejects the view before this count could mislead anyone.
     pool = rules.deck_size - len(hand) - len(seen) - len(table)
     view = View(
         player=player,
@@ -115,28 +115,6 @@ def build_view(
     )
     view.validate()
     return view
-
-
-def _check_counts(rules: Ruleset, hand: Sequence[int], seen: Sequence[int], table: Sequence[int]) -> None:
-    """R1: no rank more often than the deck holds it, naming where the extra
-    copies are."""
-    h, hs, all_ = counts(hand), counts(tuple(hand) + tuple(seen)), counts(tuple(hand) + tuple(seen) + tuple(table))
-    for r in range(1, 13):
-        n = rules.count(r)
-        if h[r] > n:
-            raise PositionError(f"your hand holds {h[r]} cards of rank {r} but the deck has only {n}", "R1")
-        if hs[r] > n:
-            raise PositionError(
-                f"hand and seen cards hold {hs[r]} of rank {r} but the deck has only {n}: "
-                f"is a seen {r} also in your hand? (seen lists face-up cards only)",
-                "R1",
-            )
-        if all_[r] > n:
-            raise PositionError(
-                f"hand, seen and table hold {all_[r]} cards of rank {r} but the deck has only {n}: "
-                "list the attack on the table in --table only, not in --seen",
-                "R1",
-            )
 
 
 VIEW_KEYS = {"player", "hand", "seen", "opponent_hand_size", "attacker", "table", "rules", "phase", "board", "replace_cap"}
