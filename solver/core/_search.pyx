@@ -689,9 +689,29 @@ cdef int search_pv(SearchCtx* ctx, hand_t h0, hand_t h1, int attacker, hand_t ta
 # ======================================================================
 
 # The Python-facing functions check just enough to keep memory safe (hand
-# sizes within the fixed arrays); the rules are checked in tacocat.core.exact.
+# sizes within the fixed arrays, counts within a rank's 4 bits); the rules
+# are checked in tacocat.rules (PlayPosition) before tacocat.core.exact
+# calls in.  _ismcts checks its own entry points with the same two functions.
 
-cdef int _check_hand(hand_t h, str what) except -1:
+cdef hand_t pack_cards(object cards, str what, int most) except? 0:
+    """The packed hand of an iterable of ranks 1..12 holding at most `most`
+    cards and at most 15 of a rank (a rank's 4 bits); ValueError otherwise."""
+    cdef hand_t h = 0
+    cdef int rank, n = 0
+    for r in cards:
+        if isinstance(r, bool) or not isinstance(r, int) or not 1 <= r <= 12:
+            raise ValueError(f"{what}: {r!r} is not a rank 1..12")
+        rank = r
+        if hand_count(h, rank) == 15:
+            raise ValueError(f"{what}: more than 15 cards of rank {rank} (a packed hand holds 15 of a rank)")
+        n += 1
+        if n > most:
+            raise ValueError(f"{what}: more than {most} cards")
+        h += hand_card(rank)
+    return h
+
+
+cdef int check_hand(hand_t h, str what) except -1:
     if h & ~HAND_MASK or hand_size(h) > MAX_HAND:
         raise ValueError(f"{what}: {h:#x} is not a packed hand of at most {MAX_HAND} cards")
     return 0
@@ -699,9 +719,9 @@ cdef int _check_hand(hand_t h, str what) except -1:
 
 cdef int _check_position(hand_t h0, hand_t h1, int attacker, hand_t table, int win, int draw, int loss) except -1:
     cdef hand_t A, D
-    _check_hand(h0, "hand 0")
-    _check_hand(h1, "hand 1")
-    _check_hand(table, "table")
+    check_hand(h0, "hand 0")
+    check_hand(h1, "hand 1")
+    check_hand(table, "table")
     if attacker != 0 and attacker != 1:
         raise ValueError(f"attacker must be 0 or 1, got {attacker}")
     if not (0 <= win <= 2 and 0 <= draw <= 2 and 0 <= loss <= 2):
@@ -715,16 +735,7 @@ cdef int _check_position(hand_t h0, hand_t h1, int attacker, hand_t table, int w
 
 def pack_hand(cards):
     """The packed hand_t of an iterable of ranks 1..12 (at most 15 of a rank)."""
-    cdef hand_t h = 0
-    cdef int rank
-    for r in cards:
-        rank = r
-        if rank < 1 or rank > 12:
-            raise ValueError(f"rank {rank} is outside 1..12")
-        if ((h >> (4 * (rank - 1))) & 15) == 15:
-            raise ValueError(f"more than 15 cards of rank {rank}")
-        h += (<hand_t>1) << (4 * (rank - 1))
-    return h
+    return pack_cards(cards, "cards", 12 * 15)
 
 
 def unpack_hand(hand_t h):
@@ -738,7 +749,7 @@ def unpack_hand(hand_t h):
 def attacks_packed(hand_t hand):
     """gen_attacks as a list of packed attacks (generation order)."""
     cdef hand_t out[MAX_ATTACKS]
-    _check_hand(hand, "hand")
+    check_hand(hand, "hand")
     cdef int n = gen_attacks(hand, out)
     return [out[i] for i in range(n)]
 
@@ -747,8 +758,8 @@ def answers_packed(hand_t attack, hand_t defender):
     """gen_answers as a list of answer_t (packed cards | BEATS if all beat)."""
     cdef answer_t* out
     cdef int n
-    _check_hand(attack, "attack")
-    _check_hand(defender, "defender")
+    check_hand(attack, "attack")
+    check_hand(defender, "defender")
     if attack == 0 or hand_size(defender) < hand_size(attack):
         raise ValueError("the attack must be non-empty and the defender hold at least as many cards")
     out = <answer_t*>malloc(MAX_ANSWERS * sizeof(answer_t))
