@@ -194,6 +194,7 @@ def test_malformed_records_give_one_line_errors():
         GameState.from_dict({"format": "tacocat-state", "seed": 1})
 
 
+@pytest.mark.slow
 def test_ten_thousand_games_smoke_subset():
     # The full 10,000-game run lives in results/selfplay_10k.py; here a slice.
     wins = [0, 0]

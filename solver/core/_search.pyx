@@ -86,6 +86,13 @@ cdef uint64_t DATA_VALUE_CLEAR = ~((<uint64_t>0xF) << D_LO)
 # Move generation
 # ======================================================================
 
+cdef extern from "<assert.h>" nogil:
+    # The C assert: compiled out (NDEBUG) in a release build, on in the
+    # debug build (TACOCAT_DEBUG=1, see setup.py).  Contracts of the
+    # generators, whose output arrays are sized for hands of MAX_HAND cards.
+    void c_assert "assert"(bint condition)
+
+
 cdef int gen_attacks(hand_t hand, hand_t* out) noexcept nogil:
     """R10–R11: singles, sets of 2+ of one rank, sequences of 3+ consecutive
     ranks (one of each), each of at most h - 1 cards.  Order: by lowest rank,
@@ -93,6 +100,7 @@ cdef int gen_attacks(hand_t hand, hand_t* out) noexcept nogil:
     cdef int limit = hand_size(hand) - 1
     cdef int n = 0, r, r2, c, size, length
     cdef hand_t seq
+    c_assert(limit < MAX_HAND)
     if limit < 1:
         return 0
     for r in range(12):
@@ -116,6 +124,7 @@ cdef int gen_attacks(hand_t hand, hand_t* out) noexcept nogil:
                 out[n] = seq
                 n += 1
             r2 += 1
+    c_assert(n <= MAX_ATTACKS)
     return n
 
 
@@ -202,6 +211,7 @@ cdef int gen_answers(hand_t attack, hand_t defender, answer_t* out) noexcept nog
     cdef int n = hand_unpack(defender, d)
     cdef int n_out = 0, r, i, j, s, m, ok
     cdef hand_t prefix
+    c_assert(1 <= k <= n <= MAX_HAND)
     if k == 1:
         # Fast path: beat with any rank >= t1, or sacrifice the lowest card.
         for r in range(t[0], 13):
@@ -251,6 +261,7 @@ cdef int gen_answers(hand_t attack, hand_t defender, answer_t* out) noexcept nog
         n_out = _dominating(out, n_out, avail, need, below, 12, 0, m, prefix)
         if j:
             avail[d[s]] = r
+    c_assert(n_out <= MAX_ANSWERS)
     return n_out
 
 
