@@ -20,7 +20,7 @@ from tacocat.rules.cards import format_cards, parse_cards
 from tacocat.errors import PositionError, RecordError, TacocatError
 from tacocat.rules.game import PLAY, REPLACE, View
 from tacocat.rules.ruleset import SPACES, STANDARD, Ruleset
-from tacocat.rules.views import PHASES, build_view  # noqa: F401  (PHASES is re-exported for the commands)
+from tacocat.rules.views import build_view
 from tacocat.rules.views import view_from_json as _view_from_json
 
 METHODS = ("auto", "exact", "pimc", "ismcts")

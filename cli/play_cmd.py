@@ -43,9 +43,6 @@ At each prompt type your move in plain notation (the kind word is optional):
 Other commands: hint (the engine's ranked moves), moves (every legal move),
 board, help, quit (saves and stops)."""
 
-COMMAND_WORDS = {"hint", "moves", "legal", "board", "help", "?", "quit", "exit", "q"}
-
-
 class InputEnded(Exception):
     """stdin reached its end (or the user typed quit: args ("quit",))."""
 
