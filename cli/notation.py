@@ -16,7 +16,7 @@ import click
 
 from tacocat.rules.actions import KINDS, Action
 from tacocat.rules.board import Board
-from tacocat.rules.cards import format_cards, parse_cards
+from tacocat.rules.cards import format_cards
 from tacocat.errors import PositionError, RecordError, TacocatError
 from tacocat.rules.game import PLAY, REPLACE, View
 from tacocat.rules.ruleset import SPACES, STANDARD, Ruleset
@@ -144,36 +144,13 @@ def arrow_text(board: Board, rules: Ruleset, names: Sequence[str] = ("P0", "P1")
 
 
 # ------------------------------------------------------------------ views
-def view_from_flags(
-    *,
-    hand: str,
-    seen: str | None,
-    table: str | None,
-    opponent: int | None,
-    attacker: int | None,
-    player: int,
-    board: Board,
-    rules: Ruleset,
-    phase: str | None = None,
-    cap: int | None = None,
-) -> View:
+def view_from_flags(**flags: Any) -> View:
     """The asking player's view from the flags `tacocat hint` and `tacocat
-    solve --hand` share (cards in plain notation, each error naming its
-    flag); the notes `build_view` makes (a lenient reading) go to stderr."""
+    solve --hand` share (`build_view`'s keywords, cards in plain notation,
+    each error naming its flag); the notes `build_view` makes (a lenient
+    reading) go to stderr."""
     notes: list[str] = []
-    view = build_view(
-        hand=parse_cards(hand, "--hand"),
-        seen=parse_cards(seen, "--seen"),
-        table=parse_cards(table, "--table"),
-        opponent=opponent,
-        attacker=attacker,
-        player=player,
-        phase=phase,
-        cap=cap,
-        board=board,
-        rules=rules,
-        notes=notes,
-    )
+    view = build_view(**flags, notes=notes, label="--")
     for note in notes:
         click.echo(note, err=True)
     return view

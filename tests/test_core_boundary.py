@@ -43,15 +43,9 @@ def test_tree_rejects_what_it_cannot_represent(kw, fragment):
         tree(**kw)
 
 
-def test_ismcts_generators_reject_unrepresentable_hands():
+def test_ismcts_leaf_solver_rejects_unrepresentable_hands():
     with pytest.raises(ValueError, match="more than 12 cards"):
-        _ismcts.attacks([4] * 16)  # used to return [] silently
-    with pytest.raises(ValueError, match="more than 12 cards"):
-        _ismcts.attacks(list(range(1, 13)) + [5])
-    with pytest.raises(ValueError, match="non-empty"):
-        _ismcts.answers([], [1, 2])
-    with pytest.raises(ValueError, match="at least as many"):
-        _ismcts.answers([3, 4, 5], [1, 2])
+        _ismcts.outcome([4] * 16, [5] * 16, 0)
     with pytest.raises(ValueError, match="attacker must be 0 or 1"):
         _ismcts.outcome([1], [2], 2)
     with pytest.raises(ValueError, match="do not fit"):

@@ -3,8 +3,8 @@
 for the play phase (R10–R17), in C.
 
 Private: `tacocat.search.ismcts` validates the view against the rules and
-hands over plain lists; the entry points here (`Tree`, `attacks`,
-`answers`, `outcome`) reject with ValueError whatever the fixed C arrays
+hands over plain lists; the entry points here (`Tree`, `outcome`)
+reject with ValueError whatever the fixed C arrays
 cannot hold (the boundary policy of `_search.pxd`).  Everything inside
 `Tree.run` runs without the GIL.
 
@@ -796,31 +796,6 @@ cdef int _check_tree(list my_hand, list pool, int opp_size, int observer, int at
         raise ValueError(f"exact_cards {exact_cards}, max_nodes {max_nodes}, rollout {rollout}: "
                          "expected exact_cards >= 0, max_nodes >= 1, rollout 0 or 1")
     return 0
-
-
-def attacks(cards):
-    """Distinct attacks (for tests against `tacocat.rules.play.attacks`)."""
-    cdef answer_t out[MAX_MOVES]
-    cdef int k = gen_attacks(pack(cards), out)
-    return sorted((unpack(out[i]) for i in range(k)), key=list)
-
-
-def answers(attack, defender):
-    """Distinct answers (for tests against `tacocat.rules.play.answers`)."""
-    cdef hand_t a = pack(attack, "attack"), d = pack(defender, "defender")
-    cdef answer_t* out
-    cdef int k
-    if a == 0 or hand_size(d) < hand_size(a):
-        raise ValueError("the attack must be non-empty and the defender hold at least as many cards")
-    out = <answer_t*>malloc(MAX_MOVES * sizeof(answer_t))
-    if out == NULL:
-        raise MemoryError()
-    try:
-        k = gen_answers(a, d, out)
-        return sorted(((unpack(out[i] & HAND_MASK), bool(out[i] & BEATS_BIT)) for i in range(k)),
-                      key=lambda a: (list(a[0]), a[1]))
-    finally:
-        free(out)
 
 
 def outcome(hand0, hand1, int attacker, table=()):

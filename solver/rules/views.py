@@ -18,9 +18,9 @@ PHASES = (REPLACE, DUEL, PLAY)
 
 def build_view(
     *,
-    hand: Sequence[int],
-    seen: Sequence[int] = (),
-    table: Sequence[int] = (),
+    hand: Sequence[int] | str,
+    seen: Sequence[int] | str | None = (),
+    table: Sequence[int] | str | None = (),
     opponent: int | None = None,
     attacker: int | None = None,
     player: int = 0,
@@ -29,11 +29,14 @@ def build_view(
     board: Board | None = None,
     rules: Ruleset = STANDARD,
     notes: list[str] | None = None,
+    label: str = "",
 ) -> View:
     """A `View` from the few facts a user can type; everything else (the
     draw pile, who acts, the opponent's hand size when left out) follows
-    from the rules.  Leniency: a defender who gives the opponent's hand size
-    as counted before the attack (equal to their own) gets the table
+    from the rules.  Cards may be lists of ranks or plain notation; an error
+    names the field as `label` + its name (e.g. "--hand" on the command
+    line).  Leniency: a defender who gives the opponent's hand size as
+    counted before the attack (equal to their own) gets the table
     subtracted, with a note appended to `notes`."""
     notes = notes if notes is not None else []
     board = board or Board()
@@ -42,7 +45,7 @@ def build_view(
         raise PositionError(f"player must be 0 or 1, got {player!r}")
     if phase not in PHASES:
         raise NotationError(f"phase {phase!r} unknown; expected one of {', '.join(PHASES)}")
-    hand, seen, table = tuple(sorted(hand)), tuple(sorted(seen)), tuple(sorted(table))
+    hand, seen, table = (parse_cards(c, label + what) for c, what in ((hand, "hand"), (seen, "seen"), (table, "table")))
     if not hand:
         raise NotationError('your hand is empty; give your cards, e.g. --hand "2 5 7 9"')
     other = 1 - player
@@ -164,9 +167,9 @@ def view_from_json(data: Any, notes: list[str] | None = None, *, allow_rule_file
         return v
 
     return build_view(
-        hand=parse_cards(data.get("hand"), "hand"),
-        seen=parse_cards(data.get("seen"), "seen"),
-        table=parse_cards(data.get("table"), "table"),
+        hand=data.get("hand"),
+        seen=data.get("seen"),
+        table=data.get("table"),
         opponent=int_or_none("opponent_hand_size"),
         attacker=int_or_none("attacker"),
         player=int_or_none("player") or 0,
