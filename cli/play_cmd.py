@@ -1,7 +1,7 @@
 """`tacocat play`: a whole game against an engine bot in the terminal.
 
 The game is `tacocat.rules.game.GameState`; this module only draws it, reads the
-human's moves in plain notation (`cli.notation.parse_move`), lets the bot
+human's moves in plain notation (`Action.parse`), lets the bot
 choose from its own view, and saves the record after every action.  Input
 is read line by line, so a piped script plays as well as a person; the end
 of input saves the game and stops cleanly."""
@@ -20,10 +20,6 @@ from typing import Any
 import click
 
 from tacocat.cli.notation import (
-    BEAT_WORDS,
-    KIND_WORDS,
-    MOVE_FORMS,
-    NONE_WORDS,
     CliError,
     arrow_text,
     draw_board,
@@ -31,13 +27,11 @@ from tacocat.cli.notation import (
     format_hint,
     friendly_errors,
     is_terminal,
-    parse_move,
     read_json,
     write_json,
 )
-from tacocat.cli.notation import _a as with_article
 from tacocat.players.bots import BOTS, choose, make_bot
-from tacocat.rules.actions import Action
+from tacocat.rules.actions import BEAT_WORDS, FORMS, KIND_WORDS, NONE_WORDS, Action
 from tacocat.rules.cards import format_cards, remove
 from tacocat.errors import IllegalMoveError, NotationError, RecordError, TacocatError
 from tacocat.rules.game import DUEL, REPLACE, GameRecord, GameState
@@ -357,7 +351,7 @@ class Session:
         rule_ = f" ({exc.rule})" if exc.rule else ""
         self.say(f"not legal{rule_}: {exc.message}", fg="red")
         if decision == REPLACE:
-            self.say(f"expected {MOVE_FORMS[decision]} ('help' for notation)")
+            self.say(f"expected {FORMS[decision]} ('help' for notation)")
         else:
             self.say(self.legal_text())
 
@@ -413,10 +407,10 @@ class Session:
                 continue
             if word.isalpha() and word not in KIND_WORDS and word not in NONE_WORDS and word not in BEAT_WORDS:
                 self.say(f"'{words[0]}' is neither a move nor a command (commands: {COMMAND_LIST}; "
-                         f"{with_article(decision)}: {MOVE_FORMS[decision]})", fg="red")
+                         f"{'an' if decision[0] in 'aeiou' else 'a'} {decision}: {FORMS[decision]})", fg="red")
                 continue
             try:
-                action = parse_move(line, decision, s.legal_actions(me))
+                action = Action.parse(line, decision, s.legal_actions(me))
                 self.apply(me, action)
                 return
             except (IllegalMoveError, NotationError) as exc:
@@ -440,7 +434,7 @@ class Session:
             cap = len(s.hands[me]) if s.replace_cap is None else s.replace_cap
             return (f"legal: discard any 0 to {cap} of your cards {format_cards(s.hands[me])} "
                     f"({len(legal)} choices), e.g. \"none\" or \"replace {s.hands[me][0]}\"")
-        return "legal: " + "; ".join(format_action(a) for a in legal)
+        return "legal: " + "; ".join(str(a) for a in legal)
 
     def show_hint(self, top: int = 8, time_ms: int | None = None) -> None:
         from tacocat.cli.hint_cmd import run_hint
