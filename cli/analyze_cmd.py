@@ -73,7 +73,7 @@ def plot_curve(result, viewer: int, names: dict[int, str], path: str, title: str
             ax.text(c.index + 0.3, 101 if result.utilities == "game" else 1.02, f"round {c.round}", fontsize=7,
                     color="#666666", va="bottom")
     by_index = {c.index: c for c in points if c.kind == "decision"}
-    for p, colour in ((viewer, "#cc0000"), (1 - viewer, "#f57900")):
+    for p, colour, dy in ((viewer, "#cc0000", -12), (1 - viewer, "#f57900", 7)):
         costly = [d for d in result.costly(p) if (d.index + 1) in by_index]
         if not costly:
             continue
@@ -84,7 +84,7 @@ def plot_curve(result, viewer: int, names: dict[int, str], path: str, title: str
         for d, x, y in zip(costly, cx, cy):
             pts = result.points(d.cost)
             label = f"-{pts:.1f}" if pts is not None else f"-{d.cost:.2f}"
-            ax.annotate(label, (x, y), textcoords="offset points", xytext=(0, -12), ha="center", fontsize=7,
+            ax.annotate(label, (x, y), textcoords="offset points", xytext=(0, dy), ha="center", fontsize=7,
                         color=colour)
     if result.utilities == "game":
         ax.set_ylim(-3, 108)
