@@ -48,9 +48,10 @@ from tacocat.rules.ruleset import STANDARD, Ruleset
 
 DEFAULT_TARGET = 1e-3
 """Stop when the exploitability is at most this (utility units)."""
-DEFAULT_MAX_SEQUENCES = 16_000_000
-"""Refuse endgames with more (public node, hand, action) sequences: about
-12 bytes each, so ~200 MB at the limit."""
+DEFAULT_MAX_SEQUENCES = 24_000_000
+"""Refuse endgames with more (public node, hand, action) sequences: 12 bytes
+each (two hand indices, float32 regret and average weight) plus the public
+nodes (32 bytes, about one per six sequences): ~420 MB at the limit."""
 MAX_CARDS = 6
 """The core indexes hands of at most this many cards."""
 AUTO_CARDS = 3
