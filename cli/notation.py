@@ -23,7 +23,7 @@ from tacocat.rules.ruleset import SPACES, STANDARD, Ruleset
 from tacocat.rules.views import build_view
 from tacocat.rules.views import view_from_json as _view_from_json
 
-METHODS = ("auto", "exact", "pimc", "ismcts")
+METHODS = ("auto", "exact", "pimc", "ismcts", "equilibrium")
 
 
 # --------------------------------------------------------------- errors

@@ -15,7 +15,7 @@ Methods (`method=`):
 - "equilibrium": play-phase decisions — the equilibrium of the endgame with
   hidden hands (`tacocat.search.equilibrium`, CFR to exploitability 1e-3 or
   `iterations` / `time_ms`); moves come likeliest first with their
-  equilibrium probabilities in `mixed`.  Other decisions fall back to auto.
+  equilibrium probabilities in `mixed`.  Other decisions are sampled, as with "pimc".
 - "auto": the equilibrium for play-phase endgames of at most
   `tacocat.search.equilibrium.AUTO_CARDS` cards a hand; else exact when the opponent's possible hands number at most
   `exact_budget` (also when `iterations` or `time_ms` is given), else
