@@ -446,10 +446,17 @@ def report(result: EquilibriumResult, player: int, cards: Sequence[int], utiliti
     }
 
 
-def small_enough(view: View) -> bool:
+AUTO_MIN_MS = 1000
+"""...and no time budget, or one of at least this many milliseconds (3-card
+endgames from real games reach 1e-3 in at most 0.3 s, results/exploitability.md)."""
+
+
+def small_enough(view: View, time_ms: float | None = None) -> bool:
     """Whether `hint(method="auto")` should use the equilibrium: a play-phase
-    decision with both hands of at most `AUTO_CARDS` cards."""
-    return view.phase == PLAY and max(len(view.hand), view.opponent_hand_size) <= AUTO_CARDS
+    decision with both hands of at most `AUTO_CARDS` cards, and a time
+    budget (if any) that leaves room to reach the target."""
+    return (view.phase == PLAY and max(len(view.hand), view.opponent_hand_size) <= AUTO_CARDS
+            and (time_ms is None or time_ms >= AUTO_MIN_MS))
 
 
 def hint_moves(view: View, utilities: Sequence[float], *, iterations=None, time_ms=None, stop=None, progress=None):

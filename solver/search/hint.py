@@ -17,7 +17,8 @@ Methods (`method=`):
   `iterations` / `time_ms`); moves come likeliest first with their
   equilibrium probabilities in `mixed`.  Other decisions are sampled, as with "pimc".
 - "auto": the equilibrium for play-phase endgames of at most
-  `tacocat.search.equilibrium.AUTO_CARDS` cards a hand; else exact when the opponent's possible hands number at most
+  `tacocat.search.equilibrium.AUTO_CARDS` cards a hand (unless `time_ms` is
+  below `AUTO_MIN_MS`); else exact when the opponent's possible hands number at most
   `exact_budget` (also when `iterations` or `time_ms` is given), else
   PIMC.
 
@@ -127,10 +128,10 @@ def _validate(view, iterations, time_ms, seed, method, stop, progress) -> View:
     return view
 
 
-def _equilibrium_fits(view: View) -> bool:
+def _equilibrium_fits(view: View, time_ms: float | None) -> bool:
     from tacocat.search.equilibrium import small_enough
 
-    return small_enough(view)
+    return small_enough(view, time_ms)
 
 
 def hint(
@@ -159,7 +160,7 @@ def hint(
     mixed = None
     its = None
 
-    if kind in ("attack", "answer") and (method == "equilibrium" or (method == "auto" and _equilibrium_fits(view))):
+    if kind in ("attack", "answer") and (method == "equilibrium" or (method == "auto" and _equilibrium_fits(view, time_ms))):
         # the hidden-hand equilibrium (a separate search: see tacocat.search.equilibrium)
         from tacocat.search.equilibrium import hint_moves
 
