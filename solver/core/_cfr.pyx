@@ -163,6 +163,7 @@ cdef class Engine:
     cdef real* sreg
     cdef real* ssum
     cdef int64_t nseq, cap_seq, max_seq
+    cdef int64_t peak   # most bytes the tree arrays held at once (growth slack included)
     cdef int max_node_seq
     cdef double F[13][9][9]
     cdef double Z
@@ -308,6 +309,11 @@ cdef class Engine:
         return self.lcode[size_of(p)][_code(p)]
 
     # ------------------------------------------------------------ build
+    cdef void _note_peak(self) noexcept nogil:
+        cdef int64_t now = self.cap_nodes * sizeof(Node) + self.cap_seq * (2 * sizeof(uint16_t) + 2 * sizeof(real))
+        if now > self.peak:
+            self.peak = now
+
     cdef int64_t _new_nodes(self, int n) noexcept nogil:
         cdef int64_t first = self.nnodes
         cdef Node* grown
@@ -318,6 +324,7 @@ cdef class Engine:
                 self.too_big = True
                 return -1
             self.nodes = grown
+            self._note_peak()
         memset(&self.nodes[first], 0, n * sizeof(Node))
         self.nnodes += n
         return first
@@ -336,6 +343,7 @@ cdef class Engine:
             if self.spar == NULL or self.schi == NULL or self.sreg == NULL or self.ssum == NULL:
                 self.too_big = True
                 return -1
+            self._note_peak()
         self.nseq += n
         return first
 
@@ -848,6 +856,8 @@ cdef class Engine:
             mem += _pow13(k) * sizeof(int32_t)
         mem += MAXDEPTH * (5 * self.maxm * sizeof(double) + 2 * (self.max_node_seq + 1) * sizeof(double) + 2 * self.maxm)
         return {"nodes": self.nnodes, "sequences": self.nseq, "bytes": mem,
+                "peak_bytes": mem - self.cap_nodes * sizeof(Node) - self.cap_seq * (2 * sizeof(uint16_t) + 2 * sizeof(real))
+                + max(self.peak, self.cap_nodes * sizeof(Node) + self.cap_seq * (2 * sizeof(uint16_t) + 2 * sizeof(real))),
                 "hands": [self.lsize[k] for k in range(1, self.K + 1)]}
 
     def level(self, int k):

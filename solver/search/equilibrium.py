@@ -230,7 +230,9 @@ class EquilibriumResult:
     nodes: int
     sequences: int
     memory_bytes: int
-    """Bytes the core holds for the tree, regrets and strategies (peak of the solve)."""
+    """Bytes the core holds for the tree, regrets, strategies and scratch while solving."""
+    peak_bytes: int
+    """The most it held at once: the tree's arrays grow by doubling while it is built."""
     hands: tuple[int, ...]
     """Distinct hands of 1, 2, ... cards the core indexes."""
     curve: tuple[Check, ...]
@@ -341,6 +343,7 @@ class EquilibriumResult:
             "nodes": self.nodes,
             "sequences": self.sequences,
             "memory_bytes": self.memory_bytes,
+            "peak_bytes": self.peak_bytes,
             "stopped": self.stopped,
         }
 
@@ -421,7 +424,7 @@ def solve(
     v, _ = eng.values(0)
     st = eng.stats()
     return EquilibriumResult(endgame, v, expl, br, eng.iterations, time.perf_counter() - t0, st["nodes"],
-                             st["sequences"], st["bytes"], tuple(st["hands"]), tuple(curve), stopped, eng)
+                             st["sequences"], st["bytes"], st["peak_bytes"], tuple(st["hands"]), tuple(curve), stopped, eng)
 
 
 def report(result: EquilibriumResult, player: int, cards: Sequence[int], utilities: Sequence[float]) -> dict[str, Any]:
@@ -441,6 +444,7 @@ def report(result: EquilibriumResult, player: int, cards: Sequence[int], utiliti
         "nodes": result.nodes,
         "sequences": result.sequences,
         "memory_bytes": result.memory_bytes,
+        "peak_bytes": result.peak_bytes,
         "utilities": list(utilities),
         "moves": [m.to_dict() for m in moves],
     }
