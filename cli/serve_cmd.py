@@ -27,10 +27,15 @@ from tacocat.rules.ruleset import load_ruleset
               help="Searches running at once; more answer 503 busy.")
 @click.option("--max-games", default=1000, show_default=True, type=click.IntRange(1),
               help="Games kept open; then the oldest finished one is forgotten, or new_game answers busy.")
+@click.option("--max-queue", default=16, show_default=True, type=click.IntRange(0),
+              help="Searches that wait, in order, behind the running ones; more answer 503 busy.")
+@click.option("--cors-origin", "cors_origins", multiple=True, metavar="URL",
+              help="Let pages from this origin (e.g. http://localhost:5173) call the API from a browser; repeatable. "
+                   "CORS is off by default.")
 @click.option("--log-level", type=click.Choice(["debug", "info", "warning", "error"]), default="info", show_default=True)
 @friendly_errors
 def command(host: str, port: int, rules_path: str | None, max_time_ms: int, max_body: int, max_searches: int,
-            max_games: int, log_level: str) -> None:
+            max_games: int, max_queue: int, cors_origins: tuple[str, ...], log_level: str) -> None:
     """Serve the engine protocol over HTTP.
 
     \b
@@ -39,6 +44,9 @@ def command(host: str, port: int, rules_path: str | None, max_time_ms: int, max_
       tacocat serve --port 8765
       curl -s localhost:8765/v1/new_game -d '{"seed": 42}'
       curl -s localhost:8765/v1/hint -d '{"game": "g1", "player": 0, "time_ms": 500}'
+    The web board is at / (play a bot, hints, replays), the API described
+    at /docs.  Pages from other origins may call the API only with
+    --cors-origin.
     Messages: docs/protocol.md."""
     try:
         import uvicorn
@@ -52,6 +60,11 @@ def command(host: str, port: int, rules_path: str | None, max_time_ms: int, max_
                         format="tacocat serve %(levelname)s: %(message)s")
     if host not in ("127.0.0.1", "localhost", "::1"):
         click.echo(f"warning: binding {host}: the engine has no authentication; anyone who reaches it can use it", err=True)
-    session = EngineSession(load_ruleset(rules_path), max_games=max_games, max_searches=max_searches, max_time_ms=max_time_ms)
-    app = create_app(session, max_body=max_body)
+    for origin in cors_origins:
+        if not origin.startswith(("http://", "https://")) or origin.rstrip("/") != origin or origin.count("/") != 2:
+            raise TacocatError(f"--cors-origin {origin!r}: expected an origin like http://localhost:5173 "
+                               "(scheme, host, optional port; no path)")
+    session = EngineSession(load_ruleset(rules_path), max_games=max_games, max_searches=max_searches,
+                            max_time_ms=max_time_ms, max_queue=max_queue)
+    app = create_app(session, max_body=max_body, cors_origins=cors_origins)
     uvicorn.run(app, host=host, port=port, log_level=log_level, access_log=log_level == "debug")

@@ -110,7 +110,7 @@ def best_move(hint_result: dict) -> dict:
 
 def test_whole_game_with_bots_over_json_lines(engine):
     hello = engine.result("hello")
-    assert hello["protocol"] == "1.0"
+    assert hello["protocol"] == "1.1"
     game = engine.result("new_game", seed=2024)["game"]
     rng = random.Random(5)
     hints = errors = actions = 0
@@ -163,14 +163,16 @@ def test_stop_ends_a_long_hint_early():
         time.sleep(0.5)  # let the search get going
         # Other commands are answered while the search runs.
         assert engine.ask("hello")["ok"]
-        busy = engine.ask("hint", view=view, time_ms=100)
-        assert busy["error"]["code"] == "busy"
+        queued = engine.send("hint", view=view, time_ms=3_600_000)  # waits its turn (protocol 1.1), not busy
+        time.sleep(0.2)
         stop = engine.ask("stop")
-        assert stop["result"]["stopped"] == 1
+        assert stop["result"]["stopped"] == 2
         answer = engine.wait(rid, timeout=60)
         assert answer["ok"], answer
         assert answer["stopped"] is True
         assert answer["result"]["moves"], answer
+        second = engine.wait(queued, timeout=60)  # stopped before it ran: the least search, at once
+        assert second["ok"] and second["stopped"] is True and second["result"]["moves"], second
         # The engine serves on after the stop.
         assert engine.ask("hint", view=view, iterations=4, time_ms=200)["ok"]
         assert engine.quit() == 0

@@ -29,7 +29,7 @@ class FakeHint:
         self.calls: list[dict] = []
         self.started = threading.Event()
 
-    def __call__(self, view, *, iterations=None, time_ms=None, seed=0, method="auto", stop=None):
+    def __call__(self, view, *, iterations=None, time_ms=None, seed=0, method="auto", stop=None, utilities="game"):
         self.calls.append({"view": view, "iterations": iterations, "time_ms": time_ms, "seed": seed, "method": method})
         self.started.set()
         t0 = time.perf_counter()
@@ -62,11 +62,12 @@ def test_hello_reports_versions_rules_and_commands():
     r = EngineSession(max_time_ms=500).handle({"id": "h", "cmd": "hello"})
     assert r["id"] == "h" and r["cmd"] == "hello"
     result = ok(r)
-    assert result["protocol"] == PROTOCOL_VERSION == "1.0"
+    assert result["protocol"] == PROTOCOL_VERSION == "1.1"
     assert result["version"] == tacocat.__version__
     assert result["rules"]["name"] == "standard" and sum(result["rules"]["deck"]) == 38
     assert result["commands"] == list(COMMANDS)
-    for name in ("hello", "set_rules", "new_game", "apply", "legal", "view", "state", "record", "hint", "solve", "stop", "quit"):
+    for name in ("hello", "set_rules", "new_game", "apply", "move", "legal", "view", "state", "record", "hint", "solve",
+                 "stop", "quit"):
         assert name in result["commands"]
     assert result["limits"]["max_time_ms"] == 500
 
@@ -122,7 +123,7 @@ def test_scripted_transcript():
 def test_a_result_that_is_not_json_is_an_internal_error():
     from tacocat.protocol.session import decode_request, encode_response
 
-    session = EngineSession(hint_fn=lambda view, **kw: {"moves": [], "value": float("nan")})
+    session = EngineSession(hint_fn=lambda view, **kw: {"moves": [], "value": {1, 2}})  # a set is not JSON
     line = encode_response(session.handle({"id": 3, "cmd": "hint", "view": VIEW}))
     assert json.loads(line)["error"]["code"] == "internal" and json.loads(line)["id"] == 3
     assert decode_request(b'{"id": Infinity, "cmd": "hello"}')[1]["error"]["code"] == "bad_json"
@@ -247,7 +248,7 @@ def test_hint_methods_are_the_searchs():
     from tacocat.protocol.session import HINT_METHODS
 
     assert HINT_METHODS == METHODS
-    assert {f.name: f.enum for f in COMMANDS["hint"].fields}["method"] == METHODS
+    assert {f.name: f.enum for f in COMMANDS["hint"].fields}["method"] == (*METHODS, "endgame")
 
 
 def test_hint_passes_view_and_capped_budget():
@@ -282,7 +283,7 @@ def test_a_failing_search_is_internal_and_the_session_survives():
 
 def test_stop_ends_a_search_early_and_busy_refuses_a_second():
     fake = FakeHint(seconds=30)
-    session = EngineSession(hint_fn=fake, max_searches=1)
+    session = EngineSession(hint_fn=fake, max_searches=1, max_queue=0)
     job = session.prepare({"id": "long", "cmd": "hint", "view": VIEW, "time_ms": 30_000})
     assert isinstance(job, SearchJob)
     err(session.handle({"id": "second", "cmd": "hint", "view": VIEW}), "busy")
@@ -354,7 +355,7 @@ def test_json_lines_stop_and_other_commands_during_a_search():
     """A scripted conversation over a real pipe: the search answers after
     stop, and hello is answered while it runs."""
     fake = FakeHint(seconds=60)
-    session = EngineSession(hint_fn=fake)
+    session = EngineSession(hint_fn=fake, max_queue=0)
     rfd, wfd = os.pipe()
     reader, writer = os.fdopen(rfd, "rb"), os.fdopen(wfd, "wb", buffering=0)
     out = io.BytesIO()
@@ -413,22 +414,25 @@ def test_solve_answers_the_conformance_positions_like_tacocat_solve():
     assert session.searching == 0
 
 
-# The message shapes of protocol "1.0".  Changing any of them means a new
+# The message shapes of protocol "1.1".  Changing any of them means a new
 # protocol version (docs/protocol.md, "Versions"): bump PROTOCOL_VERSION,
 # add a line to the docs' version table, then update this pin.
-PINNED_VERSION = "1.0"
+PINNED_VERSION = "1.1"
 PINNED_REQUESTS = {
     "hello": "",
     "set_rules": "rules:object|string",
     "new_game": "?seed:integer ?rules:object|string ?record:object ?state:object",
     "apply": "game:string player:integer action:object",
+    "move": "game:string player:integer ?bot:string ?level:integer ?time_ms:integer ?iterations:integer ?seed:integer "
+            "?apply:boolean ?info_ms:integer",
     "legal": "game:string player:integer",
     "view": "game:string player:integer",
     "state": "game:string",
     "record": "game:string",
     "games": "",
     "end_game": "game:string",
-    "hint": "?view:object ?game:string ?player:integer ?time_ms:integer ?iterations:integer ?seed:integer ?method:string",
+    "hint": "?view:object ?game:string ?player:integer ?time_ms:integer ?iterations:integer ?seed:integer ?method:string "
+            "?top:integer ?score:string ?info_ms:integer",
     "solve": "position:object",
     "stop": "?target:string|integer",
     "quit": "",
@@ -436,7 +440,7 @@ PINNED_REQUESTS = {
 PINNED_RESULTS = {
     "hello": "commands engine errors limits protocol rules running version",
     "new_game": "acting actions board deals game over phase rounds seed winner",
-    "apply": "action game player round status",
+    "apply": "action events game hand player round status",
     "legal": "actions decision game player",
     "view": "game view",
     "state": "game state status",

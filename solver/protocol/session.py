@@ -46,8 +46,10 @@ from tacocat.errors import RecordError, TacocatError
 from tacocat.rules.game import GameRecord, GameState, View
 from tacocat.rules.ruleset import Ruleset, load_ruleset
 from tacocat.rules.views import view_from_json
+from tacocat.protocol.moves import move_work, seat_events
+from tacocat.protocol.streaming import SearchSignal, finite, sliced_search
 
-PROTOCOL_VERSION = "1.0"
+PROTOCOL_VERSION = "1.1"
 """Bumped whenever a message shape changes (docs/protocol.md, "Versions")."""
 
 log = logging.getLogger("tacocat.engine")
@@ -61,7 +63,7 @@ ERROR_CODES: dict[str, str] = {
     "impossible_position": "a view or position no game can produce (e.g. more cards of a rank than the deck holds)",
     "bad_ruleset": "a ruleset that cannot be played (RULES section 8)",
     "bad_record": "a malformed game record, game state, view or position",
-    "busy": "a limit is reached: too many searches running or games open; try again later",
+    "busy": "a limit is reached: the search queue is full or too many games are open; try again later",
     "internal": "a bug in the engine; the message says what failed and the session keeps serving",
 }
 """Every error code the protocol uses, with what it means.  Stable: a
@@ -203,6 +205,11 @@ HINT_METHODS = ("auto", "exact", "pimc", "ismcts")
 """`tacocat.search.hint.METHODS`, repeated so that this module loads without the
 search modules; a test keeps the two equal.  Checked when the request
 arrives: a bad method never takes a search slot."""
+ENDGAME_METHOD = "endgame"
+"""hint's extra method: the exact endgame of `tacocat.search.endgame`
+(`tacocat solve --hand`), with representative lines of play."""
+DEFAULT_MAX_QUEUE = 8
+"""Searches that may wait behind the running ones (then `busy`)."""
 
 _GAME = Field("game", ("string",), True, "A game id returned by new_game.")
 _PLAYER = Field("player", ("integer",), True, "0 or 1.", enum=(0, 1))
@@ -211,6 +218,10 @@ _BUDGET = (
     Field("iterations", ("integer",), False, "Search iteration budget.", minimum=1),
     Field("seed", ("integer",), False, "Seed of the search's sampler (default 0): equal requests give equal answers."),
 )
+_INFO = Field("info_ms", ("integer",), False, "Send an info message about every this many milliseconds while the "
+              "search runs (docs/protocol.md, \"Live search info\").", minimum=20)
+_MOVE_BOTS = ("random", "heuristic", "pimc", "ismcts", "oracle")  # tacocat.protocol.moves.BOT_NAMES (a test keeps them equal)
+_MOVE_LEVELS = (1, 2, 3, 4, 5, 6)  # tacocat.protocol.moves.LEVELS
 
 COMMANDS: dict[str, Command] = {
     c.name: c
@@ -241,6 +252,25 @@ COMMANDS: dict[str, Command] = {
             (_GAME, _PLAYER, Field("action", ("object",), True, 'An action: {"kind", "cards", "beats" (answers)}.')),
             example={"cmd": "apply", "game": "g1", "player": 0, "action": {"kind": "replace", "cards": [1, 12]}},
         ),
+        Command(
+            "move",
+            "The engine chooses a seat's action with a bot (by name and budget, or by strength level) and applies "
+            "it unless apply is false; returns the action and the events it caused.",
+            (
+                _GAME, _PLAYER,
+                Field("bot", ("string",), False, 'The bot (default "pimc").', enum=_MOVE_BOTS),
+                Field("level", ("integer",), False, "A strength level instead of bot and budget: 1 (random) .. 6 "
+                      "(docs/protocol.md, results/levels.md).", enum=_MOVE_LEVELS),
+                Field("time_ms", ("integer",), False, "The bot's time budget per decision (capped by the server's limit).", minimum=1),
+                Field("iterations", ("integer",), False, "The bot's sample (pimc) or iteration (ismcts) budget.", minimum=1),
+                Field("seed", ("integer",), False, "Seed of the bot's random choices (a random one when absent; "
+                      "returned in the result)."),
+                Field("apply", ("boolean",), False, "Apply the chosen action (default true)."),
+                _INFO,
+            ),
+            search=True,
+            example={"cmd": "move", "game": "g1", "player": 1, "level": 3},
+        ),
         Command("legal", "Every legal action of a player now (empty when it is not their turn).", (_GAME, _PLAYER),
                 example={"cmd": "legal", "game": "g1", "player": 0}),
         Command("view", "A player's view of a game: what they know (RULES section 5).", (_GAME, _PLAYER),
@@ -261,7 +291,12 @@ COMMANDS: dict[str, Command] = {
                 Field("game", ("string",), False, "Hint for this game (with player) instead of a view."),
                 Field("player", ("integer",), False, "With game: whose view.", enum=(0, 1)),
                 *_BUDGET,
-                Field("method", ("string",), False, 'Search method (default "auto").', enum=HINT_METHODS),
+                Field("method", ("string",), False, 'Search method (default "auto"); "endgame": the exact endgame '
+                      "with lines of play (play phase).", enum=(*HINT_METHODS, ENDGAME_METHOD)),
+                Field("top", ("integer",), False, "Return only the best N moves.", minimum=1),
+                Field("score", ("string",), False, 'Score a move by the "game" it leads to (default) or the "round" alone.',
+                      enum=("game", "round")),
+                _INFO,
             ),
             search=True,
             example={"cmd": "hint", "game": "g1", "player": 0, "time_ms": 200},
@@ -325,6 +360,13 @@ def _check_fields(cmd: Command, request: Mapping[str, Any]) -> None:
             raise ProtocolError("bad_field", f"{cmd.name}: {f.name!r} must be at least {f.minimum}, got {value}", f.name)
 
 
+def _top(result: dict, top: int | None) -> dict:
+    """A hint result with only its best `top` moves (`best` unchanged)."""
+    if top is not None and isinstance(result.get("moves"), list) and len(result["moves"]) > top:
+        result = {**result, "moves": result["moves"][:top], "more": len(result["moves"]) - top}
+    return result
+
+
 def _short(value: Any, limit: int = 60) -> str:
     text = repr(value)
     return text if len(text) <= limit else text[: limit - 3] + "..."
@@ -342,10 +384,21 @@ SolveFn = Callable[[dict, threading.Event], dict]
 a result dict.  The default is `tacocat.core.exact`."""
 
 
-def default_hint(view: View, *, iterations=None, time_ms=None, seed=0, method="auto", stop=None):
+def default_hint(view: View, *, iterations=None, time_ms=None, seed=0, method="auto", stop=None, utilities="game"):
     from tacocat.search.hint import hint  # imported on first use: searches load the heavy modules
 
-    return hint(view, iterations=iterations, time_ms=time_ms, seed=seed, method=method, stop=stop)
+    progress = None
+    if isinstance(stop, SearchSignal) and stop.info_ms is not None and not stop.slicing:
+        last = [0.0]
+
+        def progress(fraction: float) -> None:  # an enumeration's progress, at the info rate
+            now = time.perf_counter()
+            if now - last[0] >= stop.info_ms / 1000:
+                last[0] = now
+                stop.info({"fraction": round(fraction, 4)})
+
+    return hint(view, iterations=iterations, time_ms=time_ms, seed=seed, method=method, stop=stop,
+                utilities=utilities, progress=progress)
 
 
 @dataclass
@@ -358,7 +411,8 @@ class SearchJob:
     request_id: Any
     cmd: str
     work: Callable[[threading.Event], dict]
-    stop_event: threading.Event = field(default_factory=threading.Event)
+    stop_event: SearchSignal = field(default_factory=SearchSignal)
+    """The stop flag; also carries the info rate and the transport's info sink."""
     deadline_s: float | None = None
     """Server cap: the search is stopped this many seconds after it starts."""
     stopped_by_request: bool = False
@@ -374,8 +428,10 @@ class SearchJob:
             raise RuntimeError("a SearchJob runs once")
         self._ran = True
         timer = None
-        self.started = time.perf_counter()
         try:
+            self.session._wait_turn(self)
+            self.started = time.perf_counter()
+            self.stop_event.start_clock()
             if self.deadline_s is not None:
                 timer = threading.Timer(self.deadline_s, self.stop_event.set)
                 timer.daemon = True
@@ -456,13 +512,15 @@ class EngineSession:
         max_games: int = 1000,
         max_searches: int = 1,
         max_time_ms: int | None = None,
+        max_queue: int = DEFAULT_MAX_QUEUE,
         limits: Mapping[str, Any] | None = None,
         hint_fn: HintFn | None = None,
         solve_fn: SolveFn | None = None,
     ) -> None:
         """`max_games`: open games at most (then the oldest finished game is
         forgotten, or new_game answers busy).  `max_searches`: searches
-        running at once (more answer busy).  `max_time_ms`: cap on a search's
+        running at once; `max_queue` more wait their turn in order (more
+        than that answer busy).  `max_time_ms`: cap on a search's
         time (a request's time_ms is cut to it; a search still running
         0.25 s past it is stopped).  `limits`: extra
         transport limits reported by hello.  `hint_fn`/`solve_fn` replace the
@@ -478,6 +536,8 @@ class EngineSession:
         self._games: OrderedDict[str, GameState] = OrderedDict()
         self._ids = itertools.count(1)
         self._lock = threading.RLock()
+        self._turn = threading.Condition(self._lock)
+        self.max_queue = max_queue
         self._searches: list[SearchJob] = []
         self.closed = False
         """Set by quit; transports stop reading."""
@@ -520,7 +580,7 @@ class EngineSession:
             _check_fields(command, request)
             handler = getattr(self, f"_cmd_{cmd_name}")
             if command.search:
-                return self._reserve(request_id, cmd_name, handler(request))
+                return self._reserve(request_id, cmd_name, handler(request), request.get("info_ms"))
             return _ok(request_id, cmd_name, handler(request))
         except Exception as exc:  # noqa: BLE001 - every failure becomes a response
             return self._error_response(request_id, cmd_name if isinstance(cmd_name, str) and cmd_name in COMMANDS else None, exc)
@@ -537,23 +597,33 @@ class EngineSession:
         return error_response(request_id, "internal", f"{type(exc).__name__}: {exc}", cmd)
 
     # ------------------------------------------------------------ searches
-    def _reserve(self, request_id: Any, cmd: str, work: Callable[[threading.Event], dict]) -> SearchJob:
+    def _reserve(self, request_id: Any, cmd: str, work: Callable[[threading.Event], dict],
+                 info_ms: int | None = None) -> SearchJob:
         with self._lock:
-            if len(self._searches) >= self.max_searches:
+            if len(self._searches) >= self.max_searches + self.max_queue:
                 running = ", ".join(f"{j.cmd} id {j.request_id!r}" for j in self._searches)
                 raise ProtocolError(
-                    "busy", f"{len(self._searches)} search(es) already running ({running}); at most "
-                    f"{self.max_searches} at once: wait for its answer or send stop"
+                    "busy", f"{len(self._searches)} search(es) running or queued ({running}); at most "
+                    f"{self.max_searches} run and {self.max_queue} wait: wait for an answer or send stop"
                 )
             deadline = None if self.max_time_ms is None else self.max_time_ms / 1000 + 0.25
             job = SearchJob(self, request_id, cmd, work, deadline_s=deadline)
+            job.stop_event.info_ms = info_ms
             self._searches.append(job)
             return job
+
+    def _wait_turn(self, job: "SearchJob") -> None:
+        """Block until `job` is among the first `max_searches` reserved:
+        searches run in the order they arrived."""
+        with self._turn:
+            while job in self._searches and self._searches.index(job) >= self.max_searches:
+                self._turn.wait()
 
     def _release(self, job: SearchJob) -> None:
         with self._lock:
             if job in self._searches:
                 self._searches.remove(job)
+            self._turn.notify_all()
 
     @property
     def searching(self) -> int:
@@ -637,6 +707,7 @@ class EngineSession:
             "limits": {
                 "max_games": self.max_games,
                 "max_searches": self.max_searches,
+                "max_queue": self.max_queue,
                 "max_time_ms": self.max_time_ms,
                 **self.transport_limits,
             },
@@ -681,15 +752,23 @@ class EngineSession:
             raise ProtocolError("bad_field", f"apply: unknown action field(s) {sorted(unknown)}; expected kind, cards, beats", "action")
         with self._lock:
             state = self._game(request)
-            rounds = len(state.rounds)
-            state.apply(request["player"], action)  # raises with the state unchanged
+            rounds, player = len(state.rounds), request["player"]
+            before = state.hands[player]
+            events = state.apply(player, action)  # raises with the state unchanged
             return {
                 "game": request["game"],
-                "player": request["player"],
+                "player": player,
                 "action": {k: v for k, v in state.actions[-1].items() if k != "player"},
+                "events": seat_events(events, player, before, state.hands[player]),
+                "hand": list(state.hands[player]),
                 "round": state.rounds[-1] if len(state.rounds) > rounds else None,
                 "status": self._status(request["game"], state),
             }
+
+    def _cmd_move(self, request: Mapping[str, Any]) -> Callable[[threading.Event], dict]:
+        if "time_ms" in request and self.max_time_ms is not None:
+            request = {**request, "time_ms": min(request["time_ms"], self.max_time_ms)}
+        return move_work(self, request)
 
     def _cmd_legal(self, request: Mapping[str, Any]) -> LegalResult:
         with self._lock:
@@ -754,11 +833,38 @@ class EngineSession:
             )
         time_ms, iterations = self._budget(request)
         seed, method = request.get("seed", 0), request.get("method", "auto")
+        score, top = request.get("score", "game"), request.get("top")
+        if method == ENDGAME_METHOD:
+            if view.decision not in ("attack", "answer"):
+                raise ProtocolError("bad_field", f"method endgame solves the play phase (R10-R16); "
+                                    f"player {view.player} must {view.decision} now", "method")
+            for key in ("time_ms", "iterations"):
+                if key in request:
+                    raise ProtocolError("bad_field", f"method endgame is exact and takes no {key}", key)
+
+            def work(stop: threading.Event) -> dict:
+                from tacocat.search.endgame import solve_endgame
+
+                return _top(solve_endgame(view, utilities=score).to_dict(), top)
+
+            return work
         hint_fn = self._hint_fn
 
+        def one(stop: threading.Event, *, time_ms=time_ms, iterations=iterations, seed=seed) -> dict:
+            kw = {} if score == "game" else {"utilities": score}  # stand-ins need not know utilities
+            result = hint_fn(view, iterations=iterations, time_ms=time_ms, seed=seed, method=method, stop=stop, **kw)
+            return finite(result.to_dict() if hasattr(result, "to_dict") else dict(result))
+
         def work(stop: threading.Event) -> dict:
-            result = hint_fn(view, iterations=iterations, time_ms=time_ms, seed=seed, method=method, stop=stop)
-            return result.to_dict() if hasattr(result, "to_dict") else dict(result)
+            # A replacement is not sliced: its sequential halving needs its
+            # whole budget at once.
+            if (isinstance(stop, SearchSignal) and stop.info_ms is not None and (time_ms or iterations)
+                    and view.decision != "replace"):
+                result = sliced_search(lambda **b: one(stop, **b), time_ms=time_ms, iterations=iterations,
+                                       seed=seed, signal=stop)
+            else:
+                result = one(stop)
+            return _top(result, top)
 
         return work
 
