@@ -34,13 +34,16 @@ def main() -> None:
     args = ap.parse_args()
     top = max(LEVELS)
     pairs = [(lv + 1, lv) for lv in range(1, top)] + [(top, 2)]
+    # Beyond the top level: more samples (the bot "pimc" by name, its default 100, and 300).
+    beyond = [("pimc@samples=100", top), ("pimc@samples=300,replace_samples=480,duel_samples=48", "pimc@samples=100")]
     rows = []
     t0 = time.perf_counter()
-    for a, b in pairs:
-        r = run_match(spec(a), spec(b), deals=args.deals, seed=args.seed, mode="game", workers=args.workers)
-        row = {"a": a, "b": b, **r.to_dict()}
+    for a, b in pairs + beyond:
+        sa, sb = (spec(x) if isinstance(x, int) else x for x in (a, b))
+        r = run_match(sa, sb, deals=args.deals, seed=args.seed, mode="game", workers=args.workers)
+        row = {**r.to_dict(), "a": a, "b": b}
         rows.append(row)
-        print(f"level {a} v level {b}: {r.score:+.3f} [{r.ci95[0]:+.3f}, {r.ci95[1]:+.3f}] ({r.seconds:.0f} s)",
+        print(f"{sa} v {sb}: {r.score:+.3f} [{r.ci95[0]:+.3f}, {r.ci95[1]:+.3f}] ({r.seconds:.0f} s)",
               file=sys.stderr)
     here = os.path.dirname(os.path.abspath(__file__))
     with open(os.path.join(here, "levels.json"), "w") as f:
@@ -69,15 +72,16 @@ def main() -> None:
         "| A | B | deals | score of A | 95% CI | A wins / losses (games) | seconds |",
         "| --- | --- | --- | --- | --- | --- | --- |",
     ]
+    name = lambda x: f"level {x}" if isinstance(x, int) else f"`{x}`"  # noqa: E731
     for r in rows:
-        lines.append(f"| level {r['a']} | level {r['b']} | {r['deals']} | {r['score']:+.3f} | "
+        lines.append(f"| {name(r['a'])} | {name(r['b'])} | {r['deals']} | {r['score']:+.3f} | "
                      f"[{r['ci95'][0]:+.3f}, {r['ci95'][1]:+.3f}] | {r['wins']} / {r['losses']} | {r['seconds']:.0f} |")
     lines += ["", "## Reading", ""]
     for r in rows:
         lo, hi = r["ci95"]
         verdict = ("stronger (the interval excludes 0)" if lo > 0 else
                    "weaker (the interval excludes 0)" if hi < 0 else "not told apart at this size")
-        lines.append(f"- level {r['a']} v level {r['b']}: {r['score']:+.3f} [{lo:+.3f}, {hi:+.3f}]: {verdict}.")
+        lines.append(f"- {name(r['a'])} v {name(r['b'])}: {r['score']:+.3f} [{lo:+.3f}, {hi:+.3f}]: {verdict}.")
     with open(os.path.join(here, "levels.md"), "w") as f:
         f.write("\n".join(lines) + "\n")
 

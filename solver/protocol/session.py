@@ -221,7 +221,7 @@ _BUDGET = (
 _INFO = Field("info_ms", ("integer",), False, "Send an info message about every this many milliseconds while the "
               "search runs (docs/protocol.md, \"Live search info\").", minimum=20)
 _MOVE_BOTS = ("random", "heuristic", "pimc", "ismcts", "oracle")  # tacocat.protocol.moves.BOT_NAMES (a test keeps them equal)
-_MOVE_LEVELS = (1, 2, 3, 4, 5, 6)  # tacocat.protocol.moves.LEVELS
+_MOVE_LEVELS = (1, 2, 3, 4, 5)  # tacocat.protocol.moves.LEVELS (a test keeps them equal)
 
 COMMANDS: dict[str, Command] = {
     c.name: c
@@ -259,7 +259,7 @@ COMMANDS: dict[str, Command] = {
             (
                 _GAME, _PLAYER,
                 Field("bot", ("string",), False, 'The bot (default "pimc").', enum=_MOVE_BOTS),
-                Field("level", ("integer",), False, "A strength level instead of bot and budget: 1 (random) .. 6 "
+                Field("level", ("integer",), False, "A strength level instead of bot and budget: 1 (random) .. 5 "
                       "(docs/protocol.md, results/levels.md).", enum=_MOVE_LEVELS),
                 Field("time_ms", ("integer",), False, "The bot's time budget per decision (capped by the server's limit).", minimum=1),
                 Field("iterations", ("integer",), False, "The bot's sample (pimc) or iteration (ismcts) budget.", minimum=1),

@@ -74,8 +74,10 @@ async function apiStream(cmd, fields, onInfo) {
 
 const fmtCards = (cards) => (cards && cards.length ? cards.join(" ") : "nothing");
 const pct = (p) => (p === null || p === undefined ? "–" : `${Math.round(p * 100)}%`);
-const who = (p) => (p === S.seat ? "You" : "The engine");
-const whom = (p) => (p === S.seat ? "you" : "the engine");
+// In a replay both hands are open and the seats are named by number.
+const who = (p) => (S.replay ? `Player ${p}` : p === S.seat ? "You" : "The engine");
+const whom = (p) => (S.replay ? `player ${p}` : p === S.seat ? "you" : "the engine");
+const wins = (p) => (S.replay || p !== S.seat ? "wins" : "win");
 
 function actionText(a) {
   switch (a.kind) {
@@ -94,16 +96,20 @@ function eventText(e) {
     case "replace": return `${who(e.player)} replaced ${e.cards.length ? fmtCards(e.cards) : "nothing"}` +
       (e.drawn && e.drawn.length ? ` and drew ${fmtCards(e.drawn)}.` : ".");
     case "duel": {
-      const mine = e.cards[S.seat], theirs = e.cards[1 - S.seat];
-      const res = mine === theirs ? "a tie: duel again" : mine > theirs ? "you attack first" : "the engine attacks first";
-      return `Duel: you ${mine}, the engine ${theirs} — ${res}.`;
+      const [a, b] = S.replay ? [0, 1] : [S.seat, 1 - S.seat];
+      const res = e.cards[a] === e.cards[b] ? "a tie: duel again"
+        : `${whom(e.cards[a] > e.cards[b] ? a : b)} attack${!S.replay && e.cards[a] > e.cards[b] ? "" : "s"} first`;
+      return `Duel: ${whom(a)} ${e.cards[a]}, ${whom(b)} ${e.cards[b]} — ${res}.`;
     }
     case "attack": return `${who(e.player)} attacked with ${fmtCards(e.cards)}.`;
-    case "answer": return `${who(e.player)} answered ${fmtCards(e.cards)}: ${e.beats ? `every card beats — ${whom(e.player)} win${e.player === S.seat ? "" : "s"} the trick` : `a sacrifice — ${whom(1 - e.player)} win${1 - e.player === S.seat ? "" : "s"} the trick`}.`;
+    case "answer": {
+      const won = e.beats ? e.player : 1 - e.player;
+      return `${who(e.player)} answered ${fmtCards(e.cards)}: ${e.beats ? "every card beats" : "a sacrifice"} — ${whom(won)} ${wins(won)} the trick.`;
+    }
     case "showdown": {
-      const mine = e.cards[S.seat], theirs = e.cards[1 - S.seat];
-      const res = e.winner === null ? "a drawn round: the cat stays" : e.winner === S.seat ? "you win the round" : "the engine wins the round";
-      return `Showdown: your last card ${mine}, the engine's ${theirs} — lower wins: ${res}.`;
+      const [a, b] = S.replay ? [0, 1] : [S.seat, 1 - S.seat];
+      const res = e.winner === null ? "a drawn round: the cat stays" : `${whom(e.winner)} ${wins(e.winner)} the round`;
+      return `Showdown: ${whom(a)} ${e.cards[a]}, ${whom(b)} ${e.cards[b]} — the lower card wins: ${res}.`;
     }
     default: return JSON.stringify(e);
   }
@@ -184,6 +190,7 @@ function setBusy(busy, text = "") {
 }
 
 async function run(task) {
+  setBusy(true, "…");  // at once: no second action while this one is on its way
   try {
     await task();
   } catch (err) {
@@ -369,9 +376,10 @@ async function openReplay() {
   await run(async () => {
     const rec = (await api("record", withToken({ game: S.game }, "owner"))).record;
     S.replay = { record: rec, step: rec.actions.length, states: {} };
-    $("replay").hidden = false;
     await showReplay();
-    $("rp-next").focus();
+    $("replay").hidden = false;
+    document.body.classList.add("replaying");
+    $("rp-prev").focus();
   });
 }
 
@@ -396,21 +404,34 @@ async function showReplay() {
   for (const p of [0, 1]) renderCards($("rp-hand" + p), st.hands[p], { small: true });
   renderTrack(st.board, st.rules);
   renderRound(st.history, st.table, st.discard, st.rules);
+  $("replay").dataset.shown = String(R.step);
   $("board-caption").textContent = `Replay — deal ${st.deals}, phase ${st.phase}` +
     (st.phase === "over" ? `: player ${st.board.cat < 0 ? 0 : 1} won.` : ".");
 }
 
+// Steps are never dropped: keys pressed while a step loads move the
+// target, and the board catches up with the latest.
 async function replayStep(delta, absolute) {
-  if (!S.replay || S.busy) return;
-  const n = S.replay.record.actions.length;
-  const to = absolute !== undefined ? absolute : S.replay.step + delta;
-  S.replay.step = Math.max(0, Math.min(n, to));
-  await run(showReplay);
+  const R = S.replay;
+  if (!R) return;
+  const n = R.record.actions.length;
+  R.step = Math.max(0, Math.min(n, absolute !== undefined ? absolute : R.step + delta));
+  $("rp-step").textContent = `${R.step} / ${n}`;
+  if (R.loading) { R.again = true; return; }
+  R.loading = true;
+  try {
+    do { R.again = false; await showReplay(); } while (R.again && S.replay === R);
+  } catch (err) {
+    showError(err);
+  } finally {
+    R.loading = false;
+  }
 }
 
 function closeReplay() {
   S.replay = null;
   $("replay").hidden = true;
+  document.body.classList.remove("replaying");
   render();
 }
 
@@ -559,7 +580,7 @@ function renderRound(history, table, seenCards) {
     if (e.event === "answer" && attack) {
       const won = e.beats ? e.player : 1 - e.player;
       li.className = "trick";
-      li.innerHTML = `<span class="who">${S.replay ? `P${attack.player}` : who(attack.player)}</span>`;
+      li.innerHTML = `<span class="who">${who(attack.player)}</span>`;
       const a = document.createElement("span"); a.className = "hand small";
       for (const c of attack.cards) a.append(cardEl(c, { small: true }));
       const b = document.createElement("span"); b.className = "hand small";
@@ -567,19 +588,19 @@ function renderRound(history, table, seenCards) {
       li.append(a, Object.assign(document.createElement("span"), { className: "vs", textContent: "answered by" }), b,
         Object.assign(document.createElement("span"), {
           className: "won" + (!S.replay && won === S.seat ? " good" : ""),
-          textContent: S.replay ? `P${won} wins the trick` : won === S.seat ? "you win the trick" : "engine wins the trick",
+          textContent: `${whom(won)} ${wins(won)} the trick`,
         }));
       attack = null;
     } else {
       li.className = "event";
-      li.textContent = S.replay ? JSON.stringify(e) : eventText(e);
+      li.textContent = eventText(e);
     }
     list.append(li);
   }
   if (attack) {
     const li = document.createElement("li");
     li.className = "event";
-    li.textContent = S.replay ? `P${attack.player} attacks ${fmtCards(attack.cards)}` : eventText(attack);
+    li.textContent = eventText(attack);
     list.append(li);
   }
   if (!list.children.length) list.innerHTML = `<li class="event quiet">Nothing played yet this round.</li>`;
