@@ -24,7 +24,7 @@ from tacocat.rules.ruleset import load_ruleset
 @click.option("--max-body", default=1 << 20, show_default=True, type=click.IntRange(64),
               help="Largest request body in bytes; larger ones answer 413.")
 @click.option("--max-searches", default=4, show_default=True, type=click.IntRange(1),
-              help="Searches running at once; more answer 503 busy.")
+              help="Searches running at once; later ones wait their turn (--max-queue).")
 @click.option("--max-games", default=1000, show_default=True, type=click.IntRange(1),
               help="Games kept open; then the oldest finished one is forgotten, or new_game answers busy.")
 @click.option("--max-queue", default=16, show_default=True, type=click.IntRange(0),

@@ -66,7 +66,7 @@ def main() -> None:
     lines += [
         "",
         f"Duplicate whole games: every deal played twice with the seats swapped ({args.deals} deals = "
-        f"{2 * args.deals} games a row). Score: the stronger level's mean result in [-1, 1] (+1 = won every game); "
+        f"{2 * args.deals} games a row). Score: A's mean result in [-1, 1] (+1 = won every game); "
         "95% CI over deals.",
         "",
         "| A | B | deals | score of A | 95% CI | A wins / losses (games) | seconds |",

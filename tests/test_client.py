@@ -165,3 +165,61 @@ def test_a_bot_move_reports_while_it_thinks(engine):
     moved = engine.move(game, seat, bot="pimc", time_ms=400, info_ms=50, on_info=infos.append, apply=False)
     assert moved.applied is None and moved.decision == "attack" and moved.seconds >= 0.35
     assert infos and all("thinking_ms" in i.raw for i in infos)
+
+
+def test_the_readme_client_example_runs_as_written():
+    """The ten lines of README "A Python client", executed as they stand."""
+    import pathlib
+
+    readme = (pathlib.Path(__file__).resolve().parents[1] / "README.md").read_text()
+    block = readme.split("## A Python client", 1)[1].split("```python\n", 1)[1].split("```", 1)[0]
+    assert "Engine.popen()" in block and len(block.strip().splitlines()) <= 10
+    printed: list = []
+    exec(compile(block, "README.md", "exec"), {"print": lambda *a: printed.append(a)})
+    assert printed and printed[-1][0] == "winner:" and printed[-1][1] in (0, 1)
+
+
+def test_http_streams_server_sent_events_and_serves_the_pages(http_url):
+    import httpx
+
+    with httpx.Client(base_url=http_url, timeout=30) as client:
+        body = {"view": PLAY_VIEW, "method": "pimc", "time_ms": 600, "info_ms": 100}
+        with client.stream("POST", "/v1/hint", json=body, headers={"accept": "text/event-stream"}) as r:
+            assert r.headers["content-type"].startswith("text/event-stream")
+            events = [line for line in r.iter_lines() if line.startswith("event: ")]
+        assert events.count("event: info") >= 3 and events[-1] == "event: result"
+        with client.stream("POST", "/v1/hint", json=body) as r:
+            assert r.headers["content-type"].startswith("application/x-ndjson")
+            lines = [line for line in r.iter_lines() if line]
+        import json as _json
+
+        assert _json.loads(lines[-1])["ok"] and all("info" in _json.loads(x) for x in lines[:-1])
+        page = client.get("/")
+        assert page.status_code == 200 and page.headers["content-type"].startswith("text/html")
+        assert "/web/board.js" in page.text
+        assert client.get("/web/board.js").status_code == 200 and client.get("/web/board.css").status_code == 200
+        docs = client.get("/docs")
+        assert docs.status_code == 200 and "/openapi.json" in docs.text
+        assert client.get("/openapi.json").json()["info"]["version"] == "1.1"
+
+
+def test_the_web_files_fetch_nothing_from_elsewhere():
+    """No build step, nothing from the internet: no absolute URL in the
+    board's files (the page talks to the server it came from)."""
+    import pathlib
+    import re
+
+    import tacocat.protocol
+
+    web = pathlib.Path(tacocat.protocol.__file__).with_name("web")
+    files = sorted(web.iterdir())
+    assert {f.name for f in files} >= {"index.html", "board.js", "board.css", "docs.html"}
+    for f in files:
+        assert not re.search(r"(https?:)?//[a-z0-9.-]+\.[a-z]{2,}", f.read_text()), f.name
+
+
+def test_a_bad_cors_origin_is_a_one_line_error():
+    from helpers import one_line_error, run_cli
+
+    one_line_error(run_cli(["serve", "--cors-origin", "localhost:3000"]), "--cors-origin", "http://localhost:5173")
+    one_line_error(run_cli(["serve", "--cors-origin", "http://a.example/path"]), "no path")

@@ -45,6 +45,7 @@ from typing import Any, Callable, Mapping, Sequence
 
 from tacocat.rules.actions import Action
 from tacocat.rules.game import View
+from tacocat.search.pimc import MoveEval
 
 __all__ = ["Engine", "EngineError", "Game", "Status", "Applied", "Moved", "Odds", "Hint", "Info"]
 
@@ -140,24 +141,15 @@ class Moved:
     applied: Applied | None
 
 
-@dataclass
-class Odds:
-    """One ranked move of a hint: the action with its round odds, expected
-    value, standard error (sampled) and game-win chance."""
+Odds = MoveEval
+"""One ranked move of a hint: the action with its round odds (`win`,
+`draw`, `loss`), expected `value`, `stderr` (sampled) and `game_win` — the
+search's own `tacocat.search.pimc.MoveEval`."""
 
-    action: Action
-    win: float
-    draw: float
-    loss: float
-    value: float
-    stderr: float | None = None
-    game_win: float | None = None
-    visits: int | None = None
 
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> "Odds":
-        return cls(Action.from_dict(d), d["win"], d["draw"], d["loss"], d["value"], d.get("stderr"), d.get("game_win"),
-                   d.get("visits"))
+def _odds(d: Mapping[str, Any]) -> MoveEval:
+    return MoveEval(Action.from_dict(d), d["win"], d["draw"], d["loss"], d["value"], d.get("stderr"), d.get("game_win"),
+                    d.get("visits"))
 
 
 @dataclass
@@ -192,13 +184,13 @@ class Info:
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> "Info":
-        best = Odds.from_dict(d["best"]) if d.get("best") else None
+        best = _odds(d["best"]) if d.get("best") else None
         return cls(d.get("elapsed_ms", 0), d.get("samples"), best, d.get("margin"), d.get("fraction"), dict(d))
 
 
 def _hint(result: Mapping[str, Any], stopped: bool) -> Hint:
-    moves = [Odds.from_dict(m) for m in result.get("moves", [])]
-    best = Odds.from_dict(result["best"]) if result.get("best") else moves[0]
+    moves = [_odds(m) for m in result.get("moves", [])]
+    best = _odds(result["best"]) if result.get("best") else moves[0]
     samples = result.get("samples", result.get("iterations", result.get("hands")))
     return Hint(result.get("method", ""), bool(result.get("exact")), result.get("decision", ""), moves, best, samples,
                 result.get("seconds", 0.0), stopped, result.get("mixed"), dict(result))
