@@ -441,6 +441,7 @@ PINNED_RESULTS = {
     "hello": "commands engine errors limits protocol rules running version",
     "new_game": "acting actions board deals game over phase rounds seed winner",
     "apply": "action events game hand player round status",
+    "move": "action applied bot budget decision events game hand level player round seconds seed simultaneous status",
     "legal": "actions decision game player",
     "view": "game view",
     "state": "game state status",
@@ -467,11 +468,14 @@ def test_message_shapes_are_pinned_to_the_protocol_version():
         {"cmd": "hello"}, {"cmd": "set_rules", "rules": "standard"}, {"cmd": "new_game", "seed": 1},
         {"cmd": "legal", "game": "g1", "player": 0},
         {"cmd": "apply", "game": "g1", "player": 0, "action": {"kind": "replace", "cards": []}},
+        {"cmd": "move", "game": "g1", "player": 1, "level": 1, "seed": 0},
         {"cmd": "view", "game": "g1", "player": 0}, {"cmd": "state", "game": "g1"}, {"cmd": "record", "game": "g1"},
         {"cmd": "games"}, {"cmd": "stop"}, {"cmd": "end_game", "game": "g1"}, {"cmd": "quit"},
     ]
     for request in script:
         r = session.handle({"id": 1, **request})
+        if COMMANDS[request["cmd"]].search:  # searches also say whether they were stopped
+            assert r.pop("stopped") is False
         assert list(r) == ["id", "ok", "cmd", "result"], r
         assert " ".join(sorted(ok(r))) == PINNED_RESULTS[request["cmd"]], request["cmd"]
     e = session.handle({"id": 2, "cmd": "legal"})
