@@ -655,9 +655,9 @@ function render() {
     b.className = "card back";
     backs.append(b);
   }
-  backs.setAttribute("aria-label", `${v.opponent_hand_size} cards, face down`);
+  backs.setAttribute("aria-label", `${v.opponent_hand_size} card${v.opponent_hand_size === 1 ? "" : "s"}, face down`);
   const acting = v.acting || [];
-  $("opp-note").textContent = `${v.opponent_hand_size} cards face down` +
+  $("opp-note").textContent = `${v.opponent_hand_size} card${v.opponent_hand_size === 1 ? "" : "s"} face down` +
     (acting.includes(1 - S.seat) && !acting.includes(S.seat) ? " — thinking…" : "") +
     (v.phase === "play" && v.attacker === 1 - S.seat && !v.table.length ? " — attacks next" : "");
   $("my-title").textContent = `Your hand (player ${S.seat})` + (v.phase === "play" && v.attacker === S.seat && !v.table.length ? " — you attack" : "");
