@@ -1,7 +1,7 @@
 """`tacocat play`: a whole game against an engine bot in the terminal.
 
 The game is `tacocat.rules.game.GameState`; this module only draws it, reads the
-human's moves in plain notation (`cli.notation.parse_move`), lets the bot
+human's moves in plain notation (`Action.parse`), lets the bot
 choose from its own view, and saves the record after every action.  Input
 is read line by line, so a piped script plays as well as a person; the end
 of input saves the game and stops cleanly."""
@@ -17,19 +17,17 @@ from typing import Any
 import click
 
 from tacocat.cli.notation import (
-    MOVE_FORMS,
     CliError,
     arrow_text,
     draw_board,
-    format_action,
     format_hint,
     friendly_errors,
     is_terminal,
-    parse_move,
     read_json,
     write_json,
 )
 from tacocat.players.bots import BOTS, choose, make_bot
+from tacocat.rules.actions import FORMS, Action
 from tacocat.rules.cards import format_cards
 from tacocat.errors import IllegalMoveError, NotationError, RecordError, TacocatError
 from tacocat.rules.game import DUEL, REPLACE, GameRecord, GameState
@@ -44,9 +42,6 @@ At each prompt type your move in plain notation (the kind word is optional):
             "sacrifice" when the same cards could do either
 Other commands: hint (the engine's ranked moves), moves (every legal move),
 board, help, quit (saves and stops)."""
-
-COMMAND_WORDS = {"hint", "moves", "legal", "board", "help", "?", "quit", "exit", "q"}
-
 
 class InputEnded(Exception):
     """stdin reached its end (or the user typed quit: args ("quit",))."""
@@ -209,13 +204,13 @@ class Session:
                 self.show_hint()
                 continue
             try:
-                action = parse_move(line, decision, s.legal_actions(me))
+                action = Action.parse(line, decision, s.legal_actions(me))
                 self.apply(me, action)
                 return
             except (IllegalMoveError, NotationError) as exc:
                 self.say(f"not legal: {exc}")
                 if decision == REPLACE:
-                    self.say(f"expected {MOVE_FORMS[decision]} ('help' for notation)")
+                    self.say(f"expected {FORMS[decision]} ('help' for notation)")
                 else:
                     self.say(self.legal_text())
 
@@ -226,7 +221,7 @@ class Session:
             cap = len(s.hands[me]) if s.replace_cap is None else s.replace_cap
             return (f"legal: discard any 0 to {cap} of your cards {format_cards(s.hands[me])} "
                     f"({len(legal)} choices), e.g. \"none\" or \"replace {s.hands[me][0]}\"")
-        return "legal: " + "; ".join(format_action(a) for a in legal)
+        return "legal: " + "; ".join(str(a) for a in legal)
 
     def show_hint(self) -> None:
         from tacocat.cli.hint_cmd import run_hint

@@ -405,13 +405,25 @@ def _reading(what: str):
         raise RecordError(f"malformed {what}: {exc}") from None
 
 
+def check_known_counts(rules: Ruleset, own: Hand, seen: Hand, table: Hand) -> None:
+    """R1 for what one player knows: own hand, face-up cards, the table,
+    naming where the extra copies are."""
+    rules.check_counts(
+        ("your hand holds", own, ""),
+        ("hand and seen cards hold", seen, "is a seen {rank} also in your hand? (seen lists face-up cards only)"),
+        ("hand, seen and table hold", table, "a card of the attack on the table belongs in table only, not also in seen"),
+    )
+
+
 RULE_OF = {REPLACE: "R7-R8", DUEL: "R9", "attack": "R10-R11", "answer": "R12-R13"}
 
 
-@dataclass
+@dataclass(frozen=True)
 class View:
     """What one player knows (RULES §5): own hand, every face-up card, the
-    unseen pool, the opponent's hand size, the public history."""
+    unseen pool, the opponent's hand size, the public history.  Immutable
+    once built: a view is a fact about a moment of the game, shared by the
+    searches that read it (its events are copies, never the game's own)."""
 
     player: int
     rules: Ruleset
@@ -427,9 +439,13 @@ class View:
     first_replacer: str
     replace_cap: int | None
     my_pending: Hand | None
-    acting: list[int]
-    history: list[dict]
-    rounds: list[dict]
+    acting: tuple[int, ...]
+    history: tuple[dict, ...]
+    rounds: tuple[dict, ...]
+
+    def __post_init__(self) -> None:
+        for name in ("acting", "history", "rounds"):
+            object.__setattr__(self, name, tuple(getattr(self, name)))
 
     @classmethod
     def of(cls, state: GameState, player: int) -> "View":
@@ -448,9 +464,9 @@ class View:
             first_replacer=state.first_replacer,
             replace_cap=state.replace_cap,
             my_pending=state.pending[player],
-            acting=state.acting_players(),
-            history=copy.deepcopy(state.history),
-            rounds=copy.deepcopy(state.rounds),
+            acting=tuple(state.acting_players()),
+            history=tuple(copy.deepcopy(state.history)),
+            rounds=tuple(copy.deepcopy(state.rounds)),
         )
 
     @property
@@ -487,8 +503,8 @@ class View:
             "my_pending": None if self.my_pending is None else list(self.my_pending),
             "acting": list(self.acting),
             "unseen_pool": list(self.unseen_pool),
-            "history": copy.deepcopy(self.history),
-            "rounds": copy.deepcopy(self.rounds),
+            "history": copy.deepcopy(list(self.history)),
+            "rounds": copy.deepcopy(list(self.rounds)),
         }
 
     @classmethod
@@ -497,26 +513,29 @@ class View:
         defaults; `acting` is derived in the play phase); raises RecordError
         when malformed and PositionError when no game can produce it."""
         with _reading("view"):
+            phase, attacker = str(data.get("phase", PLAY)), data.get("attacker")
+            table = parse_cards(data.get("table", ()), "table")
+            acting = list(data.get("acting", []))
+            if not acting and phase == PLAY and attacker in (0, 1):
+                acting = [1 - attacker] if table else [attacker]
             view = cls(
                 player=int(data["player"]),
                 rules=Ruleset.from_dict(data.get("rules")),
                 board=Board.from_dict(data.get("board", {"cat": 3, "covered": []})),
-                phase=str(data.get("phase", PLAY)),
+                phase=phase,
                 hand=parse_cards(data["hand"], "hand"),
                 seen=parse_cards(data.get("seen", ()), "seen"),
-                table=parse_cards(data.get("table", ()), "table"),
-                attacker=data.get("attacker"),
+                table=table,
+                attacker=attacker,
                 opponent_hand_size=int(data["opponent_hand_size"]),
                 draw_pile_size=int(data.get("draw_pile_size", 0)),
                 first_replacer=str(data.get("first_replacer", "both")),
                 replace_cap=data.get("replace_cap"),
                 my_pending=None if data.get("my_pending") is None else hand(data["my_pending"]),
-                acting=list(data.get("acting", [])),
-                history=list(data.get("history", [])),
-                rounds=list(data.get("rounds", [])),
+                acting=acting,
+                history=copy.deepcopy(list(data.get("history", []))),
+                rounds=copy.deepcopy(list(data.get("rounds", []))),
             )
-        if not data.get("acting") and view.phase == PLAY and view.attacker in (0, 1):
-            view.acting = [1 - view.attacker] if view.table else [view.attacker]
         view.validate()
         return view
 
@@ -526,14 +545,7 @@ class View:
             raise PositionError(f"player must be 0 or 1, got {self.player!r}")
         if self.phase not in (REPLACE, DUEL, PLAY, OVER):
             raise PositionError(f"phase {self.phase!r} unknown; expected replace, duel or play")
-        known = counts(self.hand + self.seen + self.table)
-        for r in range(1, 13):
-            if known[r] > self.rules.count(r):
-                raise PositionError(
-                    f"hand, seen and table hold {known[r]} cards of rank {r} but the deck has "
-                    f"{self.rules.count(r)} (is a seen card also in your hand?)",
-                    "R1",
-                )
+        check_known_counts(self.rules, self.hand, self.seen, self.table)
         pool = len(self.unseen_pool)
         if self.opponent_hand_size < 0 or self.opponent_hand_size > pool:
             raise PositionError(

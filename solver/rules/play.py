@@ -129,12 +129,7 @@ def validate_position(pos: PlayPosition) -> None:
     if pos.attacker not in (0, 1):
         raise PositionError(f"attacker must be 0 or 1, got {pos.attacker!r}")
     h0, h1 = len(pos.hands[0]), len(pos.hands[1])
-    total = counts(pos.hands[0] + pos.hands[1] + pos.table)
-    for r in range(1, 13):
-        if total[r] > pos.rules.count(r):
-            raise PositionError(
-                f"{total[r]} cards of rank {r} in play but the deck holds {pos.rules.count(r)}", "R1"
-            )
+    pos.rules.check_counts(("the hands and table hold", pos.hands[0] + pos.hands[1] + pos.table, ""))
     if not pos.table:
         if h0 != h1:
             raise PositionError(f"hands of {h0} and {h1} cards: in play both hands hold the same number", "R10")
