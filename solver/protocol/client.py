@@ -23,9 +23,10 @@ progress: pass `on_info=callable` to `hint` or `move` (with `info_ms`, the
 rate) and it is called with an `Info` while the search runs.  `stop()` (from
 another thread) ends running searches; they answer with their best so far.
 
-Tokens: when `new_game` returns per-seat tokens (`"tokens": {"0": ...,
-"1": ..., "owner": ...}`), the client keeps them in the `Game` and sends
-the right one (`"token"`) with every request about that game.
+Tokens: when `new_game` returns the game's secret tokens (`"tokens":
+{"owner": ..., "seats": [...]}`), the client keeps them in the `Game` and
+sends the right one (`"token"`: the seat's for a seat's request, the
+owner's for the whole game) with every request about that game.
 
 The client is thread-safe: several threads may send requests at once (the
 JSON Lines transport matches answers by id; the HTTP transport uses one
@@ -407,7 +408,19 @@ class Engine:
 
     @staticmethod
     def _token(game: Game | str, who: int | str) -> str | None:
-        return game.tokens.get(str(who)) if isinstance(game, Game) else None
+        """The token to send for seat `who` (0, 1) or "owner", if new_game
+        gave tokens: `{"owner": ..., "seats": [seat 0's, seat 1's]}` (or
+        keyed "0"/"1").  A seat falls back to the owner token, which opens
+        every seat."""
+        if not isinstance(game, Game) or not game.tokens:
+            return None
+        tokens = game.tokens
+        if who == "owner":
+            return tokens.get("owner")
+        seats = tokens.get("seats")
+        if isinstance(seats, list) and who in (0, 1) and who < len(seats):
+            return seats[who]
+        return tokens.get(str(who), tokens.get("owner"))
 
     @staticmethod
     def _info(on_info: Callable[[Info], None] | None) -> Callable[[dict], None] | None:
@@ -483,7 +496,8 @@ class Engine:
 
     def status(self, game: Game) -> Status:
         """Refresh `game.status` from the engine."""
-        for g in self.request("games")["games"]:
+        owner = self._token(game, "owner")
+        for g in self.request("games", tokens=[owner] if owner else None)["games"]:
             if g["game"] == game.id:
                 game.status = Status.from_dict(g)
                 return game.status

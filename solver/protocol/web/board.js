@@ -25,8 +25,14 @@ class ApiError extends Error {
   constructor(error) { super(error.message); this.code = error.code; this.field = error.field; }
 }
 
+// The token for seat `who` (0, 1) or "owner": new_game's tokens are
+// {"owner": ..., "seats": [seat 0's, seat 1's]}.  The creator holds them all;
+// the seat's own is sent for a seat's request, so the board asks for no more
+// than a seat may see.
 function withToken(fields, who) {
-  const token = S.tokens && S.tokens[String(who)];
+  const t = S.tokens || {};
+  let token = who === "owner" ? t.owner : (Array.isArray(t.seats) ? t.seats[who] : t[String(who)]);
+  if (!token && who !== "owner") token = t.owner;
   return token ? { ...fields, token } : fields;
 }
 
