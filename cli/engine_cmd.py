@@ -40,11 +40,13 @@ def command(rules_path: str | None, max_time_ms: int | None, max_searches: int, 
       {"id": 3, "cmd": "legal", "game": "g1", "player": 0}
       {"id": 4, "cmd": "hint", "game": "g1", "player": 0, "time_ms": 5000, "info_ms": 250}
       {"id": 5, "cmd": "stop"}
-      {"id": 7, "cmd": "move", "game": "g1", "player": 1, "level": 4}
-      {"id": 6, "cmd": "quit"}
+      {"id": 6, "cmd": "move", "game": "g1", "player": 1, "level": 4}
+      {"id": 7, "cmd": "quit"}
+
     Searches (hint, move, solve) run in the background, one after another
     in order: stop and other commands are answered while one runs; with
-    info_ms a search sends {"id", "cmd", "info": {...}} lines as it goes. Every message: docs/protocol.md."""
+    info_ms a search sends {"id", "cmd", "info": {...}} lines as it goes.
+     Every message: docs/protocol.md."""
     logging.basicConfig(stream=sys.stderr, level=getattr(logging, log_level.upper()),
                         format="tacocat engine %(levelname)s: %(message)s")
     rules = load_ruleset(rules_path)
