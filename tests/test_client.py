@@ -223,3 +223,30 @@ def test_a_bad_cors_origin_is_a_one_line_error():
 
     one_line_error(run_cli(["serve", "--cors-origin", "localhost:3000"]), "--cors-origin", "http://localhost:5173")
     one_line_error(run_cli(["serve", "--cors-origin", "http://a.example/path"]), "no path")
+
+
+def test_http_searches_queue_then_answer_busy():
+    """--max-searches 1 --max-queue 1: a second search waits its turn, a
+    third is refused with 503 busy; stop ends the running and the waiting."""
+    with running_server("--max-searches", "1", "--max-queue", "1", "--max-time-ms", "20000") as client:
+        body = {"view": PLAY_VIEW, "method": "pimc", "time_ms": 20000}
+        out: dict = {}
+
+        def ask(name: str) -> None:
+            out[name] = client.post("/v1/hint", json={**body, "id": name})
+
+        threads = [threading.Thread(target=ask, args=(n,)) for n in ("first", "second")]
+        threads[0].start()
+        time.sleep(0.3)
+        threads[1].start()
+        deadline = time.monotonic() + 10
+        while client.get("/v1/hello").json()["result"]["running"]["searches"] < 2 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        third = client.post("/v1/hint", json={**body, "id": "third"})
+        assert third.status_code == 503 and third.json()["error"]["code"] == "busy"
+        assert client.post("/v1/stop", json={}).json()["result"]["stopped"] == 2
+        for t in threads:
+            t.join(30)
+        for name in ("first", "second"):
+            r = out[name].json()
+            assert out[name].status_code == 200 and r["ok"] and r["stopped"] is True and r["id"] == name
