@@ -112,16 +112,19 @@ def test_a_whole_game_on_the_board(browser, board_url):
                 rows = page.locator("#hint-table tbody tr")
                 assert rows.count() >= 1 and "%" in rows.first.text_content()
                 assert page.text_content("#hint-status").startswith("Best:")
-                rows.first.click()  # selects the hinted cards
+                rows.first.focus()
+                page.keyboard.press("Enter")  # a hint row selects its cards and moves the focus to Play
                 assert page.locator("#my-hand .card.selected").count() >= 1
+                assert page.evaluate("document.activeElement.id") == "play", page.evaluate("document.activeElement.outerHTML.slice(0, 200)")
                 page.screenshot(path=str(DOCS / "board-2-hint.png"), full_page=True)
                 hinted = True
-                page.locator("#play").click()
+                page.keyboard.press("Enter")
             else:
                 page.keyboard.press("1")  # the lowest card alone is always an attack (R10-R11)
                 page.keyboard.press("Enter")
-        else:  # answer: the first legal move listed
-            page.locator("#legal .chip").first.click()
+        else:  # answer: the first legal move listed, from the keyboard
+            page.locator("#legal .chip").first.focus()
+            page.keyboard.press("Enter")
         if step == 12 and not reloaded:
             page.reload()
             page.wait_for_function("document.body.dataset.ready === '1'")

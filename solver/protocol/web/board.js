@@ -359,7 +359,8 @@ function renderHint() {
     for (const c of cells) { const td = document.createElement("td"); td.textContent = c; tr.append(td); }
     const pick = () => selectCards(m.cards);
     tr.addEventListener("click", pick);
-    tr.addEventListener("keydown", (e) => { if (e.key === "Enter") { e.stopPropagation(); pick(); } });
+    // preventDefault: the Enter that picks must not also press Play, which has the focus by then
+    tr.addEventListener("keydown", (e) => { if (e.key === "Enter") { e.preventDefault(); e.stopPropagation(); pick(); } });
     body.append(tr);
   });
 }
