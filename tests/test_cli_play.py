@@ -27,8 +27,12 @@ def test_scripted_game_finishes_and_saves_a_replayable_record(tmp_path):
     assert "game over: " in out and "record saved to" in out
     assert "[###]" in out  # tiles drawn after the first decided round
     # the script tries cards it does not hold: explained, then asked again
-    assert "not legal: R9: duel 12: player 0 does not hold these cards" in out
+    assert "not legal (R9): duel 12: player 0 does not hold these cards" in out
     assert "legal: duel 1; duel 5; duel 8; duel 10; duel 11" in out
+    # each refusal names its rule once and lists the legal moves once
+    refusal = out[out.index("not legal (R9): duel 12"):].splitlines()[:3]
+    assert refusal[0].count("R9") == 1 and "legal:" not in refusal[0]
+    assert refusal[1].startswith("legal: ") and refusal[2] == "duel> 11"
     data = json.loads(path.read_text())
     assert data["format"] == "tacocat-record" and data["seed"] == 3
     assert data["players"] == {"0": "human", "1": "heuristic"}
@@ -82,9 +86,9 @@ def test_prompt_commands_and_rejections():
     out = result.stdout
     assert 'replace   the cards to discard: "2 3"' in out  # help
     assert 'legal: discard any 0 to 7 of your cards 2 4 5 6 6 9 11 (96 choices), e.g. "none" or "replace 2"' in out
-    assert "not legal: R1: replace cards: rank 13 does not exist; ranks run from 1 to 12" in out
-    assert "not legal: R7-R8: player 0 must replace now, not duel" in out
-    assert "not legal: R7-R8: player 0 must replace now, not answer" in out
+    assert "not legal (R1): replace cards: rank 13 does not exist; ranks run from 1 to 12" in out
+    assert "not legal (R7-R8): player 0 must replace now, not duel" in out
+    assert "not legal (R7-R8): player 0 must replace now, not answer" in out
     assert "stopped: the game was not saved (use --save GAME.json to keep it)" in out
 
 

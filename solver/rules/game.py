@@ -27,6 +27,7 @@ from tacocat.rules.cards import Hand, contains, counts, format_cards, hand, pars
 from tacocat.errors import IllegalMoveError, PositionError, RecordError, TacocatError
 from tacocat.rules.play import answers, attacks
 from tacocat.rules.ruleset import STANDARD, Ruleset
+from tacocat.rules.play import why_not_answer, why_not_attack
 
 REPLACE, DUEL, PLAY, OVER = "replace", "duel", "play", "over"
 RECORD_FORMAT = "tacocat-record"
@@ -212,24 +213,23 @@ class GameState:
                 raise IllegalMoveError(
                     f"answer {format_cards(action.cards)} can beat or sacrifice; say which (beats true/false)", "R13"
                 )
-        raise IllegalMoveError(self._why_illegal(player, kind, action), RULE_OF[kind])
+        raise IllegalMoveError(*self._why_illegal(player, kind, action))
 
-    def _why_illegal(self, player: int, kind: str, action: Action) -> str:
+    def _why_illegal(self, player: int, kind: str, action: Action) -> tuple[str, str]:
+        """The one real reason `action` is refused, and the rule it breaks
+        (the legal list is the door's to show: `legal_actions`)."""
         own = self.hands[player]
         cards = format_cards(action.cards)
         if not contains(own, action.cards):
-            return f"{kind} {cards}: player {player} does not hold these cards (hand {format_cards(own)})"
+            return f"{kind} {cards}: player {player} does not hold these cards (hand {format_cards(own)})", RULE_OF[kind]
         if kind == REPLACE:
-            return f"replace {cards}: may discard at most {self.replace_cap} cards (the first replacer's count)"
+            return (f"replace {cards}: the first replacer discarded {self.replace_cap}, so you may discard "
+                    f"at most {self.replace_cap}, not {len(action.cards)}"), "R7"
         if kind == DUEL:
-            return f"duel {cards}: a duel is exactly one card"
+            return f"duel {cards}: a duel is exactly one card, not {len(action.cards)}", "R9"
         if kind == "attack":
-            return (
-                f"attack {cards} is not a single, a set or a sequence of 3+ using at most "
-                f"{len(own) - 1} cards (R10-R11); legal: {', '.join(format_cards(a) for a in attacks(own))}"
-            )
-        options = "; ".join(str(a) for a in self.legal_actions(player))
-        return f"answer {cards} to attack {format_cards(self.table)} is not legal (an answer that does not beat must be the lowest card); legal: {options}"
+            return why_not_attack(own, action.cards)
+        return why_not_answer(self.table, own, action.cards, action.beats)
 
     def _replace(self, player: int, cards: Hand) -> None:
         if self.first_replacer == "both":
