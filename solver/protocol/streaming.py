@@ -61,7 +61,7 @@ class SearchSignal(threading.Event):
         if self.sink is None or self.info_ms is None:
             return
         self.sent += 1
-        self.sink({"elapsed_ms": self.elapsed_ms, **payload})
+        self.sink(finite({"elapsed_ms": self.elapsed_ms, **payload}))
 
 
 # --------------------------------------------------------------------------
@@ -285,4 +285,5 @@ async def stream_job(job, encode: Callable[[dict], str], sse: bool, disconnected
             if kind == "result":
                 return
     finally:
-        job.stop_event.set() if worker.is_alive() else None
+        if worker.is_alive():  # the client went away mid-stream: nobody waits for the answer
+            job.stop_event.set()
