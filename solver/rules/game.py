@@ -25,6 +25,7 @@ from tacocat.rules.actions import Action
 from tacocat.rules.board import Board
 from tacocat.rules.cards import Hand, contains, counts, format_cards, hand, parse_cards, remove
 from tacocat.errors import IllegalMoveError, PositionError, RecordError, TacocatError
+from tacocat.rules.history import ANSWER, ATTACK, History, check_view_facts, history_from_json
 from tacocat.rules.play import answers, attacks
 from tacocat.rules.ruleset import STANDARD, Ruleset
 
@@ -454,6 +455,14 @@ class View:
         )
 
     @property
+    def play_history(self) -> History:
+        """The round's attacks and answers in order (R20 reads them): the
+        play-phase events of `history`."""
+        return history_from_json(
+            [{k: e[k] for k in ("event", "player", "cards", "beats") if k in e}
+             for e in self.history if isinstance(e, Mapping) and e.get("event") in (ATTACK, ANSWER)])
+
+    @property
     def unseen_pool(self) -> Hand:
         """Deck − own hand − every face-up card of this round (RULES §5)."""
         left = counts(self.rules.deck_cards())
@@ -552,6 +561,11 @@ class View:
                 )
             if dfd < 1:
                 raise PositionError("hands are empty: play ends with one card each", "R16")
+            check_view_facts(self.play_history, player=self.player, hand_now=self.hand, seen=self.seen,
+                             table=self.table, attacker=self.attacker, opponent_hand_size=self.opponent_hand_size,
+                             pool=self.unseen_pool)
+        elif self.phase in (REPLACE, DUEL) and self.play_history:
+            raise PositionError(f"a history of attacks and answers exists only in the play phase, not in {self.phase}", "R10")
 
 
 @dataclass

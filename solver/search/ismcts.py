@@ -21,6 +21,7 @@ from tacocat.rules.cards import counts
 from tacocat.errors import PositionError, TacocatError
 from tacocat.rules.game import View
 from tacocat.search.pimc import MoveEval, PlayResult, check_play_view
+from tacocat.search.sampling import HandSampler
 
 DEFAULT_ITERATIONS = 50_000
 DEFAULT_C = 1.0
@@ -39,8 +40,11 @@ def _tree(view: View, utilities: Sequence[float], c_uct: float, exact_cards: int
           rollout: int = 0):
     from tacocat.core import _ismcts
 
+    # The tree deals the opponent from the cards it may hold (R20: the unseen
+    # pool at or above the floor its sacrifices set); the draw pile plays no
+    # part in the play phase.
     return _ismcts.Tree(
-        list(view.hand), list(view.unseen_pool), view.opponent_hand_size, view.player, view.attacker,
+        list(view.hand), list(HandSampler(view).opp_pool), view.opponent_hand_size, view.player, view.attacker,
         list(view.table), tuple(float(u) for u in utilities), float(c_uct), int(exact_cards),
         seed & 0xFFFFFFFFFFFFFFFF, int(max_nodes), 1 << 16, int(rollout),
     )
