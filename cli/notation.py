@@ -28,6 +28,7 @@ from tacocat.rules.board import Board
 from tacocat.rules.cards import format_cards, parse_cards
 from tacocat.errors import NotationError, PositionError, RecordError, TacocatError
 from tacocat.rules.game import PLAY, REPLACE, View
+from tacocat.rules.history import format_history, hand_floor, parse_history
 from tacocat.rules.ruleset import SPACES, STANDARD, Ruleset
 from tacocat.rules.views import PHASES, build_view  # noqa: F401  (PHASES is re-exported for the commands)
 from tacocat.rules.views import view_from_json as _view_from_json
@@ -189,12 +190,19 @@ def view_from_flags(
     rules: Ruleset,
     phase: str | None = None,
     cap: int | None = None,
+    history: str | None = None,
 ) -> View:
     """The asking player's view from the flags `tacocat hint` and `tacocat
     solve --hand` share (cards in plain notation, each error naming its
-    flag); the notes `build_view` makes (a lenient reading) go to stderr."""
+    flag; `history` in the notation of `tacocat.rules.history.parse_history`);
+    the notes `build_view` makes (a lenient reading) go to stderr."""
     notes: list[str] = []
+    try:
+        events = parse_history(history) if history else ()
+    except TacocatError as exc:
+        raise CliError(f"--history: {exc}") from None
     view = build_view(
+        history=events,
         hand=parse_cards(hand, "--hand"),
         seen=parse_cards(seen, "--seen"),
         table=parse_cards(table, "--table"),
@@ -242,6 +250,12 @@ def describe_view(view: View, names: Sequence[str] | None = None) -> str:
         extra.append(f"seen: {format_cards(view.seen)}")
     if extra:
         lines.append("; ".join(extra))
+    events = view.play_history
+    if events:
+        floor = hand_floor(events, 1 - view.player)
+        why = (f": {opp} holds only cards of rank {floor} or more (R20, its sacrifices)" if floor > 1
+               else f" ({opp}'s answers rule out no hand, R20)")
+        lines.append(f"history: {format_history(events)}{why}")
     return "\n".join(lines)
 
 

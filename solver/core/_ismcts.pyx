@@ -7,9 +7,12 @@ plain lists.  Everything inside `Tree.run` runs without the GIL.
 
 One iteration
 -------------
-1. *Determinize*: deal the opponent a hand drawn uniformly from the
-   observer's unseen pool (a partial Fisher–Yates shuffle of the pool's
-   cards, so every card subset is equally likely — RULES §5).
+1. *Determinize*: deal the opponent a hand drawn uniformly from the pool
+   it is given (a partial Fisher–Yates shuffle of the pool's cards, so
+   every card subset is equally likely — RULES §5).  The caller passes the
+   cards the opponent may hold: the unseen pool at or above the floor its
+   sacrifices set (R20, `tacocat.search.sampling.HandSampler.opp_pool`), so
+   every determinization is a consistent world with its R20 weight.
 2. *Select*: from the root, at each node generate the legal moves of the
    determinized state; every existing child whose move is legal here is
    *available*: its availability count goes up and it competes by UCB
@@ -751,6 +754,18 @@ cdef class Tree:
             nd = &self.nodes[e.child]
             out.append((unpack(e.move & HAND_MASK), bool(e.move & BEATS_BIT), e.visits, e.avail,
                         e.reward, nd.reward_sq, nd.outcome[0], nd.outcome[1], nd.outcome[2]))
+        return out
+
+    def determinizations(self, int n):
+        """`n` opponent hands dealt exactly as an iteration deals them (step
+        1), as sorted tuples: what the search sees, for tests (R20: only
+        hands of the pool given).  Advances the tree's random state."""
+        cdef State s
+        cdef list out = []
+        cdef int i
+        for i in range(n):
+            self._determinize(&s)
+            out.append(unpack(s.h[1 - self.observer]))
         return out
 
 

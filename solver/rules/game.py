@@ -563,7 +563,9 @@ class View:
                 raise PositionError("hands are empty: play ends with one card each", "R16")
             check_view_facts(self.play_history, player=self.player, hand_now=self.hand, seen=self.seen,
                              table=self.table, attacker=self.attacker, opponent_hand_size=self.opponent_hand_size,
-                             pool=self.unseen_pool)
+                             pool=self.unseen_pool,
+                             dealt=next((e.get("hand_size") for e in self.history
+                                         if isinstance(e, Mapping) and e.get("event") == "deal"), None))
         elif self.phase in (REPLACE, DUEL) and self.play_history:
             raise PositionError(f"a history of attacks and answers exists only in the play phase, not in {self.phase}", "R10")
 

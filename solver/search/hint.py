@@ -65,6 +65,8 @@ class HintResult:
     stopped: bool = False
     """True when `stop` cut the search short."""
     extra: dict = field(default_factory=dict)
+    worlds: int | None = None
+    """Distinct consistent opponent hands averaged (exact), or deals sampled."""
 
     @property
     def best(self) -> MoveEval:
@@ -83,6 +85,8 @@ class HintResult:
             d["samples"] = self.samples
         if self.iterations is not None:
             d["iterations"] = self.iterations
+        if self.worlds is not None:
+            d["worlds"] = self.worlds
         d.update(seconds=self.seconds, decision=self.decision, moves=moves, best=moves[0] if moves else None)
         if self.mixed is not None:
             d["mixed"] = self.mixed
@@ -213,4 +217,5 @@ def hint(
         utilities=tuple(util),
         stopped=bool(stopped),
         extra=dict(res.extra),
+        worlds=None if used == "ismcts" else worlds,
     )
