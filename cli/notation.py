@@ -346,10 +346,20 @@ def method_text(result: Mapping[str, Any]) -> str:
     tail = f", {secs:.2f} s" if isinstance(secs, (int, float)) else ""
     if result.get("stopped"):
         tail += " (stopped early)"
-    if result.get("exact") or method == "exact":
+    if result.get("exact"):
         return f"method: exact enumeration of every possible opponent hand (no sampling error){tail}"
+    if method == "exact":
+        return (f"method: exact enumeration cut short after {result.get('samples')} opponent hands: a partial "
+                f"average, not exact (give more --time){tail}")
     se = [m.get("stderr") for m in result.get("moves", []) if isinstance(m.get("stderr"), (int, float))]
-    unc = f"; 95% margin of a value up to ±{1.96 * max(se):.3f}" if se else ""
+    unc = ""
+    if se:
+        best = result.get("moves", [{}])[0].get("stderr")
+        unc = f"; 95% margin of a value up to ±{1.96 * max(se):.3f}"
+        if isinstance(best, (int, float)) and max(se) > best:
+            unc += f" (best move ±{1.96 * best:.3f})"
+        if len(se) < sum(1 for m in result.get("moves", []) if m.get("visits") != 0):
+            unc += "; rows without a margin have too few deals to tell"
     if method == "pimc":
         n = result.get("samples", result.get("iterations"))
         if result.get("decision") == "replace":

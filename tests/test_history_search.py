@@ -130,7 +130,7 @@ def test_a_full_view_whose_hand_does_not_fit_the_deal_is_refused():
     data["hand"] = list(view.hand[1:])
     data["opponent_hand_size"] = view.opponent_hand_size - 1  # both one card short: R10 still holds
     data["draw_pile_size"] += 2
-    with pytest.raises(PositionError, match=r"R9: wrong hand size: dealt \d+ \(R6\)"):
+    with pytest.raises(PositionError, match=r"R9: wrong hand size: the play phase began with \d+ cards each"):
         view_from_json(data)
     view_from_json(view.to_dict())  # the true view is accepted
 
@@ -392,3 +392,52 @@ def test_a_floor_deal_keeps_the_cards_below_it_in_the_draw_pile():
         opp, pile = s.deal(rng)
         assert min(opp) >= 6 and hand(list(opp) + pile) == view.unseen_pool
     assert remove(view.unseen_pool, s.opp_pool) == tuple(c for c in view.unseen_pool if c < 6)
+
+
+# ------------------------------------------------------------ honest numbers
+REPLACE_ARGS = ["hint", "--phase", "replace", "--hand", "2 2 3 5 8 9 11", "--json"]
+
+
+def test_replace_with_a_time_budget_ranks_the_default_budgets_best_move_on_many_deals():
+    default = json.loads(run(REPLACE_ARGS).stdout)
+    timed = json.loads(run(REPLACE_ARGS + ["--time", "500"]).stdout)
+    assert default["best"]["cards"] == timed["best"]["cards"] == [2, 3, 5, 8]
+    for result in (default, timed):
+        n = [m["visits"] for m in result["moves"]]
+        # sequential halving: a move ranked higher never has fewer deals, and every row has a margin
+        assert n == sorted(n, reverse=True) and min(n) >= decisions.MIN_STAGE_DEALS
+        assert all(isinstance(m.get("stderr"), float) for m in result["moves"])
+    # more time, more deals: never fewer than the default budget
+    assert timed["moves"][0]["visits"] >= default["moves"][0]["visits"]
+
+
+def test_a_time_budget_never_ranks_on_one_deal():
+    view = build_view(hand=(2, 3, 5, 7, 8, 9, 10, 12), opponent=8)
+    r = hint(view, time_ms=1)
+    assert r.method == "pimc" and r.samples >= pimc.MIN_SAMPLES and not r.exact
+    replace = hint(build_view(hand=(2, 2, 3, 5, 8, 9, 11), phase=REPLACE), time_ms=1)
+    assert min(m.visits for m in replace.moves) >= decisions.MIN_STAGE_DEALS
+
+
+def test_default_play_hint_buys_a_stated_margin():
+    from tacocat.search.hint import DEFAULT_HINT_SAMPLES
+
+    view = build_view(hand=(2, 4, 6, 9, 11, 12), seen=(1, 3), opponent=5, attacker=0, table=(8,), player=1)
+    r = hint(view, method="pimc")
+    assert r.samples == DEFAULT_HINT_SAMPLES  # this small position reaches the sample budget: reproducible
+    assert hint(view, method="pimc").to_dict()["moves"] == r.to_dict()["moves"]
+    assert max(1.96 * m.stderr for m in r.moves) < 0.03
+    out = run(["hint", "--hand", "2 4 6 9 11 12", "--seen", "1 3", "--opponent", "5", "--table", "8",
+               "--attacker", "0", "--player", "1", "--method", "pimc"]).stdout
+    assert f"PIMC over {DEFAULT_HINT_SAMPLES} sampled deals" in out and "95% margin of a value up to ±0.0" in out
+
+
+def test_solve_hand_says_how_its_scoring_differs_from_hint():
+    out = run(["solve", "--hand", HAND, "--seen", SEEN, "--opponent", "3", "--history", HIST]).stdout
+    assert "scoring: the round alone" in out and "--score game ranks as hint does" in out
+    game = json.loads(run(["solve", "--hand", HAND, "--seen", SEEN, "--opponent", "3", "--history", HIST,
+                           "--score", "game", "--json"]).stdout)
+    hinted = json.loads(run(["hint", "--hand", HAND, "--seen", SEEN, "--opponent", "3", "--history", HIST,
+                             "--json", "--method", "exact"]).stdout)
+    assert [m["cards"] for m in game["moves"]] == [m["cards"] for m in hinted["moves"]]
+    assert [m["value"] for m in game["moves"]] == pytest.approx([m["value"] for m in hinted["moves"]], abs=1e-12)

@@ -564,10 +564,19 @@ class View:
             check_view_facts(self.play_history, player=self.player, hand_now=self.hand, seen=self.seen,
                              table=self.table, attacker=self.attacker, opponent_hand_size=self.opponent_hand_size,
                              pool=self.unseen_pool,
-                             dealt=next((e.get("hand_size") for e in self.history
-                                         if isinstance(e, Mapping) and e.get("event") == "deal"), None))
+                             play_start=_play_start(self.history))
         elif self.phase in (REPLACE, DUEL) and self.play_history:
             raise PositionError(f"a history of attacks and answers exists only in the play phase, not in {self.phase}", "R10")
+
+
+def _play_start(history: list) -> int | None:
+    """Cards each player held when the play phase began, from a full
+    history: the deal (R6) less one card per duel, ties included (R9);
+    None when the history does not record the deal."""
+    dealt = next((e.get("hand_size") for e in history if isinstance(e, Mapping) and e.get("event") == "deal"), None)
+    if not isinstance(dealt, int):
+        return None
+    return dealt - sum(1 for e in history if isinstance(e, Mapping) and e.get("event") == "duel")
 
 
 @dataclass

@@ -299,13 +299,14 @@ def check_view_facts(
     attacker: int | None,
     opponent_hand_size: int,
     pool: Sequence[int],
-    dealt: int | None = None,
+    play_start: int | None = None,
 ) -> None:
     """Refuse a play-phase history that contradicts the rest of a view, in
     one line naming the event and the rule: its structure (`check_history`),
     the attack on the table (the history's last event when one is pending),
     its cards among the face-up ones (R15), the hand size it implies when
-    the round's deal size `dealt` is known (R6, R9), the asking player's own hand meeting its
+    `play_start`, the cards each held when the play phase began, is known
+    (R6, R9), the asking player's own hand meeting its
     own sacrifices' floor (R12), and at least one consistent opponent hand
     left in the unseen pool (R20).  No history (none given) checks nothing:
     the view then says nothing about the round's play so far."""
@@ -327,10 +328,11 @@ def check_view_facts(
         raise PositionError(
             f"the history's cards {format_cards(missing)} are not among the seen cards {format_cards(hand(seen)) or '(none)'}: "
             "every attack and answer is face up (seen lists them)", "R15")
-    if dealt is not None and len(hand_now) + len(played_by(events, player)) != dealt - 1:
+    if play_start is not None and len(hand_now) + len(played_by(events, player)) != play_start:
         raise PositionError(
-            f"wrong hand size: dealt {dealt} (R6), one dueled (R9) and {len(played_by(events, player))} played in the "
-            f"history leave {dealt - 1 - len(played_by(events, player))} cards, but the hand holds {len(hand_now)}", "R9")
+            f"wrong hand size: the play phase began with {play_start} cards each (the deal less the duel cards, "
+            f"R6, R9) and the history shows {len(played_by(events, player))} of yours played, which leaves "
+            f"{play_start - len(played_by(events, player))}, but the hand holds {len(hand_now)}", "R9")
     own = hand_floor(events, player)
     if hand_now and min(hand_now) < own:
         k = _floor_event(events, player, own)

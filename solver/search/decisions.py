@@ -39,12 +39,15 @@ from tacocat.rules.actions import Action
 from tacocat.rules.cards import Hand, hand, remove
 from tacocat.errors import PositionError, TacocatError
 from tacocat.rules.game import DUEL, REPLACE, View
-from tacocat.search.pimc import MoveEval, PerfectSolver, PlayResult, rank_moves
+from tacocat.search.pimc import MIN_SAMPLES, MoveEval, PerfectSolver, PlayResult, rank_moves
 from tacocat.rules.play import showdown
 from tacocat.search.sampling import DEFAULT_EXACT_BUDGET, HandSampler, WorldSampler, rng_from
 
 DEFAULT_DUEL_SAMPLES = 400  # a hint: about 0.2 s, value margins near ±0.02
 DEFAULT_REPLACE_EVALS = 6000  # a hint: about 0.2 s; bots set their own budgets
+MIN_STAGE_DEALS = 8
+"""Deals every candidate alive in a stage gets even when the time runs out,
+so that no ranking rests on one deal (a few milliseconds)."""
 DEFAULT_CANDIDATES = None
 """All legal discard sets (a bot passes a smaller number)."""
 
@@ -204,7 +207,8 @@ def duel_matrix(
     nobs = np.zeros(shape)
     used = 0
     for k, (opp, p) in enumerate(worlds):
-        if used and ((stop is not None and stop.is_set()) or (deadline is not None and time.perf_counter() >= deadline)):
+        if used >= MIN_SAMPLES and ((stop is not None and stop.is_set())
+                                    or (deadline is not None and time.perf_counter() >= deadline)):
             break
         for a, i in enumerate(rows):
             for j in sorted(set(opp)):
@@ -358,18 +362,21 @@ def replace_eval(
     stage = 0
     out_of_time = False
     while True:
-        target = max(1, per_round // len(alive)) + (stats[alive[0]][0] if alive else 0)
-        for d in alive:
-            while stats[d][0] < target:
-                if (stop is not None and stop.is_set()) or (deadline is not None and time.perf_counter() >= deadline):
-                    # Out of time: every candidate still gets one evaluation,
-                    # then stop.
-                    if stats[d][0] > 0:
-                        out_of_time = all(stats[c][0] > 0 for c in alive)
-                        break
-                k = stats[d][0]
-                while len(worlds) <= k:
-                    worlds.append(sampler.deal(rng))
+        # Every candidate alive in a stage is evaluated on the same deals, one
+        # deal for all of them in turn, so they always have as many deals
+        # when the budget ends the stage (an evaluation budget: its share;
+        # a time budget: the time left shared among the stages left).
+        k = stats[alive[0]][0]
+        target = max(1, per_round // len(alive)) + k
+        stage_end = None if deadline is None else time.perf_counter() + (deadline - time.perf_counter()) / (rounds - stage)
+        while k < target:
+            if k >= MIN_STAGE_DEALS and ((stop is not None and stop.is_set())
+                                         or (stage_end is not None and time.perf_counter() >= stage_end)):
+                out_of_time = (stop is not None and stop.is_set()) or time.perf_counter() >= deadline
+                break
+            while len(worlds) <= k:
+                worlds.append(sampler.deal(rng))
+            for d in alive:
                 o = _replace_outcome(view.hand, d, worlds[k], opp_cap, pool, solver)
                 s = stats[d]
                 idx = 1 - o
@@ -378,12 +385,11 @@ def replace_eval(
                 s[1] += u
                 s[2] += u * u
                 s[3][idx] += 1
-                used += 1
-            if out_of_time:
-                break
+            used += len(alive)
+            k += 1
         stage += 1
         if progress is not None:
-            progress(min(1.0, used / samples))
+            progress(min(1.0, used / samples) if deadline is None else min(1.0, (time.perf_counter() - t0) / (deadline - t0)))
         if out_of_time or len(alive) == 1 or used >= samples:
             break
         alive.sort(key=lambda d: -stats[d][1] / stats[d][0])

@@ -37,6 +37,15 @@ from tacocat.search.pimc import MoveEval, PerfectSolver, PlayResult, exact_play,
 from tacocat.search.sampling import DEFAULT_EXACT_BUDGET, HandSampler
 
 METHODS = ("auto", "exact", "pimc", "ismcts")
+"""The hint methods: the one list the CLI and the protocol offer."""
+DEFAULT_HINT_SAMPLES = 3000
+DEFAULT_HINT_MS = 500
+"""A sampled play-phase hint with no budget given takes `DEFAULT_HINT_SAMPLES`
+deals or `DEFAULT_HINT_MS` milliseconds, the first reached: about what a
+hint may take.  3000 deals give a 95% margin near ±0.01 on a value (the
+table states every row's margin); a position that solves fast stays
+reproducible from the seed, a slow one (8-card hands on a loaded machine)
+stops at the time.  Give `iterations` for a result reproducible anywhere."""
 EXACT_LIMIT = 200_000
 """`method="exact"` refuses views with more distinct opponent hands."""
 
@@ -141,12 +150,20 @@ def hint(
     `iterations` is the sample / iteration budget, `time_ms` a time budget
     (the first reached ends the search); `stop` set returns the best answer
     so far; `progress(fraction)` is called now and then.  Raises
-    `TacocatError` subclasses for bad input."""
+    `TacocatError` subclasses for bad input.  The time budget counts from
+    the call: setting the search up is part of it.  With no budget a
+    sampled play-phase hint takes `DEFAULT_HINT_SAMPLES` deals or
+    `DEFAULT_HINT_MS`, the first reached."""
+    t_call = time.perf_counter()
     view = _validate(view, iterations, time_ms, seed, method, stop, progress)
+
+    def left(ms: float | None) -> float | None:
+        """What is left of `ms` after the set-up (never less than 1 ms)."""
+        return None if ms is None else max(ms - 1000.0 * (time.perf_counter() - t_call), 1.0)
+
     util = round_utilities(view.board, view.player, view.rules, utilities)
     solver = solver or PerfectSolver(view.rules)
     kind = view.decision
-    t0 = time.perf_counter()
     mixed = None
     its = None
 
@@ -155,7 +172,7 @@ def hint(
         if method == "ismcts":
             from tacocat.search.ismcts import ismcts_play
 
-            res = ismcts_play(view, iterations=iterations, time_ms=time_ms, seed=seed, utilities=util, stop=stop,
+            res = ismcts_play(view, iterations=iterations, time_ms=left(time_ms), seed=seed, utilities=util, stop=stop,
                               progress=progress)
             used = "ismcts"
             its = res.extra.get("iterations")
@@ -169,11 +186,14 @@ def hint(
                     )
                 limit = EXACT_LIMIT if method == "exact" else exact_budget
                 res = exact_play(view, utilities=util, budget=limit, solver=solver, sampler=sampler, stop=stop,
-                                 progress=progress, seed=seed)
+                                 progress=progress, seed=seed, time_ms=left(time_ms))
             used = "exact"
             if res is None:
-                res = pimc_play(view, samples=iterations, time_ms=time_ms, seed=seed, utilities=util, solver=solver,
-                                stop=stop, progress=progress)
+                samples, budget_ms = iterations, time_ms
+                if iterations is None and time_ms is None:
+                    samples, budget_ms = DEFAULT_HINT_SAMPLES, DEFAULT_HINT_MS
+                res = pimc_play(view, samples=samples, time_ms=left(budget_ms), seed=seed, utilities=util,
+                                solver=solver, stop=stop, progress=progress)
                 used = "pimc"
         assert res is not None
         moves, exact, worlds, stopped = res.moves, res.exact, res.worlds, res.stopped
@@ -181,7 +201,7 @@ def hint(
         from tacocat.search.decisions import duel_eval
 
         want_exact = method in ("exact", "auto")
-        res = duel_eval(view, samples=iterations, time_ms=time_ms, seed=seed, utilities=util,
+        res = duel_eval(view, samples=iterations, time_ms=left(time_ms), seed=seed, utilities=util,
                         exact_budget=(EXACT_LIMIT if method == "exact" else exact_budget) if want_exact else -1,
                         solver=solver, stop=stop, progress=progress)
         used = "exact" if res.exact else "pimc"
@@ -190,7 +210,7 @@ def hint(
     elif kind == REPLACE:
         from tacocat.search.decisions import replace_eval
 
-        res = replace_eval(view, samples=iterations, time_ms=time_ms, seed=seed, utilities=util, solver=solver,
+        res = replace_eval(view, samples=iterations, time_ms=left(time_ms), seed=seed, utilities=util, solver=solver,
                            stop=stop, progress=progress)
         used, exact, worlds, stopped = "pimc", False, res.worlds, res.stopped
         moves = res.moves
@@ -209,7 +229,7 @@ def hint(
         exact=bool(exact),
         decision=kind,
         moves=moves,
-        seconds=time.perf_counter() - t0,
+        seconds=time.perf_counter() - t_call,
         # A stopped enumeration says how many hands it averaged.
         samples=None if (used == "exact" and exact) or used == "ismcts" else worlds,
         iterations=its,

@@ -34,7 +34,11 @@ from tacocat.rules.ruleset import STANDARD, Ruleset
 from tacocat.search.sampling import DEFAULT_EXACT_BUDGET, HandSampler, WorldSampler, rng_from, world_hands
 
 DEFAULT_SAMPLES = 200
-"""Worlds per decision when neither samples nor time is given."""
+"""Worlds per decision when neither samples nor time is given (a bot's
+budget; `tacocat.search.hint` spends a time budget instead)."""
+MIN_SAMPLES = 30
+"""Worlds a sampled search takes before a time limit or a stop may end it,
+so that no ranking rests on one deal (milliseconds)."""
 
 
 @dataclass
@@ -207,11 +211,13 @@ def exact_play(
     stop: threading.Event | None = None,
     progress: Callable[[float], None] | None = None,
     seed: int | random.Random = 0,
+    time_ms: float | None = None,
 ) -> PlayResult | None:
     """Exact odds of every move, averaged over every distinct opponent hand
     with its exact probability; None when there are more than `budget`
-    hands.  A `stop` cuts the enumeration short (then the result is a
-    partial average and `exact` is False).  The hands are visited in an
+    hands.  A `stop` or the time limit `time_ms` cuts the enumeration short
+    (after at least `MIN_SAMPLES` hands; the result is then a partial
+    average, `exact` False and `stopped` True).  The hands are visited in an
     order shuffled from `seed`, so that a partial average is a random
     sample of the hands rather than the lowest ones."""
     check_play_view(view)
@@ -222,12 +228,14 @@ def exact_play(
     worlds = list(worlds)
     rng_from(seed).shuffle(worlds)
     t0 = time.perf_counter()
+    deadline = None if time_ms is None else t0 + time_ms / 1000.0
     solver = solver or PerfectSolver(view.rules)
     tally = _Tally(view.legal_actions(), utilities)
     stopped = False
     step = max(1, len(worlds) // 50)
     for i, (opp, p) in enumerate(worlds):
-        if stop is not None and stop.is_set() and tally.worlds:
+        if tally.worlds >= MIN_SAMPLES and ((stop is not None and stop.is_set())
+                                            or (deadline is not None and time.perf_counter() >= deadline)):
             stopped = True
             break
         tally.add(solver.move_outcomes(world_hands(view, opp), view.attacker, view.table), view.player, p)
@@ -249,7 +257,8 @@ def pimc_play(
     progress: Callable[[float], None] | None = None,
 ) -> PlayResult:
     """PIMC: `samples` worlds (or as many as fit in `time_ms`; both: the
-    first limit reached), each solved exactly; per move the mean utility,
+    first limit reached; a time limit or `stop` ends the search only after
+    `MIN_SAMPLES` worlds), each solved exactly; per move the mean utility,
     win/draw/loss frequencies and the standard error."""
     check_play_view(view)
     if samples is None and time_ms is None:
@@ -265,7 +274,8 @@ def pimc_play(
     stopped = False
     last = t0
     while samples is None or tally.worlds < samples:
-        if tally.worlds and ((stop is not None and stop.is_set()) or (deadline is not None and time.perf_counter() >= deadline)):
+        if tally.worlds >= MIN_SAMPLES and ((stop is not None and stop.is_set())
+                                            or (deadline is not None and time.perf_counter() >= deadline)):
             stopped = stop is not None and stop.is_set()
             break
         opp = sampler.sample(rng)
