@@ -33,7 +33,7 @@ from tacocat.rules.ruleset import SPACES, STANDARD, Ruleset
 from tacocat.rules.views import PHASES, build_view  # noqa: F401  (PHASES is re-exported for the commands)
 from tacocat.rules.views import view_from_json as _view_from_json
 
-METHODS = ("auto", "exact", "pimc", "ismcts")
+from tacocat.search.hint import METHODS  # noqa: E402,F401  (re-exported for the commands)
 
 
 # --------------------------------------------------------------- errors

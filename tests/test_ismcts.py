@@ -45,26 +45,6 @@ def test_answers_of_the_worked_examples(attack, defender):
     assert _ismcts.answers(attack, defender) == answers(attack, defender)
 
 
-def test_leaf_solver_matches_the_reference():
-    rng = random.Random(3)
-    for _ in range(300):
-        n = rng.randint(1, 5)
-        h0, h1 = deal(rng, n)
-        attacker = rng.randint(0, 1)
-        table = ()
-        if n > 1 and rng.random() < 0.5:
-            table = rng.choice(attacks((h0, h1)[attacker]))
-            h = list((h0, h1)[attacker])
-            for c in table:
-                h.remove(c)
-            if attacker == 0:
-                h0 = h
-            else:
-                h1 = h
-        pos = PlayPosition((tuple(h0), tuple(h1)), attacker, table)
-        assert _ismcts.outcome(pos.hands[0], pos.hands[1], attacker, table) == play_value(pos), pos
-
-
 def view(hand, seen, opp, attacker=0, table=(), player=0):
     return View.from_dict({"player": player, "hand": list(hand), "seen": list(seen),
                            "opponent_hand_size": opp, "attacker": attacker, "table": list(table)})

@@ -39,7 +39,8 @@ every child.  Edges (move + UCB statistics) of a node sit side by side in
 one pool, so selection reads contiguous memory.
 
 Leaves: the exact search of `tacocat.core._search` (its transposition table, one
-per tree) once both hands hold at most `exact_cards` cards.
+per tree) once both hands hold at most `exact_cards` cards; it is the one
+exact solver of the package (no private copy here).
 
 Packed hands (`hand_t`), their helpers and the move generators are those of
 `_search.pxd`: the count of rank r in bits 4(r-1)..4(r-1)+3; a move
@@ -240,42 +241,6 @@ cdef inline int showdown(State* s) noexcept nogil:
     return 1 if a < b else (-1 if a > b else 0)
 
 
-cdef int exact(State* s, int alpha, int beta, answer_t* buf) noexcept nogil:
-    """Player 0's outcome under best play (fail-hard alpha-beta on -1/0/1).
-    `buf` has room for MAX_MOVES moves per remaining ply."""
-    cdef int k, i, v, best, mover
-    cdef State c
-    if s.table == 0 and s.n <= 1:
-        return showdown(s)
-    k = gen_moves(s, buf)
-    mover = s.attacker if s.table == 0 else 1 - s.attacker
-    if mover == 0:
-        best = -2
-        for i in range(k):
-            c = s[0]
-            apply_move(&c, buf[i])
-            v = exact(&c, alpha, beta, buf + MAX_MOVES)
-            if v > best:
-                best = v
-                if v > alpha:
-                    alpha = v
-                if alpha >= beta or v == 1:
-                    break
-    else:
-        best = 2
-        for i in range(k):
-            c = s[0]
-            apply_move(&c, buf[i])
-            v = exact(&c, alpha, beta, buf + MAX_MOVES)
-            if v < best:
-                best = v
-                if v < beta:
-                    beta = v
-                if alpha >= beta or v == -1:
-                    break
-    return best
-
-
 # ---------------------------------------------------------------------- RNG
 
 cdef inline uint64_t xorshift(uint64_t* st) noexcept nogil:
@@ -407,7 +372,9 @@ cdef class Tree:
         if self.nodes == NULL or self.buf == NULL or self.edges == NULL or self._hash_grow(1 << 14) != 0:
             raise MemoryError()
         self.ctx_ready = False
-        if exact_cards > 0 and tt_entries > 0:
+        if exact_cards > 0 and tt_entries <= 0:
+            raise ValueError("exact leaves (exact_cards > 0) need a transposition table (tt_entries > 0)")
+        if exact_cards > 0:
             if ctx_init(&self.ctx, tt_entries) != 0:
                 raise MemoryError("cannot allocate the leaf transposition table")
             self.ctx_ready = True
@@ -564,9 +531,7 @@ cdef class Tree:
             if s.table == 0 and s.n <= 1:
                 return showdown(s)
             if s.table == 0 and s.n <= self.exact_cards:
-                if self.ctx_ready:
-                    return search_value(&self.ctx, s.h[0], s.h[1], s.attacker, 0) - 1
-                return exact(s, -1, 1, self.buf)
+                return search_value(&self.ctx, s.h[0], s.h[1], s.attacker, 0) - 1
             if s.table != 0 and self.rollout == 1 and (xorshift(&self.rng) & 7) != 0:
                 apply_move(s, greedy_answer(s.table, s.h[1 - s.attacker]))
                 continue
@@ -806,23 +771,3 @@ def answers(attack, defender):
 def includes(cards, sub):
     """Multiset inclusion on packed hands (for tests)."""
     return bool(hand_contains(pack(cards), pack(sub)))
-
-
-def outcome(hand0, hand1, int attacker, table=()):
-    """Player 0's outcome (+1 / 0 / -1) under best play, by the leaf solver
-    (for tests against `tacocat.rules.play.play_value`)."""
-    cdef State s
-    cdef answer_t* buf = <answer_t*>malloc(MAX_MOVES * (MAX_DEPTH + 2) * sizeof(answer_t))
-    cdef int v
-    s.h[0] = pack(hand0)
-    s.h[1] = pack(hand1)
-    s.attacker = attacker
-    s.table = pack(table)
-    s.tsize = len(table)
-    s.n = len(hand1 if attacker == 0 else hand0)
-    try:
-        with nogil:
-            v = exact(&s, -1, 1, buf)
-        return v
-    finally:
-        free(buf)

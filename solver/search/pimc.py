@@ -29,7 +29,7 @@ from tacocat.rules.actions import Action
 from tacocat.rules.cards import Hand
 from tacocat.errors import PositionError, TacocatError
 from tacocat.rules.game import PLAY, View
-from tacocat.rules.play import PlayPosition, move_values, play_value, showdown
+from tacocat.core.exact import Solver
 from tacocat.rules.ruleset import STANDARD, Ruleset
 from tacocat.search.sampling import DEFAULT_EXACT_BUDGET, HandSampler, WorldSampler, rng_from, world_hands
 
@@ -81,59 +81,18 @@ def rank_moves(moves: list[MoveEval]) -> list[MoveEval]:
 
 # ----------------------------------------------------------------- solver
 
-class PerfectSolver:
-    """The perfect-information solver behind PIMC, behind one small
-    interface so the backend can change: the Cython alpha-beta with its
-    transposition table (`tacocat.core._search.Core`) when it is built, else the
-    reference minimax of `tacocat.rules.play`.  One instance per thread."""
+class PerfectSolver(Solver):
+    """The perfect-information solver behind every hidden-hand search: the
+    exact core's one Python wrapper (`tacocat.core.exact.Solver`), with its
+    transposition table kept across the worlds of a search (positions
+    repeat across worlds).  `move_outcomes` / `outcome` give player 0's
+    round outcome (+1 / 0 / -1).  One instance per thread."""
 
-    def __init__(self, rules: Ruleset = STANDARD, tt_entries: int = 1 << 20, backend: str = "auto") -> None:
+    def __init__(self, rules: Ruleset = STANDARD, tt_entries: int = 1 << 20) -> None:
+        super().__init__(keep_tt=True, tt_entries=tt_entries)
         self.rules = rules
-        self.core = None
-        self.max_hand = 0
-        if backend not in ("auto", "fast", "reference"):
-            raise TacocatError(f"solver backend {backend!r} unknown; expected auto, fast or reference")
-        if backend != "reference":
-            try:
-                from tacocat.core import _search
 
-                self.core = _search.Core(tt_entries)
-                self._pack = _search.pack_hand
-                self._unpack = _search.unpack_hand
-                self._beats = int(_search.BEATS)
-                self.max_hand = int(_search.LIMITS["max_hand"])
-            except (ImportError, AttributeError, KeyError):
-                if backend == "fast":
-                    raise TacocatError("the fast solver (tacocat.core._search) is not built; run pip install -e .") from None
-                self.core = None
-        self.backend = "fast" if self.core is not None else "reference"
-
-    def move_outcomes(self, hands: tuple[Hand, Hand], attacker: int, table: Hand = ()) -> list[tuple[Hand, bool | None, int]]:
-        """Every root move with player 0's round outcome after it under best
-        play by both: +1 win, 0 drawn round, -1 loss.  `hands[attacker]`
-        excludes the table (as in `PlayPosition`)."""
-        if self.core is not None and max(len(hands[0]), len(hands[1])) <= self.max_hand:
-            pack = self._pack
-            raw = self.core.moves(pack(hands[0]), pack(hands[1]), attacker, pack(table), 2, 1, 0)
-            out = []
-            beats_bit = self._beats
-            for mv, level in raw:
-                cards = self._unpack(mv & ~beats_bit)
-                beats = bool(mv & beats_bit) if table else None
-                out.append((cards, beats, int(level) - 1))
-            return out
-        pos = PlayPosition(hands, attacker, table, self.rules)
-        return [(c, b, int(v)) for c, b, v in move_values(pos, (1.0, 0.0, -1.0))]
-
-    def outcome(self, hands: tuple[Hand, Hand], attacker: int, table: Hand = ()) -> int:
-        """Player 0's round outcome under best play by both (+1 / 0 / -1);
-        a showdown when both hold one card and the table is empty."""
-        if not table and len(hands[0]) == 1 and len(hands[1]) == 1:
-            return showdown(hands)
-        if self.core is not None and max(len(hands[0]), len(hands[1])) <= self.max_hand:
-            pack = self._pack
-            return int(self.core.value(pack(hands[0]), pack(hands[1]), attacker, pack(table), 2, 1, 0)) - 1
-        return int(play_value(PlayPosition(hands, attacker, table, self.rules), (1.0, 0.0, -1.0)))
+    move_outcomes = Solver.outcomes
 
 
 # ------------------------------------------------------------- aggregation
