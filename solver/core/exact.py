@@ -410,9 +410,9 @@ def _final_cards(position: PlayPosition, steps: list[PVStep]) -> tuple[int, int]
     return (hands[0][0], hands[1][0])
 
 
-def _outcome(showdown: tuple[int, int]) -> str:
-    a, b = showdown
-    return "win" if a < b else "loss" if a > b else "draw"
+def _outcome(last: tuple[int, int]) -> str:
+    """Player 0's result of the showdown of these last cards (R17)."""
+    return OUTCOMES[1 - showdown(((last[0],), (last[1],)))]
 
 
 def _outcome_of_level(level: int, levels: tuple[int, int, int]) -> str | None:

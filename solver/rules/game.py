@@ -26,7 +26,7 @@ from tacocat.rules.board import Board
 from tacocat.rules.cards import Hand, contains, counts, format_cards, hand, parse_cards, remove
 from tacocat.errors import IllegalMoveError, PositionError, RecordError, TacocatError
 from tacocat.rules.history import ANSWER, ATTACK, History, check_view_facts, history_from_json
-from tacocat.rules.play import answers, attacks
+from tacocat.rules.play import DRAW, LOSS, WIN, answers, attacks, duel_attacker, goes_to_showdown, showdown
 from tacocat.rules.ruleset import STANDARD, Ruleset
 
 REPLACE, DUEL, PLAY, OVER = "replace", "duel", "play", "over"
@@ -268,11 +268,10 @@ class GameState:
         self.hands = [remove(self.hands[0], (c0,)), remove(self.hands[1], (c1,))]
         self.discard.extend((c0, c1))
         self.history.append({"event": "duel", "cards": [c0, c1]})
-        if len(self.hands[0]) == 1:
-            # R9 ruling: one card each after the duel means no play phase.
+        if goes_to_showdown(len(self.hands[0])):
             self._showdown()
-        elif c0 != c1:
-            self.attacker = 0 if c0 > c1 else 1
+        elif (first := duel_attacker(c0, c1)) is not None:
+            self.attacker = first
             self.phase = PLAY
         # Equal ranks: both discarded, duel again (phase stays DUEL).
 
@@ -295,7 +294,7 @@ class GameState:
         """R17: the lower last card wins; equal ranks draw (or, under the
         `arrow` tie rule on a one-arrow space, the arrow's player wins)."""
         last = (self.hands[0][0], self.hands[1][0])
-        winner = 0 if last[0] < last[1] else 1 if last[1] < last[0] else None
+        winner = {WIN: 0, LOSS: 1, DRAW: None}[showdown(self.hands)]
         if winner is None and self.rules.tie == "arrow" and self.first_replacer != "both":
             winner = 0 if self.first_replacer == "p0" else 1
         self.history.append({"event": "showdown", "cards": list(last), "winner": winner})

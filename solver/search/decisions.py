@@ -40,7 +40,7 @@ from tacocat.rules.cards import Hand, hand, remove
 from tacocat.errors import PositionError, TacocatError
 from tacocat.rules.game import DUEL, REPLACE, View
 from tacocat.search.pimc import MIN_SAMPLES, MoveEval, PerfectSolver, PlayResult, rank_moves
-from tacocat.rules.play import showdown
+from tacocat.rules.play import duel_attacker, goes_to_showdown, showdown
 from tacocat.search.sampling import DEFAULT_EXACT_BUDGET, HandSampler, WorldSampler, rng_from
 
 DEFAULT_DUEL_SAMPLES = 400  # a hint: about 0.2 s, value margins near ±0.02
@@ -157,24 +157,25 @@ def duel_then_play(me: Hand, opp: Hand, solver: PerfectSolver) -> int:
     """My round outcome (+1/0/-1) when both duel their highest card
     (repeating on ties, R9) and then play perfectly with both hands known."""
     while True:
-        if len(me) == 1:
+        if goes_to_showdown(len(me)):
             return showdown((me, opp))
         i, j = me[-1], opp[-1]
         me, opp = me[:-1], opp[:-1]
-        if len(me) == 1:
+        if goes_to_showdown(len(me)):
             return showdown((me, opp))
-        if i != j:
-            return solver.outcome((me, opp), 0 if i > j else 1)
+        if (first := duel_attacker(i, j)) is not None:
+            return solver.outcome((me, opp), first)
 
 
 def cell_outcome(me: Hand, opp: Hand, i: int, j: int, solver: PerfectSolver) -> int:
     """My round outcome after I duel `i` and the opponent duels `j`."""
     me, opp = remove(me, (i,)), remove(opp, (j,))
-    if len(me) == 1:
+    if goes_to_showdown(len(me)):
         return showdown((me, opp))
-    if i == j:
+    first = duel_attacker(i, j)
+    if first is None:
         return duel_then_play(me, opp, solver)
-    return solver.outcome((me, opp), 0 if i > j else 1)
+    return solver.outcome((me, opp), first)
 
 
 # -------------------------------------------------------------------- duel
