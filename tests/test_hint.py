@@ -63,7 +63,7 @@ def test_exact_mode_equals_brute_force(player, attacker, table):
         w, d, l, u = want[key]
         assert (m.win, m.draw, m.loss) == pytest.approx((w, d, l), abs=1e-12)
         assert m.value == pytest.approx(u, abs=1e-12)
-    assert res.moves == sorted(res.moves, key=lambda m: -m.value)
+    assert list(res.moves) == sorted(res.moves, key=lambda m: -m.value)
 
 
 def test_auto_is_exact_when_the_enumeration_fits_and_pimc_otherwise():
@@ -231,7 +231,7 @@ def test_duel_on_a_small_space_is_exact():
     assert v.decision == DUEL
     r = hint(v, method="exact")
     assert r.exact and r.method == "exact"
-    assert sum(m["probability"] for m in r.mixed) == pytest.approx(1.0)
+    assert sum(m.probability for m in r.mixed) == pytest.approx(1.0)
     assert r.moves[0].value >= r.moves[-1].value
 
 

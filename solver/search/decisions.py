@@ -39,8 +39,9 @@ from tacocat.rules.actions import Action
 from tacocat.rules.cards import Hand, hand, remove
 from tacocat.errors import PositionError, TacocatError
 from tacocat.rules.game import DUEL, REPLACE, View
-from tacocat.search.pimc import MIN_SAMPLES, MoveEval, PerfectSolver, PlayResult, rank_moves
+from tacocat.search.pimc import MIN_SAMPLES, MixedMove, MoveEval, PerfectSolver, PlayResult, rank_moves
 from tacocat.rules.play import duel_attacker, goes_to_showdown, showdown
+from tacocat.search.budget import Budget, budget_of
 from tacocat.search.sampling import DEFAULT_EXACT_BUDGET, HandSampler, WorldSampler, rng_from
 
 DEFAULT_DUEL_SAMPLES = 400  # a hint: about 0.2 s, value margins near ±0.02
@@ -231,21 +232,22 @@ def duel_matrix(
 
 def duel_eval(
     view: View,
+    budget: Budget | None = None,
     *,
-    samples: int | None = None,
-    time_ms: float | None = None,
-    seed: int | random.Random = 0,
     utilities: Sequence[float] = (1.0, 0.0, -1.0),
     exact_budget: int | None = DEFAULT_EXACT_BUDGET,
     solver: PerfectSolver | None = None,
     sampler: WorldSampler | None = None,
-    stop: threading.Event | None = None,
-    progress: Callable[[float], None] | None = None,
+    **legacy,
 ) -> PlayResult:
     """R9: every duel card with its odds against the opponent's optimal mix
-    of the matrix game; `extra["mixed"]` is my optimal mixed strategy.
-    Exact (every opponent hand with its probability) when the hands number
-    at most `exact_budget` (a negative budget: always sample)."""
+    of the matrix game; `mixed` is my optimal mixed strategy.  Exact (every
+    opponent hand with its probability) when the hands number at most
+    `exact_budget` (a negative budget: always sample); else `budget.samples`
+    sampled deals (default `DEFAULT_DUEL_SAMPLES`, or as many as its time
+    allows)."""
+    b = budget_of(budget, legacy, "duel_eval")
+    samples, time_ms, seed, stop, progress = b.samples, b.time_ms, b.seed, b.stop, b.progress
     _check(view, DUEL)
     t0 = time.perf_counter()
     solver = solver or PerfectSolver(view.rules)
@@ -277,11 +279,11 @@ def duel_eval(
     moves = rank_moves(moves)
     # equal values are common at an equilibrium: among them, the likelier pure move first
     moves.sort(key=lambda m: (-round(m.value, 9), -prob[m.action.cards[0]]))
-    mixed = [{"cards": [r], "probability": prob[r]} for r in cells["rows"]]
     complete = exact and cells["worlds"] == len(worlds)
     return PlayResult(moves, cells["worlds"], complete, time.perf_counter() - t0,
                       bool(stop is not None and stop.is_set()),
-                      {"mixed": mixed, "game_value": float(value), "opponent_mix": dict(zip(cells["cols"], map(float, y), strict=True))})
+                      mixed=tuple(MixedMove(r, prob[r]) for r in cells["rows"]), game_value=float(value),
+                      opponent_mix=tuple(MixedMove(c, float(p)) for c, p in zip(cells["cols"], y, strict=True)))
 
 
 class _Sampled:
@@ -299,36 +301,36 @@ class _Sampled:
             yield self.sampler.sample(self.rng), 1.0
 
 
-def sample_mixed(mixed: list[dict], rng: random.Random) -> Action:
+def sample_mixed(mixed: Sequence[MixedMove], rng: random.Random) -> Action:
     """Draw a duel card from a mixed strategy with a seeded RNG."""
     r = rng.random()
     acc = 0.0
     for m in mixed:
-        acc += m["probability"]
+        acc += m.probability
         if r < acc:
-            return Action("duel", tuple(m["cards"]))
-    return Action("duel", tuple(max(mixed, key=lambda m: m["probability"])["cards"]))
+            return Action("duel", (m.card,))
+    return Action("duel", (max(mixed, key=lambda m: m.probability).card,))
 
 
 # ----------------------------------------------------------------- replace
 
 def replace_eval(
     view: View,
+    budget: Budget | None = None,
     *,
-    samples: int | None = None,
-    time_ms: float | None = None,
-    seed: int | random.Random = 0,
     utilities: Sequence[float] = (1.0, 0.0, -1.0),
     candidates: int | None = DEFAULT_CANDIDATES,
     solver: PerfectSolver | None = None,
     sampler: HandSampler | None = None,
-    stop: threading.Event | None = None,
-    progress: Callable[[float], None] | None = None,
+    **legacy,
 ) -> PlayResult:
     """R7/R8: candidate discard sets (the best `candidates` by the static
     score, all by default) ranked by sequential halving over common worlds;
-    `samples` is the total number of (candidate, world) evaluations
-    (default: the larger of `DEFAULT_REPLACE_EVALS` and 8 per candidate)."""
+    `budget.samples` is the total number of (candidate, world) evaluations
+    (default: the larger of `DEFAULT_REPLACE_EVALS` and 8 per candidate;
+    with a time limit, as many as it allows)."""
+    b = budget_of(budget, legacy, "replace_eval")
+    samples, time_ms, seed, stop, progress = b.samples, b.time_ms, b.seed, b.stop, b.progress
     _check(view, REPLACE)
     t0 = time.perf_counter()
     deadline = None if time_ms is None else t0 + time_ms / 1000.0
@@ -413,7 +415,7 @@ def replace_eval(
                                             math.sqrt(var / (n - 1)) if n > 1 else None, visits=n)))
     moves.sort(key=lambda t: (-t[0], -t[1].value, len(t[1].action.cards)))
     return PlayResult([m for _, m in moves], len(worlds), False, time.perf_counter() - t0,
-                      bool(stop is not None and stop.is_set()), {"evaluations": used, "candidates": len(ranked)})
+                      bool(stop is not None and stop.is_set()), evaluations=used, candidates=len(ranked))
 
 
 def _replace_outcome(mine: Hand, discard: Hand, world: tuple[Hand, list[int]], opp_cap, pool, solver) -> int:

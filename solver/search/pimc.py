@@ -30,6 +30,7 @@ from tacocat.rules.cards import Hand
 from tacocat.errors import PositionError, TacocatError
 from tacocat.rules.game import PLAY, View
 from tacocat.core.exact import Solver
+from tacocat.search.budget import Budget, budget_of
 from tacocat.rules.ruleset import STANDARD, Ruleset
 from tacocat.search.sampling import DEFAULT_EXACT_BUDGET, HandSampler, WorldSampler, rng_from, world_hands
 
@@ -41,7 +42,7 @@ MIN_SAMPLES = 30
 so that no ranking rests on one deal (milliseconds)."""
 
 
-@dataclass
+@dataclass(frozen=True)
 class MoveEval:
     """One candidate move with its odds, from the asking player's side."""
 
@@ -150,101 +151,137 @@ def check_play_view(view: View) -> None:
         )
 
 
-@dataclass
+@dataclass(frozen=True)
+class MixedMove:
+    """One card of a mixed strategy (the duel, R9) and its probability."""
+
+    card: int
+    probability: float
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"cards": [self.card], "probability": self.probability}
+
+
+@dataclass(frozen=True)
 class PlayResult:
-    moves: list[MoveEval]
+    """What one search found; immutable.  The fields after `stopped` are
+    filled by the searches they concern (None elsewhere)."""
+
+    moves: tuple[MoveEval, ...]
+    """Every evaluated move, best first."""
     worlds: int
+    """Distinct hands averaged (exact), deals sampled, or ISMCTS iterations."""
     exact: bool
     seconds: float
     stopped: bool = False
-    extra: dict = field(default_factory=dict)
+    mixed: tuple[MixedMove, ...] | None = None
+    """Duel: my optimal mixed strategy over my distinct cards."""
+    game_value: float | None = None
+    """Duel: the value of the matrix game."""
+    opponent_mix: tuple[MixedMove, ...] | None = None
+    """Duel: the opponent's optimal mixed strategy over the ranks it may hold."""
+    iterations: int | None = None
+    """ISMCTS: iterations run (all trees)."""
+    nodes: int | None = None
+    """ISMCTS: tree nodes (all trees)."""
+    evaluations: int | None = None
+    """Replacement: (candidate, deal) evaluations."""
+    candidates: int | None = None
+    """Replacement: candidate discards compared."""
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "moves", tuple(self.moves))
+
+
+_UNSET: Any = object()
 
 
 def exact_play(
     view: View,
+    budget: Budget | int | None = _UNSET,
     *,
     utilities: Sequence[float] = (1.0, 0.0, -1.0),
-    budget: int | None = DEFAULT_EXACT_BUDGET,
+    max_hands: int | None = _UNSET,
     solver: PerfectSolver | None = None,
     sampler: WorldSampler | None = None,
-    stop: threading.Event | None = None,
-    progress: Callable[[float], None] | None = None,
-    seed: int | random.Random = 0,
-    time_ms: float | None = None,
+    **legacy: Any,
 ) -> PlayResult | None:
     """Exact odds of every move, averaged over every distinct opponent hand
-    with its exact probability; None when there are more than `budget`
-    hands.  A `stop` or the time limit `time_ms` cuts the enumeration short
-    (after at least `MIN_SAMPLES` hands; the result is then a partial
-    average, `exact` False and `stopped` True).  The hands are visited in an
-    order shuffled from `seed`, so that a partial average is a random
-    sample of the hands rather than the lowest ones."""
+    with its exact probability; None when there are more than `max_hands`
+    hands (default `DEFAULT_EXACT_BUDGET`; None: no limit).  The budget's
+    `stop` or time limit cuts the enumeration short (after at least
+    `MIN_SAMPLES` hands; the result is then a partial average, `exact`
+    False and `stopped` True); its sample count is not used.  The hands are
+    visited in an order shuffled from the seed, so that a partial average
+    is a random sample of the hands rather than the lowest ones.  (Before
+    `Budget`, `budget` was the hand limit: an int or None there still is.)"""
+    if not isinstance(budget, Budget):
+        if budget is not _UNSET:
+            max_hands = budget
+        budget = None
+    if max_hands is _UNSET:
+        max_hands = DEFAULT_EXACT_BUDGET
+    b = budget_of(budget, legacy, "exact_play")
     check_play_view(view)
     sampler = sampler or HandSampler(view)
-    worlds = sampler.enumerate(budget)
+    worlds = sampler.enumerate(max_hands)
     if worlds is None:
         return None
     worlds = list(worlds)
-    rng_from(seed).shuffle(worlds)
+    rng_from(b.seed).shuffle(worlds)
     t0 = time.perf_counter()
-    deadline = None if time_ms is None else t0 + time_ms / 1000.0
+    deadline = b.deadline(t0)
     solver = solver or PerfectSolver(view.rules)
     tally = _Tally(view.legal_actions(), utilities)
     stopped = False
     step = max(1, len(worlds) // 50)
     for i, (opp, p) in enumerate(worlds):
-        if tally.worlds >= MIN_SAMPLES and ((stop is not None and stop.is_set())
-                                            or (deadline is not None and time.perf_counter() >= deadline)):
+        if tally.worlds >= MIN_SAMPLES and b.out(deadline):
             stopped = True
             break
         tally.add(solver.move_outcomes(world_hands(view, opp), view.attacker, view.table), view.player, p)
-        if progress is not None and (i + 1) % step == 0:
-            progress((i + 1) / len(worlds))
+        if b.progress is not None and (i + 1) % step == 0:
+            b.progress((i + 1) / len(worlds))
     return PlayResult(tally.result(sampled=False), tally.worlds, not stopped, time.perf_counter() - t0, stopped)
 
 
 def pimc_play(
     view: View,
+    budget: Budget | None = None,
     *,
-    samples: int | None = None,
-    time_ms: float | None = None,
-    seed: int | random.Random = 0,
     utilities: Sequence[float] = (1.0, 0.0, -1.0),
     solver: PerfectSolver | None = None,
     sampler: WorldSampler | None = None,
-    stop: threading.Event | None = None,
-    progress: Callable[[float], None] | None = None,
+    **legacy: Any,
 ) -> PlayResult:
-    """PIMC: `samples` worlds (or as many as fit in `time_ms`; both: the
-    first limit reached; a time limit or `stop` ends the search only after
-    `MIN_SAMPLES` worlds), each solved exactly; per move the mean utility,
-    win/draw/loss frequencies and the standard error."""
+    """PIMC: `budget.samples` worlds (or as many as fit in its time; both:
+    the first limit reached; neither: `DEFAULT_SAMPLES`; a time limit or a
+    stop ends the search only after `MIN_SAMPLES` worlds), each solved
+    exactly; per move the mean utility, win/draw/loss frequencies and the
+    standard error."""
+    b = budget_of(budget, legacy, "pimc_play")
     check_play_view(view)
-    if samples is None and time_ms is None:
-        samples = DEFAULT_SAMPLES
-    if samples is not None and samples < 1:
-        raise TacocatError(f"samples must be at least 1, got {samples}")
-    rng = rng_from(seed)
+    samples = DEFAULT_SAMPLES if b.unlimited else b.samples
+    rng = rng_from(b.seed)
     sampler = sampler or HandSampler(view)
     solver = solver or PerfectSolver(view.rules)
     tally = _Tally(view.legal_actions(), utilities)
     t0 = time.perf_counter()
-    deadline = None if time_ms is None else t0 + time_ms / 1000.0
-    stopped = False
+    deadline = b.deadline(t0)
     last = t0
+    stopped = False
     while samples is None or tally.worlds < samples:
-        if tally.worlds >= MIN_SAMPLES and ((stop is not None and stop.is_set())
-                                            or (deadline is not None and time.perf_counter() >= deadline)):
-            stopped = stop is not None and stop.is_set()
+        if tally.worlds >= MIN_SAMPLES and b.out(deadline):
+            stopped = b.stopped()
             break
         opp = sampler.sample(rng)
         tally.add(solver.move_outcomes(world_hands(view, opp), view.attacker, view.table), view.player, 1.0)
-        if progress is not None:
+        if b.progress is not None:
             now = time.perf_counter()
             if now - last > 0.05:
                 last = now
                 frac = tally.worlds / samples if samples else 0.0
                 if deadline is not None:
                     frac = max(frac, (now - t0) / (deadline - t0))
-                progress(min(frac, 1.0))
+                b.progress(min(frac, 1.0))
     return PlayResult(tally.result(sampled=True), tally.worlds, False, time.perf_counter() - t0, stopped)
