@@ -42,6 +42,7 @@ from tacocat.rules.game import DUEL, REPLACE, View
 from tacocat.search.pimc import MIN_SAMPLES, MixedMove, MoveEval, PerfectSolver, PlayResult, rank_moves
 from tacocat.rules.play import duel_attacker, goes_to_showdown, showdown
 from tacocat.search.budget import Budget, budget_of
+from tacocat.search.gamevalue import ROUND_UTILITIES
 from tacocat.search.sampling import DEFAULT_EXACT_BUDGET, HandSampler, WorldSampler, rng_from
 
 DEFAULT_DUEL_SAMPLES = 400  # a hint: about 0.2 s, value margins near ±0.02
@@ -234,7 +235,7 @@ def duel_eval(
     view: View,
     budget: Budget | None = None,
     *,
-    utilities: Sequence[float] = (1.0, 0.0, -1.0),
+    utilities: Sequence[float] = ROUND_UTILITIES,
     exact_budget: int | None = DEFAULT_EXACT_BUDGET,
     solver: PerfectSolver | None = None,
     sampler: WorldSampler | None = None,
@@ -318,7 +319,7 @@ def replace_eval(
     view: View,
     budget: Budget | None = None,
     *,
-    utilities: Sequence[float] = (1.0, 0.0, -1.0),
+    utilities: Sequence[float] = ROUND_UTILITIES,
     candidates: int | None = DEFAULT_CANDIDATES,
     solver: PerfectSolver | None = None,
     sampler: HandSampler | None = None,

@@ -118,11 +118,6 @@ class EndgameResult:
         }
 
 
-def hand_count(view: View) -> int:
-    """How many distinct opponent hands are consistent with `view`."""
-    return HandSampler(view).count()
-
-
 def _int_arg(value: Any, name: str, low: int, high: int | None = None) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or value < low or (high is not None and value > high):
         span = f"{low}..{high}" if high is not None else f"at least {low}"

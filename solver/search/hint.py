@@ -31,7 +31,7 @@ from typing import Any, Mapping, Sequence
 from tacocat.rules.actions import Action
 from tacocat.errors import PositionError, TacocatError
 from tacocat.rules.game import DUEL, REPLACE, View
-from tacocat.search.gamevalue import round_game_wins, round_utilities
+from tacocat.search.gamevalue import ROUND_UTILITIES, round_game_wins, round_utilities
 from tacocat.search.budget import Budget, budget_of
 from tacocat.search.pimc import MixedMove, MoveEval, PerfectSolver, PlayResult, exact_play, pimc_play
 from tacocat.search.sampling import DEFAULT_EXACT_BUDGET, HandSampler
@@ -93,7 +93,7 @@ class HintResult:
     """ISMCTS iterations."""
     mixed: tuple[MixedMove, ...] | None = None
     """Duel only: my optimal mixed strategy."""
-    utilities: tuple[float, float, float] = (1.0, 0.0, -1.0)
+    utilities: tuple[float, float, float] = ROUND_UTILITIES
     """Utilities of (win, drawn round, loss) used for `value`."""
     stopped: bool = False
     """True when `stop` (or the time limit of an exact enumeration) cut the search short."""

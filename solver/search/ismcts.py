@@ -17,11 +17,11 @@ import time
 from dataclasses import replace
 from typing import Sequence
 
-from tacocat.rules.actions import Action
 from tacocat.rules.cards import counts
 from tacocat.errors import PositionError, TacocatError
 from tacocat.rules.game import View
 from tacocat.search.budget import Budget, budget_of
+from tacocat.search.gamevalue import ROUND_UTILITIES
 from tacocat.search.pimc import MoveEval, PlayResult, check_play_view
 from tacocat.search.sampling import HandSampler
 
@@ -71,7 +71,7 @@ def ismcts_play(
     view: View,
     budget: Budget | None = None,
     *,
-    utilities: Sequence[float] = (1.0, 0.0, -1.0),
+    utilities: Sequence[float] = ROUND_UTILITIES,
     c_uct: float = DEFAULT_C,
     exact_cards: int = DEFAULT_EXACT_CARDS,
     threads: int = 1,
@@ -175,8 +175,3 @@ def merge_roots(view: View, roots: list[list[tuple]]) -> list[MoveEval]:
         out.append((n, i, MoveEval(action, s[3] / n, s[4] / n, s[5] / n, mean, stderr, visits=int(n))))
     out.sort(key=lambda t: (-t[0], -t[2].value, t[1]))
     return [m for _, _, m in out]
-
-
-def best_action(view: View, **kw) -> Action:
-    """The most visited move of `ismcts_play(view, **kw)`."""
-    return ismcts_play(view, **kw).moves[0].action

@@ -31,6 +31,7 @@ from tacocat.errors import PositionError, TacocatError
 from tacocat.rules.game import PLAY, View
 from tacocat.core.exact import Solver
 from tacocat.search.budget import Budget, budget_of
+from tacocat.search.gamevalue import ROUND_UTILITIES
 from tacocat.rules.ruleset import STANDARD, Ruleset
 from tacocat.search.sampling import DEFAULT_EXACT_BUDGET, HandSampler, WorldSampler, rng_from, world_hands
 
@@ -200,7 +201,7 @@ def exact_play(
     view: View,
     budget: Budget | int | None = _UNSET,
     *,
-    utilities: Sequence[float] = (1.0, 0.0, -1.0),
+    utilities: Sequence[float] = ROUND_UTILITIES,
     max_hands: int | None = _UNSET,
     solver: PerfectSolver | None = None,
     sampler: WorldSampler | None = None,
@@ -249,7 +250,7 @@ def pimc_play(
     view: View,
     budget: Budget | None = None,
     *,
-    utilities: Sequence[float] = (1.0, 0.0, -1.0),
+    utilities: Sequence[float] = ROUND_UTILITIES,
     solver: PerfectSolver | None = None,
     sampler: WorldSampler | None = None,
     **legacy: Any,

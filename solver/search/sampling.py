@@ -178,8 +178,3 @@ class HandSampler:
             return None
         total = comb(len(self.opp_pool), self.size)
         return [(h, m / total) for h, m in self.iter_hands()]
-
-
-def sampler_for(view: View) -> HandSampler:
-    """The default world sampler of a view."""
-    return HandSampler(view)
