@@ -1,8 +1,6 @@
-"""The Cython ISMCTS: its packed move generation and leaf solver against the
-reference (`tacocat.rules.play`), and the search: seeded, budgets, statistics, and
-agreement with the exact answer where the best move is clear."""
-
-import random
+"""The Cython ISMCTS (its move generators and exact leaves are `_search`'s,
+tested in test_solver.py): seeded, budgets, statistics, and agreement with
+the exact answer where the best move is clear."""
 
 import pytest
 
@@ -11,39 +9,6 @@ from tacocat.errors import PositionError
 from tacocat.rules.game import View
 from tacocat.search.hint import hint
 from tacocat.search.ismcts import ismcts_play
-from tacocat.rules.play import PlayPosition, answers, attacks, play_value
-from tacocat.rules.ruleset import STANDARD
-
-DECK = list(STANDARD.deck_cards())
-
-
-def deal(rng, n):
-    deck = DECK[:]
-    rng.shuffle(deck)
-    return sorted(deck[:n]), sorted(deck[n : 2 * n])
-
-
-def test_attacks_match_the_reference():
-    rng = random.Random(1)
-    for _ in range(3000):
-        mine, _ = deal(rng, rng.randint(1, 12))
-        assert _ismcts.attacks(mine) == attacks(mine), mine
-
-
-def test_answers_match_the_reference():
-    rng = random.Random(2)
-    for _ in range(1500):
-        n = rng.randint(2, 8)
-        a, d = deal(rng, n)
-        att = rng.choice(attacks(a))
-        assert _ismcts.answers(att, d) == answers(att, d), (att, d)
-
-
-@pytest.mark.parametrize("attack, defender", [((9,), (2, 5, 10, 12)), ((8, 8), (3, 9, 11, 12)),
-                                              ((8, 8), (3, 4, 11, 12)), ((5, 9), (6, 10, 11))])
-def test_answers_of_the_worked_examples(attack, defender):
-    assert _ismcts.answers(attack, defender) == answers(attack, defender)
-
 
 def view(hand, seen, opp, attacker=0, table=(), player=0):
     return View.from_dict({"player": player, "hand": list(hand), "seen": list(seen),
