@@ -441,3 +441,20 @@ def test_solve_hand_says_how_its_scoring_differs_from_hint():
                              "--json", "--method", "exact"]).stdout)
     assert [m["cards"] for m in game["moves"]] == [m["cards"] for m in hinted["moves"]]
     assert [m["value"] for m in game["moves"]] == pytest.approx([m["value"] for m in hinted["moves"]], abs=1e-12)
+
+
+def test_endgame_lines_show_only_consistent_opponent_hands():
+    from tacocat.search.endgame import solve_endgame
+
+    solved = 0
+    for _state, view in constrained_views(6, seed=9):
+        if HandSampler(view).count() > 3000:
+            continue
+        solved += 1
+        result = solve_endgame(view, lines=5, max_hands=3000)
+        opp = 1 - view.player
+        assert result.hands == HandSampler(view).count()
+        assert sum(result.best_hands.values()) == result.hands
+        for line in result.lines:
+            assert consistent_by_replay(line.opponent, view.play_history, opp) and line.probability > 0
+    assert solved >= 3
