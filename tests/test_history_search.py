@@ -458,3 +458,12 @@ def test_endgame_lines_show_only_consistent_opponent_hands():
         for line in result.lines:
             assert consistent_by_replay(line.opponent, view.play_history, opp) and line.probability > 0
     assert solved >= 3
+
+
+def test_the_new_users_sacrifice_case_wins_for_sure_over_the_possible_hands():
+    # The engine sacrificed a 6 to my 11: it holds nothing below 6, so my 2 wins the showdown (R12, R17, R20).
+    with_history = hint(build_view(hand="2 10", seen="6 11", opponent=2, history="p0 attacks 11; p1 answers 6 sacrifice"),
+                        method="exact", utilities="round")
+    blind = hint(build_view(hand="2 10", seen="6 11", opponent=2), method="exact", utilities="round")
+    assert str(with_history.action) == "attack 10" and with_history.best.win == 1.0
+    assert blind.best.win < 0.95 and with_history.worlds < blind.worlds
