@@ -467,3 +467,33 @@ def test_the_new_users_sacrifice_case_wins_for_sure_over_the_possible_hands():
     blind = hint(build_view(hand="2 10", seen="6 11", opponent=2), method="exact", utilities="round")
     assert str(with_history.action) == "attack 10" and with_history.best.win == 1.0
     assert blind.best.win < 0.95 and with_history.worlds < blind.worlds
+
+
+def test_the_full_view_and_a_protocol_game_keep_the_history_for_the_search():
+    state, view = constrained_views(1, seed=13)[0]
+    # the full JSON view form: the same history, the same floor, the same exact odds
+    back = view_from_json(json.loads(json.dumps(view.to_dict())))
+    assert back.play_history == view.play_history and HandSampler(back).floor == HandSampler(view).floor > 2
+    # the protocol's hint from a game in progress searches that player's view, history included
+    seen = []
+
+    def fake(v, **kw):
+        seen.append(v)
+        return {"moves": [], "best": None}
+
+    session = EngineSession(hint_fn=fake)
+    g = session.handle({"cmd": "new_game", "seed": 3})
+    game = g["result"]["game"]
+    rng = random.Random(1)
+    for _ in range(400):
+        st = GameState.from_dict(session.handle({"cmd": "state", "game": game})["result"]["state"])
+        if st.phase == PLAY and HandSampler(View.of(st, st.acting_players()[0])).floor > 1:
+            p = st.acting_players()[0]
+            assert session.handle({"cmd": "hint", "game": game, "player": p})["ok"]
+            assert seen[-1].play_history == View.of(st, p).play_history and seen[-1].play_history
+            assert HandSampler(seen[-1]).floor > 1
+            return
+        p = rng.choice(st.acting_players())
+        action = rng.choice(st.legal_actions(p)).to_dict()
+        assert session.handle({"cmd": "apply", "game": game, "player": p, "action": action})["ok"]
+    raise AssertionError("no sacrifice in 400 random actions")
