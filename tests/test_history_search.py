@@ -470,7 +470,7 @@ def test_the_new_users_sacrifice_case_wins_for_sure_over_the_possible_hands():
 
 
 def test_the_full_view_and_a_protocol_game_keep_the_history_for_the_search():
-    state, view = constrained_views(1, seed=13)[0]
+    _state, view = constrained_views(1, seed=13)[0]
     # the full JSON view form: the same history, the same floor, the same exact odds
     back = view_from_json(json.loads(json.dumps(view.to_dict())))
     assert back.play_history == view.play_history and HandSampler(back).floor == HandSampler(view).floor > 2
