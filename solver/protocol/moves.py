@@ -20,14 +20,14 @@ import time
 from collections import Counter
 from typing import TYPE_CHECKING, Any, Mapping
 
+from tacocat.players.bots import BOTS
 from tacocat.protocol.streaming import ticker
 
 if TYPE_CHECKING:  # pragma: no cover
     from tacocat.protocol.session import EngineSession
 
-BOT_NAMES = ("random", "heuristic", "pimc", "ismcts", "oracle")
-"""`tacocat.players.bots.BOTS`, repeated so that the protocol loads without
-the search modules; a test keeps the two equal."""
+BOT_NAMES = tuple(BOTS)
+"""The bots `move` can play (`tacocat.players.bots.BOTS`)."""
 
 LEVELS: dict[int, tuple[str, dict[str, Any]]] = {
     1: ("random", {}),

@@ -46,7 +46,7 @@ from tacocat.errors import RecordError, TacocatError
 from tacocat.rules.game import GameRecord, GameState, View
 from tacocat.rules.ruleset import Ruleset, load_ruleset
 from tacocat.rules.views import view_from_json
-from tacocat.protocol.moves import move_work, seat_events
+from tacocat.protocol.moves import BOT_NAMES, LEVELS, move_work, seat_events
 from tacocat.protocol.streaming import SearchSignal, finite, sliced_search
 
 PROTOCOL_VERSION = "1.1"
@@ -201,10 +201,10 @@ class Command:
     example: dict[str, Any] = field(default_factory=dict)
 
 
-HINT_METHODS = ("auto", "exact", "pimc", "ismcts")
-"""`tacocat.search.hint.METHODS`, repeated so that this module loads without the
-search modules; a test keeps the two equal.  Checked when the request
-arrives: a bad method never takes a search slot."""
+# The hint methods, checked when the request arrives: a bad method never
+# takes a search slot.  (Light to import: the searches load on first use.)
+from tacocat.search.hint import METHODS as HINT_METHODS  # noqa: E402
+
 ENDGAME_METHOD = "endgame"
 """hint's extra method: the exact endgame of `tacocat.search.endgame`
 (`tacocat solve --hand`), with representative lines of play."""
@@ -220,8 +220,6 @@ _BUDGET = (
 )
 _INFO = Field("info_ms", ("integer",), False, "Send an info message about every this many milliseconds while the "
               "search runs (docs/protocol.md, \"Live search info\").", minimum=20)
-_MOVE_BOTS = ("random", "heuristic", "pimc", "ismcts", "oracle")  # tacocat.protocol.moves.BOT_NAMES (a test keeps them equal)
-_MOVE_LEVELS = (1, 2, 3, 4, 5)  # tacocat.protocol.moves.LEVELS (a test keeps them equal)
 
 COMMANDS: dict[str, Command] = {
     c.name: c
@@ -258,9 +256,9 @@ COMMANDS: dict[str, Command] = {
             "it unless apply is false; returns the action and the events it caused.",
             (
                 _GAME, _PLAYER,
-                Field("bot", ("string",), False, 'The bot (default "pimc").', enum=_MOVE_BOTS),
-                Field("level", ("integer",), False, "A strength level instead of bot and budget: 1 (random) .. 5 "
-                      "(docs/protocol.md, results/levels.md).", enum=_MOVE_LEVELS),
+                Field("bot", ("string",), False, 'The bot (default "pimc").', enum=BOT_NAMES),
+                Field("level", ("integer",), False, f"A strength level instead of bot and budget: 1 (random) .. {max(LEVELS)} "
+                      "(docs/protocol.md, results/levels.md).", enum=tuple(LEVELS)),
                 Field("time_ms", ("integer",), False, "The bot's time budget per decision (capped by the server's limit).", minimum=1),
                 Field("iterations", ("integer",), False, "The bot's sample (pimc) or iteration (ismcts) budget.", minimum=1),
                 Field("seed", ("integer",), False, "Seed of the bot's random choices (a random one when absent; "
