@@ -176,6 +176,9 @@ def _levels(utilities: Sequence[float]) -> tuple[int, int, int]:
     return (w, d, l)
 
 
+MAX_UTILITY = 1e9
+
+
 def check_utilities(utilities: Any) -> tuple:
     """Three finite numbers: player 0's worth of (win, drawn round, loss)."""
     if utilities is DEFAULT_UTILITIES:
@@ -186,9 +189,11 @@ def check_utilities(utilities: Any) -> tuple:
     if len(values) != 3:
         raise NotationError(f"utilities must be three numbers (win, draw, loss), got {len(values)}: {list(values)!r}")
     for u in values:
-        if isinstance(u, bool) or not isinstance(u, (int, float)) or not math.isfinite(u):
-            raise NotationError(f"utilities must be finite numbers (win, draw, loss), got {u!r}")
-    return values
+        # abs() first: math.isfinite overflows on an integer of hundreds of digits
+        if isinstance(u, bool) or not isinstance(u, (int, float)) or not abs(u) <= MAX_UTILITY:
+            text = repr(u) if len(repr(u)) < 40 else repr(u)[:37] + "..."
+            raise NotationError(f"utilities must be finite numbers of size at most {MAX_UTILITY:g} (win, draw, loss), got {text}")
+    return tuple(float(u) for u in values)
 
 
 def _check(position: PlayPosition) -> None:

@@ -359,13 +359,18 @@ def replace_eval(
     out_of_time = False
     while True:
         target = max(1, per_round // len(alive)) + (stats[alive[0]][0] if alive else 0)
-        for d in alive:
-            while stats[d][0] < target:
+        # Round-robin within a round: when time or stop cuts it short,
+        # every candidate has about as many evaluations as the others (world
+        # k is the same for every candidate, so the order changes nothing
+        # else).  Out of time, answer with what is evaluated (at least one
+        # move): a 12-card hand has 1,728 discards, and giving each one an
+        # evaluation would hold the search seconds past its cap and stop.
+        todo = [d for d in alive if stats[d][0] < target]
+        while todo and not out_of_time:
+            for d in todo:
                 if (stop is not None and stop.is_set()) or (deadline is not None and time.perf_counter() >= deadline):
-                    # Out of time: every candidate still gets one evaluation,
-                    # then stop.
-                    if stats[d][0] > 0:
-                        out_of_time = all(stats[c][0] > 0 for c in alive)
+                    if used > 0:
+                        out_of_time = True
                         break
                 k = stats[d][0]
                 while len(worlds) <= k:
@@ -379,8 +384,7 @@ def replace_eval(
                 s[2] += u * u
                 s[3][idx] += 1
                 used += 1
-            if out_of_time:
-                break
+            todo = [d for d in todo if stats[d][0] < target]
         stage += 1
         if progress is not None:
             progress(min(1.0, used / samples))

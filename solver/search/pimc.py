@@ -172,7 +172,8 @@ class _Tally:
             if sampled:
                 n = self.worlds
                 var = max(self.su2[i] / total - mean * mean, 0.0)
-                stderr = math.sqrt(var / (n - 1)) if n > 1 else float("inf")
+                # one sample gives no spread: unknown (null), never Infinity, which JSON cannot carry
+                stderr = math.sqrt(var / (n - 1)) if n > 1 else None
             out.append(MoveEval(a, w, d, l, mean, stderr))
         return rank_moves(out)
 
