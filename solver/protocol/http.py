@@ -50,6 +50,7 @@ HTTP_STATUS = {
     "impossible_position": 422,
     "bad_ruleset": 422,
     "bad_record": 422,
+    "forbidden": 403,
     "busy": 503,
     "internal": 500,
 }

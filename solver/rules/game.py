@@ -861,22 +861,27 @@ class GameRecord:
         for key in ("seed", "actions"):
             if key not in data:
                 raise RecordError(f"game record is missing {key!r}")
-        if isinstance(data["seed"], bool) or not isinstance(data["seed"], int):
-            raise RecordError(f"game record seed must be an integer, got {data['seed']!r}")
-        if not isinstance(data["actions"], list):
-            raise RecordError("game record 'actions' must be a list")
-        return cls(Ruleset.from_dict(data.get("rules")), data["seed"], list(data["actions"]))
+        seed = data["seed"]
+        if isinstance(seed, bool) or not isinstance(seed, int) or not -SEED_LIMIT < seed < SEED_LIMIT:
+            raise RecordError(f"game record seed must be an integer of at most 63 bits, got {_short(seed)}")
+        if data.get("rules") is not None and not isinstance(data["rules"], Mapping):
+            raise RecordError("game record 'rules' must be a ruleset object")
+        rules = Ruleset.from_dict(data.get("rules"))
+        limit = rules.max_deals * MAX_ACTIONS_PER_DEAL
+        if not isinstance(data["actions"], list) or len(data["actions"]) > limit:
+            raise RecordError(f"game record 'actions' must be a list of at most {limit} actions")
+        return cls(rules, seed, list(data["actions"]))
 
     def replay(self, upto: int | None = None) -> GameState:
         """The state after the first `upto` actions (all by default)."""
         state = GameState.new(self.rules, self.seed)
         for i, entry in enumerate(self.actions[:upto]):
             if not isinstance(entry, Mapping) or entry.get("player") not in (0, 1):
-                raise RecordError(f"action {i + 1}: expected {{\"player\": 0|1, \"kind\", \"cards\"}}, got {entry!r}")
+                raise RecordError(f"action {i + 1}: expected {{\"player\": 0|1, \"kind\", \"cards\"}}, got {_short(entry)}")
             try:
                 state.apply(entry["player"], Action.from_dict(entry))
             except TacocatError as exc:
-                raise RecordError(f"action {i + 1} ({entry.get('kind')} by player {entry['player']}): {exc}") from None
+                raise RecordError(f"action {i + 1} ({_short(entry.get('kind'))} by player {entry['player']}): {exc}") from None
         return state
 
     def steps(self) -> Iterable[tuple[GameState, int, Action]]:
