@@ -177,6 +177,7 @@ def _levels(utilities: Sequence[float]) -> tuple[int, int, int]:
 
 
 MAX_UTILITY = 1e9
+MAX_TT_MB = 16384
 
 
 def check_utilities(utilities: Any) -> tuple:
@@ -221,8 +222,9 @@ class Solver:
 
     def __init__(self, tt_mb: float = 1, *, keep_tt: bool = True, tt_entries: int | None = None) -> None:
         if tt_entries is None:
-            if not isinstance(tt_mb, (int, float)) or isinstance(tt_mb, bool) or not tt_mb > 0:
-                raise TacocatError(f"tt_mb must be a positive number, got {tt_mb!r}")
+            if not isinstance(tt_mb, (int, float)) or isinstance(tt_mb, bool) or not 0 < tt_mb <= MAX_TT_MB:
+                text = repr(tt_mb) if len(repr(tt_mb)) < 40 else repr(tt_mb)[:37] + "..."
+                raise TacocatError(f"tt_mb must be a positive number of megabytes, at most {MAX_TT_MB}, got {text}")
             tt_entries = max(4, int(tt_mb * (1 << 20)) // int(_search.TT_ENTRY_BYTES))
         elif isinstance(tt_entries, bool) or not isinstance(tt_entries, int) or tt_entries < 4:
             raise TacocatError(f"tt_entries must be an integer >= 4, got {tt_entries!r}")

@@ -839,6 +839,14 @@ class View:
                 )
             if dfd < 1:
                 raise PositionError("hands are empty: play ends with one card each", "R16")
+            if self.table and att < 1:
+                raise PositionError(
+                    f"an attack of {len(self.table)} cards from a hand of {len(self.table)} would use the attacker's "
+                    "last card: an attack has at most h - 1 cards", "R11")
+            if self.table and self.table not in attacks(self.table + self.table[:1]):
+                raise PositionError(f"table {format_cards(self.table)} is not a single, a set or a sequence", "R10")
+            if not self.table and att < 2:
+                raise PositionError("play ends with one card each: the attacker needs at least two cards", "R16")
 
 
 @dataclass
@@ -881,7 +889,7 @@ class GameRecord:
             try:
                 state.apply(entry["player"], Action.from_dict(entry))
             except TacocatError as exc:
-                raise RecordError(f"action {i + 1} ({_short(entry.get('kind'))} by player {entry['player']}): {exc}") from None
+                raise RecordError(f"action {i + 1} ({entry.get('kind') if isinstance(entry.get('kind'), str) and len(entry.get('kind')) < 20 else _short(entry.get('kind'))} by player {entry['player']}): {exc}") from None
         return state
 
     def steps(self) -> Iterable[tuple[GameState, int, Action]]:

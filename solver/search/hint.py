@@ -38,6 +38,13 @@ from tacocat.search.sampling import DEFAULT_EXACT_BUDGET, HandSampler
 
 METHODS = ("auto", "exact", "pimc", "ismcts")
 EXACT_LIMIT = 200_000
+MAX_ITERATIONS = 10**9
+MAX_TIME_MS = 86_400_000
+
+
+def _short(value) -> str:
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
 """`method="exact"` refuses views with more distinct opponent hands."""
 
 
@@ -99,10 +106,14 @@ def _validate(view, iterations, time_ms, seed, method, stop, progress) -> View:
         raise TacocatError(f"view: expected a View (or its dict form), got {type(view).__name__}")
     if method not in METHODS:
         raise TacocatError(f"method {method!r} unknown; expected one of {', '.join(METHODS)}")
-    if iterations is not None and (isinstance(iterations, bool) or not isinstance(iterations, int) or iterations < 1):
-        raise TacocatError(f"iterations must be a positive integer, got {iterations!r}")
-    if time_ms is not None and (isinstance(time_ms, bool) or not isinstance(time_ms, (int, float)) or not time_ms > 0):
-        raise TacocatError(f"time_ms must be a positive number, got {time_ms!r}")
+    # Upper bounds too: a 400-digit budget must be refused here, not overflow a float or a C int later.
+    if iterations is not None and (isinstance(iterations, bool) or not isinstance(iterations, int)
+                                   or not 1 <= iterations <= MAX_ITERATIONS):
+        raise TacocatError(f"iterations must be an integer 1..{MAX_ITERATIONS:,}, got {_short(iterations)}")
+    if time_ms is not None and (isinstance(time_ms, bool) or not isinstance(time_ms, (int, float))
+                                or not 0 < time_ms <= MAX_TIME_MS):
+        raise TacocatError(f"time_ms must be a positive number of milliseconds, at most {MAX_TIME_MS:,} (a day), "
+                           f"got {_short(time_ms)}")
     if isinstance(seed, bool) or not isinstance(seed, int):
         raise TacocatError(f"seed must be an integer, got {seed!r}")
     if stop is not None and not hasattr(stop, "is_set"):
