@@ -36,7 +36,7 @@ from typing import Any, Mapping, Sequence
 
 from tacocat.core import _search
 from tacocat.rules.cards import Hand, format_cards, parse_cards
-from tacocat.errors import NotationError, PositionError, RecordError, TacocatError
+from tacocat.errors import NotationError, PositionError, RecordError, TacocatError, shorten
 from tacocat.rules.play import PlayPosition, validate_position
 from tacocat.rules.ruleset import STANDARD, Ruleset, load_ruleset
 
@@ -192,8 +192,8 @@ def check_utilities(utilities: Any) -> tuple:
     for u in values:
         # abs() first: math.isfinite overflows on an integer of hundreds of digits
         if isinstance(u, bool) or not isinstance(u, (int, float)) or not abs(u) <= MAX_UTILITY:
-            text = repr(u) if len(repr(u)) < 40 else repr(u)[:37] + "..."
-            raise NotationError(f"utilities must be finite numbers of size at most {MAX_UTILITY:g} (win, draw, loss), got {text}")
+            raise NotationError(f"utilities must be finite numbers of size at most {MAX_UTILITY:g} (win, draw, loss), "
+                                f"got {shorten(u, 40)}")
     return tuple(float(u) for u in values)
 
 
@@ -223,8 +223,7 @@ class Solver:
     def __init__(self, tt_mb: float = 1, *, keep_tt: bool = True, tt_entries: int | None = None) -> None:
         if tt_entries is None:
             if not isinstance(tt_mb, (int, float)) or isinstance(tt_mb, bool) or not 0 < tt_mb <= MAX_TT_MB:
-                text = repr(tt_mb) if len(repr(tt_mb)) < 40 else repr(tt_mb)[:37] + "..."
-                raise TacocatError(f"tt_mb must be a positive number of megabytes, at most {MAX_TT_MB}, got {text}")
+                raise TacocatError(f"tt_mb must be a positive number of megabytes, at most {MAX_TT_MB}, got {shorten(tt_mb, 40)}")
             tt_entries = max(4, int(tt_mb * (1 << 20)) // int(_search.TT_ENTRY_BYTES))
         elif isinstance(tt_entries, bool) or not isinstance(tt_entries, int) or tt_entries < 4:
             raise TacocatError(f"tt_entries must be an integer >= 4, got {tt_entries!r}")

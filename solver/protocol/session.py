@@ -43,6 +43,7 @@ from typing import Any, Callable, Literal, Mapping, NotRequired, TypedDict
 from tacocat import __version__
 from tacocat.rules.actions import Action
 from tacocat.errors import RecordError, TacocatError
+from tacocat.errors import shorten as _short
 from tacocat.rules.game import GameRecord, GameState, View
 from tacocat.rules.ruleset import Ruleset, load_ruleset
 from tacocat.rules.views import view_from_json
@@ -350,15 +351,6 @@ def _check_fields(cmd: Command, request: Mapping[str, Any]) -> None:
             hi = INT_LIMIT if f.maximum is None else f.maximum
             if not lo <= value <= hi:
                 raise ProtocolError("bad_field", f"{cmd.name}: {f.name!r} must be an integer {lo}..{hi}, got {_short(value)}", f.name)
-
-
-def _short(value: Any, limit: int = 60) -> str:
-    """`repr(value)` cut to one short line (never echo a huge input)."""
-    try:
-        text = repr(value)
-    except (ValueError, RecursionError):  # ints past str()'s digit limit, deep nesting
-        text = f"<{type(value).__name__}>"
-    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 MAX_DEPTH = 32

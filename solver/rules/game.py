@@ -24,6 +24,7 @@ from tacocat.rules.actions import Action
 from tacocat.rules.board import Board
 from tacocat.rules.cards import Hand, contains, counts, format_cards, hand, parse_cards, remove
 from tacocat.errors import IllegalMoveError, PositionError, RecordError, TacocatError
+from tacocat.errors import shorten as _short
 from tacocat.rules.play import answers, attacks
 from tacocat.rules.ruleset import ARROW_CHOICES, HAND_SIZES, SPACES, STANDARD, Ruleset
 
@@ -487,14 +488,6 @@ EVENT_FIELDS: dict[str, dict[str, str]] = {
 }
 """The public events `GameState` writes into a round's history, and each
 field's kind: what a state document or full view may carry."""
-
-
-def _short(value: Any, limit: int = 60) -> str:
-    try:
-        text = repr(value)
-    except (ValueError, RecursionError):
-        text = f"<{type(value).__name__}>"
-    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 class _Doc:

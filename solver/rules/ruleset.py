@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from tacocat.errors import RulesetError
+from tacocat.errors import shorten as _short
 
 SPACES = 7
 CENTRE = 3
@@ -110,15 +111,6 @@ class Ruleset:
         if not isinstance(name, str) or len(name) > MAX_NAME:
             raise RulesetError(f"ruleset name must be a string of at most {MAX_NAME} characters, got {_short(name)}")
         return cls(deck=deck, board=board, arrows=tuple(arrows), tie=tie, max_deals=max_deals, name=name)
-
-
-def _short(value: Any, limit: int = 60) -> str:
-    """`repr(value)` cut to one short line: an error never echoes a huge input."""
-    try:
-        text = repr(value)
-    except (ValueError, RecursionError):  # ints beyond str()'s digit limit, deep nesting
-        text = f"<{type(value).__name__}>"
-    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 def _read_ints(value: Any, key: str, rule: str, limit: int = 12) -> tuple[int, ...]:

@@ -31,6 +31,7 @@ from typing import Any, Callable, Mapping, Sequence
 
 from tacocat.rules.actions import Action
 from tacocat.errors import PositionError, TacocatError
+from tacocat.errors import shorten as _short
 from tacocat.rules.game import DUEL, REPLACE, View
 from tacocat.search.gamevalue import round_game_wins, round_utilities
 from tacocat.search.pimc import MoveEval, PerfectSolver, PlayResult, exact_play, pimc_play
@@ -40,12 +41,6 @@ METHODS = ("auto", "exact", "pimc", "ismcts")
 EXACT_LIMIT = 200_000
 MAX_ITERATIONS = 10**9
 MAX_TIME_MS = 86_400_000
-
-
-def _short(value) -> str:
-    text = repr(value)
-    return text if len(text) <= 40 else text[:37] + "..."
-"""`method="exact"` refuses views with more distinct opponent hands."""
 
 
 @dataclass
