@@ -449,6 +449,11 @@ COUNT_OPTIONS = {"--deals", "--games", "--iterations", "--time", "--workers", "-
 """Budgets and counts: fuzzed with small or invalid values only, so that a
 valid invocation stays a short one (a valid 10^400 deals would be a long
 run by request, not a bug)."""
+FEW = ["0", "1", "2", "-1", "x", "inf", "1e400", "0.5", ""]
+MANY_OPTIONS = {"--deals", "--games", "--workers", "--pairs", "--game-deals"}
+"""How many games or processes: a valid 10^400 games is a run that never
+ends by request, so these get small or invalid values only (counts are not
+capped; see results/fuzz.md)."""
 CLI_COMMANDS = ["hint", "solve", "analyze", "play", "selfplay", "arena", "engine"]
 
 
@@ -471,7 +476,7 @@ def cli_invocations(draw, files: list[str] = ()) -> tuple[list[str], str | None]
         argv.append(flag)
         if opt.is_flag:
             continue
-        pool = SMALL if flag in COUNT_OPTIONS else VALUES + list(files)
+        pool = (FEW if flag in MANY_OPTIONS else SMALL) if flag in COUNT_OPTIONS else VALUES + list(files)
         argv.extend(draw(st.sampled_from(pool)) for _ in range(opt.nargs if opt.nargs > 0 else 1))
     if name in ("analyze",) and draw(st.booleans()):
         argv.append(draw(st.sampled_from(list(files) + ["-", "missing.json"])))
@@ -496,6 +501,8 @@ class CliDoor(Door):
 
     def run(self, argv: list[str], stdin: str | None, subprocess_: bool = False) -> None:
         self.tried += 1
+        if os.environ.get("TACOCAT_FUZZ_TRACE"):
+            print(f"cli {self.tried}: {_argv(argv)}", file=sys.stderr, flush=True)
         t0 = time.perf_counter()
         if subprocess_:
             exe = [sys.executable, "-m", "tacocat.cli.main"]

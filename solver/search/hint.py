@@ -43,6 +43,19 @@ MAX_ITERATIONS = 10**9
 MAX_TIME_MS = 86_400_000
 
 
+class _StopOrDeadline:
+    """Set when `stop` is set or `time_ms` has passed (an Event's
+    `is_set`, for searches that only poll a stop)."""
+
+    def __init__(self, stop: threading.Event | None, time_ms: float | None) -> None:
+        self.stop = stop
+        self.deadline = None if time_ms is None else time.perf_counter() + time_ms / 1000.0
+
+    def is_set(self) -> bool:
+        return bool(self.stop is not None and self.stop.is_set()) or (
+            self.deadline is not None and time.perf_counter() >= self.deadline)
+
+
 @dataclass
 class HintResult:
     """A ranked answer to one decision."""
@@ -170,8 +183,12 @@ def hint(
                         f"{EXACT_LIMIT}; use auto, pimc or ismcts"
                     )
                 limit = EXACT_LIMIT if method == "exact" else exact_budget
-                res = exact_play(view, utilities=util, budget=limit, solver=solver, sampler=sampler, stop=stop,
-                                 progress=progress, seed=seed)
+                # The enumeration honours time_ms too (it checks its stop between worlds): up to
+                # EXACT_LIMIT hands of 11 cards would otherwise take minutes past any budget.
+                res = exact_play(view, utilities=util, budget=limit, solver=solver, sampler=sampler,
+                                 stop=_StopOrDeadline(stop, time_ms), progress=progress, seed=seed)
+                if res is not None and res.stopped and not (stop is not None and stop.is_set()):
+                    res.stopped = False  # out of time, not stopped: the result says exact false
             used = "exact"
             if res is None:
                 res = pimc_play(view, samples=iterations, time_ms=time_ms, seed=seed, utilities=util, solver=solver,
