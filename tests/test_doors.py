@@ -565,6 +565,20 @@ def test_a_12_card_duel_and_play_hint_answer_at_stop():
         assert ok(response)["decision"] == "duel"
 
 
+def test_an_exact_enumeration_honours_time_ms():
+    """method exact on an 11-card play view: about 695,000 opponent hands
+    would take minutes; with time_ms it answers at its budget, not exact."""
+    view = {"player": 0, "hand": list(range(1, 12)), "opponent_hand_size": 11, "attacker": 0, "table": [],
+            "seen": [1, 1, 1, 2, 2, 2, 3, 3, 3, 4, 4, 4, 5, 5, 5, 6, 6, 6], "rules": {"deck": [4] * 12, "board": [12] * 7}}
+    session = EngineSession()
+    t0 = time.perf_counter()
+    r = strict(session.handle({"cmd": "hint", "view": view, "method": "auto", "time_ms": 300}))
+    assert time.perf_counter() - t0 < 1.5 and ok(r)["moves"]
+    r = strict(session.handle({"cmd": "hint", "view": {**view, "seen": view["seen"] + [7, 7, 7, 8, 8, 8]},
+                               "method": "exact", "time_ms": 300}))
+    assert time.perf_counter() - t0 < 3.0 and ok(r)["moves"]
+
+
 # ------------------------------------------------------------- CLI doors
 
 def test_cli_reproductions(tmp_path):

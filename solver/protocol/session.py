@@ -912,7 +912,7 @@ class EngineSession:
 
     def _cmd_hint(self, request: Mapping[str, Any]) -> Callable[[threading.Event], dict]:
         if "view" in request:
-            for key in ("game", "player"):
+            for key in ("game", "player", "token"):
                 if key in request:
                     raise ProtocolError("bad_field", f"hint takes either view, or game and player; got view and {key}", key)
             # The view shapes of `tacocat hint --view` (short or full), read
