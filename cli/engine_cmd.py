@@ -10,20 +10,20 @@ import click
 
 from tacocat.cli.notation import friendly_errors
 from tacocat.protocol.jsonlines import DEFAULT_MAX_LINE, serve_stdio
-from tacocat.protocol.session import EngineSession
+from tacocat.protocol.session import MAX_BYTES, MAX_GAMES, MAX_SEARCHES, MAX_TIME_MS, EngineSession
 from tacocat.protocol.store import GameStore
 from tacocat.rules.ruleset import load_ruleset
 
 
 @click.command(name="engine")
 @click.option("--rules", "rules_path", default=None, help="Ruleset file (.json or .toml) for the session; standard by default.")
-@click.option("--max-time-ms", type=click.IntRange(1), default=None,
+@click.option("--max-time-ms", type=click.IntRange(1, MAX_TIME_MS), default=None,
               help="Cap on any search's time: time_ms is cut to it and a search still running then is stopped. No cap by default.")
-@click.option("--max-searches", type=click.IntRange(1), default=1, show_default=True,
+@click.option("--max-searches", type=click.IntRange(1, MAX_SEARCHES), default=1, show_default=True,
               help="Searches running at once; more answer 'busy'.")
-@click.option("--max-games", type=click.IntRange(1), default=1000, show_default=True,
+@click.option("--max-games", type=click.IntRange(1, MAX_GAMES), default=1000, show_default=True,
               help="Games kept open; then the oldest finished one is forgotten, or new_game answers 'busy'.")
-@click.option("--max-line", type=click.IntRange(64), default=DEFAULT_MAX_LINE, show_default=True,
+@click.option("--max-line", type=click.IntRange(64, MAX_BYTES), default=DEFAULT_MAX_LINE, show_default=True,
               help="Longest request line in bytes; longer lines answer 'bad_json'.")
 @click.option("--store", "store_path", default=None, metavar="FILE",
               help="Keep the games in this SQLite file (every accepted action committed before it is answered): "

@@ -14,6 +14,7 @@ import click
 
 from tacocat.cli.notation import friendly_errors
 from tacocat.errors import TacocatError
+from tacocat.protocol.session import MAX_BYTES, MAX_GAMES, MAX_SEARCHES, MAX_TIME_MS
 from tacocat.rules.ruleset import load_ruleset
 
 
@@ -21,13 +22,13 @@ from tacocat.rules.ruleset import load_ruleset
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to bind (loopback by default).")
 @click.option("--port", default=8000, show_default=True, type=click.IntRange(0, 65535), help="Port to bind.")
 @click.option("--rules", "rules_path", default=None, help="Ruleset file (.json or .toml) for the session; standard by default.")
-@click.option("--max-time-ms", default=10_000, show_default=True, type=click.IntRange(1),
+@click.option("--max-time-ms", default=10_000, show_default=True, type=click.IntRange(1, MAX_TIME_MS),
               help="Cap on any search's time: time_ms is cut to it and a search still running then is stopped.")
-@click.option("--max-body", default=1 << 20, show_default=True, type=click.IntRange(64),
+@click.option("--max-body", default=1 << 20, show_default=True, type=click.IntRange(64, MAX_BYTES),
               help="Largest request body in bytes; larger ones answer 413.")
-@click.option("--max-searches", default=4, show_default=True, type=click.IntRange(1),
+@click.option("--max-searches", default=4, show_default=True, type=click.IntRange(1, MAX_SEARCHES),
               help="Searches running at once; more answer 503 busy.")
-@click.option("--max-games", default=1000, show_default=True, type=click.IntRange(1),
+@click.option("--max-games", default=1000, show_default=True, type=click.IntRange(1, MAX_GAMES),
               help="Games kept open; then the oldest finished one is forgotten, or new_game answers busy.")
 @click.option("--store", "store_path", default=None, metavar="FILE",
               help="SQLite file keeping the games (every accepted action is committed before it is answered; a "

@@ -34,6 +34,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 from typing import Any, Callable
+from urllib.parse import quote
 
 from hypothesis import strategies as st
 
@@ -410,6 +411,7 @@ class HttpDoor(ProtocolDoor):
                 raw = json.dumps(request).encode()
             except ValueError:  # inf: send it the way a client would spell it
                 raw = json.dumps(request, allow_nan=True).replace("Infinity", "1e400").encode()
+        path = "/" + quote(path.lstrip("/").encode("utf-8", "surrogatepass"), safe="/")  # what a client puts on the wire for any command name
         self.tried += 1
         before = self.snapshot()
         t0 = time.perf_counter()
@@ -546,7 +548,7 @@ class CliDoor(Door):
                 except ValueError as e:
                     self.fail(f"solve --json line not strict JSON ({e}) from tacocat {_argv(argv)}: {line[:200]}")
                     break
-                if not isinstance(answer, dict) or not ("error" in answer or "value" in answer):
+                if not isinstance(answer, dict) or not ("error" in answer or "value" in answer or "moves" in answer):
                     self.fail(f"solve --json line neither a result nor an error: {line[:200]}")
         elif status == 2:
             lines = [l for l in err.strip().splitlines() if l.strip()]

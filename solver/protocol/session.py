@@ -215,6 +215,12 @@ INT_LIMIT = 2**63 - 1
 number is refused when it arrives, not deep inside a search."""
 MAX_TIME_MS = 3_600_000
 MAX_ITERATIONS = 10**9
+MAX_GAMES = 100_000
+MAX_SEARCHES = 64
+MAX_BYTES = 1 << 30
+"""The largest server limits `tacocat engine` and `tacocat serve` accept
+(--max-games, --max-searches, --max-line/--max-body; --max-time-ms is
+MAX_TIME_MS)."""
 
 _GAME = Field("game", ("string",), True, "A game id returned by new_game.")
 _PLAYER = Field("player", ("integer",), True, "0 or 1.", enum=(0, 1))
