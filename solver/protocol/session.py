@@ -383,6 +383,21 @@ def _too_deep(value: Any, limit: int = MAX_DEPTH) -> bool:
     return False
 
 
+def _echoable(rid: Any) -> Any:
+    """The id to answer with: as sent, even a malformed one (its error names
+    the field), unless JSON cannot carry it back as it came — Infinity (sent
+    as 1e400), a huge or deeply nested value — then null."""
+    if rid is None or isinstance(rid, (bool, str, int, float)) and _valid_id(rid):
+        return rid
+    if isinstance(rid, bool):
+        return rid
+    try:
+        text = json.dumps(rid, allow_nan=False)
+    except (TypeError, ValueError, RecursionError):
+        return None
+    return rid if len(text) <= MAX_ID_LENGTH and not _too_deep(rid, 4) else None
+
+
 def _valid_id(rid: Any) -> bool:
     if isinstance(rid, bool) or rid is None:
         return rid is None
@@ -647,9 +662,7 @@ class EngineSession:
         """Answer a request at once, or, for a search, validate it and
         return the `SearchJob` to run.  Never raises."""
         self.handled += 1
-        request_id = request.get("id") if isinstance(request, dict) else None
-        if not _valid_id(request_id):
-            request_id = None  # never echo what JSON cannot carry (1e400 reads as Infinity)
+        request_id = _echoable(request.get("id")) if isinstance(request, dict) else None
         cmd_name = None
         try:
             if not isinstance(request, dict):

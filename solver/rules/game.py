@@ -27,6 +27,7 @@ from tacocat.errors import IllegalMoveError, PositionError, RecordError, Tacocat
 from tacocat.errors import shorten as _short
 from tacocat.rules.play import answers, attacks
 from tacocat.rules.ruleset import ARROW_CHOICES, HAND_SIZES, SPACES, STANDARD, Ruleset
+from tacocat.rules.play import why_not_answer, why_not_attack
 
 REPLACE, DUEL, PLAY, OVER = "replace", "duel", "play", "over"
 SEED_LIMIT = 2**63
@@ -220,25 +221,25 @@ class GameState:
                 raise IllegalMoveError(
                     f"answer {format_cards(action.cards)} can beat or sacrifice; say which (beats true/false)", "R13"
                 )
-        raise IllegalMoveError(self._why_illegal(player, kind, action), RULE_OF[kind])
+        raise IllegalMoveError(*self._why_illegal(player, kind, action))
 
-    def _why_illegal(self, player: int, kind: str, action: Action) -> str:
+    def _why_illegal(self, player: int, kind: str, action: Action) -> tuple[str, str]:
+        """The one real reason `action` is refused, and the rule it breaks
+        (the legal list is the door's to show: `legal_actions`)."""
         own = self.hands[player]
         cards = format_cards(action.cards)
         if not contains(own, action.cards):
             # Never the hand itself: an error may reach someone who must not see it.
-            return f"{kind} {cards}: player {player} does not hold these cards (legal lists what they may play)"
+            return (f"{kind} {cards}: player {player} does not hold these cards (legal lists what they may play)",
+                    RULE_OF[kind])
         if kind == REPLACE:
-            return f"replace {cards}: may discard at most {self.replace_cap} cards (the first replacer's count)"
+            return (f"replace {cards}: the first replacer discarded {self.replace_cap}, so you may discard "
+                    f"at most {self.replace_cap}, not {len(action.cards)}"), "R7"
         if kind == DUEL:
-            return f"duel {cards}: a duel is exactly one card"
+            return f"duel {cards}: a duel is exactly one card, not {len(action.cards)}", "R9"
         if kind == "attack":
-            return (
-                f"attack {cards} is not a single, a set or a sequence of 3+ using at most "
-                f"{len(own) - 1} cards (R10-R11)"
-            )
-        return (f"answer {cards} to attack {format_cards(self.table)} is not legal "
-                "(an answer that does not beat must be the lowest card)")
+            return why_not_attack(own, action.cards)
+        return why_not_answer(self.table, own, action.cards, action.beats)
 
     def _replace(self, player: int, cards: Hand) -> None:
         if self.first_replacer == "both":
@@ -468,6 +469,16 @@ class GameState:
         return View.of(self, player)
 
 
+def check_known_counts(rules: Ruleset, own: Hand, seen: Hand, table: Hand) -> None:
+    """R1 for what one player knows: own hand, face-up cards, the table,
+    naming where the extra copies are."""
+    rules.check_counts(
+        ("your hand holds", own, ""),
+        ("hand and seen cards hold", seen, "is a seen {rank} also in your hand? (seen lists face-up cards only)"),
+        ("hand, seen and table hold", table, "a card of the attack on the table belongs in table only, not also in seen"),
+    )
+
+
 RULE_OF = {REPLACE: "R7-R8", DUEL: "R9", "attack": "R10-R11", "answer": "R12-R13"}
 
 VIEW_FIELDS = {
@@ -653,10 +664,12 @@ def _check_history(history: list[dict], board: Board, hand_size: int, face_up: l
         raise PositionError("the history's face-up cards are not the discard pile and table", "R15")
 
 
-@dataclass
+@dataclass(frozen=True)
 class View:
     """What one player knows (RULES §5): own hand, every face-up card, the
-    unseen pool, the opponent's hand size, the public history."""
+    unseen pool, the opponent's hand size, the public history.  Immutable
+    once built: a view is a fact about a moment of the game, shared by the
+    searches that read it (its events are copies, never the game's own)."""
 
     player: int
     rules: Ruleset
@@ -672,9 +685,13 @@ class View:
     first_replacer: str
     replace_cap: int | None
     my_pending: Hand | None
-    acting: list[int]
-    history: list[dict]
-    rounds: list[dict]
+    acting: tuple[int, ...]
+    history: tuple[dict, ...]
+    rounds: tuple[dict, ...]
+
+    def __post_init__(self) -> None:
+        for name in ("acting", "history", "rounds"):
+            object.__setattr__(self, name, tuple(getattr(self, name)))
 
     @classmethod
     def of(cls, state: GameState, player: int) -> "View":
@@ -693,9 +710,9 @@ class View:
             first_replacer=state.first_replacer,
             replace_cap=state.replace_cap,
             my_pending=state.pending[player],
-            acting=state.acting_players(),
-            history=copy.deepcopy(state.history),
-            rounds=copy.deepcopy(state.rounds),
+            acting=tuple(state.acting_players()),
+            history=tuple(copy.deepcopy(state.history)),
+            rounds=tuple(copy.deepcopy(state.rounds)),
         )
 
     @property
@@ -732,8 +749,8 @@ class View:
             "my_pending": None if self.my_pending is None else list(self.my_pending),
             "acting": list(self.acting),
             "unseen_pool": list(self.unseen_pool),
-            "history": copy.deepcopy(self.history),
-            "rounds": copy.deepcopy(self.rounds),
+            "history": copy.deepcopy(list(self.history)),
+            "rounds": copy.deepcopy(list(self.rounds)),
         }
 
     @classmethod
@@ -752,15 +769,20 @@ class View:
         for a in acting:
             doc.int_value(a, "acting", 0, 1)
         pending = doc.get("my_pending", None)
+        phase = doc.choice("phase", (REPLACE, DUEL, PLAY, OVER), PLAY)
+        attacker = doc.optional_int("attacker", 0, 1)
+        table = doc.cards("table", limit, default=[])
+        if not acting and phase == PLAY and attacker in (0, 1):
+            acting = [1 - attacker] if table else [attacker]
         view = cls(
             player=doc.integer("player", 0, 1),
             rules=rules,
             board=doc.board("board", {"cat": 3, "covered": []}),
-            phase=doc.choice("phase", (REPLACE, DUEL, PLAY, OVER), PLAY),
+            phase=phase,
             hand=doc.cards("hand", limit),
             seen=doc.cards("seen", limit, default=[]),
-            table=doc.cards("table", limit, default=[]),
-            attacker=doc.optional_int("attacker", 0, 1),
+            table=table,
+            attacker=attacker,
             opponent_hand_size=doc.integer("opponent_hand_size", 0, limit),
             draw_pile_size=doc.integer("draw_pile_size", 0, limit, 0),
             first_replacer=doc.choice("first_replacer", ARROW_CHOICES, "both"),
@@ -772,8 +794,6 @@ class View:
         )
         if "unseen_pool" in data:
             doc.cards("unseen_pool", limit)  # derived: checked for type, then recomputed
-        if not data.get("acting") and view.phase == PLAY and view.attacker in (0, 1):
-            view.acting = [1 - view.attacker] if view.table else [view.attacker]
         view.validate()
         if "draw_pile_size" in data and view.phase != OVER:
             expected = len(view.unseen_pool) - view.opponent_hand_size
@@ -806,14 +826,7 @@ class View:
                 raise PositionError("the replace phase needs a dealt hand", "R6")
             if self.replace_cap is not None and self.replace_cap > len(self.hand):
                 raise PositionError(f"replace_cap {self.replace_cap} impossible: expected 0..{len(self.hand)}", "R7")
-        known = counts(self.hand + self.seen + self.table)
-        for r in range(1, 13):
-            if known[r] > self.rules.count(r):
-                raise PositionError(
-                    f"hand, seen and table hold {known[r]} cards of rank {r} but the deck has "
-                    f"{self.rules.count(r)} (is a seen card also in your hand?)",
-                    "R1",
-                )
+        check_known_counts(self.rules, self.hand, self.seen, self.table)
         pool = len(self.unseen_pool)
         if self.opponent_hand_size < 0 or self.opponent_hand_size > pool:
             raise PositionError(
