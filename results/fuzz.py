@@ -21,7 +21,9 @@ A hang is any answer slower than 10 s (60 s for a command line)."""
 from __future__ import annotations
 
 import argparse
+import os
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -61,6 +63,9 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=12)
     ap.add_argument("--out", default=str(HERE / "fuzz.md"), help="the table's file, or - for stdout")
     args = ap.parse_args()
+    if args.out != "-":
+        args.out = str(Path(args.out).resolve())
+    os.chdir(tempfile.mkdtemp(prefix="tacocat-fuzz-cwd-"))  # fuzzed --save/--out paths land there
     rows: list[tuple[fz.Door, float]] = []
 
     def timed(door: fz.Door, total: int, strategy, send) -> None:

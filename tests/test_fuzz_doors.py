@@ -43,7 +43,8 @@ def test_http_bodies():
     assert door.tried >= 60 and door.failures == []
 
 
-def test_command_lines(tmp_path):
+def test_command_lines(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # fuzzed --save and --out paths land here, not in the checkout
     door = CliDoor()
 
     @settings(QUICK, max_examples=25)
@@ -56,7 +57,8 @@ def test_command_lines(tmp_path):
     assert door.codes.get("2", 0) > 0
 
 
-def test_files(tmp_path):
+def test_files(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
     door = FileDoor(str(tmp_path))
 
     @settings(QUICK, max_examples=25)

@@ -18,7 +18,7 @@ import copy
 import itertools
 import random
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Mapping
+from typing import Any, Iterable, Mapping, Sequence
 
 from tacocat.rules.actions import Action
 from tacocat.rules.board import Board
@@ -28,6 +28,7 @@ from tacocat.errors import shorten as _short
 from tacocat.rules.play import answers, attacks
 from tacocat.rules.ruleset import ARROW_CHOICES, HAND_SIZES, SPACES, STANDARD, Ruleset
 from tacocat.rules.play import why_not_answer, why_not_attack
+from tacocat.rules.history import check_history, consistent, hand_floor, history_from_json
 
 REPLACE, DUEL, PLAY, OVER = "replace", "duel", "play", "over"
 SEED_LIMIT = 2**63
@@ -459,6 +460,8 @@ class GameState:
             raise PositionError("play ends with one card each: the attacker needs at least two cards", "R16")
 
         _check_history(self.history, board, n, self.discard + list(self.table))
+        if self.phase == PLAY:
+            _check_play(self.history, self.attacker, {0: self.hands[0], 1: self.hands[1]}, {})
 
     def record(self) -> "GameRecord":
         """The game so far as ruleset + seed + actions (replays to this state)."""
@@ -664,6 +667,24 @@ def _check_history(history: list[dict], board: Board, hand_size: int, face_up: l
         raise PositionError("the history's face-up cards are not the discard pile and table", "R15")
 
 
+def _check_play(history: Sequence[dict], attacker: int | None, hands: dict[int, Hand], pools: dict[int, tuple]) -> None:
+    """The round's play must be one the rules allow (R10-R14, `check_history`)
+    and leave every hand consistent with it (R20): `hands` are hands known
+    to be held; `pools` give, for a hidden hand, (the unseen cards, its
+    size) — enough of them must reach the floor its sacrifices set."""
+    events = history_from_json([e for e in history if e["event"] in ("attack", "answer")])
+    if not events:
+        return
+    check_history(events, attacker)
+    for p, cards in hands.items():
+        if not consistent(cards, events, p):
+            raise PositionError(f"player {p}'s hand is below a floor its own sacrifices set this round", "R20")
+    for p, (pool, size) in pools.items():
+        floor = hand_floor(events, p)
+        if sum(1 for c in pool if c >= floor) < size:
+            raise PositionError(f"no hand of player {p} is consistent with the round's sacrifices", "R20")
+
+
 @dataclass(frozen=True)
 class View:
     """What one player knows (RULES §5): own hand, every face-up card, the
@@ -803,6 +824,10 @@ class View:
         if view.history and view.phase != OVER:
             _check_history(view.history, view.board, view.board.hand_size(rules) if view.board.winner is None else 0,
                            list(view.seen + view.table))
+            if view.phase == PLAY:
+                other = 1 - view.player
+                _check_play(view.history, view.attacker, {view.player: view.hand},
+                            {other: (view.unseen_pool, view.opponent_hand_size)})
         return view
 
     def validate(self) -> None:
