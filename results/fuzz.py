@@ -146,7 +146,22 @@ def render(rows, args) -> str:
                 "counts (--deals, --time, --iterations, ...) take small or invalid values only, so that a valid",
                 "invocation stays short; of its inputs, every "
                 f"{max(1, args.cli // max(1, args.subprocesses))}th ran as a real `python -m tacocat.cli.main` subprocess.", ""]
+    out += FOUND
     return "\n".join(out)
+
+
+FOUND = [
+    "## Found by this suite while it was built (all fixed unless said)",
+    "",
+    "- HTTP `POST /v1/` answered a 307 redirect with an empty body; unknown paths and methods answered",
+    "  Starlette's plain text. Now `unknown_command` as protocol JSON, 404 (405 for a method).",
+    "- `tacocat engine --max-games 10^400` died with an OverflowError (exit 1); the server limits are bounded.",
+    "- `tacocat hint --method exact` on an 11-card view ignored `--time` (the enumeration only polled stop);",
+    "  an exact enumeration now answers at its time budget.",
+    "- Not fixed: game and deal counts are not capped (`selfplay --games 10^400` is a run that never ends by",
+    "  request), so the CLI door gives --games/--deals/--workers small or invalid values only.",
+    "",
+]
 
 
 if __name__ == "__main__":
