@@ -24,6 +24,7 @@ from tacocat.cli.notation import (
     describe_view,
     format_action,
     format_hint,
+    loads_json,
     friendly_errors,
     parse_board,
     require_decision,
@@ -165,7 +166,7 @@ def _json_lines(stream: TextIO, rules: Ruleset, utilities: tuple | None, solver:
             continue
         try:
             try:
-                data = json.loads(line)
+                data = loads_json(line)
             except ValueError as exc:
                 raise RecordError(f"line {number} is not valid JSON ({exc}); expected one position object per line") from None
             if utilities is not None and isinstance(data, dict) and data.get("utilities") is None:
