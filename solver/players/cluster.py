@@ -86,6 +86,19 @@ class Cluster:
                                f"ray://host:port, auto), got {cluster!r}")
         return cls("ray", workers, cluster, batch)
 
+    @classmethod
+    def add_arguments(cls, parser) -> None:
+        """--workers, --cluster, --batch on an argparse parser (the results/ scripts)."""
+        parser.add_argument("--workers", type=int, default=1, help="worker processes (or CPUs of --cluster ray)")
+        parser.add_argument("--cluster", default=None, metavar="ray|ADDRESS",
+                            help="local processes by default; 'ray' starts a private local Ray cluster; an address "
+                                 "joins a running one; the numbers do not depend on it")
+        parser.add_argument("--batch", type=int, default=0, help="items a task (0: automatic)")
+
+    @classmethod
+    def from_arguments(cls, args) -> "Cluster":
+        return cls.parse(args.cluster, args.workers, args.batch)
+
     def describe(self) -> str:
         if self.kind == "local":
             return "this process" if self.workers == 1 else f"{self.workers} local processes"

@@ -16,8 +16,15 @@ unit of independence is the deal: `ci95` is [lo, hi], the mean of the
 per-deal duplicate scores ± 1.96 standard errors, clipped to [-1, 1].
 `points` is the same on the 0..1 scale (win 1, draw 1/2, loss 0).
 
+Beside the score: the Elo difference with its 95% interval, the normalized
+Elo and the deals by pair score (pentanomial in play mode, trinomial in game
+mode), and optionally an SPRT that stops the match once decided
+(`tacocat.players.stats`).
+
 Seeding: deal d uses the shuffle seed "{seed}/{d}" and bot RNGs derived from
-it, so a match gives the same numbers whatever the number of workers."""
+it, and results are put back in deal order, so a match gives the same
+numbers whatever the backend (`tacocat.players.cluster`: this process, local
+processes, Ray), the number of workers and the batch size."""
 
 from __future__ import annotations
 
@@ -39,6 +46,8 @@ from tacocat.rules.ruleset import STANDARD
 
 MODES = ("play", "game")
 PLAY_HAND = 8
+PROGRESS_EVERY = 0.2
+"""Seconds between two progress reports of `run_match`."""
 
 
 @dataclass
@@ -282,9 +291,14 @@ def run_match(
                 if prefix >= 2 and sprt.verdict(sprt.llr(prefix_pairs, mode)) is not None:
                     stop_at = prefix
 
-    def report() -> None:
-        if progress is None:
+    last_report = [0.0]
+
+    def report(final: bool = False) -> None:
+        # the summary reads every deal: at most a few a second, so that a long
+        # match does not spend quadratic time on its progress bar
+        if progress is None or not (final or time.perf_counter() - last_report[0] >= PROGRESS_EVERY):
             return
+        last_report[0] = time.perf_counter()
         live = summarize(a, b, mode, seed, outcomes, sprt=sprt) if outcomes else None
         progress(len(outcomes), deals, live)
 
@@ -299,7 +313,7 @@ def run_match(
                     if on_deal is not None:
                         on_deal(d, x, y)
                     advance()
-                    report()
+                    report(final=stop_at is not None or len(outcomes) == deals)
                     if stop_at is not None:
                         break
         except KeyboardInterrupt as exc:
