@@ -108,7 +108,7 @@ def command(bots, mode, deals, seed, workers, cluster, batch, time_ms, iteration
     0 drawn, -1 lost), with a 95% confidence interval over the deals; 0
     means equal strength.  Beside it, A's Elo difference with its 95%
     interval (from the per-deal pair scores: pentanomial in play mode,
-    trinomial in game mode; see docs/arena.md).  --mode game plays whole
+    trinomial in game mode; see docs/cluster.md).  --mode game plays whole
     games (scored by the game's winner); --mode play plays the play phase
     alone from 8-card deals (scored by the round's showdown).  With more
     than two bots every pairing is played.  A bot may carry its own budget:

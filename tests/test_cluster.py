@@ -181,9 +181,9 @@ def test_arena_table_shows_elo_and_the_sprt_verdict():
     assert int(row.split()[2]) < 300
 
 
-def _arena_argv(out: Path) -> list[str]:
+def _arena_argv(out: Path, *extra: str) -> list[str]:
     return tacocat_argv() + ["arena", "heuristic", FAST_PIMC, "--mode", "play", "--deals", "120", "--workers", "2",
-                             "--batch", "2", "--seed", "5", "--json", "--out", str(out)]
+                             "--batch", "2", "--seed", "5", "--json", "--out", str(out), *extra]
 
 
 def _wait_for_deals(out: Path, n: int, proc: subprocess.Popen) -> None:
@@ -199,10 +199,14 @@ def _wait_for_deals(out: Path, n: int, proc: subprocess.Popen) -> None:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("how", ["ctrl-c", "sigterm"])
+@pytest.mark.parametrize("how", ["ctrl-c", "sigterm", "sigterm on ray"])
 def test_stopping_keeps_the_partial_table_and_a_rerun_completes_it(tmp_path, how):
+    # on Ray, ray.init puts its own handler on SIGTERM: the run must still stop cleanly
+    extra = ("--cluster", "ray") if how == "sigterm on ray" else ()
+    if extra:
+        pytest.importorskip("ray", reason="ray is not installed (pip install 'tacocat[cluster]')")
     out = tmp_path / "run.json"
-    proc = subprocess.Popen(_arena_argv(out), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    proc = subprocess.Popen(_arena_argv(out, *extra), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             start_new_session=True)
     try:
         _wait_for_deals(out, 4, proc)

@@ -287,6 +287,10 @@ def start_ray(cluster: Cluster) -> bool:
         return False
     common = dict(include_dashboard=False, log_to_driver=False, logging_level="warning",
                   configure_logging=True)
+    import threading
+
+    main = threading.current_thread() is threading.main_thread()
+    sigterm = signal.getsignal(signal.SIGTERM) if main else None
     try:
         if cluster.address is None:
             ray.init(address="local", num_cpus=cluster.workers, object_store_memory=RAY_OBJECT_STORE_BYTES,
@@ -296,6 +300,10 @@ def start_ray(cluster: Cluster) -> bool:
     except (ConnectionError, ValueError, RuntimeError) as exc:
         where = cluster.address or "a local cluster"
         raise TacocatError(f"--cluster: cannot start or reach Ray at {where}: {exc}") from None
+    if callable(sigterm):
+        # ray.init puts its own C handler on SIGTERM (log and exit); a Python
+        # handler set before (`stop_on_sigterm`) must keep stopping cleanly
+        signal.signal(signal.SIGTERM, sigterm)
     return True
 
 
