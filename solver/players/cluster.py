@@ -38,6 +38,7 @@ import multiprocessing
 import multiprocessing.connection
 import os
 import signal
+import threading
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator, Sequence
 
@@ -181,7 +182,16 @@ class _Slot:
     def __init__(self, ctx) -> None:
         self.conn, child = ctx.Pipe()
         self.proc = ctx.Process(target=_worker, args=(child,), daemon=True)
-        self.proc.start()
+        # a child inherits an ignored SIGINT through exec, so a Ctrl-C while it
+        # is still importing cannot print its traceback either
+        if threading.current_thread() is threading.main_thread():
+            previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+            try:
+                self.proc.start()
+            finally:
+                signal.signal(signal.SIGINT, previous)
+        else:
+            self.proc.start()
         child.close()
         self.task: int | None = None
 
@@ -287,8 +297,6 @@ def start_ray(cluster: Cluster) -> bool:
         return False
     common = dict(include_dashboard=False, log_to_driver=False, logging_level="warning",
                   configure_logging=True)
-    import threading
-
     main = threading.current_thread() is threading.main_thread()
     sigterm = signal.getsignal(signal.SIGTERM) if main else None
     try:
@@ -357,8 +365,6 @@ class Stopped(KeyboardInterrupt):
 @contextlib.contextmanager
 def stop_on_sigterm():
     """Turn SIGTERM into `Stopped` while the block runs (main thread only)."""
-    import threading
-
     if threading.current_thread() is not threading.main_thread():
         yield
         return

@@ -142,7 +142,7 @@ def mle_t_value(values: Sequence[float], phat: Sequence[float], t: float, ref: f
         new = [q / (1 + x * gi) for q, gi in zip(phat, g)]
         total = sum(new)
         new = [q / total for q in new]
-        if max(abs(u - v) for u, v in zip(new, p)) < 1e-13:
+        if max(abs(u - v) for u, v in zip(new, p)) < 1e-11:  # float noise stays near 1e-12
             return new
         p = new
     return p
