@@ -191,12 +191,15 @@ def _json_lines(stream: TextIO, rules: Ruleset, utilities: tuple | None, solver:
 _WORKER_SOLVER: dict = {}
 
 
-def _solve_task(item) -> dict:
-    """One line on a worker (`tacocat.players.cluster.run_tasks`); one solver a worker process."""
+def _solve_task(item) -> tuple[bool, str]:
+    """One line on a worker (`tacocat.players.cluster.run_tasks`): (failed,
+    the JSON text), encoded there so that the driver only prints; one
+    solver a worker process."""
     number, line, rules, utilities, tt_mb, value_only = item
     if _WORKER_SOLVER.get("tt_mb") != tt_mb:
         _WORKER_SOLVER.update(tt_mb=tt_mb, solver=Solver(tt_mb, keep_tt=False))
-    return _solve_line(number, line, rules, utilities, _WORKER_SOLVER["solver"], value_only)
+    out = _solve_line(number, line, rules, utilities, _WORKER_SOLVER["solver"], value_only)
+    return "error" in out, json.dumps(out)
 
 
 def _json_lines_on(cluster: Cluster, stream: TextIO, rules: Ruleset, utilities: tuple | None, tt_mb: float,
@@ -209,9 +212,9 @@ def _json_lines_on(cluster: Cluster, stream: TextIO, rules: Ruleset, utilities: 
     failed = 0
     try:
         with stop_on_sigterm(), contextlib.closing(run_tasks(_solve_task, items, cluster)) as results:
-            for _, out in ordered(results):
-                failed += "error" in out
-                click.echo(json.dumps(out))
+            for _, (bad, text) in ordered(results):
+                failed += bad
+                click.echo(text)
     except KeyboardInterrupt as exc:
         click.echo("stopped: the lines printed so far are complete", err=True)
         sys.exit(143 if isinstance(exc, Stopped) else 130)

@@ -179,7 +179,7 @@ def main() -> None:
     ap.add_argument("--quick", action="store_true", help="fewer repetitions; print only")
     args = ap.parse_args()
     reps = 1 if args.quick else 3
-    tasks = 300 if args.quick else 1000
+    tasks = 300 if args.quick else 1000  # Ray, ~1 ms each; local processes get 10x (their tasks are ~20x cheaper)
     load = os.getloadavg()
     t_start = time.time()
 
@@ -192,8 +192,8 @@ def main() -> None:
         "batch solve line (2-7 cards a hand)": per_item(solve_fn, solve_items, reps),
     }
     sizes = {"deal": len(json.dumps(_deal(cheap[0]))), "solve line": statistics.median(
-        len(json.dumps(solve_fn(i))) for i in solve_items[:50])}
-    backends = [backend_rows("local", tasks, search, reps)]
+        len(solve_fn(i)[1]) for i in solve_items[:50])}
+    backends = [backend_rows("local", 10 * tasks, search, reps)]
     try:
         import ray  # noqa: F401
 
@@ -204,10 +204,13 @@ def main() -> None:
     # a batch solve's driver work a line: put it back in order and print it as JSON
     from tacocat.players.cluster import ordered
 
+    import io
+
     results = [(i, solve_fn(item)) for i, item in enumerate(solve_items)][::-1]
+    sink = io.StringIO()
     t = time.perf_counter()
-    for _, out in ordered(iter(results)):
-        json.dumps(out)
+    for _, (_, text) in ordered(iter(results)):
+        sink.write(text + "\n")
     agg["driver_per_line"] = (time.perf_counter() - t) / len(results)
     seconds = time.time() - t_start
 
@@ -251,10 +254,10 @@ def main() -> None:
         "",
         "| step | cost |",
         "| --- | ---: |",
-        f"| SPRT log-likelihood ratio (after each deal in order) | {1e6 * agg['llr']:.0f} µs |",
+        f"| one SPRT log-likelihood ratio | {1e6 * agg['llr']:.0f} µs |",
         f"| run_match's loop a deal, deals already known (g, no SPRT) | {1e6 * agg['driver_per_deal']:.1f} µs |",
-        f"| the same with the SPRT after every deal (g with SPRT) | {1e6 * agg['driver_per_deal_sprt']:.0f} µs |",
-        f"| batch solve: a line back in order and printed as JSON | {1e6 * agg['driver_per_line']:.1f} µs |",
+        f"| the same with the SPRT (tested after every deal up to 200, then every n/200; g with SPRT), 5,000 deals | {1e6 * agg['driver_per_deal_sprt']:.1f} µs |",
+        f"| batch solve: a line back in order and written (workers encode the JSON) | {1e6 * agg['driver_per_line']:.1f} µs |",
         f"| summary statistics (progress bar, at most 5 a second) | {1e6 * agg['summary_per_deal']:.2f} µs a deal |",
         f"| `--out` file of 10,000 deals, atomic write (at most 2 a second) | {1000 * agg['save_10k']:.1f} ms, "
         f"{agg['save_bytes'] / 1e3:.0f} kB |",
@@ -269,11 +272,11 @@ def main() -> None:
         "               workers             driver    aggregation",
         "",
         "The batch b keeps the loss under 5% when o/b <= 5.3% of c (the workers' share) and b/d >= 95% of the "
-        "ideal P/c (one driver dispatching for P cores).  The aggregation term does not shrink with b: with "
-        "the SPRT checked after every deal it caps the whole run at 1/g deals a second.",
+        "ideal P/c (one driver dispatching for P cores).  The aggregation term does not shrink with b: it "
+        "caps the whole run at 1/g deals a second.",
         "",
         "| item | backend | cores | ideal deals/s | batch for < 5% loss | projected deals/s | bottleneck | "
-        "with the SPRT after every deal | bottleneck |",
+        "with the SPRT | bottleneck |",
         "| --- | --- | ---: | ---: | ---: | ---: | --- | ---: | --- |",
     ]
     for name, (_, c) in work.items():
@@ -290,21 +293,26 @@ def main() -> None:
         "",
         "## Reading it",
         "",
-        "- Local processes: a task costs a pipe round trip and two pickles, so batch 1 is already cheap against a "
-        "search deal; the automatic batch (about four a worker, at most 16 items) is far above what the 5% rule "
-        "needs.  They stop at one machine.",
-        "- Ray: a task costs about a millisecond of scheduling here, most of it in the driver "
-        "(submission, `ray.wait`, `ray.get`).  At 100 cores a cheap item needs batches of tens to hundreds "
-        "of items; at 1,000 cores the driver's dispatch is the limit unless each task carries enough "
-        "work (the table's batch).  Results are a few dozen bytes a deal, so even a batch of thousands stays "
-        "below Ray's 100 KiB inline limit and never touches the object store; batch solves with every move's "
-        "value are ~1 kB a line, so batches above about a hundred lines go through the object store (still "
-        "small: a 96 MiB store holds tens of thousands of such batches).",
-        "- Aggregation: putting results in deal order is O(1) a deal, the progress summary and the `--out` file "
-        "are throttled (a few times a second, O(deals) each), but the SPRT's LLR is recomputed after every "
-        "deal in order; at 1,000 cores and cheap deals that is the ceiling in the table.  The next step "
-        "there is to test the SPRT every k deals (fishtest tests per batch of games), which keeps the result "
-        "deterministic as long as k is fixed.",
+        f"- Local processes: a task costs a pipe round trip and two pickles ({1000 * backends[0]['task_wall_2']:.2f} ms "
+        "wall here), so batch 1 is already cheap against a search deal; the automatic batch (about four a worker, "
+        "at most 16 items) is above what the 5% rule needs.  They stop at one machine.",
+        (f"- Ray: a task costs {1000 * backends[1]['task_wall_2']:.2f} ms here, {1000 * backends[1]['task_driver_2']:.2f} ms "
+         "of it the driver's own CPU (submission, `ray.wait`, `ray.get`), which one driver pays for every core.  "
+         "At 100 cores a cheap item needs batches of tens of items; at 1,000 cores the driver's dispatch is the "
+         "limit unless each task carries the table's batch of work." if len(backends) > 1 else "- Ray: not measured (not installed)."),
+        f"- Object store: a deal's result is {sizes['deal']} bytes, so even a batch of thousands stays below Ray's "
+        "100 KiB limit for results returned inline and never touches the object store; a solved line is about "
+        f"{sizes['solve line']:.0f} bytes, so batch solves above about {100 * 1024 // max(1, int(sizes['solve line']))} "
+        "lines a task go through the object store (still small: the 96 MiB store of a private cluster holds "
+        "hundreds of such batches, and each is freed once the driver has read it).",
+        "- Aggregation: putting results in deal order is O(1) a deal; the progress summary and the `--out` file "
+        "are throttled (a few times a second, O(deals) each).  One SPRT log-likelihood ratio costs a few hundred "
+        "µs (two constrained maximum-likelihood fits), so it is tested after every deal only up to 200 deals and "
+        "then every n/200 deals (a stop at most 0.5% late, the way fishtest tests per batch); tested after every "
+        "deal it would cap a run near 1/(LLR cost) deals a second, a few thousand, whatever the cores.  Batch "
+        "solves have the workers encode the JSON, so the driver only writes lines.  Past the caps in the table "
+        "the next step is to aggregate in the workers (a batch returns its pair counts) and to run several "
+        "drivers (one per pairing).",
         "- Keep at least a few batches per worker (deals >= 4 x cores x batch) or the last batches leave "
         "cores idle; an SPRT stop wastes at most the batches in flight (two a worker).",
         "",

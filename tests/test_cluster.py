@@ -101,6 +101,17 @@ def test_sprt_accepts_the_null_between_identical_bots():
     assert r.elo_ci95[0] < 0 < r.elo_ci95[1]
 
 
+def test_the_sprt_is_tested_after_every_deal_then_every_half_percent():
+    from tacocat.players.match import sprt_due
+
+    assert not sprt_due(1) and all(sprt_due(n) for n in range(2, 400))
+    assert [n for n in range(400, 410) if sprt_due(n)] == [400, 402, 404, 406, 408]
+    tests = sum(sprt_due(n) for n in range(1, 100_001))
+    assert tests < 200 * (3 + math.log(100_000 / 200))
+    gaps = [n for n in range(1, 100_001) if sprt_due(n)]
+    assert all(b - a <= max(1, a // 200) + 1 for a, b in zip(gaps, gaps[1:]))
+
+
 def test_identical_deterministic_bots_leave_the_normalized_sprt_undecided():
     r = run_match("heuristic", "heuristic", deals=30, seed=1, mode="play", sprt=SPRT())
     assert r.pairs == [0, 0, 30, 0, 0] and r.elo == 0 and r.nelo is None

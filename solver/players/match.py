@@ -196,6 +196,20 @@ def _deal(args) -> tuple[int, int, int]:
     return d, first, second
 
 
+SPRT_EVERY_DEAL = 200
+
+
+def sprt_due(n: int) -> bool:
+    """Is the SPRT tested after deal count n?  After every deal up to
+    `SPRT_EVERY_DEAL` deals, then every n // SPRT_EVERY_DEAL deals (a stop
+    at most 0.5% late, like fishtest testing per batch), so that one driver
+    keeps up with many workers: fewer than 200 (3 + ln(n / 200)) tests in all.
+    A function of n alone: the stopping point stays the same on every backend."""
+    if n < 2:
+        return False
+    return n <= SPRT_EVERY_DEAL or n % (n // SPRT_EVERY_DEAL) == 0
+
+
 def summarize(a: str, b: str, mode: str, seed: int, outcomes: Mapping[int, tuple[int, int]], *,
               budget: dict | None = None, sprt: SPRT | None = None) -> MatchResult:
     """The statistics of the finished deals `outcomes` (deal index -> the two
@@ -248,9 +262,10 @@ def run_match(
     `cluster` (`tacocat.players.cluster.Cluster`; default: `workers` local
     processes, this process for 1); the numbers do not depend on it.
 
-    `sprt`: stop at the first deal count k at which the SPRT over deals
-    0..k-1 is decided (deal order, not arrival order, so the stopping point
-    is the same on every backend); `deals` is then the most to play.
+    `sprt`: stop at the first deal count k (tested as `sprt_due` says) at
+    which the SPRT over deals 0..k-1 is decided (deal order, not arrival
+    order, so the stopping point is the same on every backend); `deals` is
+    then the most to play.
     `known`: deal index -> (first, second) results already played (a resumed
     run): those deals are not played again.  `on_deal(d, first, second)` is
     called as each new deal finishes; `progress(done, total, summary)` after
@@ -288,7 +303,7 @@ def run_match(
             if sprt is not None:
                 for i, c in enumerate(stats.pair_counts([(x + y) / 2], mode)):
                     prefix_pairs[i] += c
-                if prefix >= 2 and sprt.verdict(sprt.llr(prefix_pairs, mode)) is not None:
+                if sprt_due(prefix) and sprt.verdict(sprt.llr(prefix_pairs, mode)) is not None:
                     stop_at = prefix
 
     last_report = [0.0]
