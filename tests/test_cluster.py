@@ -263,6 +263,9 @@ def ray_cluster():
 
     ray.cloudpickle.register_pickle_by_value(sys.modules[__name__])  # the crash test's task function
     opened = start_ray(Cluster("ray", workers=2))
+    if opened:  # a private cluster: every server on the loopback interface
+        assert ray.get_runtime_context().gcs_address.startswith("127.0.0.1:")
+        assert {node["NodeManagerAddress"] for node in ray.nodes()} == {"127.0.0.1"}
     yield ray
     if opened:
         ray.shutdown()

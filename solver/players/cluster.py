@@ -301,8 +301,9 @@ def start_ray(cluster: Cluster) -> bool:
     sigterm = signal.getsignal(signal.SIGTERM) if main else None
     try:
         if cluster.address is None:
-            ray.init(address="local", num_cpus=cluster.workers, object_store_memory=RAY_OBJECT_STORE_BYTES,
-                     _node_ip_address="127.0.0.1", **common)
+            with _loopback_only(ray):
+                ray.init(address="local", num_cpus=cluster.workers, object_store_memory=RAY_OBJECT_STORE_BYTES,
+                         _node_ip_address="127.0.0.1", **common)
         else:
             ray.init(address=cluster.address, **common)
     except (ConnectionError, ValueError, RuntimeError) as exc:
@@ -313,6 +314,34 @@ def start_ray(cluster: Cluster) -> bool:
         # handler set before (`stop_on_sigterm`) must keep stopping cleanly
         signal.signal(signal.SIGTERM, sigterm)
     return True
+
+
+LOOPBACK_ENV = "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"
+"""On Linux Ray turns 127.0.0.1 into the machine's reachable address (it
+expects other nodes to join); with this set to 0, as on a laptop, it keeps
+every server of a private cluster on the loopback interface."""
+
+
+@contextlib.contextmanager
+def _loopback_only(ray):
+    """While a private cluster starts: its servers (which read the
+    environment) and this driver (whose Ray read it at import) bind to
+    127.0.0.1 only."""
+    constants = getattr(getattr(ray, "_private", None), "ray_constants", None)
+    before_env = os.environ.get(LOOPBACK_ENV)
+    before_const = getattr(constants, "ENABLE_RAY_CLUSTER", None)
+    os.environ[LOOPBACK_ENV] = "0"
+    if before_const is not None:
+        constants.ENABLE_RAY_CLUSTER = False
+    try:
+        yield
+    finally:
+        if before_env is None:
+            os.environ.pop(LOOPBACK_ENV, None)
+        else:
+            os.environ[LOOPBACK_ENV] = before_env
+        if before_const is not None:
+            constants.ENABLE_RAY_CLUSTER = before_const
 
 
 _REMOTE: dict = {}
