@@ -10,7 +10,6 @@ import click
 
 from tacocat.cli.notation import (
     METHODS,
-    PHASES,
     CliError,
     Progress,
     describe_view,
@@ -23,6 +22,7 @@ from tacocat.cli.notation import (
     view_from_json,
 )
 from tacocat.rules.ruleset import load_ruleset
+from tacocat.rules.views import PHASES
 
 
 # The README's first command: player 1 attacked with an 8 in the play phase.

@@ -1,5 +1,6 @@
-"""The Cython ISMCTS: its packed move generation and leaf solver against the
-reference (`tacocat.rules.play`), and the search: seeded, budgets, statistics, and
+"""The Cython ISMCTS: its leaf solver against the reference
+(`tacocat.rules.play`; its move generators are `_search`'s, tested in
+test_solver.py), and the search: seeded, budgets, statistics, and
 agreement with the exact answer where the best move is clear."""
 
 import random
@@ -21,28 +22,6 @@ def deal(rng, n):
     deck = DECK[:]
     rng.shuffle(deck)
     return sorted(deck[:n]), sorted(deck[n : 2 * n])
-
-
-def test_attacks_match_the_reference():
-    rng = random.Random(1)
-    for _ in range(3000):
-        mine, _ = deal(rng, rng.randint(1, 12))
-        assert _ismcts.attacks(mine) == attacks(mine), mine
-
-
-def test_answers_match_the_reference():
-    rng = random.Random(2)
-    for _ in range(1500):
-        n = rng.randint(2, 8)
-        a, d = deal(rng, n)
-        att = rng.choice(attacks(a))
-        assert _ismcts.answers(att, d) == answers(att, d), (att, d)
-
-
-@pytest.mark.parametrize("attack, defender", [((9,), (2, 5, 10, 12)), ((8, 8), (3, 9, 11, 12)),
-                                              ((8, 8), (3, 4, 11, 12)), ((5, 9), (6, 10, 11))])
-def test_answers_of_the_worked_examples(attack, defender):
-    assert _ismcts.answers(attack, defender) == answers(attack, defender)
 
 
 def test_leaf_solver_matches_the_reference():

@@ -29,7 +29,7 @@ from tacocat.rules.board import Board
 from tacocat.errors import TacocatError
 from tacocat.rules.ruleset import SPACES, STANDARD, Ruleset
 
-DATA = Path(__file__).resolve().parent / "data"
+DATA = Path(__file__).resolve().parents[1] / "data"  # the package's data/ (tacocat/data)
 RATES_FILE = DATA / "round_rates.json"
 VALUES_FILE = DATA / "game_values.json"
 

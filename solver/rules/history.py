@@ -1,0 +1,281 @@
+"""The round's public play history and what it says about hidden hands (R20).
+
+Every attack and answer is face up (R15), so a player knows the whole
+sequence of play-phase events of the round.  R20: an opponent hand is
+*consistent* when replaying that history with it is legal.  This module
+gives the history a type and a text form, checks a history for what any
+hand would need (R10–R14), and derives the constraint R20 puts on a hidden
+hand.
+
+The constraint is a floor.  An answer can only be illegal for some hand
+through a sacrifice (R12: a non-beating answer must be the defender's lowest
+card then); beating is legal whatever else the defender holds.  For one
+answer with cards C to attack A, let X be the cards the defender kept back.
+Any legal ordering plays sacrifices while every card of X is still held, so
+each sacrifice s needs min(X) >= s; conversely, playing the beating answers
+first and the sacrifices in increasing order meets every R12 condition as
+soon as max(sacrifices) <= min(X).  So the answer is legal for the holding
+C + X exactly when some matching of C to A with the recorded trick result
+(R13) has max(sacrifices) <= min(X).  Call the least such maximum the
+answer's *floor* (none when the answer beats throughout).  X is the
+defender's current hand plus the cards it has played since, so a hand H is
+consistent exactly when every card of H is at least every floor of its
+owner's answers, and the history itself is possible only when the cards
+each player played later meet its own floors.  `consistent_by_replay` is
+the definition, written out (slow, for tests); `hand_floor` is what the
+searches use.
+
+Weights (R20): a consistent hand weighs the number of card subsets of the
+unseen pool that form it.  A floor keeps exactly the card subsets drawn
+from the pool's cards at or above it, so sampling uniformly from that
+restricted pool draws the information set with its weights."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any, Iterable, Sequence
+
+from tacocat.errors import PositionError, RecordError
+from tacocat.rules.cards import Hand, contains, format_cards, hand, parse_cards, remove
+from tacocat.rules.play import answers
+
+ATTACK, ANSWER = "attack", "answer"
+MAX_EVENTS = 200
+"""More events than any round can have (at most 11 tricks of two events at
+12 cards a hand, R2 bounds); longer histories are refused unread."""
+
+
+@dataclass(frozen=True)
+class PlayEvent:
+    """One public play-phase event: an attack (R10) or an answer (R12)."""
+
+    event: str
+    """`attack` or `answer`."""
+    player: int
+    """Who played the cards."""
+    cards: Hand
+    """The cards laid face up, sorted."""
+    beats: bool | None = None
+    """For an answer: whether every answer card beats (the defender wins the trick, R13)."""
+
+    def __str__(self) -> str:
+        if self.event == ATTACK:
+            return f"p{self.player} attacks {format_cards(self.cards)}"
+        return f"p{self.player} answers {format_cards(self.cards)} {'beat' if self.beats else 'sacrifice'}"
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"event": self.event, "player": self.player, "cards": list(self.cards)}
+        if self.event == ANSWER:
+            out["beats"] = bool(self.beats)
+        return out
+
+
+History = tuple[PlayEvent, ...]
+
+
+def format_history(events: Iterable[PlayEvent]) -> str:
+    """`p1 attacks 11; p0 answers 6 sacrifice; ...`: the form `parse_history` reads."""
+    return "; ".join(str(e) for e in events)
+
+
+_EVENT_TEXT = re.compile(r"^\s*p([01])\s+(attacks|answers)\s+(.*?)\s*$", re.I)
+
+
+def parse_history(text: str) -> History:
+    """Read `p1 attacks 11; p0 answers 6 sacrifice; p1 attacks 4 5 6; ...`.
+
+    Each event is `pN attacks CARDS` or `pN answers CARDS beat|sacrifice`
+    (`beat`: every answer card beats and the defender wins the trick; `sacrifice`:
+    at least one does not, R13).  Events are separated by `;` or new lines.
+    The order and the players are checked by `check_history`."""
+    events = []
+    parts = [p for p in re.split(r"[;\n]", text or "") if p.strip()]
+    if len(parts) > MAX_EVENTS:
+        raise RecordError(f"history has {len(parts)} events; a round has at most {MAX_EVENTS}")
+    for i, part in enumerate(parts, 1):
+        m = _EVENT_TEXT.match(part)
+        if not m:
+            raise RecordError(f"history event {i} {part.strip()!r}: expected 'pN attacks CARDS' or 'pN answers CARDS beat|sacrifice'")
+        player, verb, rest = int(m.group(1)), m.group(2).lower(), m.group(3)
+        if verb == "attacks":
+            events.append(PlayEvent(ATTACK, player, parse_cards(rest, f"history event {i} cards")))
+            continue
+        words = rest.split()
+        if not words or words[-1].lower() not in ("beat", "beats", "sacrifice"):
+            raise RecordError(f"history event {i} {part.strip()!r}: an answer ends with 'beat' or 'sacrifice' (R13)")
+        beats = words[-1].lower() != "sacrifice"
+        events.append(PlayEvent(ANSWER, player, parse_cards(" ".join(words[:-1]), f"history event {i} cards"), beats))
+    return tuple(events)
+
+
+def history_from_json(data: Any) -> History:
+    """The JSON form: a list of `{"event", "player", "cards", "beats" (answers)}`
+    (the form of conformance/history_hints.json).  Types are checked here, the
+    order and the players by `check_history`."""
+    if data is None:
+        return ()
+    if not isinstance(data, list):
+        raise RecordError("history must be a list of events")
+    if len(data) > MAX_EVENTS:
+        raise RecordError(f"history has {len(data)} events; a round has at most {MAX_EVENTS}")
+    events = []
+    for i, item in enumerate(data, 1):
+        where = f"history event {i}"
+        if not isinstance(item, dict):
+            raise RecordError(f"{where}: expected an object with event, player, cards")
+        unknown = set(item) - {"event", "player", "cards", "beats"}
+        if unknown:
+            raise RecordError(f"{where}: unknown field {sorted(unknown)[0]!r}")
+        kind = item.get("event")
+        if kind not in (ATTACK, ANSWER):
+            raise RecordError(f"{where}: event must be 'attack' or 'answer'")
+        player = item.get("player")
+        if type(player) is not int or player not in (0, 1):
+            raise RecordError(f"{where}: player must be 0 or 1")
+        cards = item.get("cards")
+        if not isinstance(cards, list) or not all(type(c) is int for c in cards):
+            raise RecordError(f"{where}: cards must be a list of ranks 1..12")
+        cards = parse_cards(cards, f"{where} cards")
+        beats = item.get("beats")
+        if kind == ANSWER:
+            if type(beats) is not bool:
+                raise RecordError(f"{where}: an answer needs beats: true or false (R13)")
+        elif beats is not None:
+            raise RecordError(f"{where}: an attack has no beats field")
+        events.append(PlayEvent(kind, player, cards, beats if kind == ANSWER else None))
+    return tuple(events)
+
+
+def history_to_json(events: Iterable[PlayEvent]) -> list[dict[str, Any]]:
+    return [e.to_json() for e in events]
+
+
+# ------------------------------------------------------------- the floor
+
+def answer_floor(attack: Sequence[int], cards: Sequence[int], beats: bool) -> int | None:
+    """The least rank every other card of the defender must reach for this
+    answer to be legal (module docstring): None when no hand is constrained
+    (the answer beats throughout).  Raises `PositionError` when no holding
+    makes the answer legal (wrong count, or a result its cards cannot give)."""
+    attack, cards = hand(attack), hand(cards)
+    if len(cards) != len(attack):
+        raise PositionError(f"an answer has one card per attack card: {len(attack)} against {format_cards(attack)}, not {len(cards)}", "R12")
+    if beats:
+        if not _all_beat(attack, cards):
+            raise PositionError(f"answer {format_cards(cards)} cannot beat every card of {format_cards(attack)}", "R13")
+        return None
+    # Try thresholds from the lowest: cards above t must beat, at least one card <= t sacrifices.
+    for t in sorted(set(cards)):
+        for s in set(c for c in cards if c <= t):
+            for a in set(a for a in attack if a > s):
+                if _big_cards_beat(remove(attack, (a,)), remove(cards, (s,)), t):
+                    return t
+    raise PositionError(f"answer {format_cards(cards)} to {format_cards(attack)} cannot lose the trick: every card beats", "R13")
+
+
+def _all_beat(attack: Hand, cards: Hand) -> bool:
+    # Sorted pairing is optimal for 'every answer >= its attack card'.
+    return all(c >= a for a, c in zip(sorted(attack), sorted(cards)))
+
+
+def _big_cards_beat(attack: Hand, cards: Hand, t: int) -> bool:
+    """Can the cards above t each beat a distinct attack card (the rest of the
+    attack going to the cards <= t, which may beat or sacrifice)?  Greedy:
+    each big card, lowest first, takes the lowest attack card left."""
+    left = sorted(attack)
+    for c in sorted(x for x in cards if x > t):
+        if not left or left[0] > c:
+            return False
+        left.pop(0)
+    return True
+
+
+def is_attack(cards: Sequence[int]) -> bool:
+    """R10 by shape: a single card, a set of one rank, or a sequence of three
+    or more consecutive ranks, one of each (R11 depends on the hand size)."""
+    c = hand(cards)
+    if len(c) <= 1 or len(set(c)) == 1:
+        return len(c) == 1 or len(c) >= 2
+    return len(c) >= 3 and all(b == a + 1 for a, b in zip(c, c[1:]))
+
+
+def check_history(events: Sequence[PlayEvent], attacker: int | None = None) -> None:
+    """What any hands would need (R10–R14): attacks legal in shape, each
+    answered by the other player with as many cards, the trick's winner
+    attacking next, and — when given — `attacker` the one who attacks now
+    (or whose attack is on the table).  Names the event and the rule."""
+    expect_attacker = None
+    pending: PlayEvent | None = None
+    for i, e in enumerate(events, 1):
+        where = f"history event {i} ({e})"
+        if e.event == ATTACK:
+            if pending is not None:
+                raise PositionError(f"{where}: an attack must be answered before the next attack", "R12")
+            if expect_attacker is not None and e.player != expect_attacker:
+                raise PositionError(f"{where}: player {expect_attacker} won the last trick and attacks next", "R14")
+            if not is_attack(e.cards):
+                raise PositionError(f"{where}: not an attack: a single card, a set, or a sequence of 3+ consecutive ranks", "R10")
+            pending = e
+        else:
+            if pending is None:
+                raise PositionError(f"{where}: an answer follows an attack", "R12")
+            if e.player == pending.player:
+                raise PositionError(f"{where}: the defender answers, not the attacker", "R12")
+            try:
+                answer_floor(pending.cards, e.cards, bool(e.beats))
+            except PositionError as exc:
+                raise PositionError(f"{where}: {exc.message}", exc.rule) from None
+            expect_attacker = e.player if e.beats else pending.player
+            pending = None
+    if attacker is not None:
+        now = pending.player if pending is not None else expect_attacker
+        if now is not None and now != attacker:
+            raise PositionError(f"the history says player {now} attacks now, not player {attacker}", "R14")
+
+
+def played_by(events: Sequence[PlayEvent], player: int) -> Hand:
+    """Every card `player` has laid this round's play phase."""
+    return hand(c for e in events if e.player == player for c in e.cards)
+
+
+def hand_floor(events: Sequence[PlayEvent], player: int) -> int:
+    """The least rank a consistent current hand of `player` may hold (R20):
+    the highest floor of its answers; 1 when nothing constrains it.  Raises
+    `PositionError` when the cards the player played after an answer already
+    break that answer's floor (the history is impossible for any hand)."""
+    floor = 1
+    for i, e in enumerate(events):
+        if e.event != ANSWER or e.player != player:
+            continue
+        f = answer_floor(events[i - 1].cards, e.cards, bool(e.beats))
+        if f is None:
+            continue
+        later = [c for later in events[i + 1:] if later.player == player for c in later.cards]
+        if later and min(later) < f:
+            raise PositionError(
+                f"history event {i + 1} ({e}): player {player} later played {min(later)}, below its sacrificed cards "
+                f"then, so that sacrifice was not its lowest card", "R12")
+        floor = max(floor, f)
+    return floor
+
+
+def consistent(cards: Sequence[int], events: Sequence[PlayEvent], player: int) -> bool:
+    """Is `cards` a consistent current hand of `player` (R20)?  Via the floor."""
+    return not cards or min(cards) >= hand_floor(events, player)
+
+
+def consistent_by_replay(cards: Sequence[int], events: Sequence[PlayEvent], player: int) -> bool:
+    """R20 as written: for each of `player`'s answers, its current hand plus
+    every card it has played since (that answer included) allows that answer
+    (the same cards, the same trick result) under `tacocat.rules.play.answers`.
+    The reference the floor is tested against; slow."""
+    current = hand(cards)
+    for i, e in enumerate(events):
+        if e.event != ANSWER or e.player != player:
+            continue
+        since = [c for later in events[i:] if later.player == player for c in later.cards]
+        holding = hand(list(current) + since)
+        if not contains(holding, e.cards) or (e.cards, bool(e.beats)) not in answers(events[i - 1].cards, holding):
+            return False
+    return True
