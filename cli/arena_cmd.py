@@ -18,7 +18,7 @@ import click
 from tacocat.cli.backend import cluster_options
 from tacocat.cli.notation import CliError, friendly_errors, progress_bar, read_json, write_json
 from tacocat.players.bots import BOTS
-from tacocat.players.cluster import Cluster, Stopped, stop_on_sigterm
+from tacocat.players.cluster import Cluster, Stopped, check_reachable, stop_on_sigterm
 from tacocat.players.match import parse_bot, run_match, standings
 from tacocat.players.stats import SPRT
 
@@ -140,6 +140,8 @@ def command(bots, mode, deals, seed, workers, cluster, batch, time_ms, iteration
     if len(set(bots)) != len(bots):
         raise CliError(f"a bot is named twice in {' '.join(bots)}; name each bot once")
     backend = Cluster.parse(cluster, workers, batch)
+    if backend.address:
+        check_reachable(backend.address)
     sprt = SPRT.parse(sprt_text) if sprt_text is not None else None
     budget = {}
     if time_ms is not None:

@@ -37,7 +37,7 @@ from tacocat.errors import NotationError, RecordError, TacocatError
 from tacocat.search.hint import EXACT_LIMIT
 from tacocat.rules.play import PlayPosition
 from tacocat.rules.ruleset import Ruleset, load_ruleset
-from tacocat.players.cluster import Cluster, Stopped, ordered, run_tasks, stop_on_sigterm
+from tacocat.players.cluster import Cluster, Stopped, check_reachable, ordered, run_tasks, stop_on_sigterm
 from tacocat.core.exact import DEFAULT_UTILITIES, PVStep, SolveResult, Solver, position_from_dict, result_to_dict
 
 
@@ -387,6 +387,8 @@ def command(hands, hand, seen, opponent, attacker, table, player, board_text, ma
     utils = parse_utilities(utilities) if utilities is not None else None
     solver = Solver(tt_mb, keep_tt=False)
     backend = Cluster.parse(cluster, workers, batch)
+    if backend.address:
+        check_reachable(backend.address)
 
     def batch_lines(stream: TextIO) -> int:
         if backend == Cluster():

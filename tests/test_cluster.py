@@ -7,14 +7,17 @@ The Ray tests start one real local Ray cluster on 127.0.0.1 for the module
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import multiprocessing
 import os
 import random
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -315,3 +318,62 @@ def test_ray_reruns_the_task_of_a_dead_worker(ray_cluster, tmp_path):
     got = list(run_tasks(_crash_once, [(mark, i) for i in range(12)], Cluster("ray", 2, batch=2), RunStats()))
     assert os.path.exists(mark)  # a worker did die
     assert sorted(i for i, _ in got) == list(range(12)) and all(v == i for i, v in got)
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.mark.slow
+def test_an_existing_cluster_by_address_gives_the_local_numbers(ray_cluster, tmp_path):
+    # a separate head node on the loopback interface (`ray start --head`), joined by address
+    ray_exe = Path(sys.executable).with_name("ray")
+    if not ray_exe.exists():
+        pytest.skip("the ray command is not installed beside this Python")
+    port = _free_port()
+    env = dict(os.environ, RAY_AUTH_MODE="disabled", RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER="0")
+    temp = tempfile.mkdtemp(prefix="rayh", dir="/tmp")  # short: Ray's socket paths must fit in 107 bytes
+    head = subprocess.Popen([str(ray_exe), "start", "--head", "--block", "--port", str(port), "--node-ip-address",
+                             "127.0.0.1", "--num-cpus", "2", "--include-dashboard", "false", "--disable-usage-stats",
+                             "--temp-dir", temp], env=env, stdout=subprocess.DEVNULL,
+                            stderr=(tmp_path / "head.log").open("w"), start_new_session=True)
+    try:
+        deadline = time.monotonic() + 60
+        import socket
+
+        while True:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                break
+            except OSError:
+                assert time.monotonic() < deadline and head.poll() is None, (tmp_path / "head.log").read_text()[-2000:]
+                time.sleep(0.5)
+        args = ["arena", "heuristic", "random", "--mode", "play", "--deals", "10", "--seed", "6", "--json"]
+        joined = subprocess.run(tacocat_argv() + args + ["--cluster", f"127.0.0.1:{port}"], env=env,
+                                capture_output=True, text=True, timeout=180)
+        assert joined.returncode == 0, joined.stderr[-2000:]
+        local = run(args)
+        strip = lambda text: [{k: v for k, v in r.items() if k != "seconds"} for r in json.loads(text)]  # noqa: E731
+        assert strip(joined.stdout) == strip(local.stdout)
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(head.pid, signal.SIGTERM)
+        try:
+            head.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            pass
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(head.pid, signal.SIGKILL)  # the head's own processes, started in their own session
+        shutil.rmtree(temp, ignore_errors=True)
+
+
+def test_an_address_where_no_cluster_listens_is_one_line():
+    # in a process of its own: a Ray session open here (the module's cluster) would be used instead
+    argv = tacocat_argv() + ["arena", "heuristic", "random", "--deals", "2", "--cluster"]
+    for address, fragment in ((f"127.0.0.1:{_free_port()}", "no Ray cluster answers at 127.0.0.1:"),
+                              ("6379", "expected host:port")):
+        one_line_error(subprocess.run(argv + [address], capture_output=True, text=True, timeout=120), fragment)

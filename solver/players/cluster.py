@@ -299,13 +299,15 @@ def start_ray(cluster: Cluster) -> bool:
                   configure_logging=True)
     main = threading.current_thread() is threading.main_thread()
     sigterm = signal.getsignal(signal.SIGTERM) if main else None
+    host = check_reachable(cluster.address) if cluster.address is not None else None
     try:
         if cluster.address is None:
             with _loopback_only(ray):
                 ray.init(address="local", num_cpus=cluster.workers, object_store_memory=RAY_OBJECT_STORE_BYTES,
                          _node_ip_address="127.0.0.1", **common)
         else:
-            ray.init(address=cluster.address, **common)
+            with _loopback_only(ray) if host in LOOPBACK_HOSTS else contextlib.nullcontext():
+                ray.init(address=cluster.address, **common)
     except (ConnectionError, ValueError, RuntimeError) as exc:
         where = cluster.address or "a local cluster"
         raise TacocatError(f"--cluster: cannot start or reach Ray at {where}: {exc}") from None
@@ -344,13 +346,47 @@ def _loopback_only(ray):
             constants.ENABLE_RAY_CLUSTER = before_const
 
 
+LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1")
+
+
+def check_reachable(address: str) -> str | None:
+    """The host of a host:port address, after checking that something
+    listens there (commands call it before their first line of output): Ray itself retries an unreachable address for minutes,
+    blocked in C where no signal can stop it.  "auto" and ray:// addresses
+    are left to Ray."""
+    import socket
+
+    if address == "auto" or "://" in address:
+        return None
+    host, sep, port = address.rpartition(":")
+    host = host.strip("[]")
+    if not sep or not host or not port.isdigit():
+        raise TacocatError(f"--cluster: expected host:port (e.g. 127.0.0.1:6379), ray://host:port or auto, "
+                           f"got {address!r}")
+    try:
+        socket.create_connection((host, int(port)), timeout=5).close()
+    except OSError as exc:
+        raise TacocatError(f"--cluster: no Ray cluster answers at {address} ({exc.strerror or exc}); start one "
+                           "with ray start --head there, or use --cluster ray for a private one") from None
+    return host
+
+
 _REMOTE: dict = {}
 
 
 def _ray(fn, batches, cluster: Cluster, stats: RunStats) -> Iterator[tuple[int, Any]]:
     ray = import_ray()
+    main = threading.current_thread() is threading.main_thread()
+    ours = signal.getsignal(signal.SIGTERM) if main else None
     opened = start_ray(cluster)
     pending: dict = {}
+
+    def keep_sigterm() -> None:
+        # Ray's node sets a Python SIGTERM handler of its own (drain, exit 1)
+        # and may do so after init: keep the one that stops the run cleanly
+        if callable(ours) and signal.getsignal(signal.SIGTERM) is not ours:
+            signal.signal(signal.SIGTERM, ours)
+
     try:
         if "batch" not in _REMOTE:
             _REMOTE["batch"] = ray.remote(max_retries=MAX_ATTEMPTS - 1, retry_exceptions=False)(_run_batch)
@@ -363,6 +399,7 @@ def _ray(fn, batches, cluster: Cluster, stats: RunStats) -> Iterator[tuple[int, 
             while todo and len(pending) < limit:
                 task = todo.popleft()
                 pending[remote.remote(fn_ref, batches[task][1])] = task
+            keep_sigterm()
             done, _ = ray.wait(list(pending), num_returns=1)
             for ref in done:
                 task = pending.pop(ref)
