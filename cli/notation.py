@@ -19,11 +19,12 @@ from tacocat.rules.board import Board
 from tacocat.rules.cards import format_cards
 from tacocat.errors import PositionError, RecordError, TacocatError
 from tacocat.rules.game import PLAY, REPLACE, View
+from tacocat.rules.history import format_history, hand_floor
 from tacocat.rules.ruleset import SPACES, STANDARD, Ruleset
 from tacocat.rules.views import build_view
 from tacocat.rules.views import view_from_json as _view_from_json
 
-METHODS = ("auto", "exact", "pimc", "ismcts")
+from tacocat.search.hint import METHODS  # noqa: E402,F401  (re-exported for the commands)
 
 
 # --------------------------------------------------------------- errors
@@ -186,6 +187,12 @@ def describe_view(view: View, names: Sequence[str] | None = None) -> str:
         extra.append(f"seen: {format_cards(view.seen)}")
     if extra:
         lines.append("; ".join(extra))
+    events = view.play_history
+    if events:
+        floor = hand_floor(events, 1 - view.player)
+        why = (f": {opp} holds only cards of rank {floor} or more (R20, its sacrifices)" if floor > 1
+               else f" ({opp}'s answers rule out no hand, R20)")
+        lines.append(f"history: {format_history(events)}{why}")
     return "\n".join(lines)
 
 
@@ -208,10 +215,20 @@ def method_text(result: Mapping[str, Any]) -> str:
     tail = f", {secs:.2f} s" if isinstance(secs, (int, float)) else ""
     if result.get("stopped"):
         tail += " (stopped early)"
-    if result.get("exact") or method == "exact":
+    if result.get("exact"):
         return f"method: exact enumeration of every possible opponent hand (no sampling error){tail}"
+    if method == "exact":
+        return (f"method: exact enumeration cut short after {result.get('samples')} opponent hands: a partial "
+                f"average, not exact (give more --time){tail}")
     se = [m.get("stderr") for m in result.get("moves", []) if isinstance(m.get("stderr"), (int, float))]
-    unc = f"; 95% margin of a value up to ±{1.96 * max(se):.3f}" if se else ""
+    unc = ""
+    if se:
+        best = result.get("moves", [{}])[0].get("stderr")
+        unc = f"; 95% margin of a value up to ±{1.96 * max(se):.3f}"
+        if isinstance(best, (int, float)) and max(se) > best:
+            unc += f" (best move ±{1.96 * best:.3f})"
+        if len(se) < sum(1 for m in result.get("moves", []) if m.get("visits") != 0):
+            unc += "; rows without a margin have too few deals to tell"
     if method == "pimc":
         n = result.get("samples", result.get("iterations"))
         if result.get("decision") == "replace":

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import random
 import shutil
+from pathlib import Path
 import subprocess
 import sys
 from typing import Any
@@ -33,7 +34,8 @@ def run_cli(args: list[str], stdin: str | None = None) -> Result:
 
 def tacocat_argv() -> list[str]:
     """The installed `tacocat` (tests run against the installed package)."""
-    exe = shutil.which("tacocat")
+    beside = Path(sys.executable).parent / "tacocat"  # this interpreter's own script, before PATH's
+    exe = str(beside) if beside.exists() else shutil.which("tacocat")
     return [exe] if exe else [sys.executable, "-m", "tacocat.cli.main"]
 
 

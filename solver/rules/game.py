@@ -25,7 +25,8 @@ from tacocat.rules.actions import Action
 from tacocat.rules.board import Board
 from tacocat.rules.cards import Hand, contains, counts, format_cards, hand, parse_cards, remove
 from tacocat.errors import IllegalMoveError, PositionError, RecordError, TacocatError
-from tacocat.rules.play import answers, attacks
+from tacocat.rules.history import ANSWER, ATTACK, History, check_view_facts, history_from_json
+from tacocat.rules.play import DRAW, LOSS, WIN, answers, attacks, duel_attacker, goes_to_showdown, showdown
 from tacocat.rules.ruleset import STANDARD, Ruleset
 from tacocat.rules.play import why_not_answer, why_not_attack
 
@@ -267,11 +268,10 @@ class GameState:
         self.hands = [remove(self.hands[0], (c0,)), remove(self.hands[1], (c1,))]
         self.discard.extend((c0, c1))
         self.history.append({"event": "duel", "cards": [c0, c1]})
-        if len(self.hands[0]) == 1:
-            # R9 ruling: one card each after the duel means no play phase.
+        if goes_to_showdown(len(self.hands[0])):
             self._showdown()
-        elif c0 != c1:
-            self.attacker = 0 if c0 > c1 else 1
+        elif (first := duel_attacker(c0, c1)) is not None:
+            self.attacker = first
             self.phase = PLAY
         # Equal ranks: both discarded, duel again (phase stays DUEL).
 
@@ -294,7 +294,7 @@ class GameState:
         """R17: the lower last card wins; equal ranks draw (or, under the
         `arrow` tie rule on a one-arrow space, the arrow's player wins)."""
         last = (self.hands[0][0], self.hands[1][0])
-        winner = 0 if last[0] < last[1] else 1 if last[1] < last[0] else None
+        winner = {WIN: 0, LOSS: 1, DRAW: None}[showdown(self.hands)]
         if winner is None and self.rules.tie == "arrow" and self.first_replacer != "both":
             winner = 0 if self.first_replacer == "p0" else 1
         self.history.append({"event": "showdown", "cards": list(last), "winner": winner})
@@ -470,6 +470,14 @@ class View:
         )
 
     @property
+    def play_history(self) -> History:
+        """The round's attacks and answers in order (R20 reads them): the
+        play-phase events of `history`."""
+        return history_from_json(
+            [{k: e[k] for k in ("event", "player", "cards", "beats") if k in e}
+             for e in self.history if isinstance(e, Mapping) and e.get("event") in (ATTACK, ANSWER)])
+
+    @property
     def unseen_pool(self) -> Hand:
         """Deck − own hand − every face-up card of this round (RULES §5)."""
         left = counts(self.rules.deck_cards())
@@ -564,6 +572,22 @@ class View:
                 )
             if dfd < 1:
                 raise PositionError("hands are empty: play ends with one card each", "R16")
+            check_view_facts(self.play_history, player=self.player, hand_now=self.hand, seen=self.seen,
+                             table=self.table, attacker=self.attacker, opponent_hand_size=self.opponent_hand_size,
+                             pool=self.unseen_pool,
+                             play_start=_play_start(self.history))
+        elif self.phase in (REPLACE, DUEL) and self.play_history:
+            raise PositionError(f"a history of attacks and answers exists only in the play phase, not in {self.phase}", "R10")
+
+
+def _play_start(history: list) -> int | None:
+    """Cards each player held when the play phase began, from a full
+    history: the deal (R6) less one card per duel, ties included (R9);
+    None when the history does not record the deal."""
+    dealt = next((e.get("hand_size") for e in history if isinstance(e, Mapping) and e.get("event") == "deal"), None)
+    if not isinstance(dealt, int):
+        return None
+    return dealt - sum(1 for e in history if isinstance(e, Mapping) and e.get("event") == "duel")
 
 
 @dataclass
