@@ -410,6 +410,7 @@ def _ray(fn, batches, cluster: Cluster, stats: RunStats) -> Iterator[tuple[int, 
                     raise exc.as_instanceof_cause() from None
                 except ray.exceptions.WorkerCrashedError:
                     raise TacocatError(f"items {start}..: a Ray worker died on each of {MAX_ATTEMPTS} attempts") from None
+                keep_sigterm()
                 for k, result in enumerate(payload):
                     yield start + k, result
     finally:
