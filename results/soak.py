@@ -326,7 +326,9 @@ def soak_process(requests: int, seed: int = 2, searches: bool = True, bad_lines:
 
     from shutil import which
 
-    argv = argv or [which("tacocat") or "tacocat", "engine", "--max-time-ms", "200", "--max-games", "50"]
+    beside = Path(sys.executable).parent / "tacocat"  # this interpreter's own engine before PATH's
+
+    argv = argv or [str(beside) if beside.exists() else which("tacocat") or "tacocat", "engine", "--max-time-ms", "200", "--max-games", "50"]
     proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
     driver = Driver(seed, searches)
     rng = random.Random(seed)
