@@ -21,7 +21,7 @@ from tacocat.protocol.session import COMMANDS, EngineSession, SearchJob
 from tacocat.protocol.streaming import merge_hints
 from tacocat.rules.game import GameRecord, GameState
 
-from test_protocol import FakeHint, err, matches, ok
+from test_protocol import FakeHint, err, matches, ok, seated
 
 PLAY_VIEW = {"player": 1, "hand": [2, 4, 6, 9, 11, 12], "seen": [1, 3], "opponent_hand_size": 5, "attacker": 0,
              "table": [8]}
@@ -31,7 +31,7 @@ ENDGAME_VIEW = {"player": 0, "hand": [2, 9, 10], "seen": [1, 1, 3, 3, 5, 5, 7, 8
 
 def test_hello_lists_move_and_the_queue():
     hello = ok(EngineSession(max_queue=3).handle({"cmd": "hello"}))
-    assert hello["protocol"] == "1.1"
+    assert hello["protocol"] == "2.1"
     assert "move" in hello["commands"] and hello["commands"] == list(COMMANDS)
     assert hello["limits"]["max_queue"] == 3
 
@@ -39,7 +39,7 @@ def test_hello_lists_move_and_the_queue():
 def test_move_plays_every_bot_and_level():
     fields = {f.name: f for f in COMMANDS["move"].fields}
     assert set(fields["bot"].enum) == set(BOTS) and fields["level"].enum == tuple(LEVELS)
-    session = EngineSession()
+    session = seated(EngineSession())
     ok(session.handle({"cmd": "new_game", "seed": 9}))
     for name in BOT_NAMES:
         moved = ok(session.handle({"cmd": "move", "game": "g1", "player": 0, "bot": name, "iterations": 30,
@@ -66,8 +66,10 @@ MOVE_TRANSCRIPT = [
      {"ok": False, "error": {"code": "bad_field", "field": "bot"}}),
     ({"id": 7, "cmd": "move", "game": "g1", "player": 1, "level": 3, "time_ms": 10},
      {"ok": False, "error": {"code": "bad_field", "field": "level"}}),
-    ({"id": 8, "cmd": "move", "game": "g9", "player": 1},
+    ({"id": 8, "cmd": "move", "game": "g9", "player": 1, "token": "nope"},
      {"ok": False, "error": {"code": "bad_field", "field": "game"}}),
+    ({"id": 8.5, "cmd": "move", "game": "g1", "player": 1, "token": "nope"},
+     {"ok": False, "error": {"code": "forbidden", "field": "token"}}),
     ({"id": 9, "cmd": "move", "game": "g1", "player": 1, "bot": "heuristic", "apply": False},
      {"ok": True, "result": {"applied": False, "action": {"kind": "replace", "cards": []}}}),
     ({"id": 10, "cmd": "legal", "game": "g1", "player": 1}, {"ok": True, "result": {"decision": "replace"}}),
@@ -81,7 +83,7 @@ MOVE_TRANSCRIPT = [
 
 
 def test_move_transcript():
-    session = EngineSession()
+    session = seated(EngineSession())
     for request, expected in MOVE_TRANSCRIPT:
         response = session.handle(request)
         assert response["id"] == request["id"]
@@ -92,7 +94,7 @@ def test_move_transcript():
 
 
 def test_move_is_reproducible_from_its_seed_and_apply_false_changes_nothing():
-    session = EngineSession()
+    session = seated(EngineSession())
     ok(session.handle({"cmd": "new_game", "seed": 3}))
     before = ok(session.handle({"cmd": "state", "game": "g1"}))["state"]
     asks = [ok(session.handle({"cmd": "move", "game": "g1", "player": 0, "bot": "pimc", "iterations": 20, "seed": s,
@@ -101,7 +103,7 @@ def test_move_is_reproducible_from_its_seed_and_apply_false_changes_nothing():
     assert ok(session.handle({"cmd": "state", "game": "g1"}))["state"] == before
     drawn = ok(session.handle({"cmd": "move", "game": "g1", "player": 0, "bot": "random"}))
     assert isinstance(drawn["seed"], int)  # a random seed, reported
-    again = EngineSession()
+    again = seated(EngineSession())
     ok(again.handle({"cmd": "new_game", "seed": 3}))
     assert ok(again.handle({"cmd": "move", "game": "g1", "player": 0, "bot": "random", "seed": drawn["seed"]}))["action"] \
         == drawn["action"]
@@ -110,7 +112,7 @@ def test_move_is_reproducible_from_its_seed_and_apply_false_changes_nothing():
 def test_the_duel_card_is_drawn_from_the_mixed_strategy():
     """R9: a search bot's duel card is a draw from its mixed strategy, so
     different seeds can give different cards at one duel."""
-    session = EngineSession()
+    session = seated(EngineSession())
     for seed in range(40):
         state = GameState.new(seed=seed)
         state.apply(0, state.legal_actions(0)[0])
@@ -144,7 +146,7 @@ def test_apply_and_move_events_over_whole_games():
     seat's own draws and new hand added, the other seat's never."""
     rng = random.Random(1)
     for seed in range(6):
-        session = EngineSession()
+        session = seated(EngineSession())
         ok(session.handle({"cmd": "new_game", "seed": seed}))
         shadow = GameState.new(seed=seed)
         for _ in range(2000):
@@ -167,7 +169,7 @@ def test_apply_and_move_events_over_whole_games():
 
 
 def test_hint_top_score_and_endgame():
-    session = EngineSession()
+    session = seated(EngineSession())
     full = ok(session.handle({"cmd": "hint", "view": PLAY_VIEW, "iterations": 50, "method": "pimc"}))
     top = ok(session.handle({"cmd": "hint", "view": PLAY_VIEW, "iterations": 50, "method": "pimc", "top": 2}))
     assert len(top["moves"]) == 2 and top["more"] == len(full["moves"]) - 2 and top["best"] == full["best"]
@@ -216,17 +218,20 @@ def run_lines(lines: list[str], session: EngineSession) -> list[dict]:
 def test_json_lines_transcript_of_the_new_messages():
     """The docs' examples piped in order: searches queue instead of
     answering busy, info lines carry the request id, answers come last."""
+    session = EngineSession()
+    opened = ok(session.handle({"id": 1, "cmd": "new_game", "seed": 42}))
+    g, (t0, t1) = json.dumps(opened["game"]), (json.dumps(t) for t in opened["tokens"]["seats"])
     lines = [
-        '{"id": 1, "cmd": "new_game", "seed": 42}',
-        '{"id": 2, "cmd": "hint", "game": "g1", "player": 0, "top": 3}',
-        '{"id": 3, "cmd": "move", "game": "g1", "player": 1, "level": 2}',
+        '{"id": 1, "cmd": "hello"}',
+        '{"id": 2, "cmd": "hint", "game": %s, "player": 0, "token": %s, "top": 3}' % (g, t0),
+        '{"id": 3, "cmd": "move", "game": %s, "player": 1, "token": %s, "level": 2}' % (g, t1),
         '{"id": 4, "cmd": "hint", "view": %s, "time_ms": 400, "info_ms": 50, "method": "pimc"}' % json.dumps(PLAY_VIEW),
-        '{"id": 5, "cmd": "move", "game": "g1", "player": 0, "level": 3, "info_ms": 20}',
+        '{"id": 5, "cmd": "move", "game": %s, "player": 0, "token": %s, "level": 3, "info_ms": 20}' % (g, t0),
     ]
-    out = run_lines(lines, EngineSession())
+    out = run_lines(lines, session)
     answers = [r for r in out if "ok" in r]
     infos = [r for r in out if "info" in r]
-    assert [r["id"] for r in answers if r["cmd"] != "new_game"] == [2, 3, 4, 5]  # in order: one search at a time
+    assert [r["id"] for r in answers if r["cmd"] != "hello"] == [2, 3, 4, 5]  # in order: one search at a time
     assert all(r["ok"] for r in answers), answers
     assert len(ok(answers[1])["moves"]) == 3
     assert ok(answers[2])["events"] == [] and ok(answers[2])["status"]["acting"] == [0]
@@ -255,3 +260,18 @@ def test_merging_slices_is_a_bigger_sample():
     assert by[(4,)]["win"] == pytest.approx((30 * 0.5 + 10 * 1.0) / 40)
     assert by[(4,)]["stderr"] == pytest.approx(((30 * 0.1) ** 2 + (10 * 0.2) ** 2) ** 0.5 / 40)
     assert m["best"]["cards"] == [9]
+
+
+def test_move_needs_the_seats_token_and_events_stay_in_the_seat():
+    """A seat's token moves that seat only (the owner's moves any); a move
+    made for seat 1 tells seat 1's draws, never seat 0's."""
+    client = seated(EngineSession())
+    ok(client.handle({"cmd": "new_game", "seed": 5}))
+    e = err(client.handle({"cmd": "move", "game": "g1", "player": 1, "token": client.seat("g1", 0), "level": 1}),
+            "forbidden")
+    assert e["field"] == "token"
+    ok(client.handle({"cmd": "apply", "game": "g1", "player": 0, "action": {"kind": "replace", "cards": []}}))
+    moved = ok(client.handle({"cmd": "move", "game": "g1", "player": 1, "token": client.owner("g1"), "bot": "random",
+                              "seed": 3}))
+    assert [e["player"] for e in moved["events"]] == [0, 1]
+    assert "drawn" not in moved["events"][0] and "drawn" in moved["events"][1]

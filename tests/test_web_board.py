@@ -159,7 +159,7 @@ def test_the_api_docs_page_renders_the_openapi_description(browser, board_url):
     page = page_of(browser, errors)
     page.goto(f"{board_url}/docs")
     page.wait_for_selector("#ops section.op")
-    assert "version 1.1" in page.text_content("#title")
+    assert "version 2.1" in page.text_content("#title")
     assert page.locator("section#move").count() == 1 and "level" in page.text_content("section#move")
     assert errors == []
 

@@ -63,6 +63,7 @@ HTTP_STATUS = {
     "impossible_position": 422,
     "bad_ruleset": 422,
     "bad_record": 422,
+    "forbidden": 403,
     "busy": 503,
     "internal": 500,
 }
@@ -84,8 +85,9 @@ async def _read_body(request: Request, limit: int) -> bytes:
     return bytes(body)
 
 
-def _respond(response: Response) -> HTTPResponse:
-    status = 200 if response.get("ok") else HTTP_STATUS.get(response["error"]["code"], 500)
+def _respond(response: Response, status: int | None = None) -> HTTPResponse:
+    if status is None:
+        status = 200 if response.get("ok") else HTTP_STATUS.get(response["error"]["code"], 500)
     return HTTPResponse(encode_response(response), status_code=status, media_type="application/json")
 
 
@@ -182,6 +184,14 @@ def create_app(
         Route("/docs", docs, methods=["GET"]),
         Mount("/web", StaticFiles(directory=WEB_DIR), name="web"),
     ]
+    async def no_route(request: Request, exc: Exception) -> HTTPResponse:
+        # A path or method the API does not have still answers a protocol
+        # object (never Starlette's plain text or a redirect).
+        status = getattr(exc, "status_code", 404)
+        what = "method" if status == 405 else "path"
+        return _respond(error_response(None, "unknown_command", f"no {what} {request.method} {request.url.path[:80]!r}: "
+                                       "POST /v1/<command> or /v1; GET /v1/hello, /openapi.json, /docs, /", None), status)
+
     middleware = []
     if cors_origins:
         from starlette.middleware import Middleware
@@ -189,7 +199,8 @@ def create_app(
 
         middleware.append(Middleware(CORSMiddleware, allow_origins=list(cors_origins), allow_methods=["GET", "POST"],
                                      allow_headers=["content-type", "accept", "authorization"], max_age=600))
-    app = Starlette(routes=routes, middleware=middleware)
+    app = Starlette(routes=routes, middleware=middleware, exception_handlers={404: no_route, 405: no_route})
+    app.router.redirect_slashes = False  # /v1/ is not /v1: no 307 to follow
     app.state.session = session
     return app
 

@@ -140,12 +140,14 @@ def move_work(session: "EngineSession", request: Mapping[str, Any]):
         if not apply_it:
             return result
         with session._lock:
-            live = session._game(request)
+            # On a copy, committed (stored) before it is answered, as apply does.
+            live = session._game(request).clone()
             before = live.hands[player]
             if len(live.actions) != moves_before and live.decision(player) != decision:
                 raise ProtocolError("illegal_action", f"game {gid} moved on while the engine thought; ask again", "game")
             rounds = len(live.rounds)
             events = live.apply(player, action)
+            session._commit(gid, live)
             result.update(
                 applied=True,
                 action={k: v for k, v in live.actions[-1].items() if k != "player"},
