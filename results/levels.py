@@ -3,7 +3,7 @@
 duplicate whole games (`tacocat.players.match.run_match`, mode "game"),
 plus the top level against level 2 (the heuristic) as a span.
 
-    python results/levels.py --deals 20 --seed 0 --workers 1
+    python results/levels.py --deals 160 --seed 0 --workers 1
 
 writes results/levels.md and results/levels.json.  Small by design (a
 loaded shared 2-core machine): the intervals say how little a few dozen
@@ -28,7 +28,7 @@ def spec(level: int) -> str:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--deals", type=int, default=20)
+    ap.add_argument("--deals", type=int, default=160)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--workers", type=int, default=1)
     args = ap.parse_args()

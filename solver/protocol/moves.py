@@ -40,8 +40,8 @@ LEVELS: dict[int, tuple[str, dict[str, Any]]] = {
 counts, not times, so a level plays the same on a fast or a loaded
 machine.  results/levels.md measures each level against the one below;
 there is no level 6 because more samples than level 5's bought no strength
-that 80 duplicate deals could measure (the same file: PIMC with 100 and
-300 samples against level 5).  Those bots remain available by name
+that 160 duplicate deals could measure (the same file: PIMC with 100
+samples against level 5, and with 300 against 100).  Those bots remain available by name
 (`"bot": "pimc"`, with `iterations` or `time_ms`)."""
 
 DEFAULT_BOT = "pimc"
