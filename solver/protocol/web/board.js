@@ -296,7 +296,7 @@ async function newGame(event) {
     S.log = []; S.previous = null; S.hint = null; S.replay = null;
     $("replay").hidden = true;
     clearMessage();
-    addLog(`New game ${g.game} (seed ${g.seed}) against ${opponentLabel()}. You are player ${S.seat}.`, "system");
+    addLog(`New game (seed ${g.seed}) against ${opponentLabel()}. You are player ${S.seat}.`, "system");
     await refresh();
     addLog(`Your hand: ${fmtCards(S.view.hand)}.`, "system");
     await engineTurns();
