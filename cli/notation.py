@@ -17,13 +17,15 @@ import click
 from tacocat.rules.actions import KINDS, Action
 from tacocat.rules.board import Board
 from tacocat.rules.cards import format_cards
+from tacocat.rules.files import atomic_write_text
 from tacocat.errors import PositionError, RecordError, TacocatError
 from tacocat.rules.game import PLAY, REPLACE, View
+from tacocat.rules.history import format_history, hand_floor
 from tacocat.rules.ruleset import SPACES, STANDARD, Ruleset
 from tacocat.rules.views import build_view
 from tacocat.rules.views import view_from_json as _view_from_json
 
-METHODS = ("auto", "exact", "pimc", "ismcts", "equilibrium")
+from tacocat.search.hint import METHODS  # noqa: E402,F401  (re-exported for the commands)
 
 
 # --------------------------------------------------------------- errors
@@ -59,19 +61,31 @@ def read_json(path: str, what: str) -> Any:
     except UnicodeDecodeError:
         raise RecordError(f"{what} {path!r} is not a text file; expected JSON") from None
     try:
-        return json.loads(text)
+        return loads_json(text)
     except ValueError as exc:
         where = "stdin" if path == "-" else repr(path)
         raise RecordError(f"{what} {where} is not valid JSON ({exc}); expected a JSON object") from None
 
 
-def write_json(path: str | Path, data: Any) -> None:
-    """Write JSON atomically (a crash never leaves half a file)."""
-    path = Path(path)
-    tmp = path.with_name(path.name + ".tmp")
+def _not_json(name: str) -> Any:
+    raise ValueError(f"{name} is not a JSON number")
+
+
+def loads_json(text: str | bytes) -> Any:
+    """Strict JSON: NaN and Infinity refused, and a document nested too
+    deeply to read is a ValueError like any other bad JSON (never a
+    RecursionError traceback)."""
     try:
-        tmp.write_text(dumps_readable(data))
-        tmp.replace(path)
+        return json.loads(text, parse_constant=_not_json)
+    except RecursionError:
+        raise ValueError("nested too deeply to read") from None
+
+
+def write_json(path: str | Path, data: Any) -> None:
+    """Write JSON atomically (`atomic_write_text`: a crash never leaves
+    half a file, the previous file stays whole)."""
+    try:
+        atomic_write_text(path, dumps_readable(data))
     except OSError as exc:
         raise RecordError(f"cannot write {str(path)!r}: {exc.strerror or exc}") from None
 
@@ -186,6 +200,12 @@ def describe_view(view: View, names: Sequence[str] | None = None) -> str:
         extra.append(f"seen: {format_cards(view.seen)}")
     if extra:
         lines.append("; ".join(extra))
+    events = view.play_history
+    if events:
+        floor = hand_floor(events, 1 - view.player)
+        why = (f": {opp} holds only cards of rank {floor} or more (R20, its sacrifices)" if floor > 1
+               else f" ({opp}'s answers rule out no hand, R20)")
+        lines.append(f"history: {format_history(events)}{why}")
     return "\n".join(lines)
 
 
@@ -212,11 +232,21 @@ def method_text(result: Mapping[str, Any]) -> str:
         e = result.get("exploitability")
         reached = f"; exploitability {e:.2g} after {result.get('cfr_iterations')} CFR iterations" if isinstance(e, (int, float)) else ""
         return f"method: equilibrium of the endgame with hidden hands (neither side sees the other's cards){reached}{tail}"
-    if result.get("exact") or method == "exact":
-        return (f"method: double-dummy average, exact: every possible opponent hand, each solved as if all cards "
-                f"were face up after this move (no sampling error){tail}")
+    if result.get("exact"):
+        return (f"method: exact enumeration of every possible opponent hand, each solved as if all cards were face "
+                f"up after this move (double-dummy average; no sampling error){tail}")
+    if method == "exact":
+        return (f"method: exact enumeration cut short after {result.get('samples')} opponent hands: a partial "
+                f"double-dummy average, not exact (give more --time){tail}")
     se = [m.get("stderr") for m in result.get("moves", []) if isinstance(m.get("stderr"), (int, float))]
-    unc = f"; 95% margin of a value up to ±{1.96 * max(se):.3f}" if se else ""
+    unc = ""
+    if se:
+        best = result.get("moves", [{}])[0].get("stderr")
+        unc = f"; 95% margin of a value up to ±{1.96 * max(se):.3f}"
+        if isinstance(best, (int, float)) and max(se) > best:
+            unc += f" (best move ±{1.96 * best:.3f})"
+        if len(se) < sum(1 for m in result.get("moves", []) if m.get("visits") != 0):
+            unc += "; rows without a margin have too few deals to tell"
     if method == "pimc":
         n = result.get("samples", result.get("iterations"))
         if result.get("decision") == "replace":
@@ -275,12 +305,12 @@ def format_hint(result: Mapping[str, Any], top: int | None = None) -> str:
     if top is not None and len(moves) > top:
         lines.append(f"  ... {len(moves) - top} more (--top)")
     lines.append(value_text(result))
-    mixed = [m for m in result.get("mixed") or [] if not isinstance(m.get("probability"), (int, float)) or m["probability"] > 0.0005]
+    mixed = [m for m in result.get("mixed") or result.get("strategy") or [] if not isinstance(m.get("probability"), (int, float)) or m["probability"] > 0.0005]
     if mixed:
         kind = result.get("decision") or "duel"
         lines.append("equilibrium strategy (play at random with these odds):" if result.get("method") == "equilibrium"
                      else "mixed strategy (a simultaneous choice: play at random with these odds):")
-        lines.append("  " + ", ".join(f"{format_action({'kind': m.get('kind', kind), 'cards': m.get('cards', ())})} "
+        lines.append("  " + ", ".join(f"{format_action({'kind': m.get('kind', kind), 'cards': m.get('cards', ()), 'beats': m.get('beats')})} "
                                       f"{_pct(m.get('probability')).strip()}" for m in mixed))
     best = result.get("best")
     if best:

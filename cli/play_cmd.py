@@ -25,6 +25,7 @@ from tacocat.cli.notation import (
     draw_board,
     format_action,
     format_hint,
+    format_history,
     friendly_errors,
     is_terminal,
     read_json,
@@ -439,12 +440,14 @@ class Session:
     def show_hint(self, top: int = 8, time_ms: int | None = None) -> None:
         from tacocat.cli.hint_cmd import run_hint
 
+        view = self.state.view(self.seat)
         try:
-            result = run_hint(self.state.view(self.seat), time_ms=time_ms or self.hint_ms, iterations=None, seed=0,
-                              method="auto")
+            result = run_hint(view, time_ms=time_ms or self.hint_ms, iterations=None, seed=0, method="auto")
         except (TacocatError, CliError) as exc:
             self.say(f"no hint: {exc}")
             return
+        if view.play_history:  # the hint dealt only hands consistent with it (R20)
+            self.say(f"round so far (tacocat hint --history takes it): {format_history(view.play_history)}")
         self.say(format_hint(result.to_dict(), top=top))
 
     def bot_turn(self, player: int) -> None:

@@ -11,6 +11,7 @@ Parses flags or JSON Lines, calls the solver, formats."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 import sys
@@ -18,12 +19,14 @@ from typing import Any, TextIO
 
 import click
 
+from tacocat.cli.backend import cluster_options
 from tacocat.cli.notation import (
     CliError,
     Progress,
     describe_view,
     format_action,
     format_hint,
+    loads_json,
     friendly_errors,
     parse_board,
     require_decision,
@@ -35,6 +38,7 @@ from tacocat.errors import NotationError, RecordError, TacocatError
 from tacocat.search.hint import EXACT_LIMIT
 from tacocat.rules.play import PlayPosition
 from tacocat.rules.ruleset import Ruleset, load_ruleset
+from tacocat.players.cluster import Cluster, Stopped, check_reachable, ordered, run_tasks, stop_on_sigterm
 from tacocat.core.exact import DEFAULT_UTILITIES, PVStep, SolveResult, Solver, position_from_dict, result_to_dict
 
 
@@ -156,6 +160,22 @@ def format_result(result: SolveResult) -> str:
     return "\n".join(lines)
 
 
+def _solve_line(number: int, line: str, rules: Ruleset, utilities: tuple | None, solver: Solver,
+                value_only: bool) -> dict:
+    """The JSON result of one input line (an error object for a bad one)."""
+    try:
+        try:
+            data = loads_json(line)
+        except ValueError as exc:
+            raise RecordError(f"line {number} is not valid JSON ({exc}); expected one position object per line") from None
+        if utilities is not None and isinstance(data, dict) and data.get("utilities") is None:
+            data = dict(data, utilities=list(utilities))
+        position, utils = position_from_dict(data, rules)
+        return result_to_dict(solver.solve(position, utils, moves=not value_only))
+    except TacocatError as exc:
+        return {"error": error_dict(exc), "line": number}
+
+
 def _json_lines(stream: TextIO, rules: Ruleset, utilities: tuple | None, solver: Solver, value_only: bool) -> int:
     """Solve one position per line; print one JSON object per line; return
     how many lines failed."""
@@ -163,19 +183,42 @@ def _json_lines(stream: TextIO, rules: Ruleset, utilities: tuple | None, solver:
     for number, line in enumerate(stream, 1):
         if not line.strip():
             continue
-        try:
-            try:
-                data = json.loads(line)
-            except ValueError as exc:
-                raise RecordError(f"line {number} is not valid JSON ({exc}); expected one position object per line") from None
-            if utilities is not None and isinstance(data, dict) and data.get("utilities") is None:
-                data = dict(data, utilities=list(utilities))
-            position, utils = position_from_dict(data, rules)
-            out = result_to_dict(solver.solve(position, utils, moves=not value_only))
-        except TacocatError as exc:
-            failed += 1
-            out = {"error": error_dict(exc), "line": number}
+        out = _solve_line(number, line, rules, utilities, solver, value_only)
+        failed += "error" in out
         click.echo(json.dumps(out))
+    return failed
+
+
+_WORKER_SOLVER: dict = {}
+
+
+def _solve_task(item) -> tuple[bool, str]:
+    """One line on a worker (`tacocat.players.cluster.run_tasks`): (failed,
+    the JSON text), encoded there so that the driver only prints; one
+    solver a worker process."""
+    number, line, rules, utilities, tt_mb, value_only = item
+    if _WORKER_SOLVER.get("tt_mb") != tt_mb:
+        _WORKER_SOLVER.update(tt_mb=tt_mb, solver=Solver(tt_mb, keep_tt=False))
+    out = _solve_line(number, line, rules, utilities, _WORKER_SOLVER["solver"], value_only)
+    return "error" in out, json.dumps(out)
+
+
+def _json_lines_on(cluster: Cluster, stream: TextIO, rules: Ruleset, utilities: tuple | None, tt_mb: float,
+                   value_only: bool) -> int:
+    """`_json_lines` on a backend: the lines are solved in batches by
+    workers and printed in input order as soon as each is ready.  Ctrl-C
+    or SIGTERM stops after the lines printed so far (exit 130 / 143)."""
+    items = [(number, line, rules, utilities, tt_mb, value_only)
+             for number, line in enumerate(stream, 1) if line.strip()]
+    failed = 0
+    try:
+        with stop_on_sigterm(), contextlib.closing(run_tasks(_solve_task, items, cluster)) as results:
+            for _, (bad, text) in ordered(results):
+                failed += bad
+                click.echo(text)
+    except KeyboardInterrupt as exc:
+        click.echo("stopped: the lines printed so far are complete", err=True)
+        sys.exit(143 if isinstance(exc, Stopped) else 130)
     return failed
 
 
@@ -188,11 +231,14 @@ def format_endgame(result: EndgameResult) -> str:
     data = result.to_dict()
     out = [describe_view(view, names)]
     out.append(
-        f"exact: all {result.hands} possible opponent hands enumerated (RULES §5), each weighted by its exact "
+        f"exact: all {result.hands} possible opponent hands enumerated (RULES §5, R20), each weighted by its exact "
         f"probability and solved with both hands known, {result.seconds:.2f} s"
     )
     table = format_hint(data).splitlines()
     out.extend(table[1:] if table and table[0].startswith("method:") else table)
+    if list(data["utilities"]) == [1.0, 0.0, -1.0]:
+        out.append("scoring: the round alone, solve's default for an endgame; tacocat hint scores the game by "
+                   "default (the same odds, other values): --score game ranks as hint does")
     best = data["best"]
     n = result.best_hands
     out.append(
@@ -224,6 +270,8 @@ Examples: every card known (--hands)
   # JSON Lines: one position per line in, one result per line out
   echo '{"hands": [[2, 9], [3, 8]], "attacker": 0, "table": []}' | tacocat solve --json
   tacocat solve --json cases.jsonl > results.jsonl
+  tacocat solve --json cases.jsonl --workers 2 > results.jsonl
+  tacocat solve --json cases.jsonl --cluster ray --workers 8 > results.jsonl
 
 \b
 Examples: exact endgame (--hand: only your cards and what you have seen)
@@ -252,7 +300,9 @@ JSON input keys: hands, attacker, table, optional utilities and rules (the
 conformance-case shape); output keys: value, outcome, moves (cards, beats on
 answers, value), pv, showdown, nodes, seconds, tt.  A bad line gives
 {"error": {"code", "message", "rule"}, "line": N}; the rest still run, and
-the exit status is 2 if any line failed.
+the exit status is 2 if any line failed.  --workers N solves the lines in N
+local processes, --cluster ray (or a Ray address) on a Ray cluster; the
+output is the same, in input order (only "seconds" differs).
 
 \b
 Exact endgame (--hand):
@@ -277,7 +327,7 @@ Exact endgame (--hand):
   fraction, steps, showdown as [yours, theirs], outcome)."""
 
 
-ENDGAME_ONLY = ("--seen", "--opponent", "--player", "--board", "--max-hands", "--lines", "--score")
+ENDGAME_ONLY = ("--seen", "--history", "--opponent", "--player", "--board", "--max-hands", "--lines", "--score")
 
 
 @click.command(name="solve", epilog=EPILOG)
@@ -285,6 +335,9 @@ ENDGAME_ONLY = ("--seen", "--opponent", "--player", "--board", "--max-hands", "-
               help='Every card known: player 0\'s hand, then player 1\'s, e.g. "2 5 9" "3 8 11".')
 @click.option("--hand", default=None, help='Exact endgame: only your hand, e.g. "2 9 10"; the opponent\'s is enumerated.')
 @click.option("--seen", default=None, help="Endgame: every face-up card of this round not on the table.")
+@click.option("--history", default=None,
+              help='Endgame: this round\'s attacks and answers so far, e.g. "p1 attacks 11; p0 answers 6 sacrifice" '
+                   '(R20: only opponent hands consistent with it are enumerated).')
 @click.option("--opponent", type=int, default=None, help="Endgame: cards in the opponent's hand now (default: what the rules imply).")
 @click.option("--attacker", type=click.IntRange(0, 1), default=None,
               help="Who attacks this trick (with --table: who laid it).  --hands: default 0; --hand: default the opponent with --table, else you.")
@@ -307,17 +360,16 @@ ENDGAME_ONLY = ("--seen", "--opponent", "--player", "--board", "--max-hands", "-
               help="--hands: transposition table size in MB.")
 @click.option("--equilibrium", is_flag=True,
               help="--hand: solve the endgame as really played, hidden hands and all (CFR to an equilibrium), "
-                   "instead of the double-dummy average.")
-@click.option("--history", "history_text", default=None, metavar='"p1 attacks 11; p0 answers 6 sacrifice; ..."',
-              help="--equilibrium: the round's play so far (its cards also belong in --seen); sacrifices set each "
-                   "hand's floor (R20).")
+                   "instead of the double-dummy average; --history gives each hand's floor (R20).")
 @click.option("--exploitability", "target", type=click.FloatRange(min=0), default=None,
               help="--equilibrium: stop at this exploitability, in utility units (default 0.001).")
 @click.option("--time", "time_ms", type=click.FloatRange(min=1), default=None,
               help="--equilibrium: stop after this many milliseconds (the best answer so far is printed).")
+@cluster_options
 @friendly_errors
-def command(hands, hand, seen, opponent, attacker, table, player, board_text, max_hands, pv_lines, score, utilities,
-            rules_path, json_path, value_only, tt_mb, equilibrium=False, history_text=None, target=None, time_ms=None):
+def command(hands, hand, seen, history, opponent, attacker, table, player, board_text, max_hands, pv_lines, score, utilities,
+            rules_path, json_path, value_only, tt_mb, workers=1, cluster=None, batch=0, equilibrium=False, target=None,
+            time_ms=None):
     """Solve a play-phase position exactly: every card known, or an endgame.
 
     \b
@@ -341,29 +393,41 @@ def command(hands, hand, seen, opponent, attacker, table, player, board_text, ma
                            '--equilibrium --hand "2 9 10" --seen "1 3"')
         if max_hands is not None or pv_lines is not None or value_only:
             raise CliError("--max-hands, --lines and --value-only belong to the double-dummy endgame, not --equilibrium")
-        _equilibrium(hand, seen, opponent, attacker, table, player, board_text, score, utilities, rules, json_path,
-                     history_text, target, time_ms)
+        _equilibrium(hand, seen, history, opponent, attacker, table, player, board_text, score, utilities, rules,
+                     json_path, target, time_ms)
         return
+    if (workers, cluster, batch) != (1, None, 0) and (json_path is None or hand is not None):
+        raise CliError("--workers, --cluster and --batch spread a batch of positions: give them with --hands "
+                       "positions as JSON Lines (--json FILE)")
     if hand is not None:
-        _endgame(hand, seen, opponent, attacker, table, player, board_text, max_hands, pv_lines, score,
+        _endgame(hand, seen, history, opponent, attacker, table, player, board_text, max_hands, pv_lines, score,
                  utilities, rules, json_path, value_only)
         return
-    endgame_values = (seen, opponent, player, board_text, max_hands, pv_lines, score)
+    endgame_values = (seen, history, opponent, player, board_text, max_hands, pv_lines, score)
     given = [name for name, value in zip(ENDGAME_ONLY, endgame_values, strict=True) if value is not None]
     if given:
         raise CliError(f"{', '.join(given)}: only for an exact endgame; give --hand (your cards) instead of "
                        "--hands, or drop them")
     utils = parse_utilities(utilities) if utilities is not None else None
     solver = Solver(tt_mb, keep_tt=False)
+    backend = Cluster.parse(cluster, workers, batch)
+    if backend.address:
+        check_reachable(backend.address)
+
+    def batch_lines(stream: TextIO) -> int:
+        if backend == Cluster():
+            return _json_lines(stream, rules, utils, solver, value_only)
+        return _json_lines_on(backend, stream, rules, utils, tt_mb, value_only)
+
     if json_path is not None:
         if hands is not None:
             raise CliError("give positions either with --hands or with --json, not both")
         if json_path == "-":
-            failed = _json_lines(sys.stdin, rules, utils, solver, value_only)
+            failed = batch_lines(sys.stdin)
         else:
             try:
                 with open(json_path, encoding="utf-8") as stream:
-                    failed = _json_lines(stream, rules, utils, solver, value_only)
+                    failed = batch_lines(stream)
             except OSError as exc:
                 raise RecordError(f"cannot read positions file {json_path!r}: {exc.strerror or exc}") from None
             except UnicodeDecodeError:
@@ -381,7 +445,7 @@ def command(hands, hand, seen, opponent, attacker, table, player, board_text, ma
     click.echo(format_result(result))
 
 
-def _endgame(hand, seen, opponent, attacker, table, player, board_text, max_hands, pv_lines, score, utilities, rules,
+def _endgame(hand, seen, history, opponent, attacker, table, player, board_text, max_hands, pv_lines, score, utilities, rules,
              json_path, value_only) -> None:
     """Parse the endgame flags, call `tacocat.search.endgame.solve_endgame`, print."""
     if json_path is not None and json_path != "-":
@@ -401,7 +465,8 @@ def _endgame(hand, seen, opponent, attacker, table, player, board_text, max_hand
         raise CliError("give either --utilities \"W D L\" or --score, not both")
     util = parse_utilities(utilities) if utilities is not None else (score or "round")
     view = view_from_flags(hand=hand, seen=seen, table=table, opponent=opponent, attacker=attacker,
-                           player=0 if player is None else player, board=parse_board(board_text), rules=rules)
+                           player=0 if player is None else player, board=parse_board(board_text), rules=rules,
+                           history=history)
     require_decision(view)
     try:
         with Progress("enumerating opponent hands") as progress:
@@ -417,10 +482,9 @@ def _endgame(hand, seen, opponent, attacker, table, player, board_text, max_hand
     click.echo(format_endgame(result))
 
 
-def _equilibrium(hand, seen, opponent, attacker, table, player, board_text, score, utilities, rules, json_path,
-                 history_text, target, time_ms) -> None:
+def _equilibrium(hand, seen, history, opponent, attacker, table, player, board_text, score, utilities, rules,
+                 json_path, target, time_ms) -> None:
     """Parse the endgame flags, call `tacocat.search.equilibrium.solve`, print."""
-    from tacocat.rules.history import parse_history
     from tacocat.search.equilibrium import DEFAULT_TARGET, METHOD_WORDS, EndgameTooLarge, endgame_from_view, report, solve
     from tacocat.search.gamevalue import round_utilities
 
@@ -429,13 +493,12 @@ def _equilibrium(hand, seen, opponent, attacker, table, player, board_text, scor
     if utilities is not None and score is not None:
         raise CliError("give either --utilities \"W D L\" or --score, not both")
     view = view_from_flags(hand=hand, seen=seen, table=table, opponent=opponent, attacker=attacker,
-                           player=0 if player is None else player, board=parse_board(board_text), rules=rules)
+                           player=0 if player is None else player, board=parse_board(board_text), rules=rules,
+                           history=history)
     require_decision(view)
     util = round_utilities(view.board, view.player, rules,
                            parse_utilities(utilities) if utilities is not None else (score or "round"))
-    history = parse_history(history_text) if history_text else ()
-    eg = endgame_from_view(view, util)
-    eg = type(eg)(eg.rules, eg.seen, history, eg.table, eg.attacker, eg.sizes, eg.utilities)
+    eg = endgame_from_view(view, util)  # its history (R20 floors) comes with the view
     try:
         with Progress("solving the endgame equilibrium") as progress:
             r = solve(eg, target=DEFAULT_TARGET if target is None else target, time_ms=time_ms, progress=progress)

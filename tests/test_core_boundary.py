@@ -43,13 +43,11 @@ def test_tree_rejects_what_it_cannot_represent(kw, fragment):
         tree(**kw)
 
 
-def test_ismcts_leaf_solver_rejects_unrepresentable_hands():
-    with pytest.raises(ValueError, match="more than 12 cards"):
-        _ismcts.outcome([4] * 16, [5] * 16, 0)
-    with pytest.raises(ValueError, match="attacker must be 0 or 1"):
-        _ismcts.outcome([1], [2], 2)
-    with pytest.raises(ValueError, match="do not fit"):
-        _ismcts.outcome([1, 2], [3], 0)
+def test_ismcts_exact_leaves_need_a_table():
+    # the leaves are _search's exact solver (tested below); without its table there is none
+    with pytest.raises(ValueError, match="need a transposition table"):
+        tree(tt_entries=0)
+    assert tree(tt_entries=0, exact_cards=0).run(iterations=20) == 20  # random play to the showdown
 
 
 def test_search_entry_points_reject_unrepresentable_hands():

@@ -69,7 +69,7 @@ def test_hint_method_equilibrium_and_auto():
     d = json.loads(run(["hint", "--view", "-", "--json", "--method", "equilibrium", "--score", "round"], stdin=view).stdout)
     api = json.loads(run(ARGS + ["--json"]).stdout)
     assert d["method"] == "equilibrium" and d["exploitability"] <= 1e-3
-    assert sorted(m["probability"] for m in d["mixed"]) == pytest.approx(sorted(m["probability"] for m in api["moves"]))
+    assert sorted(m["probability"] for m in d["strategy"]) == pytest.approx(sorted(m["probability"] for m in api["moves"]))
     assert d["hand_value"] == pytest.approx(api["hand_value"], abs=1e-12)
 
 

@@ -10,9 +10,12 @@ cannot hold (the boundary policy of `_search.pxd`).  Everything inside
 
 One iteration
 -------------
-1. *Determinize*: deal the opponent a hand drawn uniformly from the
-   observer's unseen pool (a partial Fisher–Yates shuffle of the pool's
-   cards, so every card subset is equally likely — RULES §5).
+1. *Determinize*: deal the opponent a hand drawn uniformly from the pool
+   it is given (a partial Fisher–Yates shuffle of the pool's cards, so
+   every card subset is equally likely — RULES §5).  The caller passes the
+   cards the opponent may hold: the unseen pool at or above the floor its
+   sacrifices set (R20, `tacocat.search.sampling.HandSampler.opp_pool`), so
+   every determinization is a consistent world with its R20 weight.
 2. *Select*: from the root, at each node generate the legal moves of the
    determinized state; every existing child whose move is legal here is
    *available*: its availability count goes up and it competes by UCB
@@ -39,7 +42,8 @@ every child.  Edges (move + UCB statistics) of a node sit side by side in
 one pool, so selection reads contiguous memory.
 
 Leaves: the exact search of `tacocat.core._search` (its transposition table, one
-per tree) once both hands hold at most `exact_cards` cards.
+per tree) once both hands hold at most `exact_cards` cards; it is the one
+exact solver of the package (no private copy here).
 
 Packed hands (`hand_t`), their helpers and the move generators are those of
 `_search.pxd`: the count of rank r in bits 4(r-1)..4(r-1)+3; a move
@@ -241,42 +245,6 @@ cdef inline int showdown(State* s) noexcept nogil:
     return 1 if a < b else (-1 if a > b else 0)
 
 
-cdef int exact(State* s, int alpha, int beta, answer_t* buf) noexcept nogil:
-    """Player 0's outcome under best play (fail-hard alpha-beta on -1/0/1).
-    `buf` has room for MAX_MOVES moves per remaining ply."""
-    cdef int k, i, v, best, mover
-    cdef State c
-    if s.table == 0 and s.n <= 1:
-        return showdown(s)
-    k = gen_moves(s, buf)
-    mover = s.attacker if s.table == 0 else 1 - s.attacker
-    if mover == 0:
-        best = -2
-        for i in range(k):
-            c = s[0]
-            apply_move(&c, buf[i])
-            v = exact(&c, alpha, beta, buf + MAX_MOVES)
-            if v > best:
-                best = v
-                if v > alpha:
-                    alpha = v
-                if alpha >= beta or v == 1:
-                    break
-    else:
-        best = 2
-        for i in range(k):
-            c = s[0]
-            apply_move(&c, buf[i])
-            v = exact(&c, alpha, beta, buf + MAX_MOVES)
-            if v < best:
-                best = v
-                if v < beta:
-                    beta = v
-                if alpha >= beta or v == -1:
-                    break
-    return best
-
-
 # ---------------------------------------------------------------------- RNG
 
 cdef inline uint64_t xorshift(uint64_t* st) noexcept nogil:
@@ -409,7 +377,9 @@ cdef class Tree:
         if self.nodes == NULL or self.buf == NULL or self.edges == NULL or self._hash_grow(1 << 14) != 0:
             raise MemoryError()
         self.ctx_ready = False
-        if exact_cards > 0 and tt_entries > 0:
+        if exact_cards > 0 and tt_entries <= 0:
+            raise ValueError("exact leaves (exact_cards > 0) need a transposition table (tt_entries > 0)")
+        if exact_cards > 0:
             if ctx_init(&self.ctx, tt_entries) != 0:
                 raise MemoryError("cannot allocate the leaf transposition table")
             self.ctx_ready = True
@@ -566,9 +536,7 @@ cdef class Tree:
             if s.table == 0 and s.n <= 1:
                 return showdown(s)
             if s.table == 0 and s.n <= self.exact_cards:
-                if self.ctx_ready:
-                    return search_value(&self.ctx, s.h[0], s.h[1], s.attacker, 0) - 1
-                return exact(s, -1, 1, self.buf)
+                return search_value(&self.ctx, s.h[0], s.h[1], s.attacker, 0) - 1
             if s.table != 0 and self.rollout == 1 and (xorshift(&self.rng) & 7) != 0:
                 apply_move(s, greedy_answer(s.table, s.h[1 - s.attacker]))
                 continue
@@ -758,6 +726,18 @@ cdef class Tree:
                         e.reward, nd.reward_sq, nd.outcome[0], nd.outcome[1], nd.outcome[2]))
         return out
 
+    def determinizations(self, int n):
+        """`n` opponent hands dealt exactly as an iteration deals them (step
+        1), as sorted tuples: what the search sees, for tests (R20: only
+        hands of the pool given).  Advances the tree's random state."""
+        cdef State s
+        cdef list out = []
+        cdef int i
+        for i in range(n):
+            self._determinize(&s)
+            out.append(unpack(s.h[1 - self.observer]))
+        return out
+
 
 # ----------------------------------------------------- Python-level checks
 
@@ -796,30 +776,3 @@ cdef int _check_tree(list my_hand, list pool, int opp_size, int observer, int at
         raise ValueError(f"exact_cards {exact_cards}, max_nodes {max_nodes}, rollout {rollout}: "
                          "expected exact_cards >= 0, max_nodes >= 1, rollout 0 or 1")
     return 0
-
-
-def outcome(hand0, hand1, int attacker, table=()):
-    """Player 0's outcome (+1 / 0 / -1) under best play, by the leaf solver
-    (for tests against `tacocat.rules.play.play_value`)."""
-    cdef State s
-    cdef answer_t* buf
-    cdef int v
-    s.h[0] = pack(hand0, "hand0")
-    s.h[1] = pack(hand1, "hand1")
-    s.table = pack(table, "table")
-    if attacker != 0 and attacker != 1:
-        raise ValueError(f"attacker must be 0 or 1, got {attacker}")
-    if hand_size(s.h[attacker]) < 1 or hand_size(s.h[attacker]) + hand_size(s.table) != hand_size(s.h[1 - attacker]):
-        raise ValueError("hand sizes do not fit: the attacker's hand plus the table must equal the defender's")
-    s.attacker = attacker
-    s.tsize = len(table)
-    s.n = len(hand1 if attacker == 0 else hand0)
-    buf = <answer_t*>malloc(MAX_MOVES * (MAX_DEPTH + 2) * sizeof(answer_t))
-    if buf == NULL:
-        raise MemoryError()
-    try:
-        with nogil:
-            v = exact(&s, -1, 1, buf)
-        return v
-    finally:
-        free(buf)

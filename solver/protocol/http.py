@@ -4,6 +4,13 @@
     POST /v1             body: a whole request with "cmd"  (same messages as JSON Lines)
     GET  /v1/hello       the hello answer
     GET  /openapi.json   an OpenAPI 3.1 description, generated from `tacocat.protocol.session.COMMANDS`
+    GET  /docs           that description as a readable page (self-contained, no CDN)
+    GET  /               the web board (tacocat/protocol/web/), a client of this API
+
+A search request with `info_ms` is answered as a stream: NDJSON lines
+(`application/x-ndjson`: info messages, then the response), or Server-Sent
+Events when the request accepts `text/event-stream`.  CORS is off unless
+`cors_origins` names the origins allowed to call the API from a browser.
 
 Every answer is the protocol's response object (`{"id", "ok", "cmd",
 "result" | "error"}`); the HTTP status mirrors the error code
@@ -16,14 +23,17 @@ disconnects is stopped.  Bodies over `max_body` bytes answer 413.  Needs the
 from __future__ import annotations
 
 import asyncio
-from typing import Any
+from pathlib import Path
+from typing import Any, Sequence
 
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.responses import Response as HTTPResponse
-from starlette.routing import Route
+from starlette.responses import FileResponse, StreamingResponse
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
 
 from tacocat import __version__
 from tacocat.protocol.session import (
@@ -37,6 +47,9 @@ from tacocat.protocol.session import (
     encode_response,
     error_response,
 )
+from tacocat.protocol.streaming import stream_job
+
+WEB_DIR = Path(__file__).with_name("web")
 
 DEFAULT_MAX_BODY = 1 << 20
 DEFAULT_MAX_TIME_MS = 10_000
@@ -50,6 +63,7 @@ HTTP_STATUS = {
     "impossible_position": 422,
     "bad_ruleset": 422,
     "bad_record": 422,
+    "forbidden": 403,
     "busy": 503,
     "internal": 500,
 }
@@ -71,8 +85,9 @@ async def _read_body(request: Request, limit: int) -> bytes:
     return bytes(body)
 
 
-def _respond(response: Response) -> HTTPResponse:
-    status = 200 if response.get("ok") else HTTP_STATUS.get(response["error"]["code"], 500)
+def _respond(response: Response, status: int | None = None) -> HTTPResponse:
+    if status is None:
+        status = 200 if response.get("ok") else HTTP_STATUS.get(response["error"]["code"], 500)
     return HTTPResponse(encode_response(response), status_code=status, media_type="application/json")
 
 
@@ -83,8 +98,11 @@ def create_app(
     max_time_ms: int | None = DEFAULT_MAX_TIME_MS,
     max_searches: int = 4,
     max_games: int = 1000,
+    cors_origins: Sequence[str] = (),
 ) -> Starlette:
-    """The ASGI app.  Without `session`, a new one with the given limits."""
+    """The ASGI app.  Without `session`, a new one with the given limits.
+    `cors_origins`: the origins (e.g. "http://localhost:5173") whose pages
+    may call the API from a browser; none by default."""
     if session is None:
         session = EngineSession(max_games=max_games, max_searches=max_searches, max_time_ms=max_time_ms)
     session.transport_limits["max_body_bytes"] = max_body
@@ -94,6 +112,11 @@ def create_app(
         prepared = await run_in_threadpool(session.prepare, payload)
         if not isinstance(prepared, SearchJob):
             return _respond(prepared)
+        if prepared.stop_event.info_ms is not None:
+            sse = "text/event-stream" in request.headers.get("accept", "")
+            return StreamingResponse(stream_job(prepared, encode_response, sse, request.is_disconnected),
+                                     media_type="text/event-stream" if sse else "application/x-ndjson",
+                                     headers={"cache-control": "no-cache", "x-accel-buffering": "no"})
         task = asyncio.ensure_future(run_in_threadpool(prepared.run))
         try:
             while True:
@@ -146,13 +169,38 @@ def create_app(
     async def openapi_json(request: Request) -> HTTPResponse:
         return JSONResponse(openapi())
 
+    async def board(request: Request) -> HTTPResponse:
+        return FileResponse(WEB_DIR / "index.html", media_type="text/html")
+
+    async def docs(request: Request) -> HTTPResponse:
+        return FileResponse(WEB_DIR / "docs.html", media_type="text/html")
+
     routes = [
         Route("/v1", any_command, methods=["POST"]),
         Route("/v1/hello", hello, methods=["GET"]),
         Route("/v1/{cmd}", one_command, methods=["POST"]),
         Route("/openapi.json", openapi_json, methods=["GET"]),
+        Route("/", board, methods=["GET"]),
+        Route("/docs", docs, methods=["GET"]),
+        Mount("/web", StaticFiles(directory=WEB_DIR), name="web"),
     ]
-    app = Starlette(routes=routes)
+    async def no_route(request: Request, exc: Exception) -> HTTPResponse:
+        # A path or method the API does not have still answers a protocol
+        # object (never Starlette's plain text or a redirect).
+        status = getattr(exc, "status_code", 404)
+        what = "method" if status == 405 else "path"
+        return _respond(error_response(None, "unknown_command", f"no {what} {request.method} {request.url.path[:80]!r}: "
+                                       "POST /v1/<command> or /v1; GET /v1/hello, /openapi.json, /docs, /", None), status)
+
+    middleware = []
+    if cors_origins:
+        from starlette.middleware import Middleware
+        from starlette.middleware.cors import CORSMiddleware
+
+        middleware.append(Middleware(CORSMiddleware, allow_origins=list(cors_origins), allow_methods=["GET", "POST"],
+                                     allow_headers=["content-type", "accept", "authorization"], max_age=600))
+    app = Starlette(routes=routes, middleware=middleware, exception_handlers={404: no_route, 405: no_route})
+    app.router.redirect_slashes = False  # /v1/ is not /v1: no 307 to follow
     app.state.session = session
     return app
 

@@ -1,9 +1,11 @@
 """The engine protocol as JSON Lines: one request per line in, one response
 per line out, each carrying the request's `id` (docs/protocol.md).
 
-Searches (`hint`, `solve`) run on a worker thread while the reader keeps
-reading, so `stop` (and any other command) is answered during a search; the
-search's own answer follows when it ends.  Responses can therefore come out
+Searches (`hint`, `move`, `solve`) run on a worker thread while the reader
+keeps reading, so `stop` (and any other command) is answered during a
+search; the search's own answer follows when it ends, after its `info`
+lines when the request asked for them (`info_ms`).  Searches queue: they
+run one after another in the order they arrived.  Responses can therefore come out
 of request order: match them by `id`.  On `quit` the transport stops its
 searches, writes their answers, answers the quit and returns; at the end of
 input it lets running searches finish, answers them and returns.
@@ -19,6 +21,7 @@ import threading
 from typing import BinaryIO
 
 from tacocat.protocol.session import EngineSession, Response, SearchJob, decode_request, encode_response, error_response
+from tacocat.protocol.streaming import info_message
 
 log = logging.getLogger("tacocat.engine")
 
@@ -90,6 +93,8 @@ def serve_lines(session: EngineSession, infile: BinaryIO, outfile: BinaryIO, max
         prepared = session.prepare(request)
         answered += 1
         if isinstance(prepared, SearchJob):
+            job_id, job_cmd = prepared.request_id, prepared.cmd
+            prepared.stop_event.sink = lambda payload, i=job_id, c=job_cmd: writer.write(info_message(i, c, payload))
             worker = threading.Thread(target=run_job, args=(prepared,), name=f"search-{prepared.request_id}", daemon=True)
             worker.start()
             workers = [w for w in workers if w.is_alive()] + [worker]

@@ -200,6 +200,19 @@ def showdown(hands: tuple[Hand, Hand]) -> int:
     return WIN if a < b else LOSS if a > b else DRAW
 
 
+def duel_attacker(card0: int, card1: int) -> int | None:
+    """R9: the player whose duel card is higher attacks first; equal ranks
+    are both discarded and the players duel again (None).  (R9 ruling: a
+    player left with one card after a duel goes straight to the showdown,
+    `goes_to_showdown`.)"""
+    return 0 if card0 > card1 else 1 if card1 > card0 else None
+
+
+def goes_to_showdown(hand_size: int) -> bool:
+    """R9 ruling: one card each after the duel means no play phase."""
+    return hand_size == 1
+
+
 def play_value(pos: PlayPosition, utilities: Sequence[float] = DEFAULT_UTILITIES) -> float:
     """Player 0's utility under best play by both (exhaustive minimax).
     `utilities` gives player 0's worth of (win, drawn round, loss); player 1

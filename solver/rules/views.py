@@ -11,6 +11,7 @@ from tacocat.rules.board import Board
 from tacocat.rules.cards import parse_cards
 from tacocat.errors import NotationError, PositionError, RecordError
 from tacocat.rules.game import DUEL, PLAY, REPLACE, View
+from tacocat.rules.history import ANSWER, ATTACK, PlayEvent, history_from_json, history_to_json, parse_history
 from tacocat.rules.ruleset import STANDARD, Ruleset, load_ruleset
 
 PHASES = (REPLACE, DUEL, PLAY)
@@ -30,6 +31,7 @@ def build_view(
     rules: Ruleset = STANDARD,
     notes: list[str] | None = None,
     label: str = "",
+    history: str | Sequence[PlayEvent] | None = (),
 ) -> View:
     """A `View` from the few facts a user can type; everything else (the
     draw pile, who acts, the opponent's hand size when left out) follows
@@ -37,7 +39,17 @@ def build_view(
     names the field as `label` + its name (e.g. "--hand" on the command
     line).  Leniency: a defender who gives the opponent's hand size as
     counted before the attack (equal to their own) gets the table
-    subtracted, with a note appended to `notes`."""
+    subtracted, with a note appended to `notes`.  `history`: the round's
+    attacks and answers so far (R20), as events or in the notation of
+    `tacocat.rules.history.parse_history`, the pending attack on the table
+    last; when it leaves the table's attack out, that attack is added."""
+    if history is None:
+        history = ()
+    elif isinstance(history, str):
+        try:
+            history = parse_history(history)
+        except RecordError as exc:
+            raise RecordError(f"{label}history: {exc}") from None
     notes = notes if notes is not None else []
     board = board or Board()
     phase = phase or PLAY
@@ -113,11 +125,19 @@ def build_view(
         replace_cap=replace_cap,
         my_pending=None,
         acting=acting,
-        history=[],
+        history=history_to_json(_with_table(tuple(history), table, attacker)),
         rounds=[],
     )
     view.validate()
     return view
+
+
+def _with_table(events: tuple[PlayEvent, ...], table: Sequence[int], attacker: int | None) -> tuple[PlayEvent, ...]:
+    """A history that ends with a finished trick, given with an attack on
+    the table: the table's attack is the next event (R10)."""
+    if events and table and attacker in (0, 1) and events[-1].event == ANSWER:
+        return events + (PlayEvent(ATTACK, attacker, tuple(sorted(table))),)
+    return events
 
 
 VIEW_KEYS = {"player", "hand", "seen", "opponent_hand_size", "attacker", "table", "rules", "phase", "board", "replace_cap"}
@@ -136,7 +156,7 @@ def view_from_json(data: Any, notes: list[str] | None = None, *, allow_rule_file
     if unknown:
         raise RecordError(
             f"unknown view key(s) {sorted(unknown)}; expected player, hand, seen, opponent_hand_size, "
-            "attacker, table, rules, phase, board, replace_cap"
+            "attacker, table, rules, phase, board, replace_cap, history"
         )
     if "hand" not in data:
         raise RecordError('view is missing "hand" (your cards, e.g. [2, 5, 7, 9])')
@@ -178,4 +198,5 @@ def view_from_json(data: Any, notes: list[str] | None = None, *, allow_rule_file
         board=board,
         rules=rules,
         notes=notes,
+        history=history_from_json(data.get("history")),
     )

@@ -463,15 +463,18 @@ def small_enough(view: View, time_ms: float | None = None) -> bool:
             and (time_ms is None or time_ms >= AUTO_MIN_MS))
 
 
-def hint_moves(view: View, utilities: Sequence[float], *, iterations=None, time_ms=None, stop=None, progress=None):
-    """For `tacocat.search.hint`: the view's moves as `MoveEval`s (likeliest
-    under the equilibrium first) and the extra fields of the answer."""
-    from tacocat.search.pimc import MoveEval
+def hint_moves(view: View, utilities: Sequence[float], budget):
+    """For `tacocat.search.hint`: (a `PlayResult` whose moves come likeliest
+    under the equilibrium first, the equilibrium fields of the answer).
+    `budget` is a `tacocat.search.budget.Budget`: its samples are CFR
+    iterations, its time and stop end the solve."""
+    from tacocat.search.pimc import MoveEval, PlayResult
 
-    r = solve(view, utilities=utilities, iterations=iterations, time_ms=time_ms, stop=stop, progress=progress)
+    r = solve(view, utilities=utilities, iterations=budget.samples, time_ms=budget.time_ms, stop=budget.stop,
+              progress=budget.progress)
     hand_value, moves = r.hand_report(view.player, view.hand)
-    evals = [MoveEval(m.action, m.win, m.draw, m.loss, m.value) for m in moves]
-    mixed = [{"kind": m.action.kind, **m.to_dict()} for m in moves]
-    extra = {"method_words": METHOD_WORDS["equilibrium"], "hand_value": hand_value, "endgame_value": r.value_for(view.player),
-             "exploitability": r.exploitability, "cfr_iterations": r.iterations}
-    return evals, mixed, extra, r.stopped
+    evals = tuple(MoveEval(m.action, m.win, m.draw, m.loss, m.value) for m in moves)
+    fields = {"method_words": METHOD_WORDS["equilibrium"], "hand_value": hand_value,
+              "endgame_value": r.value_for(view.player), "exploitability": r.exploitability,
+              "cfr_iterations": r.iterations, "strategy": [{"kind": m.action.kind, **m.to_dict()} for m in moves]}
+    return PlayResult(moves=evals, worlds=0, exact=False, seconds=r.seconds, stopped=r.stopped), fields

@@ -1,0 +1,715 @@
+// The tacocat web board: a client of the public HTTP API (docs/protocol.md),
+// and the reference for frontend developers.  No framework, no build step.
+//
+// Every request goes through api(): POST /v1/<command> with the command's
+// fields.  A game's seat tokens (when new_game returns them) go with every
+// request about that seat.  The engine's seat is played with `move`; hints
+// stream their progress (`info_ms`, NDJSON) through apiStream().
+"use strict";
+
+const BASE = "";  // same origin; a page elsewhere would put the engine's URL here
+const params = new URLSearchParams(location.search);
+const BOT_DELAY_MS = params.has("delay") ? Number(params.get("delay")) : 450;  // time to see each engine move
+const STORE = "tacocat-board";
+
+const $ = (id) => document.getElementById(id);
+const S = {
+  game: null, tokens: {}, seat: 0, opponent: "level:3", seed: null,
+  view: null, legal: [], selected: new Set(), over: false, winner: null,
+  log: [], previous: null, busy: false, hint: null, replay: null,
+};
+
+// ------------------------------------------------------------------ API
+
+class ApiError extends Error {
+  constructor(error) { super(error.message); this.code = error.code; this.field = error.field; }
+}
+
+// The token for seat `who` (0, 1) or "owner": new_game's tokens are
+// {"owner": ..., "seats": [seat 0's, seat 1's]}.  The creator holds them all;
+// the seat's own is sent for a seat's request, so the board asks for no more
+// than a seat may see.
+function withToken(fields, who) {
+  const t = S.tokens || {};
+  let token = who === "owner" ? t.owner : (Array.isArray(t.seats) ? t.seats[who] : t[String(who)]);
+  if (!token && who !== "owner") token = t.owner;
+  return token ? { ...fields, token } : fields;
+}
+
+async function api(cmd, fields = {}) {
+  const response = await fetch(`${BASE}/v1/${cmd}`, {
+    method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(fields),
+  });
+  const data = await response.json();
+  if (!data.ok) throw new ApiError(data.error);
+  return data.result;
+}
+
+// A search with info_ms answers as NDJSON: info lines, then the response.
+async function apiStream(cmd, fields, onInfo) {
+  const response = await fetch(`${BASE}/v1/${cmd}`, {
+    method: "POST", headers: { "content-type": "application/json", accept: "application/x-ndjson" },
+    body: JSON.stringify(fields),
+  });
+  if (!(response.headers.get("content-type") || "").startsWith("application/x-ndjson")) {
+    const data = await response.json();
+    if (!data.ok) throw new ApiError(data.error);
+    return data.result;
+  }
+  const reader = response.body.getReader();
+  const decoder = new TextDecoder();
+  let buffer = "";
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) throw new Error(`${cmd}: the stream ended without an answer`);
+    buffer += decoder.decode(value, { stream: true });
+    let nl;
+    while ((nl = buffer.indexOf("\n")) >= 0) {
+      const line = buffer.slice(0, nl).trim();
+      buffer = buffer.slice(nl + 1);
+      if (!line) continue;
+      const message = JSON.parse(line);
+      if (message.info && message.ok === undefined) { onInfo(message.info); continue; }
+      if (!message.ok) throw new ApiError(message.error);
+      return message.result;
+    }
+  }
+}
+
+// ------------------------------------------------------------------ words
+
+const fmtCards = (cards) => (cards && cards.length ? cards.join(" ") : "nothing");
+const pct = (p) => (p === null || p === undefined ? "–" : `${Math.round(p * 100)}%`);
+// In a replay both hands are open and the seats are named by number.
+const who = (p) => (S.replay ? `Player ${p}` : p === S.seat ? "You" : "The engine");
+const whom = (p) => (S.replay ? `player ${p}` : p === S.seat ? "you" : "the engine");
+const wins = (p) => (S.replay || p !== S.seat ? "wins" : "win");
+
+function actionText(a) {
+  switch (a.kind) {
+    case "replace": return a.cards.length ? `replace ${fmtCards(a.cards)}` : "keep all (replace nothing)";
+    case "duel": return `duel ${a.cards[0]}`;
+    case "attack": return `attack ${fmtCards(a.cards)}`;
+    case "answer": return `answer ${fmtCards(a.cards)} — ${a.beats ? "beat" : "sacrifice"}`;
+    default: return `${a.kind} ${fmtCards(a.cards)}`;
+  }
+}
+
+function eventText(e) {
+  switch (e.event) {
+    case "deal": return `New deal: ${e.hand_size} cards each, the cat on space ${e.cat}.` +
+      (e.hand ? ` Your hand: ${fmtCards(e.hand)}.` : "");
+    case "replace": return `${who(e.player)} replaced ${e.cards.length ? fmtCards(e.cards) : "nothing"}` +
+      (e.drawn && e.drawn.length ? ` and drew ${fmtCards(e.drawn)}.` : ".");
+    case "duel": {
+      const [a, b] = S.replay ? [0, 1] : [S.seat, 1 - S.seat];
+      const res = e.cards[a] === e.cards[b] ? "a tie: duel again"
+        : `${whom(e.cards[a] > e.cards[b] ? a : b)} attack${!S.replay && e.cards[a] > e.cards[b] ? "" : "s"} first`;
+      return `Duel: ${whom(a)} ${e.cards[a]}, ${whom(b)} ${e.cards[b]} — ${res}.`;
+    }
+    case "attack": return `${who(e.player)} attacked with ${fmtCards(e.cards)}.`;
+    case "answer": {
+      const won = e.beats ? e.player : 1 - e.player;
+      return `${who(e.player)} answered ${fmtCards(e.cards)}: ${e.beats ? "every card beats" : "a sacrifice"} — ${whom(won)} ${wins(won)} the trick.`;
+    }
+    case "showdown": {
+      const [a, b] = S.replay ? [0, 1] : [S.seat, 1 - S.seat];
+      const res = e.winner === null ? "a drawn round: the cat stays" : `${whom(e.winner)} ${wins(e.winner)} the round`;
+      return `Showdown: ${whom(a)} ${e.cards[a]}, ${whom(b)} ${e.cards[b]} — the lower card wins: ${res}.`;
+    }
+    default: return JSON.stringify(e);
+  }
+}
+
+// ------------------------------------------------------------------ state
+
+function save() {
+  if (!S.game) return;
+  localStorage.setItem(STORE, JSON.stringify({
+    game: S.game, tokens: S.tokens, seat: S.seat, opponent: S.opponent, seed: S.seed,
+    log: S.log.slice(-200), previous: S.previous,
+  }));
+}
+
+function addLog(text, kind = "") {
+  S.log.push({ text, kind });
+  renderLog();
+}
+
+function takeEvents(events) {
+  for (const e of events || []) {
+    if (e.event === "showdown" && S.view) S.previous = { history: S.view.history.concat([]), showdown: e };
+    addLog(eventText(e), e.event);
+  }
+}
+
+async function refresh() {
+  const v = await api("view", withToken({ game: S.game, player: S.seat }, S.seat));
+  S.view = v.view;
+  S.over = S.view.phase === "over";
+  S.winner = S.over ? (S.view.board.cat < 0 ? 0 : 1) : null;
+  const legal = await api("legal", withToken({ game: S.game, player: S.seat }, S.seat));
+  S.legal = legal.actions;
+  S.selected.clear();
+  save();
+  render();
+}
+
+function opponentRequest() {
+  const [kind, name, ms] = S.opponent.split(":");
+  if (kind === "level") return { level: Number(name) };
+  const req = { bot: name };
+  if (ms) req.time_ms = Number(ms);
+  return req;
+}
+
+function opponentLabel() {
+  const opt = [...$("opponent").options].find((o) => o.value === S.opponent);
+  return opt ? opt.textContent : S.opponent;
+}
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+// The engine plays its seat whenever it must act and the human need not:
+// at a simultaneous decision (R8, R9) the human chooses first.
+async function engineTurns() {
+  const opp = 1 - S.seat;
+  for (let guard = 0; guard < 500; guard++) {
+    const acting = S.view.acting || [];
+    if (S.over || !acting.includes(opp) || acting.includes(S.seat)) return;
+    setBusy(true, "The engine is thinking…");
+    if (BOT_DELAY_MS) await sleep(BOT_DELAY_MS);
+    const moved = await api("move", withToken({ game: S.game, player: opp, ...opponentRequest() }, opp));
+    // The events say what the engine did: its attacks and answers, and its
+    // secret choices when they are revealed.
+    takeEvents(moved.events);
+    if (moved.status.over) addLog(moved.status.winner === S.seat ? "You win the game!" : "The engine wins the game.", "over");
+    await refresh();
+  }
+}
+
+function setBusy(busy, text = "") {
+  S.busy = busy;
+  document.body.classList.toggle("busy", busy);
+  $("prompt").textContent = busy ? text : promptText();
+  $("play").disabled = busy || !myDecision();
+}
+
+async function run(task) {
+  setBusy(true, "…");  // at once: no second action while this one is on its way
+  try {
+    await task();
+  } catch (err) {
+    showError(err);
+  } finally {
+    setBusy(false);
+    render();
+    focusPlay();
+  }
+}
+
+// Keyboard flow: after every step the focus rests on Play when it is the
+// player's turn (unless it is on something that still exists).
+function focusPlay() {
+  const active = document.activeElement;
+  const lost = !active || active === document.body || !document.body.contains(active) || active.id === "new-game";
+  if (myDecision() && lost) $("play").focus();
+}
+
+function showError(err) {
+  const msg = err instanceof ApiError ? `Refused (${err.code}): ${err.message}` : `Error: ${err.message}`;
+  $("message").textContent = msg;
+  $("message").classList.add("shown");
+}
+
+function clearMessage() {
+  $("message").textContent = "";
+  $("message").classList.remove("shown");
+}
+
+// ------------------------------------------------------------------ actions
+
+function myDecision() {
+  if (!S.view || S.over) return null;
+  const acting = S.view.acting || [];
+  if (!acting.includes(S.seat)) return null;
+  if (S.view.phase === "replace") return "replace";
+  if (S.view.phase === "duel") return "duel";
+  if (S.view.phase === "play") return S.view.table.length ? "answer" : "attack";
+  return null;
+}
+
+function selectedCards() {
+  return [...S.selected].sort((a, b) => a - b).map((i) => S.view.hand[i]).sort((a, b) => a - b);
+}
+
+async function play(action) {
+  clearMessage();
+  const applied = await api("apply", withToken({ game: S.game, player: S.seat, action }, S.seat));
+  addLog(`You: ${actionText(applied.action)}.`, "mine");
+  takeEvents(applied.events);
+  if (applied.status.over) addLog(applied.status.winner === S.seat ? "You win the game!" : "The engine wins the game.", "over");
+  S.hint = null;
+  await refresh();
+  await engineTurns();
+}
+
+// The selected cards as an action.  Nothing is checked here: the engine
+// refuses an illegal move and says which rule it breaks.
+function playSelected(beats) {
+  const kind = myDecision();
+  if (!kind || S.busy) return;
+  const cards = selectedCards();
+  const action = { kind, cards };
+  if (kind === "answer") {
+    const fits = S.legal.filter((a) => a.cards.join() === cards.join());
+    if (beats !== undefined) action.beats = beats;
+    else if (fits.length === 1) action.beats = fits[0].beats;
+    else if (fits.length === 2) { renderChoice(cards); return; }
+  }
+  run(() => play(action));
+}
+
+function renderChoice(cards) {
+  const box = $("choice");
+  box.innerHTML = "";
+  box.append("These cards can ");
+  for (const beats of [true, false]) {
+    const b = document.createElement("button");
+    b.type = "button";
+    b.textContent = beats ? "beat" : "sacrifice";
+    b.addEventListener("click", () => { box.innerHTML = ""; playSelected(beats); });
+    box.append(b, beats ? " or " : "");
+  }
+  box.querySelector("button").focus();
+}
+
+async function newGame(event) {
+  if (event) event.preventDefault();
+  S.opponent = $("opponent").value;
+  S.seat = Number($("seat").value);
+  const seedText = $("seed").value.trim();
+  const fields = seedText ? { seed: Number(seedText) } : {};
+  await run(async () => {
+    const g = await api("new_game", fields);
+    S.game = g.game; S.tokens = g.tokens || {}; S.seed = g.seed;
+    S.log = []; S.previous = null; S.hint = null; S.replay = null;
+    $("replay").hidden = true;
+    clearMessage();
+    addLog(`New game (seed ${g.seed}) against ${opponentLabel()}. You are player ${S.seat}.`, "system");
+    await refresh();
+    addLog(`Your hand: ${fmtCards(S.view.hand)}.`, "system");
+    await engineTurns();
+  });
+}
+
+async function resume() {
+  const saved = JSON.parse(localStorage.getItem(STORE) || "null");
+  if (!saved || !saved.game) return false;
+  Object.assign(S, { game: saved.game, tokens: saved.tokens || {}, seat: saved.seat, opponent: saved.opponent,
+    seed: saved.seed, log: saved.log || [], previous: saved.previous || null });
+  $("opponent").value = S.opponent;
+  $("seat").value = String(S.seat);
+  try {
+    await refresh();
+  } catch (err) {
+    localStorage.removeItem(STORE);
+    S.game = null;
+    return false;
+  }
+  addLog("Resumed the game after a reload.", "system");
+  await run(engineTurns);
+  return true;
+}
+
+// ------------------------------------------------------------------ hint
+
+async function hint() {
+  if (!myDecision() || S.busy) return;
+  const status = $("hint-status");
+  status.textContent = "Searching…";
+  const fields = { game: S.game, player: S.seat, top: 8 };
+  // Sampled play and duel searches stream what they have found so far.
+  if (myDecision() !== "replace") Object.assign(fields, { time_ms: 600, info_ms: 150 });
+  await run(async () => {
+    setBusy(true, "Searching for a hint…");
+    const result = await apiStream("hint", withToken(fields, S.seat), (info) => {
+      if (info.best) {
+        status.textContent = `Searching… ${info.samples ?? "?"} deals so far; best so far: ${actionText(info.best)}` +
+          (info.margin !== null && info.margin !== undefined ? ` (ahead by ${info.margin.toFixed(3)})` : "");
+      }
+    });
+    S.hint = result;
+    const how = result.exact ? "exact: every possible opponent hand" : `${result.method}, ${result.samples ?? result.iterations ?? "?"} samples`;
+    status.textContent = `Best: ${actionText(result.best)} — ${how}.`;
+  });
+}
+
+function renderHint() {
+  const table = $("hint-table");
+  const body = table.querySelector("tbody");
+  body.innerHTML = "";
+  if (!S.hint || !myDecision()) { table.hidden = true; if (!S.hint) $("hint-status").textContent = ""; return; }
+  table.hidden = false;
+  S.hint.moves.forEach((m, i) => {
+    const tr = document.createElement("tr");
+    tr.tabIndex = 0;
+    tr.title = "Select these cards (Enter)";
+    const cells = [i + 1, actionText(m), pct(m.win), pct(m.draw), pct(m.loss), pct(m.game_win)];
+    for (const c of cells) { const td = document.createElement("td"); td.textContent = c; tr.append(td); }
+    const pick = () => selectCards(m.cards);
+    tr.addEventListener("click", pick);
+    // preventDefault: the Enter that picks must not also press Play, which has the focus by then
+    tr.addEventListener("keydown", (e) => { if (e.key === "Enter") { e.preventDefault(); e.stopPropagation(); pick(); } });
+    body.append(tr);
+  });
+}
+
+function selectCards(cards) {
+  S.selected.clear();
+  const want = [...cards];
+  S.view.hand.forEach((c, i) => {
+    const k = want.indexOf(c);
+    if (k >= 0) { S.selected.add(i); want.splice(k, 1); }
+  });
+  renderHand();
+  $("play").focus();
+}
+
+// ------------------------------------------------------------------ replay
+
+async function openReplay() {
+  if (!S.game) return;
+  await run(async () => {
+    const rec = (await api("record", withToken({ game: S.game }, "owner"))).record;
+    S.replay = { record: rec, step: rec.actions.length, states: {} };
+    await showReplay();
+    $("replay").hidden = false;
+    document.body.classList.add("replaying");
+    $("rp-prev").focus();
+  });
+}
+
+async function replayState(k) {
+  const R = S.replay;
+  if (R.states[k]) return R.states[k];
+  const g = await api("new_game", { record: { ...R.record, actions: R.record.actions.slice(0, k) } });
+  const tokens = g.tokens || {};
+  const st = (await api("state", tokens.owner ? { game: g.game, token: tokens.owner } : { game: g.game })).state;
+  await api("end_game", tokens.owner ? { game: g.game, token: tokens.owner } : { game: g.game });
+  R.states[k] = st;
+  return st;
+}
+
+async function showReplay() {
+  const R = S.replay;
+  const n = R.record.actions.length;
+  const st = await replayState(R.step);
+  $("rp-step").textContent = `${R.step} / ${n}`;
+  const last = R.step > 0 ? R.record.actions[R.step - 1] : null;
+  $("rp-what").textContent = last ? `Action ${R.step}: player ${last.player} — ${actionText(last)}.` : "The first deal.";
+  for (const p of [0, 1]) renderCards($("rp-hand" + p), st.hands[p], { small: true });
+  renderTrack(st.board, st.rules);
+  renderRound(st.history, st.table, st.discard, st.rules);
+  $("replay").dataset.shown = String(R.step);
+  $("board-caption").textContent = `Replay — deal ${st.deals}, phase ${st.phase}` +
+    (st.phase === "over" ? `: player ${st.board.cat < 0 ? 0 : 1} won.` : ".");
+}
+
+// Steps are never dropped: keys pressed while a step loads move the
+// target, and the board catches up with the latest.
+async function replayStep(delta, absolute) {
+  const R = S.replay;
+  if (!R) return;
+  const n = R.record.actions.length;
+  R.step = Math.max(0, Math.min(n, absolute !== undefined ? absolute : R.step + delta));
+  $("rp-step").textContent = `${R.step} / ${n}`;
+  if (R.loading) { R.again = true; return; }
+  R.loading = true;
+  try {
+    do { R.again = false; await showReplay(); } while (R.again && S.replay === R);
+  } catch (err) {
+    showError(err);
+  } finally {
+    R.loading = false;
+  }
+}
+
+function closeReplay() {
+  S.replay = null;
+  $("replay").hidden = true;
+  document.body.classList.remove("replaying");
+  render();
+}
+
+// ------------------------------------------------------------------ drawing
+
+const SVG_CAT = `<svg viewBox="0 0 64 64" class="cat" role="img" aria-label="the cat"><g>
+<path d="M10 26 L14 6 L28 18 Q32 17 36 18 L50 6 L54 26 Q58 34 54 44 Q46 58 32 58 Q18 58 10 44 Q6 34 10 26Z" fill="#f28c28" stroke="#7a3e0b" stroke-width="2.5"/>
+<path d="M16 12 L19 22 L25 18Z M48 12 L45 22 L39 18Z" fill="#ffd1a6"/>
+<ellipse cx="23" cy="34" rx="4" ry="5" fill="#2b2b2b"/><ellipse cx="41" cy="34" rx="4" ry="5" fill="#2b2b2b"/>
+<circle cx="24.5" cy="32.5" r="1.4" fill="#fff"/><circle cx="42.5" cy="32.5" r="1.4" fill="#fff"/>
+<path d="M29 42 L35 42 L32 45Z" fill="#e0577a"/><path d="M32 45 Q28 50 24 47 M32 45 Q36 50 40 47" fill="none" stroke="#7a3e0b" stroke-width="2"/>
+<path d="M6 40 L18 41 M6 46 L18 44 M58 40 L46 41 M58 46 L46 44" stroke="#7a3e0b" stroke-width="1.5"/></g></svg>`;
+
+function renderTrack(board, rules) {
+  const track = $("track");
+  track.innerHTML = "";
+  const covered = new Set(board.covered);
+  const cell = (cls, html, label) => {
+    const li = document.createElement("li");
+    li.className = cls;
+    li.innerHTML = html;
+    li.setAttribute("aria-label", label);
+    track.append(li);
+    return li;
+  };
+  const goal = (p) => {
+    const mine = !S.replay && p === S.seat;
+    const name = S.replay ? `player ${p}` : mine ? "your goal" : "engine's goal";
+    const li = cell(`goal goal${p}${mine ? " mine" : ""}`, `<span class="goal-name">${name}</span>`,
+      `${name}${board.cat === (p === 0 ? -1 : 7) ? ", the cat is here" : ""}`);
+    if (board.cat === (p === 0 ? -1 : 7)) li.insertAdjacentHTML("beforeend", SVG_CAT);
+  };
+  goal(0);
+  for (let i = 0; i < 7; i++) {
+    const arrow = rules.arrows[i];
+    const arrowHtml = arrow === "both" ? "&#x21C6;" : arrow === "p0" ? "&#x2190;" : "&#x2192;";
+    const arrowWord = arrow === "both" ? "both replace freely" : `player ${arrow === "p0" ? 0 : 1} replaces first`;
+    const cls = ["space", covered.has(i) ? "covered" : "", board.cat === i ? "has-cat" : "", i === 3 ? "centre" : ""].join(" ");
+    const li = cell(cls, `<span class="size">${rules.board[i]}</span><span class="arrow" title="${arrowWord}">${arrowHtml}</span>`,
+      `space ${i}: deals ${rules.board[i]}, ${arrowWord}${covered.has(i) ? ", covered by a tile" : ""}${board.cat === i ? ", the cat is here" : ""}`);
+    if (covered.has(i)) li.insertAdjacentHTML("beforeend", `<span class="tile" aria-hidden="true"></span>`);
+    if (board.cat === i) li.insertAdjacentHTML("beforeend", SVG_CAT);
+  }
+  goal(1);
+}
+
+function cardEl(rank, opts = {}) {
+  const el = document.createElement(opts.button ? "button" : "span");
+  el.className = `card r${rank}${opts.small ? " small" : ""}`;
+  el.innerHTML = `<span class="corner">${rank}</span><span class="rank">${rank}</span><span class="corner low">${rank}</span>`;
+  el.style.setProperty("--hue", String(Math.round(220 - (rank - 1) * 19)));
+  return el;
+}
+
+function renderCards(box, cards, opts = {}) {
+  box.innerHTML = "";
+  if (!cards || !cards.length) { box.innerHTML = `<span class="empty">—</span>`; return; }
+  for (const c of cards) box.append(cardEl(c, opts));
+}
+
+function renderHand() {
+  const box = $("my-hand");
+  box.innerHTML = "";
+  const v = S.view;
+  if (!v) return;
+  const decision = myDecision();
+  v.hand.forEach((c, i) => {
+    const el = cardEl(c, { button: true });
+    el.type = "button";
+    el.setAttribute("aria-pressed", S.selected.has(i) ? "true" : "false");
+    el.setAttribute("aria-label", `card ${c}${i < 9 ? `, key ${i + 1}` : ""}`);
+    el.dataset.index = String(i);
+    if (S.selected.has(i)) el.classList.add("selected");
+    if (i < 9) el.insertAdjacentHTML("beforeend", `<kbd class="key">${i + 1}</kbd>`);
+    el.disabled = !decision || S.busy;
+    el.addEventListener("click", () => toggle(i));
+    box.append(el);
+  });
+  if (!v.hand.length) box.innerHTML = `<span class="empty">—</span>`;
+  $("play").disabled = S.busy || !decision;
+  $("play").textContent = "";
+  $("play").append(playLabel(decision), " ");
+  $("play").insertAdjacentHTML("beforeend", "<kbd>Enter</kbd>");
+}
+
+function playLabel(decision) {
+  const n = S.selected.size;
+  switch (decision) {
+    case "replace": return n ? `Replace ${n} card${n > 1 ? "s" : ""}` : "Keep all";
+    case "duel": return "Duel";
+    case "attack": return "Attack";
+    case "answer": return "Answer";
+    default: return "Play";
+  }
+}
+
+function toggle(i) {
+  if (!myDecision() || S.busy) return;
+  if (S.selected.has(i)) S.selected.delete(i); else S.selected.add(i);
+  $("choice").innerHTML = "";
+  const focused = document.activeElement && document.activeElement.dataset ? document.activeElement.dataset.index : undefined;
+  renderHand();
+  // keep the focus where it was (a card re-drawn keeps it; keys 1-9 leave it on Play)
+  if (focused !== undefined) { const el = $("my-hand").querySelector(`[data-index="${focused}"]`); if (el) el.focus(); }
+}
+
+function promptText() {
+  if (!S.view) return "Start a new game.";
+  if (S.over) return S.winner === S.seat ? "You won the game. Press R to replay it." : "The engine won the game. Press R to replay it.";
+  const d = myDecision();
+  const v = S.view;
+  switch (d) {
+    case "replace": {
+      const cap = v.replace_cap === null || v.replace_cap === undefined ? "any number of" : `at most ${v.replace_cap}`;
+      return `Replace: select ${cap} cards to discard (face up) and draw as many (R7–R8), or keep all.`;
+    }
+    case "duel": return "Duel: choose one card in secret; the higher attacks first (R9).";
+    case "attack": return `Attack: a single card, a set, or a sequence of three or more — keep at least one card (R10–R11).`;
+    case "answer": return `Answer ${fmtCards(v.table)}: one card per attack card; a card that does not beat must be your lowest (R12).`;
+    default: return v.my_pending ? "Waiting for the engine to choose…" : "The engine's turn.";
+  }
+}
+
+function renderRound(history, table, seenCards) {
+  // the table: an attack waiting for its answer
+  const t = $("table");
+  t.innerHTML = "";
+  if (table && table.length) {
+    const p = document.createElement("div");
+    p.className = "attack-on-table";
+    p.append(Object.assign(document.createElement("span"), { className: "label", textContent: "Attack on the table" }));
+    const cards = document.createElement("div");
+    cards.className = "hand small";
+    for (const c of table) cards.append(cardEl(c, { small: true }));
+    p.append(cards);
+    t.append(p);
+  }
+  // the tricks and other public events of this round
+  const list = $("tricks");
+  list.innerHTML = "";
+  let attack = null;
+  for (const e of history || []) {
+    if (e.event === "deal") continue;
+    const li = document.createElement("li");
+    if (e.event === "attack") { attack = e; continue; }
+    if (e.event === "answer" && attack) {
+      const won = e.beats ? e.player : 1 - e.player;
+      li.className = "trick";
+      li.innerHTML = `<span class="who">${who(attack.player)}</span>`;
+      const a = document.createElement("span"); a.className = "hand small";
+      for (const c of attack.cards) a.append(cardEl(c, { small: true }));
+      const b = document.createElement("span"); b.className = "hand small";
+      for (const c of e.cards) b.append(cardEl(c, { small: true }));
+      li.append(a, Object.assign(document.createElement("span"), { className: "vs", textContent: "answered by" }), b,
+        Object.assign(document.createElement("span"), {
+          className: "won" + (!S.replay && won === S.seat ? " good" : ""),
+          textContent: `${whom(won)} ${wins(won)} the trick`,
+        }));
+      attack = null;
+    } else {
+      li.className = "event";
+      li.textContent = eventText(e);
+    }
+    list.append(li);
+  }
+  if (attack) {
+    const li = document.createElement("li");
+    li.className = "event";
+    li.textContent = eventText(attack);
+    list.append(li);
+  }
+  if (!list.children.length) list.innerHTML = `<li class="event quiet">Nothing played yet this round.</li>`;
+  const seen = [...(seenCards || [])].sort((a, b) => a - b);
+  renderCards($("seen"), seen, { small: true });
+}
+
+function renderLegal() {
+  const box = $("legal");
+  box.innerHTML = "";
+  const d = myDecision();
+  if (!d || d === "replace" || S.busy) return;
+  box.append(Object.assign(document.createElement("span"), { className: "label", textContent: "Legal moves:" }));
+  for (const a of S.legal.slice(0, 40)) {
+    const b = document.createElement("button");
+    b.type = "button";
+    b.className = "chip";
+    b.textContent = actionText(a);
+    b.addEventListener("click", () => run(() => play(a)));
+    box.append(b);
+  }
+}
+
+function renderLog() {
+  const ol = $("log");
+  ol.innerHTML = "";
+  for (const entry of S.log.slice(-60)) {
+    const li = document.createElement("li");
+    li.className = entry.kind;
+    li.textContent = entry.text;
+    ol.append(li);
+  }
+  ol.scrollTop = ol.scrollHeight;
+}
+
+function render() {
+  const v = S.view;
+  if (!v) { renderTrack({ cat: 3, covered: [] }, { arrows: ["p1", "p1", "p1", "both", "p0", "p0", "p0"], board: [4, 6, 9, 7, 9, 6, 4] }); return; }
+  if (!S.replay) {
+    renderTrack(v.board, v.rules);
+    renderRound(v.history, v.table, v.seen);
+    const rounds = v.rounds.length;
+    $("board-caption").textContent = S.over
+      ? `Game over after ${rounds} rounds: ${S.winner === S.seat ? "you win" : "the engine wins"}.`
+      : `Round ${rounds + 1} — ${v.history[0] ? v.history[0].hand_size : "?"} cards each; draw pile ${v.draw_pile_size}. Move the cat into your goal to win (R18–R19).`;
+  }
+  $("opp-title").textContent = `The engine — ${opponentLabel()} (player ${1 - S.seat})`;
+  const backs = $("opp-hand");
+  backs.innerHTML = "";
+  for (let i = 0; i < v.opponent_hand_size; i++) {
+    const b = document.createElement("span");
+    b.className = "card back";
+    backs.append(b);
+  }
+  backs.setAttribute("aria-label", `${v.opponent_hand_size} card${v.opponent_hand_size === 1 ? "" : "s"}, face down`);
+  const acting = v.acting || [];
+  $("opp-note").textContent = `${v.opponent_hand_size} card${v.opponent_hand_size === 1 ? "" : "s"} face down` +
+    (acting.includes(1 - S.seat) && !acting.includes(S.seat) ? " — thinking…" : "") +
+    (v.phase === "play" && v.attacker === 1 - S.seat && !v.table.length ? " — attacks next" : "");
+  $("my-title").textContent = `Your hand (player ${S.seat})` + (v.phase === "play" && v.attacker === S.seat && !v.table.length ? " — you attack" : "");
+  renderHand();
+  renderLegal();
+  renderHint();
+  renderLog();
+  if (!S.busy) $("prompt").textContent = promptText();
+  $("hint").disabled = S.busy || !myDecision();
+  $("replay-open").hidden = !S.over;
+  document.body.dataset.phase = S.over ? "over" : v.phase;
+  document.body.dataset.decision = myDecision() || "";
+}
+
+// ------------------------------------------------------------------ keys
+
+document.addEventListener("keydown", (e) => {
+  if (e.target instanceof HTMLInputElement || e.target instanceof HTMLSelectElement) return;
+  if (e.ctrlKey || e.metaKey || e.altKey) return;
+  if (S.replay) {
+    if (e.key === "ArrowLeft") { replayStep(-1); e.preventDefault(); return; }
+    if (e.key === "ArrowRight") { replayStep(1); e.preventDefault(); return; }
+    if (e.key === "Home") { replayStep(0, 0); e.preventDefault(); return; }
+    if (e.key === "End") { replayStep(0, S.replay.record.actions.length); e.preventDefault(); return; }
+    if (e.key === "Escape") { closeReplay(); return; }
+  }
+  if (/^[1-9]$/.test(e.key)) { toggle(Number(e.key) - 1); e.preventDefault(); return; }
+  const key = e.key.toLowerCase();
+  if (e.key === "Enter" && !(e.target instanceof HTMLButtonElement)) { playSelected(); e.preventDefault(); }
+  else if (e.key === "Escape") { S.selected.clear(); $("choice").innerHTML = ""; renderHand(); }
+  else if (key === "h") hint();
+  else if (key === "n") newGame();
+  else if (key === "r" && S.over) openReplay();
+});
+
+$("setup").addEventListener("submit", newGame);
+$("play").addEventListener("click", () => playSelected());
+$("clear").addEventListener("click", () => { S.selected.clear(); renderHand(); });
+$("hint").addEventListener("click", hint);
+$("rp-first").addEventListener("click", () => replayStep(0, 0));
+$("rp-prev").addEventListener("click", () => replayStep(-1));
+$("rp-next").addEventListener("click", () => replayStep(1));
+$("rp-last").addEventListener("click", () => replayStep(0, S.replay ? S.replay.record.actions.length : 0));
+$("rp-close").addEventListener("click", closeReplay);
+$("replay-open").addEventListener("click", openReplay);
+
+render();
+resume().then((resumed) => { if (!resumed) render(); document.body.dataset.ready = "1"; });
