@@ -111,6 +111,7 @@ def test_deterministic_and_budgets():
     a, b = solve(eg, target=0.0, iterations=37), solve(eg, target=0.0, iterations=37)
     assert a.iterations == b.iterations == 37 and a.value == b.value and a.exploitability == b.exploitability
     assert a.stopped
+    assert a.peak_bytes >= a.memory_bytes > 0 and a.sequences > 0 and a.nodes > 0
 
 
 def test_bad_input_names_the_rule():
