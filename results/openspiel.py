@@ -22,7 +22,8 @@ Budgets, per decision, equal wall time T:
   evaluator) run on one world drawn by `resample_from_infostate` per decision,
   since plain MCTS on the true state would read the opponent's hand): OpenSpiel's
   searches take a simulation count, not a clock, so each gets
-  floor(T / c(h, kind)) simulations (at least 1), c = the median seconds per
+  floor(T / c(h, kind)) simulations (at least 1; ISMCTS at least 2, as its
+  first simulation only creates the root), c = the median seconds per
   simulation measured in this process just before the match on 12 positions
   per hand size h and decision kind (attack / answer).  The report gives the
   simulations they got and every bot's measured mean seconds per decision.
@@ -53,6 +54,8 @@ HERE = Path(__file__).resolve().parent
 HAND = 8
 OURS = ("pimc", "ismcts")
 THEIRS = ("os_ismcts", "os_mcts")
+MIN_SIMS = {"os_ismcts": 2, "os_mcts": 1}
+"""OpenSpiel's ISMCTS needs two simulations: the first only creates the root."""
 
 
 def deal_order(deal: int) -> list[int]:
@@ -84,7 +87,7 @@ class Calibrated:
             return legal[0]
         p = state.current_player()
         key = (len(state.hands[p]), "answer" if state.table else "attack")
-        sims = max(1, int(self.budget_s / self.costs[self.kind][key]))
+        sims = max(MIN_SIMS[self.kind], int(self.budget_s / self.costs[self.kind][key]))
         self.sims.append(sims)
         bot = self._bot(sims)
         if self.kind == "os_mcts":
@@ -131,7 +134,7 @@ def calibrate(game, budget_s: float, seed: int = 7, per: int = 12) -> dict:
                         bot.step(s)
                     times.append((time.perf_counter() - t) / sims)
                 costs[kind][key] = statistics.median(times)
-                sims = max(1, int(budget_s / costs[kind][key]))
+                sims = max(MIN_SIMS[kind], int(budget_s / costs[kind][key]))
     return costs
 
 
@@ -207,9 +210,9 @@ def cmd_cfr(args) -> None:
     from open_spiel.python.algorithms import cfr, exploitability
 
     rows = []
-    tiny = json.dumps({"name": "tiny", "deck": [2, 2, 2, 2, 0, 0, 0, 0, 0, 0, 0, 0], "board": [2] * 7})
+    tiny = {"deck": "2 2 2 2 0 0 0 0 0 0 0 0", "board": "2 2 2 2 2 2 2"}
     for n in args.hands:
-        game = pyspiel.load_game("tacocat_play", {"ruleset": tiny, "hand_size": n, "units": "round"})
+        game = pyspiel.load_game("tacocat_play", {**tiny, "hand_size": n, "units": "round"})
         solver = cfr.CFRPlusSolver(game)
         start = time.perf_counter()
         done = 0

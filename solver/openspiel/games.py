@@ -50,7 +50,6 @@ round."""
 
 from __future__ import annotations
 
-import json
 from types import SimpleNamespace
 from typing import Any, Callable, Sequence
 
@@ -71,16 +70,30 @@ from tacocat.search.gamevalue import round_utilities
 MAX_DEALS = 200
 
 
-def load_rules(value: str) -> Ruleset:
-    """The `ruleset` game parameter: a name (`standard`), a .json/.toml path,
-    or an inline JSON object."""
-    text = str(value).strip()
-    if text.startswith("{"):
-        try:
-            return load_ruleset(json.loads(text))
-        except ValueError as exc:
-            raise TacocatError(f"ruleset parameter is not a JSON object: {exc}") from None
-    return load_ruleset(text)
+RULESET_PARAMS = {"ruleset": "standard", "deck": "", "board": "", "arrows": "", "tie": ""}
+"""`ruleset`: a name (`standard`) or a .json/.toml file; `deck` (twelve
+counts), `board` (seven hand sizes), `arrows` (seven of both/p0/p1) and
+`tie` override it, space-separated (game parameter strings cannot hold
+commas, so a ruleset is not given inline as JSON)."""
+
+
+def load_rules(params: dict) -> Ruleset:
+    """The ruleset the game parameters name (RULESET_PARAMS), validated (RULES §8)."""
+    base = load_ruleset(str(params.get("ruleset", "standard")))
+    data = base.to_dict()
+    for key in ("deck", "board", "arrows"):
+        text = str(params.get(key, "")).strip()
+        if text:
+            items = text.split()
+            try:
+                data[key] = items if key == "arrows" else [int(x) for x in items]
+            except ValueError:
+                raise TacocatError(f"game parameter {key} must be space-separated integers, got {text!r}") from None
+    if str(params.get("tie", "")).strip():
+        data["tie"] = str(params["tie"]).strip()
+    if any(str(params.get(k, "")).strip() for k in ("deck", "board", "arrows", "tie")):
+        data["name"] = f"{base.name} (modified)"
+    return load_ruleset(data)
 
 
 class _SamplerRandom:
@@ -110,6 +123,11 @@ def _remaining(rules: Ruleset, gone: Sequence[int]) -> list[tuple[int, float]]:
         left[c] -= 1
     total = sum(left)
     return [(r - 1, left[r] / total) for r in range(1, 13) if left[r]]
+
+
+def _dealt_sizes(dealt: int, n: int) -> list[int]:
+    """Both hand sizes while the deal is under way (player 0 is dealt first): public."""
+    return [min(dealt, n), max(0, dealt - n)]
 
 
 def _play_events(history: Sequence[dict]) -> list[PlayEvent]:
@@ -280,7 +298,7 @@ def _game_type(short: str, long: str, dynamics, params: dict) -> pyspiel.GameTyp
 
 # ------------------------------------------------------------ tacocat_play
 
-PLAY_PARAMS = {"ruleset": "standard", "hand_size": 0, "attacker": 0, "cat": CENTRE, "units": "round"}
+PLAY_PARAMS = {**RULESET_PARAMS, "hand_size": 0, "attacker": 0, "cat": CENTRE, "units": "round"}
 PLAY_TYPE = _game_type("tacocat_play", "Tacocat Spelled Backwards: the play phase (R10-R17)",
                        pyspiel.GameType.Dynamics.SEQUENTIAL, PLAY_PARAMS)
 
@@ -291,7 +309,7 @@ class TacocatPlayGame(_Game):
 
     def __init__(self, params: dict | None = None) -> None:
         params = {**PLAY_PARAMS, **(params or {})}
-        rules = load_rules(params["ruleset"])
+        rules = load_rules(params)
         board = Board(cat=int(params["cat"]))
         n = int(params["hand_size"]) or board.hand_size(rules)
         if not 2 <= n <= 12 or 2 * n > rules.deck_size:
@@ -432,7 +450,7 @@ class TacocatPlayState(pyspiel.State):
         return {
             "phase": phase, "board": self.g.board, "first_replacer": self.g.board.first_replacer(self.g.rules),
             "replace_cap": None, "hand": hand(own), "my_pending": None, "seen": self._seen(), "table": self.table,
-            "hand_sizes": [len(self.hands[0]), len(self.hands[1])] if not dealing else [0, 0],
+            "hand_sizes": [len(self.hands[0]), len(self.hands[1])] if not dealing else _dealt_sizes(len(self.dealt), n),
             "draw_pile": self.g.rules.deck_size - 2 * n, "attacker": None if dealing else self.attacker,
             "revealed_discards": [None, None], "history": self._history(), "past": [],
             "dealt": hand(own) if dealing else hand(list(self.hands[player]) + played), "drawn": [],
@@ -491,7 +509,7 @@ class TacocatPlayState(pyspiel.State):
 
 # ----------------------------------------------------------------- tacocat
 
-GAME_PARAMS = {"ruleset": "standard", "seed": -1, "units": "game", "max_deals": MAX_DEALS}
+GAME_PARAMS = {**RULESET_PARAMS, "seed": -1, "units": "game", "max_deals": MAX_DEALS}
 GAME_TYPE = _game_type("tacocat", "Tacocat Spelled Backwards (R1-R19), simultaneous R8/R9",
                        pyspiel.GameType.Dynamics.SIMULTANEOUS, GAME_PARAMS)
 TURN_TYPE = _game_type("tacocat_turn", "Tacocat Spelled Backwards (R1-R19), R8/R9 in turns with the first choice hidden",
@@ -499,7 +517,7 @@ TURN_TYPE = _game_type("tacocat_turn", "Tacocat Spelled Backwards (R1-R19), R8/R
 
 
 class TacocatGame(_Game):
-    """The whole game; `ruleset` (name, file or inline JSON), `seed` (-1:
+    """The whole game; the ruleset (RULESET_PARAMS), `seed` (-1:
     chance nodes; >= 0: the deals of `GameState.new(rules, seed)`),
     `units`, `max_deals` (RULES §8)."""
 
@@ -508,7 +526,7 @@ class TacocatGame(_Game):
 
     def __init__(self, params: dict | None = None) -> None:
         params = {**GAME_PARAMS, **(params or {})}
-        rules = load_rules(params["ruleset"])
+        rules = load_rules(params)
         units = self.units_param(params)
         max_deals = int(params["max_deals"])
         if max_deals < 1:
@@ -698,11 +716,13 @@ class TacocatState(pyspiel.State):
         return self.gs.over or self.truncated
 
     def returns(self) -> list[float]:
+        if not self.is_terminal():
+            return [0.0, 0.0]  # terminal rewards only (OpenSpiel's RewardModel.TERMINAL)
         if self.g.units == "round":
             won = [sum(1 for r in self.gs.rounds if r["winner"] == p) for p in (0, 1)]
             return [float(won[0] - won[1]), float(won[1] - won[0])]
         if not self.gs.over:
-            return [0.0, 0.0]
+            return [0.0, 0.0]  # max_deals reached: a drawn game
         return [1.0, -1.0] if self.gs.winner == 0 else [-1.0, 1.0]
 
     def __str__(self) -> str:
@@ -732,7 +752,7 @@ class TacocatState(pyspiel.State):
         if self.dealing is not None:
             n = gs.board.hand_size(self.g.rules)
             own = hand(self.dealing[n * player:n * (player + 1)])
-            phase, sizes, attacker, pending = "deal", [0, 0], None, None
+            phase, sizes, attacker, pending = "deal", _dealt_sizes(len(self.dealing), n), None, None
         else:
             own = gs.hands[player]
             sizes = [len(gs.hands[0]), len(gs.hands[1])]
