@@ -23,9 +23,10 @@ Budgets, per decision, equal wall time T:
   since plain MCTS on the true state would read the opponent's hand): OpenSpiel's
   searches take a simulation count, not a clock, so each gets
   floor(T / c(h, kind)) simulations (at least 1; ISMCTS at least 2, as its
-  first simulation only creates the root), c = the median seconds per
+  first simulation only creates the root), c = the mean seconds per
   simulation measured in this process just before the match on 12 positions
-  per hand size h and decision kind (attack / answer).  The report gives the
+  per hand size h and decision kind (attack / answer), and then updated after
+  every decision of the match (c <- 0.8 c + 0.2 measured), as the load changes.  The report gives the
   simulations they got and every bot's measured mean seconds per decision.
 
 Runs on a shared, loaded 2-core machine: wall-time budgets buy fewer
@@ -54,8 +55,8 @@ HERE = Path(__file__).resolve().parent
 HAND = 8
 OURS = ("pimc", "ismcts")
 THEIRS = ("os_ismcts", "os_mcts")
-MIN_SIMS = {"os_ismcts": 2, "os_mcts": 1}
-"""OpenSpiel's ISMCTS needs two simulations: the first only creates the root."""
+MIN_SIMS = {"os_ismcts": 2, "os_mcts": 2}
+"""OpenSpiel's ISMCTS and MCTS need two simulations: the first only creates the root."""
 
 
 def deal_order(deal: int) -> list[int]:
@@ -90,10 +91,16 @@ class Calibrated:
         sims = max(MIN_SIMS[self.kind], int(self.budget_s / self.costs[self.kind][key]))
         self.sims.append(sims)
         bot = self._bot(sims)
+        t = time.perf_counter()
         if self.kind == "os_mcts":
             world = state.resample_from_infostate(p, lambda: self.rng.uniform())
-            return bot.step(world)
-        return bot.step(state)
+            action = bot.step(world)
+        else:
+            action = bot.step(state)
+        # Keep calibrating while playing: the machine's load changes.
+        cost = self.costs[self.kind]
+        cost[key] = 0.8 * cost[key] + 0.2 * (time.perf_counter() - t) / sims
+        return action
 
 
 def calibrate(game, budget_s: float, seed: int = 7, per: int = 12) -> dict:
@@ -133,7 +140,7 @@ def calibrate(game, budget_s: float, seed: int = 7, per: int = 12) -> dict:
                     else:
                         bot.step(s)
                     times.append((time.perf_counter() - t) / sims)
-                costs[kind][key] = statistics.median(times)
+                costs[kind][key] = statistics.fmean(times)
                 sims = max(MIN_SIMS[kind], int(budget_s / costs[kind][key]))
     return costs
 

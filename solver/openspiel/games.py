@@ -96,6 +96,38 @@ def load_rules(params: dict) -> Ruleset:
     return load_ruleset(data)
 
 
+class Config(SimpleNamespace):
+    """A game's parameters read once (rules, codec, ...).  States keep a
+    reference (pyspiel does not keep a Python game's attributes for them)
+    and OpenSpiel clones a state by deep-copying its attributes, so the
+    config is shared, never copied."""
+
+    def __deepcopy__(self, memo):
+        return self
+
+
+class _FastGameState(GameState):
+    """A GameState whose deep copy shares the immutable parts: hands are
+    tuples, and events, round summaries and actions are never changed
+    after they are appended, so copying the lists is enough."""
+
+    def __deepcopy__(self, memo):
+        gs = self
+        return _FastGameState(rules=gs.rules, seed=gs.seed, board=gs.board, deals=gs.deals, phase=gs.phase,
+                              hands=list(gs.hands), draw_pile=list(gs.draw_pile), discard=list(gs.discard),
+                              table=gs.table, attacker=gs.attacker, first_replacer=gs.first_replacer,
+                              replaced=list(gs.replaced), replace_cap=gs.replace_cap, pending=list(gs.pending),
+                              history=list(gs.history), rounds=list(gs.rounds), actions=list(gs.actions))
+
+
+class _Appended(list):
+    """A list whose items are never changed once appended: a deep copy
+    copies the list, not the items."""
+
+    def __deepcopy__(self, memo):
+        return _Appended(self)
+
+
 class _SamplerRandom:
     """Uniform choices driven by an OpenSpiel probability sampler (a
     callable returning floats in [0, 1)), so that a seeded sampler gives a
@@ -268,7 +300,7 @@ def _round_text(history: Sequence[dict], record: dict, player: int, private: boo
 class _Game(pyspiel.Game):
     """Shared parameter handling and the observer factory."""
 
-    cfg: SimpleNamespace
+    cfg: Config
     """The game's parameters read once (rules, codec, ...); states keep a
     reference, as pyspiel does not keep a Python game's attributes for them."""
 
@@ -326,7 +358,7 @@ class TacocatPlayGame(_Game):
         super().__init__(PLAY_TYPE, pyspiel.GameInfo(
             num_distinct_actions=codec.num_actions, max_chance_outcomes=CHANCE_OUTCOMES, num_players=2,
             min_utility=-bound, max_utility=bound, utility_sum=0.0, max_game_length=4 * n), params)
-        self.cfg = SimpleNamespace(rules=rules, board=board, hand_size=n, first_attacker=first, units=units,
+        self.cfg = Config(rules=rules, board=board, hand_size=n, first_attacker=first, units=units,
                                    codec=codec, utilities=utilities, history_slots=2 * n)
 
     def new_initial_state(self) -> "TacocatPlayState":
@@ -344,16 +376,9 @@ class TacocatPlayState(pyspiel.State):
         self.hands: list[Hand] = [(), ()]
         self.attacker = self.g.first_attacker
         self.table: Hand = ()
-        self.events: list[dict] = []
+        self.events: list[dict] = _Appended()
         self.done = False
         self.winner: int | None = None
-
-    def __deepcopy__(self, memo):  # OpenSpiel clones through copy.deepcopy; the game is shared
-        other = TacocatPlayState.__new__(TacocatPlayState)
-        pyspiel.State.__init__(other, self.get_game())
-        other.__dict__.update(self.__dict__)
-        other.dealt, other.hands, other.events = list(self.dealt), list(self.hands), list(self.events)
-        return other
 
     # -- OpenSpiel API
     def current_player(self) -> int:
@@ -541,7 +566,7 @@ class TacocatGame(_Game):
             num_distinct_actions=codec.num_actions, max_chance_outcomes=CHANCE_OUTCOMES, num_players=2,
             min_utility=-bound, max_utility=bound, utility_sum=0.0,
             max_game_length=max_deals * per_round), params)
-        self.cfg = SimpleNamespace(rules=rules, seed=int(params["seed"]), units=units, max_deals=max_deals,
+        self.cfg = Config(rules=rules, seed=int(params["seed"]), units=units, max_deals=max_deals,
                                    codec=codec, history_slots=3 * top + 4, simultaneous=self.simultaneous)
 
     def new_initial_state(self) -> "TacocatState":
@@ -559,7 +584,7 @@ class TacocatState(pyspiel.State):
     def __init__(self, game: TacocatGame) -> None:
         super().__init__(game)
         self.g = game.cfg
-        self.gs = GameState.new(self.g.rules, max(self.g.seed, 0))
+        self.gs = _FastGameState.new(self.g.rules, max(self.g.seed, 0))
         self.dealing: list[int] | None = []
         self.deferred: list[tuple[int, Action]] = []
         """Replacement actions waiting for their draws (R7/R8)."""
@@ -568,7 +593,7 @@ class TacocatState(pyspiel.State):
         self.drawn: list[int] = []
         self.records: list[list[dict]] = [self._new_records()]
         """Per round, per player: the hand dealt and the cards drawn (in order)."""
-        self.past: list[list[dict]] = []
+        self.past: list[list[dict]] = _Appended()
         """The public history of every finished round."""
         self.truncated = False
 
@@ -579,22 +604,6 @@ class TacocatState(pyspiel.State):
     @property
     def seeded(self) -> bool:
         return self.g.seed >= 0
-
-    def __deepcopy__(self, memo):  # OpenSpiel clones through copy.deepcopy
-        other = TacocatState.__new__(TacocatState)
-        pyspiel.State.__init__(other, self.get_game())
-        other.__dict__.update(self.__dict__)
-        gs = self.gs
-        other.gs = GameState(rules=gs.rules, seed=gs.seed, board=gs.board, deals=gs.deals, phase=gs.phase,
-                             hands=list(gs.hands), draw_pile=list(gs.draw_pile), discard=list(gs.discard),
-                             table=gs.table, attacker=gs.attacker, first_replacer=gs.first_replacer,
-                             replaced=list(gs.replaced), replace_cap=gs.replace_cap, pending=list(gs.pending),
-                             history=list(gs.history), rounds=list(gs.rounds), actions=list(gs.actions))
-        other.dealing = None if self.dealing is None else list(self.dealing)
-        other.deferred, other.draws, other.drawn = list(self.deferred), list(self.draws), list(self.drawn)
-        other.records = [[{"dealt": r["dealt"], "drawn": list(r["drawn"])} for r in rec] for rec in self.records]
-        other.past = list(self.past)
-        return other
 
     # -- structure
     def _chance(self) -> bool:
