@@ -19,16 +19,17 @@ Budgets, per decision, equal wall time T:
 - OpenSpiel `ISMCTSBot` (Python, UCT c=2, random-rollout evaluator with one
   rollout, max-visit final policy, unlimited world samples, worlds from our
   `resample_from_infostate`) and `MCTSBot` (Python, UCT c=2, the same
-  evaluator) run on one world drawn by `resample_from_infostate` per decision,
+  evaluator, no solver) run on one world drawn by `resample_from_infostate` per decision,
   since plain MCTS on the true state would read the opponent's hand): OpenSpiel's
   searches take a simulation count, not a clock, so each gets
   floor(T / c(h, kind)) simulations (at least 1; ISMCTS at least 2, as its
   first simulation only creates the root), c = the mean seconds per
   simulation measured in this process just before the match on 12 positions
   per hand size h and decision kind (attack / answer), and then updated after
-  every decision of the match that used at least half its time
-  (c <- 0.8 c + 0.2 measured), as the load changes (MCTS stops early when it
-  proves the root's value).  The report gives the
+  every decision of the match (c <- 0.8 c + 0.2 measured), as the load
+  changes.  MCTS runs with `solve=False` (proving values of one sampled world
+  is no proof in the real game, and a search that stops early would spoil the
+  calibration).  The report gives the
   simulations they got and every bot's measured mean seconds per decision.
 
 Runs on a shared, loaded 2-core machine: wall-time budgets buy fewer
@@ -82,7 +83,7 @@ class Calibrated:
         ev = mcts.RandomRolloutEvaluator(1, self.rng)
         if self.kind == "os_ismcts":
             return ismcts.ISMCTSBot(self.game, ev, 2.0, sims, random_state=self.rng)
-        return mcts.MCTSBot(self.game, 2.0, sims, ev, random_state=self.rng)
+        return mcts.MCTSBot(self.game, 2.0, sims, ev, solve=False, random_state=self.rng)
 
     def step(self, state) -> int:
         legal = state.legal_actions()
@@ -99,13 +100,9 @@ class Calibrated:
             action = bot.step(world)
         else:
             action = bot.step(state)
-        # Keep calibrating while playing: the machine's load changes.  A
-        # search that stopped early (MCTS proved the root's value) says
-        # nothing about the cost of a simulation.
-        spent = time.perf_counter() - t
-        if spent >= 0.5 * self.budget_s:
-            cost = self.costs[self.kind]
-            cost[key] = 0.8 * cost[key] + 0.2 * spent / sims
+        # Keep calibrating while playing: the machine's load changes.
+        cost = self.costs[self.kind]
+        cost[key] = 0.8 * cost[key] + 0.2 * (time.perf_counter() - t) / sims
         return action
 
 
@@ -227,14 +224,15 @@ def cmd_cfr(args) -> None:
     for n in args.hands:
         game = pyspiel.load_game("tacocat_play", {**tiny, "hand_size": n, "units": "round"})
         solver = cfr.CFRPlusSolver(game)
-        start = time.perf_counter()
+        spent = 0.0  # seconds of CFR+ iterations (not of the exploitability measurements)
         done = 0
         curve = []
         for target in args.iterations:
+            start = time.perf_counter()
             while done < target:
                 solver.evaluate_and_update_policy()
                 done += 1
-            spent = time.perf_counter() - start
+            spent += time.perf_counter() - start
             e = exploitability.exploitability(game, solver.average_policy())
             curve.append({"iterations": done, "seconds": round(spent, 3), "exploitability": e})
             print(f"hand {n}: {done} iterations, {spent:.1f} s, exploitability {e:.3g}", file=sys.stderr, flush=True)
