@@ -18,6 +18,14 @@ replacement).  With game parameter `seed` >= 0 the deals and draws are
 instead those of `GameState.new(rules, seed)` (each chance node has one
 outcome of probability 1): a way to replay a recorded game inside OpenSpiel.
 
+Parameters: the ruleset (`ruleset` = `standard` or a .json/.toml file, with
+`deck`, `board`, `arrows`, `tie` overriding it; RULESET_PARAMS), `units`;
+`tacocat`/`tacocat_turn` also `seed` and `max_deals` (RULES §8: that many
+deals without a winner end the game drawn; `GameState` itself has no such
+bound); `tacocat_play` also `hand_size`, `attacker`, `cat`.  Example:
+`pyspiel.load_game("tacocat_play", {"deck": "2 2 2 2 0 0 0 0 0 0 0 0",
+"board": "2 2 2 2 2 2 2", "hand_size": 3})`.
+
 Action ids: see `tacocat.openspiel.codec`.
 
 What a player is shown (RULES §5): `observation_string`/`_tensor` is the
