@@ -2,7 +2,7 @@
 
     python results/openspiel.py match --ms 10 --deals 300      # one budget, every pairing
     python results/openspiel.py match --ms 100 --deals 150
-    python results/openspiel.py cfr                            # OpenSpiel CFR+ on a tiny play phase
+    python results/openspiel.py cfr                            # OpenSpiel CFR+ on a tiny play phase (~20 min)
     python results/openspiel.py report                         # results/openspiel.md from the JSON files
 
 Matches: `tacocat_play`, 8 cards each from the standard deck, player 0 attacks
@@ -202,6 +202,8 @@ def cmd_match(args) -> None:
     out = HERE / f"openspiel_{int(args.ms)}ms.json"
     data = {"ms": args.ms, "costs": {k: {f"{h}/{kind}": v for (h, kind), v in c.items()} for k, c in costs.items()},
             "rows": []}
+    if args.pair and out.exists():  # a few pairings: keep the file's other rows
+        data["rows"] = json.loads(out.read_text())["rows"]
     pairs = [(o, t) for o in OURS for t in THEIRS]
     if args.pair:
         pairs = [tuple(p.split(":")) for p in args.pair]
@@ -210,7 +212,7 @@ def cmd_match(args) -> None:
             if done % 10 == 0 or done == total:
                 print(f"{args.ms} ms {ours} v {theirs}: {done}/{total} deals", file=sys.stderr, flush=True)
         row = run_pair(ours, theirs, args.ms, args.deals, costs, args.seed, progress)
-        data["rows"].append(row)
+        data["rows"] = [r for r in data["rows"] if (r["ours"], r["theirs"]) != (ours, theirs)] + [row]
         out.write_text(json.dumps(data, indent=1))
         print(json.dumps(row))
 
@@ -228,6 +230,8 @@ def cmd_cfr(args) -> None:
         done = 0
         curve = []
         for target in args.iterations:
+            if spent > args.max_seconds:
+                break
             start = time.perf_counter()
             while done < target:
                 solver.evaluate_and_update_policy()
@@ -236,8 +240,9 @@ def cmd_cfr(args) -> None:
             e = exploitability.exploitability(game, solver.average_policy())
             curve.append({"iterations": done, "seconds": round(spent, 3), "exploitability": e})
             print(f"hand {n}: {done} iterations, {spent:.1f} s, exploitability {e:.3g}", file=sys.stderr, flush=True)
-        rows.append({"hand_size": n, "deck": "ranks 1-4, two of each (8 cards)", "curve": curve})
-    (HERE / "openspiel_cfr.json").write_text(json.dumps({"rows": rows}, indent=1))
+            row = {"hand_size": n, "deck": "ranks 1-4, two of each (8 cards)", "curve": curve}
+            (HERE / "openspiel_cfr.json").write_text(json.dumps({"rows": rows + [row]}, indent=1))
+        rows.append(row)
 
 
 def cmd_report(args) -> None:
@@ -293,10 +298,13 @@ def main(argv=None) -> None:
     m.add_argument("--ms", type=float, default=10)
     m.add_argument("--deals", type=int, default=300)
     m.add_argument("--seed", type=int, default=0)
-    m.add_argument("--pair", action="append", help="ours:theirs, e.g. pimc:os_ismcts (default: all four)")
+    m.add_argument("--pair", action="append",
+                   help="ours:theirs, e.g. pimc:os_ismcts or heuristic:os_mcts (default: the four of the table); "
+                        "replaces that row of the budget's JSON file")
     c = sub.add_parser("cfr", help="OpenSpiel CFR+ exploitability curve on a tiny play phase")
     c.add_argument("--hands", type=int, nargs="+", default=[2, 3])
     c.add_argument("--iterations", type=int, nargs="+", default=[1, 2, 4, 8, 16, 32, 64, 128])
+    c.add_argument("--max-seconds", type=float, default=900, help="stop a hand size's curve after this much CFR time")
     sub.add_parser("report", help="write results/openspiel.md")
     args = ap.parse_args(argv)
     {"match": cmd_match, "cfr": cmd_cfr, "report": cmd_report}[args.cmd](args)
