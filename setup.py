@@ -1,9 +1,16 @@
 """Build the Cython core: every solver/core/*.pyx becomes an extension module
 `tacocat.core.<name>` (the folder `solver/` installs as the package `tacocat`).
 
-Set TACOCAT_DEBUG=1 to build with bounds checks, wrap-around checks and C
-asserts on (and without optimisation): the directives below override
-nothing in the .pyx files, which carry no per-file checking directives."""
+Set TACOCAT_DEBUG=1 for the debug build (README "Debug build"): no
+optimisation, C `assert`s on (NDEBUG undefined), Cython `assert`s kept, and
+bounds checks on every fixed-size C array (GCC/Clang `-fsanitize=bounds`:
+an index out of range aborts with `runtime error: index N out of bounds`).
+The core indexes only C arrays and pointers, which Cython's own
+`boundscheck`/`wraparound` directives do not cover; they are switched on
+as well for any Python-level indexing.  The .pyx files carry no per-file
+checking directives, so nothing overrides this switch.  A release build
+compiles the asserts out (NDEBUG from Python's CFLAGS,
+CYTHON_WITHOUT_ASSERTIONS)."""
 
 import glob
 import os
@@ -32,7 +39,11 @@ extensions = [
     Extension(
         "tacocat.core." + os.path.basename(path)[:-4],
         [path],
-        extra_compile_args=["-O3"] if not DEBUG else ["-O0", "-g", "-UNDEBUG"],
+        extra_compile_args=(
+            ["-O0", "-g", "-UNDEBUG", "-fsanitize=bounds", "-fno-sanitize-recover=bounds"] if DEBUG else ["-O3"]
+        ),
+        extra_link_args=["-fsanitize=bounds"] if DEBUG else [],
+        define_macros=[] if DEBUG else [("CYTHON_WITHOUT_ASSERTIONS", None)],
         undef_macros=["NDEBUG"] if DEBUG else [],
     )
     for path in sorted(glob.glob(os.path.join(CORE, "*.pyx")))

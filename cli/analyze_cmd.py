@@ -1,9 +1,13 @@
 """`tacocat analyze`: replay a game record, evaluate every decision with the
-engine (`tacocat.players.analysis.analyze`) and list the costliest ones."""
+engine (`tacocat.players.analysis.analyze`), draw the game's equity decision
+by decision (a sparkline here, a PNG with --plot) and list the costly
+decisions on the game-win percentage scale."""
 
 from __future__ import annotations
 
 import json
+import sys
+from pathlib import Path
 
 import click
 
@@ -11,9 +15,95 @@ from tacocat.cli.notation import METHODS, CliError, format_action, friendly_erro
 from tacocat.rules.cards import format_cards
 from tacocat.rules.game import GameRecord
 
+BLOCKS = "▁▂▃▄▅▆▇█"
+ASCII_BLOCKS = "_.-~=*#@"
 
-def _value(x) -> str:
-    return f"{x:+.3f}" if isinstance(x, (int, float)) else "?"
+
+def _pct(equity: float) -> float:
+    """Game equity (2 G - 1) as a game-win percentage."""
+    return 50.0 * (equity + 1.0)
+
+
+def sparkline(values: list[float], breaks: set[int], unicode: bool = True) -> str:
+    """One character per value in 0..100, '|' before each index in `breaks`."""
+    blocks = BLOCKS if unicode else ASCII_BLOCKS
+    out = []
+    for i, v in enumerate(values):
+        if i in breaks and i:
+            out.append("|")
+        out.append(blocks[min(len(blocks) - 1, max(0, int(v / 100.0 * len(blocks))))])
+    return "".join(out)
+
+
+def _can_print(text: str) -> bool:
+    try:
+        text.encode(getattr(sys.stdout, "encoding", None) or "ascii")
+        return True
+    except (UnicodeEncodeError, LookupError):
+        return False
+
+
+def viewer_of(players: tuple[int, ...], humans: list[int]) -> int:
+    """Whose side the curve is drawn from: the human, else the one player
+    reviewed, else player 0."""
+    if len(humans) == 1:
+        return humans[0]
+    return players[0] if len(players) == 1 else 0
+
+
+def plot_curve(result, viewer: int, names: dict[int, str], path: str, title: str) -> None:
+    """The equity curve as a PNG: game-win % of `viewer` after every
+    searched decision, round starts as vertical lines, costly decisions
+    marked with their cost in points."""
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        raise CliError("--plot needs matplotlib: pip install 'tacocat[plot]'") from None
+    points = result.curve
+    xs = [c.index for c in points]
+    ys = [_pct(c.for_player(viewer)) if result.utilities == "game" else c.for_player(viewer) for c in points]
+    fig, ax = plt.subplots(figsize=(10, 4.2), dpi=110)
+    ax.plot(xs, ys, color="#3465a4", linewidth=1.6, marker=".", markersize=4, label=f"{names[viewer]}")
+    for c in points:
+        if c.kind == "deal":
+            ax.axvline(c.index, color="#999999", linestyle=":", linewidth=0.9)
+            ax.text(c.index + 0.3, 101 if result.utilities == "game" else 1.02, f"round {c.round}", fontsize=7,
+                    color="#666666", va="bottom")
+    by_index = {c.index: c for c in points if c.kind == "decision"}
+    for p, colour, dy in ((viewer, "#cc0000", -12), (1 - viewer, "#f57900", 7)):
+        costly = [d for d in result.costly(p) if (d.index + 1) in by_index]
+        if not costly:
+            continue
+        cx = [d.index + 1 for d in costly]
+        cy = [_pct(by_index[x].for_player(viewer)) if result.utilities == "game" else by_index[x].for_player(viewer)
+              for x in cx]
+        ax.scatter(cx, cy, color=colour, zorder=3, s=30, label=f"costly decision of {names[p]}")
+        for d, x, y in zip(costly, cx, cy):
+            pts = result.points(d.cost)
+            label = f"-{pts:.1f}" if pts is not None else f"-{d.cost:.2f}"
+            ax.annotate(label, (x, y), textcoords="offset points", xytext=(0, dy), ha="center", fontsize=7,
+                        color=colour)
+    if result.utilities == "game":
+        ax.set_ylim(-3, 108)
+        ax.axhline(50, color="#cccccc", linewidth=0.8)
+        ax.set_ylabel(f"game-win chance of {names[viewer]} (%)")
+    else:
+        ax.set_ylim(-1.1, 1.15)
+        ax.set_ylabel(f"round value of {names[viewer]} (+1 won, -1 lost)")
+    ax.set_xlabel("actions played")
+    ax.set_title(title, fontsize=10)
+    ax.legend(loc="lower left", fontsize=8, framealpha=0.85)
+    ax.grid(axis="y", color="#eeeeee")
+    fig.tight_layout()
+    try:
+        fig.savefig(path, format="png")
+    except OSError as exc:
+        raise CliError(f"--plot: cannot write {path!r}: {exc.strerror or exc}") from None
+    finally:
+        plt.close(fig)
 
 
 @click.command(name="analyze")
@@ -26,22 +116,37 @@ def _value(x) -> str:
 @click.option("--method", type=click.Choice(METHODS), default="auto", show_default=True, help="Search method, as in tacocat hint.")
 @click.option("--score", type=click.Choice(["game", "round"]), default="game", show_default=True,
               help="Value of a move: game equity of the board the round leads to, or the round alone (+1/0/-1).")
+@click.option("--plot", "plot_path", type=click.Path(dir_okay=False), default=None,
+              help="Draw the equity curve into this PNG file (needs the 'plot' extra: matplotlib).")
 @click.option("--json", "as_json", is_flag=True, help="Print the whole analysis as one JSON object.")
 @friendly_errors
-def command(game, player, top, time_ms, iterations, seed, method, score, as_json):
-    """Find the decisions of a game that cost the most expected value.
+def command(game, player, top, time_ms, iterations, seed, method, score, plot_path, as_json):
+    """Where a recorded game was won and lost, decision by decision.
 
     Replays GAME.json (a record saved by `tacocat play --save`, or any
     record with format "tacocat-record"), asks the engine about every
-    decision the chosen player(s) made, and lists those where a better move
-    existed: what was played, the better move, both values (from what the
-    player knew then; game equity by default, see --score) and the cost,
-    with a 95% margin when the values were sampled.  Forced moves are
-    skipped.
+    decision the chosen player(s) made, and shows:
+
+    \b
+    - the game's equity after every searched decision, as a sparkline
+      (and as a picture with --plot FILE.png): the chance of winning the
+      game as the deciding player saw it, one character per decision, '|'
+      where a new round was dealt;
+    - each costly decision (a better move existed, clear of the sampling
+      noise): what was played, the better move, the game-win chance after
+      each, and the cost in game-win percentage points;
+    - one line per player: the points given away over how many costly
+      decisions.
+
+    Values come from what the deciding player knew then (their information
+    set).  On the game scale (the default) equity is 2 x game-win chance -
+    1, so a cost of 0.1 equity is 5 game-win points; --score round scores
+    the round alone (+1/0/-1).  Forced moves are skipped.
 
     \b
     Examples:
       tacocat analyze game.json
+      tacocat analyze game.json --plot game.png
       tacocat analyze game.json --player 0 --top 5 --time 500
       tacocat analyze game.json --iterations 200 --json > review.json"""
     from tacocat.players.analysis import analyze
@@ -50,11 +155,19 @@ def command(game, player, top, time_ms, iterations, seed, method, score, as_json
     record = GameRecord.from_dict(data)
     players = (0, 1) if player == "both" else (int(player),)
     names = {0: "player 0", 1: "player 1"}
+    humans: list[int] = []
     if isinstance(data.get("players"), dict):
         for k, v in data["players"].items():
             if k in ("0", "1"):
                 names[int(k)] = f"P{k} ({v})"
+                if v == "human":
+                    humans.append(int(k))
     record.replay()  # a broken record fails here, before the progress bar
+    if plot_path is not None:
+        try:
+            import matplotlib  # noqa: F401
+        except ImportError:
+            raise CliError("--plot needs matplotlib: pip install 'tacocat[plot]'") from None
     try:
         import tacocat.search.hint  # noqa: F401
     except ImportError as exc:
@@ -69,32 +182,48 @@ def command(game, player, top, time_ms, iterations, seed, method, score, as_json
 
         result = analyze(record, players=players, iterations=iterations, time_ms=time_ms, seed=seed,
                          method=method, utilities=score, progress=progress)
+    viewer = viewer_of(players, humans)
+    winner = "unfinished" if result.winner is None else f"won by {names[result.winner]}"
+    title = f"seed {result.seed}: {names[0]} vs {names[1]}, {len(result.rounds)} rounds, {winner}"
+    if plot_path is not None:
+        plot_curve(result, viewer, names, plot_path, title)
     if as_json:
         out = result.to_dict(top)
         out["names"] = {str(k): v for k, v in names.items()}
+        out["viewer"] = viewer
         click.echo(json.dumps(out))
         return
-    winner = "unfinished" if result.winner is None else f"won by {names[result.winner]}"
+    game_scale = score == "game"
+    you = {p: ("you" if p in humans and len(humans) == 1 else names[p]) for p in (0, 1)}
     searched = [d for d in result.decisions if not d.forced]
     methods = sorted({d.method for d in searched if d.method})
-    click.echo(
-        f"game from seed {result.seed}: {result.actions} actions, {len(result.rounds)} rounds, {winner}"
-    )
+    click.echo(f"game from seed {result.seed}: {result.actions} actions, {len(result.rounds)} rounds, {winner}")
     click.echo(
         f"reviewed {len(result.decisions)} decisions of {' and '.join(names[p] for p in players)} "
         f"({len(searched)} searched, the rest forced; method {', '.join(methods) or '-'})"
     )
+    _curve_lines(result, viewer, names, game_scale)
     for p in players:
-        n = sum(1 for d in result.decisions if d.player == p and d.significant)
-        click.echo(f"  {names[p]}: expected value given away {result.total_cost(p):.3f} in all; {n} clear mistakes")
+        costly = result.costly(p)
+        noise = sum(d.cost or 0.0 for d in result.decisions if d.player == p and d.cost and not d.significant)
+        given = sum(d.cost or 0.0 for d in costly)
+        if game_scale:
+            line = (f"{you[p]} gave away {result.points(given):.1f} game-win points over {len(costly)} costly "
+                    f"decision{'s' if len(costly) != 1 else ''}")
+            if noise:
+                line += f" (and {result.points(noise):.1f} more within the sampling noise)"
+        else:
+            line = (f"{you[p]} gave away {given:.3f} in round value (+1 won, -1 lost) over {len(costly)} costly "
+                    f"decision{'s' if len(costly) != 1 else ''}")
+        click.echo(line)
     rows = result.costliest(top)
     if not rows:
         click.echo("no decision cost anything: every move played was the engine's best.")
     else:
-        unit = "game equity, +1 = game won" if score == "game" else "+1 round won, -1 lost"
-        click.echo(f"\ncostliest decisions (value: {unit}):")
+        unit = "game-win chance after the move; cost in game-win points" if game_scale else \
+            "round value, +1 won, -1 lost"
+        click.echo(f"\ncostliest decisions ({unit}):")
         for rank, d in enumerate(rows, 1):
-            margin = f" ±{d.margin:.3f}" if d.margin is not None and not d.exact else ""
             if d.significant:
                 flag = ""
             elif d.margin is None or d.best_stderr is None or d.played_stderr is None:
@@ -104,13 +233,56 @@ def command(game, player, top, time_ms, iterations, seed, method, score, as_json
             who = names[d.player] if len(players) > 1 else ""
             ctx = f"hand {format_cards(d.hand)}" + (f", answering {format_cards(d.table)}" if d.table else "")
             click.echo(f"{rank:3}. action {d.index + 1}, round {d.round}, {d.decision}{' by ' + who if who else ''}: {ctx}")
-            click.echo(
-                f"     played {format_action(d.played)} ({_value(d.played_value)}), "
-                f"better {format_action(d.best or {})} ({_value(d.best_value)}): cost {d.cost:.3f}{margin}{flag}"
-            )
+            if game_scale:
+                margin = f" ±{result.points(d.margin):.1f}" if d.margin is not None and not d.exact else ""
+                click.echo(
+                    f"     played {format_action(d.played)} ({_win(d.played_value)}), "
+                    f"better {format_action(d.best or {})} ({_win(d.best_value)}): "
+                    f"cost {result.points(d.cost):.1f} points{margin}{flag}"
+                )
+            else:
+                margin = f" ±{d.margin:.3f}" if d.margin is not None and not d.exact else ""
+                click.echo(
+                    f"     played {format_action(d.played)} ({_value(d.played_value)}), "
+                    f"better {format_action(d.best or {})} ({_value(d.best_value)}): cost {d.cost:.3f}{margin}{flag}"
+                )
     unknown = result.unknown()
     if unknown:
         click.echo(
             f"\n{len(unknown)} decision(s) not scored (the move played was not among the engine's candidates): "
             + ", ".join(f"action {d.index + 1}" for d in unknown[:10])
         )
+    if plot_path is not None:
+        click.echo(f"\nequity curve drawn in {Path(plot_path)}")
+
+
+def _value(x) -> str:
+    return f"{x:+.3f}" if isinstance(x, (int, float)) else "?"
+
+
+def _win(x) -> str:
+    return f"{_pct(x):.1f}%" if isinstance(x, (int, float)) else "?"
+
+
+def _curve_lines(result, viewer: int, names: dict[int, str], game_scale: bool) -> None:
+    """The sparkline of the equity curve and its range."""
+    points = [c for c in result.curve if c.kind != "end"]
+    if not points:
+        return
+    values, breaks = [], set()
+    for c in points:
+        if c.kind == "deal":
+            breaks.add(len(values))
+        v = c.for_player(viewer)
+        values.append(_pct(v) if game_scale else 50.0 * (v + 1.0))
+    line = sparkline(values, breaks)
+    if not _can_print(line):
+        line = sparkline(values, breaks, unicode=False)
+    end = result.curve[-1]
+    if game_scale:
+        click.echo(f"equity of {names[viewer]}, game-win % after every searched decision ('|' a new deal):")
+        tail = f"  {values[-1]:.0f}% -> {_pct(end.for_player(viewer)):.0f}%" if end.kind == "end" else f"  {values[-1]:.0f}%"
+        click.echo(f"  {values[0]:.0f}% {line}{tail}   (low {min(values):.0f}%, high {max(values):.0f}%)")
+    else:
+        click.echo(f"round value of {names[viewer]} after every searched decision ('|' a new deal; low -1, high +1):")
+        click.echo(f"  {line}")

@@ -10,7 +10,6 @@ import click
 
 from tacocat.cli.notation import (
     METHODS,
-    PHASES,
     CliError,
     Progress,
     describe_view,
@@ -23,6 +22,7 @@ from tacocat.cli.notation import (
     view_from_json,
 )
 from tacocat.rules.ruleset import load_ruleset
+from tacocat.rules.views import PHASES
 
 
 # The README's first command: player 1 attacked with an 8 in the play phase.
@@ -45,6 +45,9 @@ def run_hint(view, *, time_ms, iterations, seed, method, score="game", show_prog
 @click.command(name="hint")
 @click.option("--hand", help='Your cards now, e.g. "2 5 7 9 11 12".')
 @click.option("--seen", default="", help="Every face-up card of this round not on the table: replacement discards, duel cards, earlier attacks and answers.")
+@click.option("--history", default=None,
+              help='This round\'s attacks and answers so far, as tacocat play prints them, e.g. "p1 attacks 11; p0 answers 6 sacrifice" '
+                   '(R20: only opponent hands consistent with it are dealt).')
 @click.option("--opponent", type=int, default=None, help="Cards in the opponent's hand now (default: what the rules imply).")
 @click.option("--table", default="", help='The attack you must answer, e.g. "8" or "8 8".')
 @click.option("--attacker", type=click.IntRange(0, 1), default=None, help="Who attacks in this trick (default: the opponent when a table is given, else you).")
@@ -66,7 +69,7 @@ def run_hint(view, *, time_ms, iterations, seed, method, score="game", show_prog
 @click.option("--json", "as_json", is_flag=True, help="Print the engine's result as one JSON object (HintResult.to_dict()).")
 @click.option("--example", is_flag=True, help=f"Hint for a built-in example position: {EXAMPLE_TEXT}.")
 @friendly_errors
-def command(hand, seen, opponent, table, attacker, player, phase, cap, board_text, cat, covered, rules_path,
+def command(hand, seen, history, opponent, table, attacker, player, phase, cap, board_text, cat, covered, rules_path,
             view_path, time_ms, iterations, seed, method, score, top, as_json, example):
     """Rank every move at your decision with its win/draw/loss odds.
 
@@ -85,7 +88,10 @@ def command(hand, seen, opponent, table, attacker, player, phase, cap, board_tex
       tacocat hint --phase replace --board "cat=2 covered=3" --hand "1 3 4 4 8 10 11 12 12" --cap 2 --seen "5 9"
       # a board away from the centre, a longer search, JSON out
       tacocat hint --hand "2 9 10" --board "cat=1 covered=2,3" --time 3000 --json
-      # a view as JSON (keys player, hand, seen, opponent_hand_size, attacker, table)
+      # the round so far: the opponent sacrificed a 6 to my 12, so it holds nothing below 6 (R20)
+      tacocat hint --hand "3 10 11" --seen "1 2 6 9 11 12" --opponent 3 \\
+          --history "p1 attacks 9; p0 answers 11 beat; p0 attacks 12; p1 answers 6 sacrifice"
+      # a view as JSON (keys player, hand, seen, opponent_hand_size, attacker, table, history)
       echo '{"player":0,"hand":[4,9],"seen":[],"opponent_hand_size":1,"attacker":1,"table":[7]}' | tacocat hint --view -
 
     \b
@@ -106,7 +112,7 @@ def command(hand, seen, opponent, table, attacker, player, phase, cap, board_tex
         hand, seen, table, opponent, attacker = (EXAMPLE[k] for k in ("hand", "seen", "table", "opponent", "attacker"))
         click.echo(f"example: {EXAMPLE_TEXT}", err=True)
     if view_path is not None:
-        flags = [n for n, v in (("--hand", hand), ("--seen", seen), ("--table", table), ("--opponent", opponent),
+        flags = [n for n, v in (("--hand", hand), ("--seen", seen), ("--history", history), ("--table", table), ("--opponent", opponent),
                                 ("--attacker", attacker), ("--phase", phase), ("--cap", cap), ("--board", board_text),
                                 ("--cat", cat), ("--covered", covered), ("--rules", rules_path)) if v not in (None, "")]
         if flags:
@@ -120,7 +126,7 @@ def command(hand, seen, opponent, table, attacker, player, phase, cap, board_tex
             raise CliError('give your hand, e.g. --hand "2 5 7 9 11 12" (or a JSON view with --view FILE)')
         view = view_from_flags(hand=hand, seen=seen, table=table, opponent=opponent, attacker=attacker, player=player,
                                phase=phase, cap=cap, board=parse_board(board_text, cat, covered),
-                               rules=load_ruleset(rules_path))
+                               rules=load_ruleset(rules_path), history=history)
     require_decision(view)
     result = run_hint(view, time_ms=time_ms, iterations=iterations, seed=seed, method=method, score=score)
     data = result.to_dict()

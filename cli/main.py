@@ -18,7 +18,9 @@ COMMANDS = {
     "solve": ("tacocat.cli.solve_cmd", "Solve a play-phase position exactly: every card known, or every hidden hand enumerated."),
     "play": ("tacocat.cli.play_cmd", "Play a whole game against the engine in the terminal."),
     "arena": ("tacocat.cli.arena_cmd", "Bots against bots in duplicate format, with confidence intervals."),
-    "analyze": ("tacocat.cli.analyze_cmd", "Replay a game record and find the costliest decisions."),
+    "analyze": ("tacocat.cli.analyze_cmd", "Replay a game record: the game's equity decision by decision, the costliest ones."),
+    "rules": ("tacocat.cli.rules_cmd", "Print the rules of the game, or one rule (tacocat rules R12)."),
+    "bench": ("tacocat.cli.bench_cmd", "A fixed seeded bench of the installed core: node count, nodes/s, deals/s."),
     "selfplay": ("tacocat.cli.selfplay_cmd", "Play many games between two bots and count the results."),
     "engine": ("tacocat.cli.engine_cmd", "Speak the JSON Lines engine protocol on stdin/stdout."),
     "serve": ("tacocat.cli.serve_cmd", "Serve the engine protocol over HTTP (needs the 'serve' extra)."),
@@ -30,7 +32,7 @@ Notation:
   hands     space- or comma-separated ranks: "2 5 7 9" or "2,5,7,9"
   moves     the cards played: "8 8" is a set of two 8s, "4 5 6" a sequence
   players   0 and 1; player 0's goal is left of space 0, player 1's right of space 6
-Rules: RULES.md (R1-R19) is the authority; errors name the rule broken."""
+Rules: every error names a rule (R1-R20); read it with: tacocat rules R12"""
 
 
 def _one_line(exc: click.UsageError, group_ctx: click.Context | None = None) -> click.ClickException:

@@ -1,38 +1,30 @@
-"""Shared helpers of the commands: reading views and moves written in plain
-notation, drawing the board, formatting engine results, turning user errors
-into one line.  Nothing here decides anything about the game: the rules live
-in `solver`, this module only parses and formats.
-
-Plain notation (see docs/cli.md):
-
-- cards: ranks 1..12 separated by spaces or commas, "2 5 7 12" or "2,5,7,12";
-  "-" or "none" for no cards;
-- a move: the cards it plays, optionally after its kind and, for an answer,
-  with "beat" or "sacrifice": "8 8", "attack 4 5 6", "duel 9",
-  "replace 2 3", "none" (replace nothing), "answer 9 12", "answer 6 10 beat";
-- a board: "cat=3 covered=2,4" (spaces 0..6 from player 0's goal)."""
+"""Shared glue of the commands: views from flags, drawing the board,
+formatting engine results, turning user errors into one line.  Nothing here
+decides anything about the game, and nothing here reads notation of its
+own: cards, moves and boards are read by the types of the rules layer
+(`parse_cards`, `Action.parse`, `Board.parse`; README "Notation")."""
 
 from __future__ import annotations
 
 import functools
 import json
-import re
 import sys
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
 import click
 
-from tacocat.rules.actions import Action
+from tacocat.rules.actions import KINDS, Action
 from tacocat.rules.board import Board
-from tacocat.rules.cards import format_cards, parse_cards
-from tacocat.errors import NotationError, PositionError, RecordError, TacocatError
+from tacocat.rules.cards import format_cards
+from tacocat.errors import PositionError, RecordError, TacocatError
 from tacocat.rules.game import PLAY, REPLACE, View
+from tacocat.rules.history import format_history, hand_floor
 from tacocat.rules.ruleset import SPACES, STANDARD, Ruleset
-from tacocat.rules.views import PHASES, build_view  # noqa: F401  (PHASES is re-exported for the commands)
+from tacocat.rules.views import build_view
 from tacocat.rules.views import view_from_json as _view_from_json
 
-METHODS = ("auto", "exact", "pimc", "ismcts")
+from tacocat.search.hint import METHODS  # noqa: E402,F401  (re-exported for the commands)
 
 
 # --------------------------------------------------------------- errors
@@ -107,36 +99,12 @@ def stderr() -> Any:
 
 # ----------------------------------------------------------- board, rules
 def parse_board(text: str | None, cat: int | None = None, covered: str | None = None) -> Board:
-    """A board from "cat=3 covered=2,4" and/or the --cat/--covered flags."""
-    fields: dict[str, str] = {}
-    if text:
-        for m in re.finditer(r"(\w+)\s*=\s*([^=]*?)(?=\s+\w+\s*=|$)", text.strip()):
-            fields[m.group(1).lower()] = m.group(2).strip()
-        leftover = re.sub(r"(\w+)\s*=\s*([^=]*?)(?=\s+\w+\s*=|$)", "", text.strip()).strip()
-        unknown = set(fields) - {"cat", "covered"}
-        if leftover or unknown or not fields:
-            raise NotationError(
-                f"board {text!r} not understood; expected \"cat=N covered=A,B\" with spaces 0..6, e.g. \"cat=3 covered=2,4\"",
-                "R2",
-            )
-    cat_value: int | None = cat
-    if "cat" in fields:
-        if not re.fullmatch(r"[+-]?\d+", fields["cat"]):
-            raise NotationError(f"board cat={fields['cat']!r}: expected a space 0..6", "R2")
-        cat_value = int(fields["cat"])
-    covered_text = fields.get("covered", covered)
-    spaces: list[int] = []
-    if covered_text and covered_text.strip() not in ("-", "none"):
-        for t in re.split(r"[\s,]+", covered_text.strip().strip("[]")):
-            if not t:
-                continue
-            if not re.fullmatch(r"[+-]?\d+", t):
-                raise NotationError(f"covered space {t!r} is not a space; expected spaces 0..6, e.g. covered=2,4", "R4")
-            spaces.append(int(t))
-    cat_value = 3 if cat_value is None else cat_value
-    if not 0 <= cat_value < SPACES:
-        raise PositionError(f"cat on space {cat_value}: a round is played with the cat on a space 0..6", "R2")
-    return Board(cat=cat_value, covered=frozenset(spaces))
+    """A round's board from "cat=3 covered=2,4" and/or the --cat/--covered
+    flags (the text wins where both give a field)."""
+    board = Board.parse(text, cat=cat, covered=covered)
+    if not 0 <= board.cat < SPACES:
+        raise PositionError(f"cat on space {board.cat}: a round is played with the cat on a space 0..6", "R2")
+    return board
 
 
 def view_from_json(data: Any, notes: list[str] | None = None) -> View:
@@ -177,36 +145,13 @@ def arrow_text(board: Board, rules: Ruleset, names: Sequence[str] = ("P0", "P1")
 
 
 # ------------------------------------------------------------------ views
-def view_from_flags(
-    *,
-    hand: str,
-    seen: str | None,
-    table: str | None,
-    opponent: int | None,
-    attacker: int | None,
-    player: int,
-    board: Board,
-    rules: Ruleset,
-    phase: str | None = None,
-    cap: int | None = None,
-) -> View:
+def view_from_flags(**flags: Any) -> View:
     """The asking player's view from the flags `tacocat hint` and `tacocat
-    solve --hand` share (cards in plain notation, each error naming its
-    flag); the notes `build_view` makes (a lenient reading) go to stderr."""
+    solve --hand` share (`build_view`'s keywords, cards in plain notation,
+    each error naming its flag); the notes `build_view` makes (a lenient
+    reading) go to stderr."""
     notes: list[str] = []
-    view = build_view(
-        hand=parse_cards(hand, "--hand"),
-        seen=parse_cards(seen, "--seen"),
-        table=parse_cards(table, "--table"),
-        opponent=opponent,
-        attacker=attacker,
-        player=player,
-        phase=phase,
-        cap=cap,
-        board=board,
-        rules=rules,
-        notes=notes,
-    )
+    view = build_view(**flags, notes=notes, label="--")
     for note in notes:
         click.echo(note, err=True)
     return view
@@ -242,86 +187,24 @@ def describe_view(view: View, names: Sequence[str] | None = None) -> str:
         extra.append(f"seen: {format_cards(view.seen)}")
     if extra:
         lines.append("; ".join(extra))
+    events = view.play_history
+    if events:
+        floor = hand_floor(events, 1 - view.player)
+        why = (f": {opp} holds only cards of rank {floor} or more (R20, its sacrifices)" if floor > 1
+               else f" ({opp}'s answers rule out no hand, R20)")
+        lines.append(f"history: {format_history(events)}{why}")
     return "\n".join(lines)
 
 
 # ------------------------------------------------------------------ moves
-KIND_WORDS = {
-    "replace": "replace", "discard": "replace", "swap": "replace",
-    "duel": "duel",
-    "attack": "attack", "play": "attack",
-    "answer": "answer", "defend": "answer",
-}
-BEAT_WORDS = {"beat": True, "beats": True, "win": True, "sacrifice": False, "sac": False, "lose": False}
-NONE_WORDS = {"none", "nothing", "pass", "-", "keep"}
-
-MOVE_FORMS = {
-    "replace": 'the cards to discard, e.g. "2 3" or "replace 2 3"; "none" keeps the whole hand',
-    "duel": 'one card, e.g. "9" or "duel 9"',
-    "attack": 'a single, a set or a sequence, e.g. "9", "8 8", "4 5 6" or "attack 4 5 6"',
-    "answer": 'one card per attack card, e.g. "10" or "answer 9 12"; add "beat" or "sacrifice" when both are possible',
-}
-
-
-def parse_move(text: str, decision: str, legal: Sequence[Action] = ()) -> Action:
-    """A move typed in plain notation at `decision` (replace, duel, attack,
-    answer).  The kind word is optional; a different kind than the decision
-    is passed on so the game can name the mistake.  With `legal` given, an
-    answer that could both beat and sacrifice must say which."""
-    tokens = [t for t in re.split(r"[\s,]+", text.strip().lower()) if t]
-    if not tokens:
-        raise NotationError(f"no move given; expected {MOVE_FORMS.get(decision, 'cards')}")
-    kind = decision
-    if tokens[0] in KIND_WORDS:
-        kind = KIND_WORDS[tokens.pop(0)]
-    beats: bool | None = None
-    cards_tokens = []
-    none = False
-    for t in tokens:
-        if t in BEAT_WORDS:
-            beats = BEAT_WORDS[t]
-        elif t in NONE_WORDS:
-            none = True
-        else:
-            cards_tokens.append(t)
-    try:
-        cards = parse_cards(" ".join(cards_tokens), f"{kind} cards")
-    except NotationError as exc:
-        raise NotationError(f"{exc.message}; {_a(kind)} is {MOVE_FORMS.get(kind, 'cards')}") from None
-    if none and cards:
-        raise NotationError(f"{text.strip()!r}: 'none' and cards together; expected {MOVE_FORMS.get(kind, 'cards')}")
-    if not cards and kind != "replace":
-        raise NotationError(f"{_a(kind)} needs cards: {MOVE_FORMS.get(kind, 'cards')}")
-    if beats is not None and kind != "answer":
-        raise NotationError(f"'beat'/'sacrifice' only qualify an answer, not {_a(kind)}")
-    action = Action(kind, cards, beats if kind == "answer" else None)
-    if kind == "answer" and beats is None and legal:
-        fits = {a.beats for a in legal if a.cards == cards}
-        if len(fits) == 2:
-            raise NotationError(
-                f"answer {format_cards(cards)} can beat every attack card or sacrifice one: "
-                f"say which, e.g. \"answer {format_cards(cards)} beat\" or \"answer {format_cards(cards)} sacrifice\"",
-                "R13",
-            )
-    return action
-
-
-def _a(kind: str) -> str:
-    return f"an {kind}" if kind[0] in "aeiou" else f"a {kind}"
-
-
 def format_action(action: Action | Mapping[str, Any]) -> str:
-    """A move in the same plain notation the prompts accept."""
+    """A move in the plain notation the prompts accept (`str(Action)`), also
+    for the JSON form of a move in an engine result."""
     if isinstance(action, Mapping):
-        kind, cards, beats = action.get("kind"), tuple(action.get("cards", ())), action.get("beats")
-    else:
-        kind, cards, beats = action.kind, action.cards, action.beats
-    if kind == "replace":
-        return "replace none" if not cards else f"replace {format_cards(cards)}"
-    text = f"{kind} {format_cards(cards)}"
-    if kind == "answer" and beats is not None:
-        text += " beat" if beats else " sacrifice"
-    return text
+        if action.get("kind") not in KINDS:
+            return "-"
+        action = Action(action["kind"], tuple(action.get("cards", ())), action.get("beats"))
+    return str(action)
 
 
 # ------------------------------------------------------------ hint output
@@ -332,10 +215,20 @@ def method_text(result: Mapping[str, Any]) -> str:
     tail = f", {secs:.2f} s" if isinstance(secs, (int, float)) else ""
     if result.get("stopped"):
         tail += " (stopped early)"
-    if result.get("exact") or method == "exact":
+    if result.get("exact"):
         return f"method: exact enumeration of every possible opponent hand (no sampling error){tail}"
+    if method == "exact":
+        return (f"method: exact enumeration cut short after {result.get('samples')} opponent hands: a partial "
+                f"average, not exact (give more --time){tail}")
     se = [m.get("stderr") for m in result.get("moves", []) if isinstance(m.get("stderr"), (int, float))]
-    unc = f"; 95% margin of a value up to ±{1.96 * max(se):.3f}" if se else ""
+    unc = ""
+    if se:
+        best = result.get("moves", [{}])[0].get("stderr")
+        unc = f"; 95% margin of a value up to ±{1.96 * max(se):.3f}"
+        if isinstance(best, (int, float)) and max(se) > best:
+            unc += f" (best move ±{1.96 * best:.3f})"
+        if len(se) < sum(1 for m in result.get("moves", []) if m.get("visits") != 0):
+            unc += "; rows without a margin have too few deals to tell"
     if method == "pimc":
         n = result.get("samples", result.get("iterations"))
         if result.get("decision") == "replace":

@@ -1,7 +1,7 @@
 """`tacocat play`: a whole game against an engine bot in the terminal.
 
 The game is `tacocat.rules.game.GameState`; this module only draws it, reads the
-human's moves in plain notation (`cli.notation.parse_move`), lets the bot
+human's moves in plain notation (`Action.parse`), lets the bot
 choose from its own view, and saves the record after every action.  Input
 is read line by line, so a piped script plays as well as a person; the end
 of input saves the game and stops cleanly."""
@@ -9,7 +9,10 @@ of input saves the game and stops cleanly."""
 from __future__ import annotations
 
 import inspect
+import os
 import random
+import re
+import secrets
 import sys
 from pathlib import Path
 from typing import Any
@@ -17,23 +20,24 @@ from typing import Any
 import click
 
 from tacocat.cli.notation import (
-    MOVE_FORMS,
     CliError,
     arrow_text,
     draw_board,
     format_action,
     format_hint,
+    format_history,
     friendly_errors,
     is_terminal,
-    parse_move,
     read_json,
     write_json,
 )
 from tacocat.players.bots import BOTS, choose, make_bot
-from tacocat.rules.cards import format_cards
+from tacocat.rules.actions import BEAT_WORDS, FORMS, KIND_WORDS, NONE_WORDS, Action
+from tacocat.rules.cards import format_cards, remove
 from tacocat.errors import IllegalMoveError, NotationError, RecordError, TacocatError
 from tacocat.rules.game import DUEL, REPLACE, GameRecord, GameState
 from tacocat.rules.ruleset import load_ruleset
+from tacocat.rules.rulebook import rule, rule_numbers, rule_text
 
 HELP_TEXT = """\
 At each prompt type your move in plain notation (the kind word is optional):
@@ -42,33 +46,88 @@ At each prompt type your move in plain notation (the kind word is optional):
   attack    a single, a set or a sequence: "9", "8 8", "4 5 6" (never your last card)
   answer    one card per attack card: "10", "answer 9 12"; add "beat" or
             "sacrifice" when the same cards could do either
-Other commands: hint (the engine's ranked moves), moves (every legal move),
-board, help, quit (saves and stops)."""
+Other commands:
+  hint [--top N] [--time MS]   the engine's ranked moves for your position
+  moves      every legal move          undo     back to your previous decision
+  history    this round so far         score    rounds won and rounds still needed
+  rules [R12] a rule (every refusal names one)
+  board      redraw the board          help     this text
+  quit       save and stop"""
 
-COMMAND_WORDS = {"hint", "moves", "legal", "board", "help", "?", "quit", "exit", "q"}
+COMMAND_LIST = "hint, moves, undo, history, score, rules, board, help, quit"
+HINT_USAGE = "hint [--top N] [--time MS], e.g. \"hint --top 3\" or \"hint --time 2000\""
 
 
 class InputEnded(Exception):
     """stdin reached its end (or the user typed quit: args ("quit",))."""
 
 
+def rounds_needed(board: Any, player: int) -> int:
+    """Rounds `player` must still win for the cat to enter their goal: one
+    step per uncovered space on the way (R18), the last into the goal (R19)."""
+    n = 0
+    while board.winner is None:
+        board = board.after_round(player)
+        n += 1
+    return n
+
+
+def drawn_cards(before: tuple, after: tuple, discarded: list) -> tuple:
+    """The cards drawn at a replacement: the hand after it less what was
+    kept (R7/R8; only the player who drew sees them)."""
+    return remove(after, remove(before, tuple(discarded)))
+
+
+def round_counts(state: GameState) -> tuple[list[int], int]:
+    """Rounds won by player 0 and player 1, and rounds drawn (R17)."""
+    won = [sum(1 for r in state.rounds if r["winner"] == p) for p in (0, 1)]
+    return won, sum(1 for r in state.rounds if r["winner"] is None)
+
+
+def rounds(n: int) -> str:
+    return f"{n} round{'s' if n != 1 else ''}"
+
+
+def parse_hint_args(words: list[str]) -> tuple[int, int | None]:
+    """(top, time_ms) of `hint --top N --time MS` typed at the prompt."""
+    top, time_ms = 8, None
+    i = 0
+    while i < len(words):
+        flag = words[i]
+        if flag not in ("--top", "--time") or i + 1 >= len(words) or not re.fullmatch(r"\d+", words[i + 1]) \
+                or int(words[i + 1]) < 1:
+            raise NotationError(f"hint: {' '.join(words)!r} not understood; expected {HINT_USAGE}")
+        value = int(words[i + 1])
+        if flag == "--top":
+            top = value
+        else:
+            time_ms = value
+        i += 2
+    return top, time_ms
+
+
 class Session:
     """One game at the terminal: the state, who sits where, the bot, the
-    save file."""
+    save file, and the decisions taken back (`undos`)."""
 
     def __init__(self, state: GameState, seat: int, bot: Any, bot_name: str, seed: int,
-                 save: Path | None, hint_ms: int | None, bot_budget: dict) -> None:
+                 save: Path | None, hint_ms: int | None, bot_budget: dict, undos: list | None = None,
+                 color: bool | None = None) -> None:
         self.state = state
         self.seat = seat
         self.bot = bot
         self.bot_name = bot_name
         self.bot_budget = bot_budget
-        self.bot_rng = random.Random(f"{seed}/bot{1 - seat}")
+        self.seed = seed
         self.save_path = save
         self.hint_ms = hint_ms
+        self.undos: list[dict] = list(undos or [])
         self.names = ["you", "you"]
-        self.names[1 - seat] = "engine"
+        self.names[1 - seat] = "the engine"
         self.interactive = is_terminal(sys.stdin)
+        if color is None:
+            color = is_terminal(sys.stdout) and not os.environ.get("NO_COLOR") and os.environ.get("TERM") != "dumb"
+        self.color = color
         if self.interactive:
             try:
                 import readline  # noqa: F401  (line editing and history for input())
@@ -76,14 +135,16 @@ class Session:
                 pass
 
     # ----------------------------------------------------------- output
-    def say(self, text: str = "") -> None:
-        click.echo(text)
+    def say(self, text: str = "", **style: Any) -> None:
+        click.echo(self.paint(text, **style), color=self.color)
 
-    def name(self, p: int) -> str:
-        return self.names[p]
+    def paint(self, text: str, **style: Any) -> str:
+        """`text` in colour on a terminal that wants it (not NO_COLOR),
+        plain otherwise (pipes, files, tests)."""
+        return click.style(text, **style) if self.color and style else text
 
     def goal_names(self) -> tuple[str, str]:
-        return tuple(f"P{p} ({self.names[p]})" for p in (0, 1))  # type: ignore[return-value]
+        return tuple(f"P{p} ({'you' if p == self.seat else 'engine'})" for p in (0, 1))  # type: ignore[return-value]
 
     def show_board(self) -> None:
         self.say(draw_board(self.state.board, self.state.rules, self.goal_names()))
@@ -93,58 +154,138 @@ class Session:
 
     def show_status(self) -> None:
         s, me = self.state, self.seat
-        self.say(f"your hand: {format_cards(s.hands[me])}   engine holds {len(s.hands[1 - me])}, draw pile {len(s.draw_pile)}")
+        self.say(f"your hand: {format_cards(s.hands[me])}   the engine holds {len(s.hands[1 - me])}, "
+                 f"draw pile {len(s.draw_pile)}", bold=True)
         if s.discard:
             self.say(f"seen this round: {format_cards(s.discard)}")
 
     def does(self, p: int, verb: str) -> str:
-        """"you attack" / "engine attacks"."""
+        """"you attack" / "the engine attacks"."""
         if p == self.seat:
             return f"you {verb}"
-        return f"engine {verb}es" if verb.endswith(("s", "sh", "ch")) else f"engine {verb}s"
+        return f"the engine {verb}es" if verb.endswith(("s", "sh", "ch")) else f"the engine {verb}s"
 
-    def report(self, events: list[dict]) -> None:
-        """Tell the public events of the last action(s)."""
-        for e in events:
+    def score_text(self) -> str:
+        """Rounds won so far and rounds each side still needs (R18-R19)."""
+        s, me = self.state, self.seat
+        won, drawn = round_counts(s)
+        head = f"score: you {rounds(won[me])} won, the engine {won[1 - me]}"
+        if drawn:
+            head += f", {drawn} drawn"
+        if s.over:
+            return head
+        need = [rounds_needed(s.board, p) for p in (0, 1)]
+        if need[1 - me] < need[me]:
+            tail = f"the engine needs {need[1 - me]} more {rounds(need[1 - me]).split()[1]}; you need {need[me]}"
+        else:
+            tail = f"you need {need[me]} more {rounds(need[me]).split()[1]}; the engine needs {need[1 - me]}"
+        return f"{head}; {tail}"
+
+    def event_text(self, e: dict, following: dict | None = None) -> str:
+        """One public event in words; `following` (the next event, if it
+        came with it) tells the last trick and the duel before a showdown
+        from one that leads to another trick."""
+        kind = e.get("event")
+        showdown_next = following is not None and following.get("event") == "showdown"
+        if kind == "deal":
+            return f"round dealt: the cat on space {e['cat']}, {e['hand_size']} cards each"
+        if kind == "replace":
+            p, cards = e["player"], e["cards"]
+            if not cards:
+                return f"{self.does(p, 'keep')} the whole hand"
+            return f"{self.does(p, 'discard')} {format_cards(cards)} and draw{'s' if p != self.seat else ''} {len(cards)}"
+        if kind == "duel":
+            c = e["cards"]
+            mine, theirs = c[self.seat], c[1 - self.seat]
+            if mine == theirs:
+                return f"duel: both {mine}, a tie; both discarded, duel again (R9)"
+            if showdown_next:
+                return f"duel: you {mine}, the engine {theirs}; one card each is left, so no tricks: straight to the showdown (R9)"
+            who = "you attack" if mine > theirs else "the engine attacks"
+            return f"duel: you {mine}, the engine {theirs}: {who} first"
+        if kind == "attack":
+            return f"{self.does(e['player'], 'attack')} with {format_cards(e['cards'])}"
+        if kind == "answer":
+            p = e["player"]
+            a = p if e["beats"] else 1 - p
+            how = "every card beats" if e["beats"] else "a sacrifice"
+            if showdown_next:
+                result = f"{how}, {self.does(a, 'win')} the last trick; one card each: showdown"
+            elif e["beats"]:
+                result = f"{how}, {self.does(p, 'win')} the trick and attack{'s' if p != self.seat else ''} next"
+            else:
+                result = f"{how}, {self.does(a, 'win')} the trick and attack{'s' if a != self.seat else ''} again"
+            return f"{self.does(p, 'answer')} {format_cards(e['cards'])}: {result}"
+        if kind == "showdown":
+            c, w = e["cards"], e["winner"]
+            head = f"showdown: you {c[self.seat]}, the engine {c[1 - self.seat]}"
+            if w is None:
+                return f"{head}: equal ranks, the round is drawn and dealt again on the same space (R17)"
+            if w == self.seat:
+                return f"{head}: the lower card wins, you win the round; the cat moves toward your goal"
+            return f"{head}: the lower card wins, the engine wins the round; the cat moves toward its goal"
+        return str(e)
+
+    def report(self, events: list[dict], drawn: tuple | None = None) -> None:
+        """Tell the public events of the last action(s); `drawn` are the
+        cards you drew at a replacement (only you see them)."""
+        for i, e in enumerate(events):
             kind = e.get("event")
+            following = events[i + 1] if i + 1 < len(events) else None
             if kind == "deal":
                 n = len(self.state.rounds) + 1
                 self.say("")
-                self.say(f"=== round {n}: the cat on space {e['cat']}, {e['hand_size']} cards each ===")
+                self.say(f"=== round {n}: the cat on space {e['cat']}, {e['hand_size']} cards each ===", bold=True)
                 self.show_board()
-            elif kind == "replace":
-                p, cards = e["player"], e["cards"]
-                if cards:
-                    self.say(f"{self.does(p, 'discard')} {format_cards(cards)} and draw{'s' if p != self.seat else ''} {len(cards)}")
-                else:
-                    self.say(f"{self.does(p, 'keep')} the whole hand")
-            elif kind == "duel":
-                c = e["cards"]
-                mine, theirs = c[self.seat], c[1 - self.seat]
-                if mine == theirs:
-                    self.say(f"duel: both {mine}, a tie; both discarded, duel again (R9)")
-                else:
-                    who = "you attack" if mine > theirs else "the engine attacks"
-                    self.say(f"duel: you {mine}, engine {theirs}: {who} first")
-            elif kind == "attack":
-                self.say(f"{self.does(e['player'], 'attack')} with {format_cards(e['cards'])}")
-            elif kind == "answer":
-                p = e["player"]
-                if e["beats"]:
-                    result = f"every card beats, {self.does(p, 'win')} the trick and attack{'s' if p != self.seat else ''} next"
-                else:
-                    a = 1 - p
-                    result = f"a sacrifice, {self.does(a, 'win')} the trick and attack{'s' if a != self.seat else ''} again"
-                self.say(f"{self.does(p, 'answer')} {format_cards(e['cards'])}: {result}")
-            elif kind == "showdown":
-                c, w = e["cards"], e["winner"]
-                head = f"showdown: you {c[self.seat]}, engine {c[1 - self.seat]}"
-                if w is None:
-                    self.say(f"{head}: equal ranks, the round is drawn and dealt again (R17)")
-                elif w == self.seat:
-                    self.say(f"{head}: the lower card wins, you win the round; the cat moves toward your goal")
-                else:
-                    self.say(f"{head}: the lower card wins, the engine wins the round; the cat moves toward its goal")
+                if i == 0 or events[i - 1].get("event") != "showdown":  # else just said after the showdown
+                    self.say(self.score_text(), fg="cyan")
+                continue
+            text = self.event_text(e, following)
+            if kind == "replace" and e["player"] == self.seat and e["cards"] and drawn is not None:
+                text = f"you discard {format_cards(e['cards'])} and draw {format_cards(drawn)}"
+            if kind == "showdown":
+                self.say(text, bold=True, fg="green" if e["winner"] == self.seat else None if e["winner"] is None else "red")
+                if not self.state.over:
+                    self.say(self.score_text(), fg="cyan")
+            else:
+                self.say(text, fg=None if e.get("player", self.seat) == self.seat else "yellow")
+
+    def drawn_this_round(self) -> tuple | None:
+        """The cards you drew at this round's replacement (only you saw
+        them), found by replaying the game's actions."""
+        state = GameState.new(self.state.rules, self.state.seed)
+        drawn = None
+        for entry in self.state.actions:
+            before = state.hands[self.seat]
+            for e in state.apply(entry["player"], Action.from_dict(entry)):
+                if e.get("event") == "deal":
+                    drawn = None
+                elif e.get("event") == "replace" and e["player"] == self.seat and e["cards"]:
+                    drawn = drawn_cards(before, state.hands[self.seat], e["cards"])
+        return drawn
+
+    def history_text(self) -> str:
+        """This round's public events so far, tricks numbered."""
+        events = self.state.history
+        drawn = self.drawn_this_round()
+        lines = [f"round {len(self.state.rounds) + 1}:"]
+        trick = 0
+        for i, e in enumerate(events):
+            following = events[i + 1] if i + 1 < len(events) else None
+            if e.get("event") == "attack":
+                trick += 1
+                lines.append(f"  trick {trick}: {self.event_text(e)}")
+            elif e.get("event") == "answer":
+                lines.append(f"           {self.event_text(e, following)}")
+            elif e.get("event") == "replace" and e["player"] == self.seat and e["cards"] and drawn is not None:
+                lines.append(f"  you discard {format_cards(e['cards'])} and draw {format_cards(drawn)}")
+            else:
+                lines.append(f"  {self.event_text(e, following)}")
+        if self.state.table:
+            lines.append(f"  now: answer {format_cards(self.state.table)}")
+        if trick == 0 and not any(e.get("event") in ("replace", "duel") for e in events):
+            lines.append("  (nothing played yet)")
+        return "\n".join(lines)
 
     # ------------------------------------------------------------ saving
     def save(self) -> None:
@@ -154,6 +295,8 @@ class Session:
         data["players"] = {str(self.seat): "human", str(1 - self.seat): self.bot_name}
         if self.bot_budget:
             data["bot_budget"] = self.bot_budget
+        if self.undos:
+            data["undos"] = self.undos
         write_json(self.save_path, data)
 
     def saved_text(self) -> str:
@@ -163,7 +306,7 @@ class Session:
 
     # ------------------------------------------------------------- input
     def read(self, prompt: str) -> str:
-        click.echo(prompt, nl=False)
+        click.echo(self.paint(prompt, bold=True), nl=False, color=self.color)
         try:
             line = input()
         except EOFError:
@@ -174,25 +317,62 @@ class Session:
         return line
 
     def apply(self, player: int, action: Any) -> None:
+        before = self.state.hands[self.seat]
         events = self.state.apply(player, action)
         self.save()
-        self.report(events)
+        drawn = None
+        mine = [e for e in events if e.get("event") == "replace" and e["player"] == self.seat]
+        if mine:
+            drawn = drawn_cards(before, self.state.hands[self.seat], mine[0]["cards"])
+        self.report(events, drawn)
+
+    def undo(self) -> bool:
+        """Back to your previous decision: the actions from your last one on
+        are taken back, logged in `undos` (so the record says so) and the
+        game replayed from the rest.  False when there is nothing to undo."""
+        actions = self.state.actions
+        mine = [i for i, a in enumerate(actions) if a.get("player") == self.seat]
+        if not mine:
+            self.say("nothing to undo: you have not moved yet this game")
+            return False
+        at = mine[-1]
+        taken = [dict(a) for a in actions[at:]]
+        self.state = GameRecord(self.state.rules, self.state.seed, [dict(a) for a in actions[:at]]).replay()
+        self.undos.append({"at": at, "taken_back": taken})
+        self.save()
+        engine = len(taken) - 1
+        tail = f" and the engine's {engine} move{'s' if engine != 1 else ''} after it" if engine else ""
+        self.say(f"undone: your {format_action(taken[0])}{tail}; back to round {len(self.state.rounds) + 1}, "
+                 f"your {self.state.decision(self.seat)}", fg="magenta")
+        return True
+
+    def refuse(self, exc: TacocatError, decision: str) -> None:
+        """A refused line: its one reason (with its rule, once), then what
+        is legal (once)."""
+        rule_ = f" ({exc.rule})" if exc.rule else ""
+        self.say(f"not legal{rule_}: {exc.message}", fg="red")
+        if decision == REPLACE:
+            self.say(f"expected {FORMS[decision]} ('help' for notation)")
+        else:
+            self.say(self.legal_text())
 
     def human_turn(self) -> None:
         s, me = self.state, self.seat
         decision = s.decision(me)
         self.show_status()
         if decision == "answer":
-            self.say(f"the engine attacks with {format_cards(s.table)}: answer every card")
+            n = len(s.table)
+            self.say(f"answer the attack {format_cards(s.table)}: {'one card' if n == 1 else f'{n} cards, one per attack card'} (R12)")
         elif decision == REPLACE and s.replace_cap is not None:
             self.say(f"you may discard at most {s.replace_cap} cards (R7)")
         elif decision == DUEL:
             self.say("duel: choose one card in secret; the higher attacks first (R9)")
         while True:
             line = self.read(f"{decision}> ").strip()
-            word = line.lower()
-            if not word:
+            words = line.split()
+            if not words:
                 continue
+            word = words[0].lower()
             if word in ("quit", "exit", "q"):
                 raise InputEnded("quit")
             if word in ("help", "?"):
@@ -205,19 +385,48 @@ class Session:
                 self.show_board()
                 self.show_status()
                 continue
+            if word == "score":
+                self.say(self.score_text(), fg="cyan")
+                continue
+            if word == "history":
+                self.say(self.history_text())
+                continue
+            if word == "rules":
+                self.show_rules(words[1:])
+                continue
+            if word == "undo":
+                if self.undo():
+                    return  # the loop asks again from the state it went back to
+                continue
             if word == "hint":
-                self.show_hint()
+                try:
+                    top, time_ms = parse_hint_args(words[1:])
+                except NotationError as exc:
+                    self.say(f"not understood: {exc.message}", fg="red")
+                    continue
+                self.show_hint(top, time_ms)
+                continue
+            if word.isalpha() and word not in KIND_WORDS and word not in NONE_WORDS and word not in BEAT_WORDS:
+                self.say(f"'{words[0]}' is neither a move nor a command (commands: {COMMAND_LIST}; "
+                         f"{'an' if decision[0] in 'aeiou' else 'a'} {decision}: {FORMS[decision]})", fg="red")
                 continue
             try:
-                action = parse_move(line, decision, s.legal_actions(me))
+                action = Action.parse(line, decision, s.legal_actions(me))
                 self.apply(me, action)
                 return
             except (IllegalMoveError, NotationError) as exc:
-                self.say(f"not legal: {exc}")
-                if decision == REPLACE:
-                    self.say(f"expected {MOVE_FORMS[decision]} ('help' for notation)")
-                else:
-                    self.say(self.legal_text())
+                self.refuse(exc, decision)
+
+    def show_rules(self, words: list[str]) -> None:
+        if not words:
+            self.say("the rules (type 'rules R12' for one; 'tacocat rules' prints the whole page):")
+            for n in rule_numbers():
+                self.say(f"  R{n:<3} {rule(n)[0]}")
+            return
+        try:
+            self.say(rule_text(" ".join(words)))
+        except NotationError as exc:
+            self.say(f"not understood: {exc.message}", fg="red")
 
     def legal_text(self) -> str:
         s, me = self.state, self.seat
@@ -226,40 +435,54 @@ class Session:
             cap = len(s.hands[me]) if s.replace_cap is None else s.replace_cap
             return (f"legal: discard any 0 to {cap} of your cards {format_cards(s.hands[me])} "
                     f"({len(legal)} choices), e.g. \"none\" or \"replace {s.hands[me][0]}\"")
-        return "legal: " + "; ".join(format_action(a) for a in legal)
+        return "legal: " + "; ".join(str(a) for a in legal)
 
-    def show_hint(self) -> None:
+    def show_hint(self, top: int = 8, time_ms: int | None = None) -> None:
         from tacocat.cli.hint_cmd import run_hint
 
+        view = self.state.view(self.seat)
         try:
-            result = run_hint(self.state.view(self.seat), time_ms=self.hint_ms, iterations=None, seed=0, method="auto")
+            result = run_hint(view, time_ms=time_ms or self.hint_ms, iterations=None, seed=0, method="auto")
         except (TacocatError, CliError) as exc:
             self.say(f"no hint: {exc}")
             return
-        self.say(format_hint(result.to_dict(), top=8))
+        if view.play_history:  # the hint dealt only hands consistent with it (R20)
+            self.say(f"round so far (tacocat hint --history takes it): {format_history(view.play_history)}")
+        self.say(format_hint(result.to_dict(), top=top))
 
     def bot_turn(self, player: int) -> None:
-        action = choose(self.bot, self.state, player, self.bot_rng)
+        # One RNG per decision, keyed by the position in the game: a resumed
+        # or undone game meets the same engine replies to the same moves.
+        rng = random.Random(f"{self.seed}/bot{player}/{len(self.state.actions)}")
+        action = choose(self.bot, self.state, player, rng)
         self.apply(player, action)
 
     # -------------------------------------------------------------- loop
     def run(self) -> int:
-        s = self.state
-        if not s.actions:
-            self.report(s.history)
+        if not self.state.actions:
+            self.report(self.state.history)
         else:
-            self.say(f"resuming after {len(s.actions)} actions, round {len(s.rounds) + 1}")
+            self.say(f"resuming after {len(self.state.actions)} actions, round {len(self.state.rounds) + 1}")
             self.show_board()
+            self.say(self.score_text(), fg="cyan")
         self.save()
         try:
-            while not s.over:
-                acting = s.acting_players()
-                if self.seat in acting:
-                    self.human_turn()
-                else:
-                    self.bot_turn(acting[0])
+            while True:
+                while not self.state.over:
+                    acting = self.state.acting_players()
+                    if self.seat in acting:
+                        self.human_turn()
+                    else:
+                        self.bot_turn(acting[0])
+                self.say("")
+                self.show_board()
+                self.say(self.game_over_text(), bold=True)
+                if not (self.interactive and self.last_word()):
+                    break
         except InputEnded as stop:
             self.save()
+            if self.state.over:
+                return self.finished()
             why = "stopped" if stop.args == ("quit",) else "input ended before the game did"
             self.say(f"{why}: {self.saved_text()}")
             return 0
@@ -268,15 +491,33 @@ class Session:
             self.say("")
             self.say(f"interrupted: {self.saved_text()}")
             return 130
-        self.say("")
-        self.show_board()
-        won = s.winner == self.seat
-        mine = sum(1 for r in s.rounds if r["winner"] == self.seat)
-        theirs = sum(1 for r in s.rounds if r["winner"] == 1 - self.seat)
-        self.say(f"game over: {'you win' if won else 'the engine wins'} ({mine} rounds to {theirs}, {len(s.rounds)} played)")
+        return self.finished()
+
+    def last_word(self) -> bool:
+        """At a terminal, a last chance to take back the move that ended the
+        game (a slip of one key should not lose it): True after an undo."""
+        while True:
+            line = self.read("game over (undo, or Enter to finish)> ").strip().lower()
+            if line != "undo":
+                return False
+            if self.undo():
+                return True
+
+    def finished(self) -> int:
         if self.save_path is not None:
             self.say(f"record saved to {self.save_path}; review it with: tacocat analyze {self.save_path}")
         return 0
+
+    def game_over_text(self) -> str:
+        s, me = self.state, self.seat
+        won, drawn = round_counts(s)
+        played = f"{rounds(len(s.rounds))} played"
+        if drawn:
+            played += f", {drawn} drawn"
+        if s.winner is None:
+            return f"game over: drawn, no winner after {s.deals} deals (R19); {played}"
+        who = "you win" if s.winner == me else "the engine wins"
+        return f"game over: {who}, {rounds(won[s.winner])} to {won[1 - s.winner]} ({played})"
 
 
 def bot_budget(strength: int | None, time_ms: int | None) -> dict:
@@ -320,7 +561,7 @@ DEFAULT_OPPONENT = "pimc" if "pimc" in BOTS else "heuristic"
 @click.option("--strength", type=click.IntRange(1), default=None, help="Search budget of a search bot: sampled deals or iterations per move.")
 @click.option("--time", "time_ms", type=click.IntRange(1), default=None, help="Search time of a search bot, milliseconds per move.")
 @click.option("--seat", type=click.IntRange(0, 1), default=None, help="Your seat: 0 (goal on the left) or 1 (goal on the right); default 0.")
-@click.option("--seed", type=int, default=0, show_default=True, help="Seed of the deals and of the bot: the same seed and moves replay the same game.")
+@click.option("--seed", type=int, default=None, help="Seed of the deals and of the bot (default: a fresh one, printed): the same seed and moves replay the same game.")
 @click.option("--rules", "rules_path", default=None, help="Ruleset file (.json or .toml); standard by default.")
 @click.option("--save", "save_path", type=click.Path(dir_okay=False), default=None, help="Write the game record to this file after every action.")
 @click.option("--resume", "resume_path", type=click.Path(dir_okay=False), default=None, help="Continue a saved game (and keep saving to it unless --save says otherwise).")
@@ -337,9 +578,18 @@ def command(opponent, strength, time_ms, seat, seed, rules_path, save_path, resu
     \b
     At any prompt:
       8 8 / answer 9 12 / none / duel 9   a move (kind word optional)
-      hint    the engine's ranked moves for your position
-      moves   every legal move;  board  redraw;  help  notation
-      quit    save and stop (so does the end of input, e.g. Ctrl-D)
+      hint [--top N] [--time MS]   the engine's ranked moves for you
+      moves    every legal move;   undo   back to your previous decision
+      history  this round so far;  score  rounds won and still needed
+      rules R12   read a rule (every refusal names one)
+      board  redraw;  help  notation;  quit  save and stop (so does Ctrl-D)
+
+    Without --seed a fresh seed is drawn and printed: give it to --seed to
+    play the same deals again.  At a terminal, the move that ended the game
+    can still be taken back ("undo" at the game-over prompt).  An undo is
+    kept in the saved record: its "actions" are the game as it stands (they
+    replay to it) and its "undos" list what was taken back, where.  Colour on a terminal, plain
+    text when piped or when NO_COLOR is set.
 
     \b
     Examples:
@@ -364,18 +614,27 @@ def command(opponent, strength, time_ms, seat, seed, rules_path, save_path, resu
         if not budget:
             budget = saved_budget(data)
         save = Path(save_path or resume_path)
+        if seed is not None and seed != record.seed:
+            raise CliError(f"--seed {seed}: the saved game has seed {record.seed}; drop --seed with --resume")
         seed = record.seed
+        undos = data.get("undos") if isinstance(data.get("undos"), list) else []
         if state.over:
             raise CliError(f"the game in {resume_path} is already over; review it with: tacocat analyze {resume_path}")
     else:
+        fresh = seed is None
+        if fresh:
+            seed = secrets.randbelow(1_000_000)  # a new deal each game; printed so it can be replayed
         state = GameState.new(load_ruleset(rules_path), seed)
         save = Path(save_path) if save_path else None
+        undos = []
     seat = 0 if seat is None else seat
     opponent = opponent or DEFAULT_OPPONENT
     bot = build_bot(opponent, budget)
-    session = Session(state, seat, bot, opponent, seed, save, hint_time, budget)
+    session = Session(state, seat, bot, opponent, seed, save, hint_time, budget, undos)
     session.save()  # an unwritable --save fails here, before the game starts
-    click.echo(f"tacocat: you are player {seat}, the engine ({opponent}) player {1 - seat}; seed {seed}. Type 'help' for notation.")
+    replay = f" (play these deals again with --seed {seed})" if resume_path is None and fresh else ""
+    click.echo(f"tacocat: you are player {seat}, the engine ({opponent}) player {1 - seat}; seed {seed}{replay}. "
+               f"Type 'help' for the notation and commands.")
     code = session.run()
     if code:
         sys.exit(code)

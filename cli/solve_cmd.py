@@ -188,11 +188,14 @@ def format_endgame(result: EndgameResult) -> str:
     data = result.to_dict()
     out = [describe_view(view, names)]
     out.append(
-        f"exact: all {result.hands} possible opponent hands enumerated (RULES §5), each weighted by its exact "
+        f"exact: all {result.hands} possible opponent hands enumerated (RULES §5, R20), each weighted by its exact "
         f"probability and solved with both hands known, {result.seconds:.2f} s"
     )
     table = format_hint(data).splitlines()
     out.extend(table[1:] if table and table[0].startswith("method:") else table)
+    if list(data["utilities"]) == [1.0, 0.0, -1.0]:
+        out.append("scoring: the round alone, solve's default for an endgame; tacocat hint scores the game by "
+                   "default (the same odds, other values): --score game ranks as hint does")
     best = data["best"]
     n = result.best_hands
     out.append(
@@ -277,7 +280,7 @@ Exact endgame (--hand):
   fraction, steps, showdown as [yours, theirs], outcome)."""
 
 
-ENDGAME_ONLY = ("--seen", "--opponent", "--player", "--board", "--max-hands", "--lines", "--score")
+ENDGAME_ONLY = ("--seen", "--history", "--opponent", "--player", "--board", "--max-hands", "--lines", "--score")
 
 
 @click.command(name="solve", epilog=EPILOG)
@@ -285,6 +288,9 @@ ENDGAME_ONLY = ("--seen", "--opponent", "--player", "--board", "--max-hands", "-
               help='Every card known: player 0\'s hand, then player 1\'s, e.g. "2 5 9" "3 8 11".')
 @click.option("--hand", default=None, help='Exact endgame: only your hand, e.g. "2 9 10"; the opponent\'s is enumerated.')
 @click.option("--seen", default=None, help="Endgame: every face-up card of this round not on the table.")
+@click.option("--history", default=None,
+              help='Endgame: this round\'s attacks and answers so far, e.g. "p1 attacks 11; p0 answers 6 sacrifice" '
+                   '(R20: only opponent hands consistent with it are enumerated).')
 @click.option("--opponent", type=int, default=None, help="Endgame: cards in the opponent's hand now (default: what the rules imply).")
 @click.option("--attacker", type=click.IntRange(0, 1), default=None,
               help="Who attacks this trick (with --table: who laid it).  --hands: default 0; --hand: default the opponent with --table, else you.")
@@ -306,7 +312,7 @@ ENDGAME_ONLY = ("--seen", "--opponent", "--player", "--board", "--max-hands", "-
 @click.option("--tt-mb", type=click.FloatRange(min=0.001), default=1, show_default=True,
               help="--hands: transposition table size in MB.")
 @friendly_errors
-def command(hands, hand, seen, opponent, attacker, table, player, board_text, max_hands, pv_lines, score, utilities,
+def command(hands, hand, seen, history, opponent, attacker, table, player, board_text, max_hands, pv_lines, score, utilities,
             rules_path, json_path, value_only, tt_mb):
     """Solve a play-phase position exactly: every card known, or an endgame.
 
@@ -326,10 +332,10 @@ def command(hands, hand, seen, opponent, attacker, table, player, board_text, ma
                        'are enumerated), not both')
     rules = load_ruleset(rules_path)
     if hand is not None:
-        _endgame(hand, seen, opponent, attacker, table, player, board_text, max_hands, pv_lines, score,
+        _endgame(hand, seen, history, opponent, attacker, table, player, board_text, max_hands, pv_lines, score,
                  utilities, rules, json_path, value_only)
         return
-    endgame_values = (seen, opponent, player, board_text, max_hands, pv_lines, score)
+    endgame_values = (seen, history, opponent, player, board_text, max_hands, pv_lines, score)
     given = [name for name, value in zip(ENDGAME_ONLY, endgame_values, strict=True) if value is not None]
     if given:
         raise CliError(f"{', '.join(given)}: only for an exact endgame; give --hand (your cards) instead of "
@@ -362,7 +368,7 @@ def command(hands, hand, seen, opponent, attacker, table, player, board_text, ma
     click.echo(format_result(result))
 
 
-def _endgame(hand, seen, opponent, attacker, table, player, board_text, max_hands, pv_lines, score, utilities, rules,
+def _endgame(hand, seen, history, opponent, attacker, table, player, board_text, max_hands, pv_lines, score, utilities, rules,
              json_path, value_only) -> None:
     """Parse the endgame flags, call `tacocat.search.endgame.solve_endgame`, print."""
     if json_path is not None and json_path != "-":
@@ -382,7 +388,8 @@ def _endgame(hand, seen, opponent, attacker, table, player, board_text, max_hand
         raise CliError("give either --utilities \"W D L\" or --score, not both")
     util = parse_utilities(utilities) if utilities is not None else (score or "round")
     view = view_from_flags(hand=hand, seen=seen, table=table, opponent=opponent, attacker=attacker,
-                           player=0 if player is None else player, board=parse_board(board_text), rules=rules)
+                           player=0 if player is None else player, board=parse_board(board_text), rules=rules,
+                           history=history)
     require_decision(view)
     try:
         with Progress("enumerating opponent hands") as progress:

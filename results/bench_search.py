@@ -20,29 +20,21 @@ from __future__ import annotations
 import argparse
 import os
 import platform
-import random
 import statistics
 import sys
 import time
 from pathlib import Path
 
 from tacocat.rules.game import View
+from tacocat.search.bench import bench_views
 from tacocat.search.ismcts import ismcts_play
 from tacocat.search.pimc import PerfectSolver, pimc_play
-from tacocat.rules.ruleset import STANDARD
 
 OUT = Path(__file__).resolve().parent / "bench_search.md"
 
 
 def positions(n: int, seed: int) -> list[View]:
-    out = []
-    for i in range(n):
-        rng = random.Random(f"bench/{seed}/{i}")
-        deck = list(STANDARD.deck_cards())
-        rng.shuffle(deck)
-        out.append(View.from_dict({"player": 0, "hand": deck[:8], "seen": [], "opponent_hand_size": 8,
-                                   "attacker": 0, "table": []}))
-    return out
+    return bench_views(n, seed)  # the views `tacocat bench` times
 
 
 def bench_ismcts(views, iterations: int, exact_cards: int) -> list[float]:

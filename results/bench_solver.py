@@ -31,8 +31,6 @@ import time
 import tracemalloc
 from pathlib import Path
 
-import Cython
-
 from tacocat.rules import play
 from tacocat.rules.play import PlayPosition
 from tacocat.rules.ruleset import STANDARD
@@ -42,6 +40,17 @@ HERE = Path(__file__).resolve().parent
 OUT = HERE / "solver_bench.md"
 SIZES = range(2, 9)
 SEED = 12345
+
+
+def _version(package: str) -> str:
+    """An installed package's version; the core is prebuilt by `pip install
+    -e .`, so Cython need not be importable when this script runs."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version(package)
+    except PackageNotFoundError:
+        return "not installed"
 
 
 def positions(size: int, count: int, rng: random.Random) -> list[PlayPosition]:
@@ -113,7 +122,7 @@ def machine() -> str:
     except OSError:
         load = ""
     return (f"{cpu}, {os.cpu_count()} CPUs;{load} {platform.system()} {platform.release()}; "
-            f"Python {platform.python_version()}, Cython {Cython.__version__}, C built with -O3")
+            f"Python {platform.python_version()}, Cython {_version('Cython')}, C built with -O3")
 
 
 def git_rev() -> str:

@@ -1,10 +1,12 @@
-"""Helpers the command-line tests share: running `tacocat` in-process or as
-the installed executable, the one-line error contract, and a script that
-finishes a game of `tacocat play` against the heuristic bot."""
+"""Helpers the tests share: running `tacocat` in-process or as the installed
+executable, the one-line error contract, a script that finishes a game of
+`tacocat play` against the heuristic bot, and a random walk through a game."""
 
 from __future__ import annotations
 
+import random
 import shutil
+from pathlib import Path
 import subprocess
 import sys
 from typing import Any
@@ -12,6 +14,8 @@ from typing import Any
 from click.testing import CliRunner, Result
 
 from tacocat.cli.main import app
+from tacocat.rules.game import GameState
+from tacocat.rules.ruleset import STANDARD, Ruleset
 
 # A script that finishes any game against the heuristic bot (which attacks
 # with single cards): a rejected line is asked again, so each decision takes
@@ -30,7 +34,8 @@ def run_cli(args: list[str], stdin: str | None = None) -> Result:
 
 def tacocat_argv() -> list[str]:
     """The installed `tacocat` (tests run against the installed package)."""
-    exe = shutil.which("tacocat")
+    beside = Path(sys.executable).parent / "tacocat"  # this interpreter's own script, before PATH's
+    exe = str(beside) if beside.exists() else shutil.which("tacocat")
     return [exe] if exe else [sys.executable, "-m", "tacocat.cli.main"]
 
 
@@ -54,3 +59,15 @@ def one_line_error(result: Result | subprocess.CompletedProcess, *fragments: str
 
 def _text(data: Any) -> str:
     return data.decode() if isinstance(data, bytes) else data or ""
+
+
+def random_steps(seed: int, steps: int, rules: Ruleset = STANDARD) -> GameState:
+    """A game after up to `steps` uniformly random legal actions."""
+    rng = random.Random(seed)
+    state = GameState.new(rules, seed)
+    for _ in range(steps):
+        if state.over:
+            break
+        p = rng.choice(state.acting_players())
+        state.apply(p, rng.choice(state.legal_actions(p)))
+    return state

@@ -2,6 +2,7 @@
 every decision reviewed; bad records are one-line errors."""
 
 import json
+import re
 
 import pytest
 
@@ -33,7 +34,8 @@ def test_analyze_a_played_game(played_game):
     mine = sum(1 for a in record["actions"] if a["player"] == 0)
     assert f"game from seed 3: {n} actions" in out
     assert f"reviewed {mine} decisions of P0 (human)" in out
-    assert "expected value given away" in out
+    assert re.search(r"^you gave away \d+\.\d game-win points over \d+ costly decisions?", out, re.M)
+    assert "equity of P0 (human), game-win % after every searched decision" in out
     assert "costliest decisions" in out or "no decision cost anything" in out
     if "costliest decisions" in out:
         assert "played " in out and "better " in out and "cost " in out
@@ -91,3 +93,61 @@ def test_missing_file_and_help():
     one_line_error(run(["analyze"]), "Missing argument 'GAME.json'", "see tacocat analyze --help")
     help_text = run(["analyze", "--help"]).output
     assert "tacocat analyze game.json --player 0 --top 5 --time 500" in help_text
+
+
+def test_equity_curve_and_points_scale(played_game):
+    """The curve starts at the first deal's board equity, has a point per
+    searched decision and a deal point per round, and ends at the result;
+    costs read as game-win points at 50 per unit of equity."""
+    data = json.loads(played_game.read_text())
+    result = analyze(GameRecord.from_dict(data), players=(0,), iterations=8)
+    curve = result.curve
+    state = GameRecord.from_dict(data).replay()
+    assert curve[0].kind == "deal" and curve[0].index == 0 and abs(curve[0].equity) < 1e-9  # centre: even
+    assert curve[-1].kind == "end" and curve[-1].equity == (1.0 if state.winner == 0 else -1.0)
+    assert sum(1 for c in curve if c.kind == "deal") == len(state.rounds)
+    scored = [d for d in result.decisions if d.played_value is not None]
+    assert sum(1 for c in curve if c.kind == "decision") == len(scored)
+    for d in scored:  # player 0's side: its own values as they are
+        point = next(c for c in curve if c.kind == "decision" and c.index == d.index + 1)
+        assert point.equity == d.played_value and point.for_player(1) == -d.played_value
+    assert [c.index for c in curve] == sorted(c.index for c in curve)
+    assert result.points(0.1) == pytest.approx(5.0)
+    assert analyze(GameRecord.from_dict(data), players=(0,), iterations=8, utilities="round").points(0.1) is None
+
+
+def test_summary_line_matches_the_json(played_game):
+    text = run(["analyze", str(played_game), "--player", "0"] + BUDGET)
+    doc = json.loads(run(["analyze", str(played_game), "--player", "0", "--json"] + BUDGET).stdout)
+    costly = [d for d in doc["decisions"] if d["significant"]]
+    points = 50 * sum(d["cost"] for d in costly)
+    line = f"you gave away {points:.1f} game-win points over {len(costly)} costly decision"
+    assert line in text.stdout, (line, text.stdout)
+    assert doc["costly"] == {"0": len(costly)} and doc["viewer"] == 0
+    assert doc["curve"][0]["kind"] == "deal" and doc["curve"][-1]["kind"] == "end"
+
+
+def test_plot_writes_a_png(played_game, tmp_path):
+    pytest.importorskip("matplotlib")
+    png = tmp_path / "curve.png"
+    result = run(["analyze", str(played_game), "--player", "0", "--plot", str(png)] + BUDGET)
+    assert result.exit_code == 0, result.output
+    assert f"equity curve drawn in {png}" in result.stdout
+    head = png.read_bytes()[:8]
+    assert head == b"\x89PNG\r\n\x1a\n" and png.stat().st_size > 10_000
+
+
+def test_plot_without_matplotlib_is_one_line_error(played_game, tmp_path, monkeypatch):
+    import sys
+
+    monkeypatch.setitem(sys.modules, "matplotlib", None)  # import fails as if not installed
+    one_line_error(run(["analyze", str(played_game), "--plot", str(tmp_path / "c.png")] + BUDGET),
+                   "--plot needs matplotlib: pip install 'tacocat[plot]'")
+
+
+def test_sparkline():
+    from tacocat.cli.analyze_cmd import sparkline
+
+    assert sparkline([0, 50, 100], set()) == "▁▅█"
+    assert sparkline([0, 50, 100, 10], {0, 2}) == "▁▅|█▁"
+    assert sparkline([0, 99.9], set(), unicode=False) == "_@"

@@ -69,10 +69,10 @@ def test_view_from_flags_matches_the_game():
     notes = []
     view = build_view(hand=(2, 5, 7, 9, 11, 12), seen=(3, 3, 10), table=(8,), opponent=5, attacker=1, notes=notes)
     assert notes == []
-    assert view.decision == "answer" and view.acting == [0]
+    assert view.decision == "answer" and view.acting == (0,)
     assert view.draw_pile_size == 38 - 6 - 3 - 1 - 5
     assert [str(a) for a in view.legal_actions()] == [
-        "answer 2 (sacrifice)", "answer 9 (beats)", "answer 11 (beats)", "answer 12 (beats)"]
+        "answer 2 sacrifice", "answer 9 beat", "answer 11 beat", "answer 12 beat"]
 
 
 def test_lenient_opponent_count_before_the_attack():

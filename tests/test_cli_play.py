@@ -6,11 +6,8 @@ import subprocess
 
 import pytest
 
-from tacocat.cli.notation import parse_move
 from helpers import PLAY_SCRIPT as SCRIPT
 from helpers import one_line_error, run_cli, tacocat_argv
-from tacocat.rules.actions import Action
-from tacocat.errors import NotationError
 from tacocat.rules.game import GameRecord
 
 
@@ -30,8 +27,12 @@ def test_scripted_game_finishes_and_saves_a_replayable_record(tmp_path):
     assert "game over: " in out and "record saved to" in out
     assert "[###]" in out  # tiles drawn after the first decided round
     # the script tries cards it does not hold: explained, then asked again
-    assert "not legal: R9: duel 12: player 0 does not hold these cards" in out
+    assert "not legal (R9): duel 12: player 0 does not hold these cards" in out
     assert "legal: duel 1; duel 5; duel 8; duel 10; duel 11" in out
+    # each refusal names its rule once and lists the legal moves once
+    refusal = out[out.index("not legal (R9): duel 12"):].splitlines()[:3]
+    assert refusal[0].count("R9") == 1 and "legal:" not in refusal[0]
+    assert refusal[1].startswith("legal: ") and refusal[2] == "duel> 11"
     data = json.loads(path.read_text())
     assert data["format"] == "tacocat-record" and data["seed"] == 3
     assert data["players"] == {"0": "human", "1": "heuristic"}
@@ -85,9 +86,9 @@ def test_prompt_commands_and_rejections():
     out = result.stdout
     assert 'replace   the cards to discard: "2 3"' in out  # help
     assert 'legal: discard any 0 to 7 of your cards 2 4 5 6 6 9 11 (96 choices), e.g. "none" or "replace 2"' in out
-    assert "not legal: replace cards: rank 13 does not exist; ranks run from 1 to 12" in out
-    assert "not legal: R7-R8: player 0 must replace now, not duel" in out
-    assert "not legal: R7-R8: player 0 must replace now, not answer" in out
+    assert "not legal (R1): replace cards: rank 13 does not exist; ranks run from 1 to 12" in out
+    assert "not legal (R7-R8): player 0 must replace now, not duel" in out
+    assert "not legal (R7-R8): player 0 must replace now, not answer" in out
     assert "stopped: the game was not saved (use --save GAME.json to keep it)" in out
 
 
@@ -135,21 +136,6 @@ def test_a_hand_edited_bot_budget_is_refused_before_the_game(tmp_path, budget, f
     path.write_text(json.dumps({"format": "tacocat-record", "seed": 1, "actions": [],
                                 "players": {"0": "human", "1": "pimc"}, "bot_budget": budget}))
     one_line_error(run(["play", "--resume", str(path)], "none\n"), fragment)
-
-
-def test_parse_move_notation():
-    assert parse_move("8 8", "attack") == Action("attack", (8, 8))
-    assert parse_move("attack 4,5,6", "attack") == Action("attack", (4, 5, 6))
-    assert parse_move("none", "replace") == Action("replace", ())
-    assert parse_move("replace 3 2", "replace") == Action("replace", (2, 3))
-    assert parse_move("answer 12 9", "answer") == Action("answer", (9, 12))
-    assert parse_move("6 10 sacrifice", "answer") == Action("answer", (6, 10), False)
-    with pytest.raises(NotationError, match="say which"):
-        parse_move("6 10", "answer", [Action("answer", (6, 10), True), Action("answer", (6, 10), False)])
-    with pytest.raises(NotationError, match="rank 13 does not exist"):
-        parse_move("13", "duel")
-    with pytest.raises(NotationError, match="an attack needs cards"):
-        parse_move("none", "attack")
 
 
 def test_play_through_the_installed_entry_point(tmp_path):

@@ -8,6 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from helpers import random_steps
 from tacocat.rules.actions import Action
 from tacocat.rules.board import Board
 from tacocat.players.bots import HeuristicBot, RandomBot, play_game
@@ -31,18 +32,6 @@ def random_play(seed: int, rules: Ruleset, check):
         state.apply(player, rng.choice(state.legal_actions(player)))
         check(state)
     raise AssertionError("game did not end")
-
-
-def random_steps(seed: int, steps: int) -> GameState:
-    """A standard game after up to `steps` uniformly random legal actions."""
-    rng = random.Random(seed)
-    state = GameState.new(STANDARD, seed)
-    for _ in range(steps):
-        if state.over:
-            break
-        p = rng.choice(state.acting_players())
-        state.apply(p, rng.choice(state.legal_actions(p)))
-    return state
 
 
 def invariants(state: GameState) -> None:
@@ -205,6 +194,7 @@ def test_malformed_records_give_one_line_errors():
         GameState.from_dict({"format": "tacocat-state", "seed": 1})
 
 
+@pytest.mark.slow
 def test_ten_thousand_games_smoke_subset():
     # The full 10,000-game run lives in results/selfplay_10k.py; here a slice.
     wins = [0, 0]

@@ -63,7 +63,7 @@ def test_exact_mode_equals_brute_force(player, attacker, table):
         w, d, l, u = want[key]
         assert (m.win, m.draw, m.loss) == pytest.approx((w, d, l), abs=1e-12)
         assert m.value == pytest.approx(u, abs=1e-12)
-    assert res.moves == sorted(res.moves, key=lambda m: -m.value)
+    assert list(res.moves) == sorted(res.moves, key=lambda m: -m.value)
 
 
 def test_auto_is_exact_when_the_enumeration_fits_and_pimc_otherwise():
@@ -231,18 +231,21 @@ def test_duel_on_a_small_space_is_exact():
     assert v.decision == DUEL
     r = hint(v, method="exact")
     assert r.exact and r.method == "exact"
-    assert sum(m["probability"] for m in r.mixed) == pytest.approx(1.0)
+    assert sum(m.probability for m in r.mixed) == pytest.approx(1.0)
     assert r.moves[0].value >= r.moves[-1].value
 
 
 def test_a_stopped_enumeration_is_not_called_exact_and_says_how_many_hands():
-    v = play_view([4, 9], [], 1, attacker=0, table=(7,), player=1)
+    from tacocat.search.pimc import MIN_SAMPLES
+
+    v = play_view([4, 9, 11], [], 2, attacker=0, table=(7,), player=1)
     stop = threading.Event()
     stop.set()
     d = hint(v, stop=stop, seed=3).to_dict()
-    assert (d["method"], d["exact"], d["samples"], d["stopped"]) == ("exact", False, 1, True)
+    # never a ranking from one hand: a stop ends the enumeration after MIN_SAMPLES hands
+    assert (d["method"], d["exact"], d["samples"], d["stopped"]) == ("exact", False, MIN_SAMPLES, True)
     full = hint(v).to_dict()
-    assert full["exact"] is True and "samples" not in full
-    # The one hand averaged comes from a seeded shuffle of the hands, so the
+    assert full["exact"] is True and "samples" not in full and full["worlds"] > MIN_SAMPLES
+    # The hands averaged come from a seeded shuffle of the hands, so the
     # partial answer is reproducible.
     assert hint(v, stop=stop, seed=3).to_dict()["moves"] == d["moves"]

@@ -1,8 +1,6 @@
-"""The Cython ISMCTS: its packed move generation and leaf solver against the
-reference (`tacocat.rules.play`), and the search: seeded, budgets, statistics, and
-agreement with the exact answer where the best move is clear."""
-
-import random
+"""The Cython ISMCTS (its move generators and exact leaves are `_search`'s,
+tested in test_solver.py): seeded, budgets, statistics, and agreement with
+the exact answer where the best move is clear."""
 
 import pytest
 
@@ -11,59 +9,6 @@ from tacocat.errors import PositionError
 from tacocat.rules.game import View
 from tacocat.search.hint import hint
 from tacocat.search.ismcts import ismcts_play
-from tacocat.rules.play import PlayPosition, answers, attacks, play_value
-from tacocat.rules.ruleset import STANDARD
-
-DECK = list(STANDARD.deck_cards())
-
-
-def deal(rng, n):
-    deck = DECK[:]
-    rng.shuffle(deck)
-    return sorted(deck[:n]), sorted(deck[n : 2 * n])
-
-
-def test_attacks_match_the_reference():
-    rng = random.Random(1)
-    for _ in range(3000):
-        mine, _ = deal(rng, rng.randint(1, 12))
-        assert _ismcts.attacks(mine) == attacks(mine), mine
-
-
-def test_answers_match_the_reference():
-    rng = random.Random(2)
-    for _ in range(1500):
-        n = rng.randint(2, 8)
-        a, d = deal(rng, n)
-        att = rng.choice(attacks(a))
-        assert _ismcts.answers(att, d) == answers(att, d), (att, d)
-
-
-@pytest.mark.parametrize("attack, defender", [((9,), (2, 5, 10, 12)), ((8, 8), (3, 9, 11, 12)),
-                                              ((8, 8), (3, 4, 11, 12)), ((5, 9), (6, 10, 11))])
-def test_answers_of_the_worked_examples(attack, defender):
-    assert _ismcts.answers(attack, defender) == answers(attack, defender)
-
-
-def test_leaf_solver_matches_the_reference():
-    rng = random.Random(3)
-    for _ in range(300):
-        n = rng.randint(1, 5)
-        h0, h1 = deal(rng, n)
-        attacker = rng.randint(0, 1)
-        table = ()
-        if n > 1 and rng.random() < 0.5:
-            table = rng.choice(attacks((h0, h1)[attacker]))
-            h = list((h0, h1)[attacker])
-            for c in table:
-                h.remove(c)
-            if attacker == 0:
-                h0 = h
-            else:
-                h1 = h
-        pos = PlayPosition((tuple(h0), tuple(h1)), attacker, table)
-        assert _ismcts.outcome(pos.hands[0], pos.hands[1], attacker, table) == play_value(pos), pos
-
 
 def view(hand, seen, opp, attacker=0, table=(), player=0):
     return View.from_dict({"player": player, "hand": list(hand), "seen": list(seen),

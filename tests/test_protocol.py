@@ -111,7 +111,12 @@ def test_scripted_transcript():
     session = EngineSession()
     for request, expected in TRANSCRIPT:
         response = session.handle(request)
-        assert response["id"] == (request["id"] if isinstance(request.get("id"), (str, int, type(None))) else request["id"])
+        # The id comes back as sent, the same value of the same type (1 is
+        # not 1.0 or true); a malformed id is itself the error (field id).
+        sent = request.get("id")
+        assert response["id"] == sent and type(response["id"]) is type(sent), (request, response)
+        if isinstance(sent, bool) or not isinstance(sent, (str, int, float, type(None))):
+            assert not response["ok"] and response["error"]["field"] == "id", (request, response)
         assert matches(response, expected), (request, response)
         if not response["ok"]:
             assert set(response) <= {"id", "ok", "cmd", "error"}

@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.slow
+
 SOAK_PATH = Path(__file__).resolve().parents[1] / "results" / "soak.py"
 
 

@@ -6,13 +6,13 @@ and the node-count signature of the fixed bench."""
 
 from __future__ import annotations
 
-import json
 import random
 import re
 import threading
 from pathlib import Path
 
 import pytest
+from conftest import load_cases
 
 from tacocat.core import _search
 from tacocat.errors import NotationError, PositionError, RecordError
@@ -29,7 +29,6 @@ from tacocat.core.exact import (
     value_only,
 )
 
-CONFORMANCE = Path(__file__).resolve().parents[1].parent / "shared" / "conformance"
 RESULTS = Path(__file__).resolve().parents[1] / "results"
 
 DECKS = {
@@ -42,13 +41,6 @@ UTILITY_CHOICES = [
     (1, 1, 0), (0, 1, 1), (2, 0, 2), (5, 5, 5), (0.25, -0.75, -0.5),
 ]
 MASK = (1 << 48) - 1
-
-
-def load(name: str) -> list[dict]:
-    path = CONFORMANCE / f"{name}.json"
-    if not path.exists():
-        pytest.fail(f"conformance vectors missing: {path} (../shared/conformance must sit beside the checkout)")
-    return json.loads(path.read_text())["cases"]
 
 
 def unpack_answer(x: int) -> tuple[tuple[int, ...], bool]:
@@ -82,7 +74,7 @@ def as_tuples(result) -> list:
 
 # ------------------------------------------------------------ conformance
 
-PLAY_VALUES = load("play_values")
+PLAY_VALUES = load_cases("play_values")
 
 
 @pytest.mark.parametrize("case", PLAY_VALUES, ids=lambda c: f"{c['hands']}-a{c['attacker']}-t{c['table']}")
@@ -102,10 +94,10 @@ def test_play_values_through_solve_json():
 
 
 def test_conformance_attacks_and_answers_in_c():
-    for case in load("attacks"):
+    for case in load_cases("attacks"):
         got = sorted(list(_search.unpack_hand(a)) for a in _search.attacks_packed(_search.pack_hand(case["hand"])))
         assert got == case["attacks"], case
-    for case in load("answers"):
+    for case in load_cases("answers"):
         raw = _search.answers_packed(_search.pack_hand(case["attack"]), _search.pack_hand(case["hand"]))
         got = sorted(({"cards": list(c), "beats": b} for c, b in map(unpack_answer, raw)),
                      key=lambda a: (a["cards"], a["beats"]))
@@ -124,14 +116,15 @@ def test_attack_generation_equals_reference_on_random_hands():
         assert got == [list(a) for a in attacks(hand)], hand
 
 
-def test_answer_generation_equals_reference_on_random_hands():
+@pytest.mark.parametrize("count", [300, pytest.param(3000, marks=pytest.mark.slow)])
+def test_answer_generation_equals_reference_on_random_hands(count):
     """Distinct (cards, beats) answers, each exactly once, for legal attacks
     and for arbitrary multisets (the characterisation does not need a
     legal attack)."""
     rng = random.Random(202)
     pool = [r for r in range(1, 13) for _ in range(4)]
     checked = 0
-    while checked < 3000:
+    while checked < count:
         n = rng.randint(2, 8)
         cards = rng.sample(pool, n + 9)
         defender, rest = sorted(cards[:n]), sorted(cards[n:])
@@ -169,13 +162,14 @@ def _random_cases(seed: int, count: int, sizes: list[int], weights: list[int]):
         yield random_position(rng, size, rules), utilities
 
 
-def test_random_positions_equal_reference():
-    """2,000 seeded positions, hand sizes 1-6, both attackers, tables or
-    not, three decks, random utilities (ties included): value and every
-    move's value."""
+@pytest.mark.parametrize("count", [200, pytest.param(2000, marks=pytest.mark.slow)])
+def test_random_positions_equal_reference(count):
+    """2,000 seeded positions (200 in the fast loop), hand sizes 1-6, both
+    attackers, tables or not, three decks, random utilities (ties included):
+    value and every move's value."""
     solver = Solver(4, keep_tt=True)
     seen = {"tables": 0, "attackers": set(), "sizes": set(), "utilities": set()}
-    for i, (pos, utilities) in enumerate(_random_cases(7, 2000, [1, 2, 3, 4, 5, 6], [6, 14, 24, 28, 22, 6])):
+    for i, (pos, utilities) in enumerate(_random_cases(7, count, [1, 2, 3, 4, 5, 6], [6, 14, 24, 28, 22, 6])):
         result = solve(pos, utilities, tt=solver)
         value, moves = reference(pos, utilities)
         assert result.value == value, (pos, utilities)
@@ -187,12 +181,13 @@ def test_random_positions_equal_reference():
         seen["utilities"].add(utilities)
         if i % 200 == 199:
             _outcome.cache_clear()
-    assert seen["tables"] > 500 and seen["attackers"] == {0, 1} and seen["sizes"] == {1, 2, 3, 4, 5, 6}
+    assert seen["tables"] > count // 4 and seen["attackers"] == {0, 1} and seen["sizes"] == {1, 2, 3, 4, 5, 6}
     assert len(seen["utilities"]) == len(set(UTILITY_CHOICES))
     _outcome.cache_clear()
     _answers.cache_clear()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("size", [7, 8])
 def test_big_random_positions_equal_reference(size):
     """A few seven- and eight-card positions (the reference is slow there):

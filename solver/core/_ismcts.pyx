@@ -2,14 +2,20 @@
 """Single-observer information-set MCTS (Cowling, Powley & Whitehouse 2012)
 for the play phase (R10–R17), in C.
 
-Private and trusting: `tacocat.search.ismcts` validates the view and hands over
-plain lists.  Everything inside `Tree.run` runs without the GIL.
+Private: `tacocat.search.ismcts` validates the view against the rules and
+hands over plain lists; the entry points here (`Tree`, `outcome`)
+reject with ValueError whatever the fixed C arrays
+cannot hold (the boundary policy of `_search.pxd`).  Everything inside
+`Tree.run` runs without the GIL.
 
 One iteration
 -------------
-1. *Determinize*: deal the opponent a hand drawn uniformly from the
-   observer's unseen pool (a partial Fisher–Yates shuffle of the pool's
-   cards, so every card subset is equally likely — RULES §5).
+1. *Determinize*: deal the opponent a hand drawn uniformly from the pool
+   it is given (a partial Fisher–Yates shuffle of the pool's cards, so
+   every card subset is equally likely — RULES §5).  The caller passes the
+   cards the opponent may hold: the unseen pool at or above the floor its
+   sacrifices set (R20, `tacocat.search.sampling.HandSampler.opp_pool`), so
+   every determinization is a consistent world with its R20 weight.
 2. *Select*: from the root, at each node generate the legal moves of the
    determinized state; every existing child whose move is legal here is
    *available*: its availability count goes up and it competes by UCB
@@ -36,7 +42,8 @@ every child.  Edges (move + UCB statistics) of a node sit side by side in
 one pool, so selection reads contiguous memory.
 
 Leaves: the exact search of `tacocat.core._search` (its transposition table, one
-per tree) once both hands hold at most `exact_cards` cards.
+per tree) once both hands hold at most `exact_cards` cards; it is the one
+exact solver of the package (no private copy here).
 
 Packed hands (`hand_t`), their helpers and the move generators are those of
 `_search.pxd`: the count of rank r in bits 4(r-1)..4(r-1)+3; a move
@@ -48,7 +55,8 @@ from libc.stdint cimport uint64_t, int32_t, int64_t, int8_t, int16_t
 from tacocat.core._search cimport (
     SearchCtx, ctx_init, ctx_free, ctx_set_levels, ctx_new_search, search_value,
     hand_t, answer_t, hand_count, hand_card, hand_size, hand_lowest, hand_highest, hand_contains,
-    hand_unpack, gen_attacks, gen_answers, MAX_ANSWERS, HAND_MASK, BEATS_BIT,
+    hand_unpack, gen_attacks, gen_answers, MAX_ANSWERS, MAX_HAND, HAND_MASK, BEATS_BIT,
+    pack_cards,
 )
 from libc.stdlib cimport malloc, realloc, free
 from libc.string cimport memset
@@ -237,42 +245,6 @@ cdef inline int showdown(State* s) noexcept nogil:
     return 1 if a < b else (-1 if a > b else 0)
 
 
-cdef int exact(State* s, int alpha, int beta, answer_t* buf) noexcept nogil:
-    """Player 0's outcome under best play (fail-hard alpha-beta on -1/0/1).
-    `buf` has room for MAX_MOVES moves per remaining ply."""
-    cdef int k, i, v, best, mover
-    cdef State c
-    if s.table == 0 and s.n <= 1:
-        return showdown(s)
-    k = gen_moves(s, buf)
-    mover = s.attacker if s.table == 0 else 1 - s.attacker
-    if mover == 0:
-        best = -2
-        for i in range(k):
-            c = s[0]
-            apply_move(&c, buf[i])
-            v = exact(&c, alpha, beta, buf + MAX_MOVES)
-            if v > best:
-                best = v
-                if v > alpha:
-                    alpha = v
-                if alpha >= beta or v == 1:
-                    break
-    else:
-        best = 2
-        for i in range(k):
-            c = s[0]
-            apply_move(&c, buf[i])
-            v = exact(&c, alpha, beta, buf + MAX_MOVES)
-            if v < best:
-                best = v
-                if v < beta:
-                    beta = v
-                if alpha >= beta or v == -1:
-                    break
-    return best
-
-
 # ---------------------------------------------------------------------- RNG
 
 cdef inline uint64_t xorshift(uint64_t* st) noexcept nogil:
@@ -366,8 +338,9 @@ cdef class Tree:
                   list table, tuple utilities, double c_uct=1.0, int exact_cards=4,
                   uint64_t seed=0, int max_nodes=2_000_000, uint64_t tt_entries=1 << 16, int rollout=0):
         cdef int i
-        cdef hand_t mine = pack(my_hand), tab = pack(table)
+        cdef hand_t mine = pack(my_hand, "my_hand"), tab = pack(table, "table")
         cdef uint64_t z
+        _check_tree(my_hand, pool, opp_size, observer, attacker, table, utilities, exact_cards, max_nodes, rollout)
         self.observer = observer
         self.pool_size = len(pool)
         for i in range(self.pool_size):
@@ -404,7 +377,9 @@ cdef class Tree:
         if self.nodes == NULL or self.buf == NULL or self.edges == NULL or self._hash_grow(1 << 14) != 0:
             raise MemoryError()
         self.ctx_ready = False
-        if exact_cards > 0 and tt_entries > 0:
+        if exact_cards > 0 and tt_entries <= 0:
+            raise ValueError("exact leaves (exact_cards > 0) need a transposition table (tt_entries > 0)")
+        if exact_cards > 0:
             if ctx_init(&self.ctx, tt_entries) != 0:
                 raise MemoryError("cannot allocate the leaf transposition table")
             self.ctx_ready = True
@@ -561,9 +536,7 @@ cdef class Tree:
             if s.table == 0 and s.n <= 1:
                 return showdown(s)
             if s.table == 0 and s.n <= self.exact_cards:
-                if self.ctx_ready:
-                    return search_value(&self.ctx, s.h[0], s.h[1], s.attacker, 0) - 1
-                return exact(s, -1, 1, self.buf)
+                return search_value(&self.ctx, s.h[0], s.h[1], s.attacker, 0) - 1
             if s.table != 0 and self.rollout == 1 and (xorshift(&self.rng) & 7) != 0:
                 apply_move(s, greedy_answer(s.table, s.h[1 - s.attacker]))
                 continue
@@ -753,6 +726,18 @@ cdef class Tree:
                         e.reward, nd.reward_sq, nd.outcome[0], nd.outcome[1], nd.outcome[2]))
         return out
 
+    def determinizations(self, int n):
+        """`n` opponent hands dealt exactly as an iteration deals them (step
+        1), as sorted tuples: what the search sees, for tests (R20: only
+        hands of the pool given).  Advances the tree's random state."""
+        cdef State s
+        cdef list out = []
+        cdef int i
+        for i in range(n):
+            self._determinize(&s)
+            out.append(unpack(s.h[1 - self.observer]))
+        return out
+
 
 # ----------------------------------------------------- Python-level checks
 
@@ -762,52 +747,32 @@ cdef tuple unpack(hand_t h):
     return tuple([out[i] for i in range(n)])
 
 
-cdef hand_t pack(cards) except? 0:
-    cdef hand_t h = 0
-    for r in cards:
-        h += hand_card(r)
-    return h
+cdef hand_t pack(cards, str what="cards") except? 0:
+    return pack_cards(cards, what, MAX_HAND)
 
 
-def attacks(cards):
-    """Distinct attacks (for tests against `tacocat.rules.play.attacks`)."""
-    cdef answer_t out[MAX_MOVES]
-    cdef int k = gen_attacks(pack(cards), out)
-    return sorted((unpack(out[i]) for i in range(k)), key=list)
-
-
-def answers(attack, defender):
-    """Distinct answers (for tests against `tacocat.rules.play.answers`)."""
-    cdef answer_t* out = <answer_t*>malloc(MAX_MOVES * sizeof(answer_t))
-    cdef int k
-    try:
-        k = gen_answers(pack(attack), pack(defender), out)
-        return sorted(((unpack(out[i] & HAND_MASK), bool(out[i] & BEATS_BIT)) for i in range(k)),
-                      key=lambda a: (list(a[0]), a[1]))
-    finally:
-        free(out)
-
-
-def includes(cards, sub):
-    """Multiset inclusion on packed hands (for tests)."""
-    return bool(hand_contains(pack(cards), pack(sub)))
-
-
-def outcome(hand0, hand1, int attacker, table=()):
-    """Player 0's outcome (+1 / 0 / -1) under best play, by the leaf solver
-    (for tests against `tacocat.rules.play.play_value`)."""
-    cdef State s
-    cdef answer_t* buf = <answer_t*>malloc(MAX_MOVES * (MAX_DEPTH + 2) * sizeof(answer_t))
-    cdef int v
-    s.h[0] = pack(hand0)
-    s.h[1] = pack(hand1)
-    s.attacker = attacker
-    s.table = pack(table)
-    s.tsize = len(table)
-    s.n = len(hand1 if attacker == 0 else hand0)
-    try:
-        with nogil:
-            v = exact(&s, -1, 1, buf)
-        return v
-    finally:
-        free(buf)
+cdef int _check_tree(list my_hand, list pool, int opp_size, int observer, int attacker, list table,
+                     tuple utilities, int exact_cards, int max_nodes, int rollout) except -1:
+    """What `Tree` can represent: hands of at most MAX_HAND cards that fit
+    (attacker's hand + table = defender's, R10), a pool of at most MAX_POOL
+    cards and 15 of a rank (the opponent's hand is dealt from it)."""
+    cdef int mine = len(my_hand) + (len(table) if attacker == observer else 0)
+    cdef int att, dfd
+    if observer != 0 and observer != 1 or attacker != 0 and attacker != 1:
+        raise ValueError(f"observer and attacker must be 0 or 1, got {observer} and {attacker}")
+    pack_cards(pool, "unseen pool", MAX_POOL)
+    if mine > MAX_HAND or mine < 1:
+        raise ValueError(f"my_hand: {mine} cards in play; expected 1..{MAX_HAND}")
+    if not 1 <= opp_size <= min(len(pool), MAX_HAND):
+        raise ValueError(f"opp_size {opp_size}: expected 1..{min(len(pool), MAX_HAND)} (at most the unseen pool)")
+    att, dfd = len(my_hand), opp_size
+    if attacker != observer:
+        att, dfd = dfd, att
+    if att + len(table) != dfd:
+        raise ValueError(f"hand sizes do not fit: attacker {att} + table {len(table)} != defender {dfd}")
+    if len(utilities) != 3:
+        raise ValueError(f"utilities: expected (win, draw, loss), got {utilities!r}")
+    if exact_cards < 0 or max_nodes < 1 or rollout != 0 and rollout != 1:
+        raise ValueError(f"exact_cards {exact_cards}, max_nodes {max_nodes}, rollout {rollout}: "
+                         "expected exact_cards >= 0, max_nodes >= 1, rollout 0 or 1")
+    return 0

@@ -98,6 +98,14 @@ ctypedef struct SearchCtx:
     uint64_t evictions       # stores that replaced another valid position
 
 
+# ---- the boundary: what a Python caller hands over, checked once ----------
+# Every Python-facing entry point of _search and _ismcts packs cards with
+# `pack_cards` and checks packed hands with `check_hand`: what the fixed C
+# arrays cannot hold is a ValueError at the door, never a write past an array.
+
+cdef hand_t pack_cards(object cards, str what, int most) except? 0
+cdef int check_hand(hand_t h, str what) except -1
+
 # ---- packed-hand helpers (inline in every module that cimports them) ----
 
 cdef inline int hand_count(hand_t h, int rank) noexcept nogil:

@@ -86,6 +86,13 @@ cdef uint64_t DATA_VALUE_CLEAR = ~((<uint64_t>0xF) << D_LO)
 # Move generation
 # ======================================================================
 
+cdef extern from "<assert.h>" nogil:
+    # The C assert: compiled out (NDEBUG) in a release build, on in the
+    # debug build (TACOCAT_DEBUG=1, see setup.py).  Contracts of the
+    # generators, whose output arrays are sized for hands of MAX_HAND cards.
+    void c_assert "assert"(bint condition)
+
+
 cdef int gen_attacks(hand_t hand, hand_t* out) noexcept nogil:
     """R10–R11: singles, sets of 2+ of one rank, sequences of 3+ consecutive
     ranks (one of each), each of at most h - 1 cards.  Order: by lowest rank,
@@ -93,6 +100,7 @@ cdef int gen_attacks(hand_t hand, hand_t* out) noexcept nogil:
     cdef int limit = hand_size(hand) - 1
     cdef int n = 0, r, r2, c, size, length
     cdef hand_t seq
+    c_assert(limit < MAX_HAND)
     if limit < 1:
         return 0
     for r in range(12):
@@ -116,6 +124,7 @@ cdef int gen_attacks(hand_t hand, hand_t* out) noexcept nogil:
                 out[n] = seq
                 n += 1
             r2 += 1
+    c_assert(n <= MAX_ATTACKS)
     return n
 
 
@@ -202,6 +211,7 @@ cdef int gen_answers(hand_t attack, hand_t defender, answer_t* out) noexcept nog
     cdef int n = hand_unpack(defender, d)
     cdef int n_out = 0, r, i, j, s, m, ok
     cdef hand_t prefix
+    c_assert(1 <= k <= n <= MAX_HAND)
     if k == 1:
         # Fast path: beat with any rank >= t1, or sacrifice the lowest card.
         for r in range(t[0], 13):
@@ -251,6 +261,7 @@ cdef int gen_answers(hand_t attack, hand_t defender, answer_t* out) noexcept nog
         n_out = _dominating(out, n_out, avail, need, below, 12, 0, m, prefix)
         if j:
             avail[d[s]] = r
+    c_assert(n_out <= MAX_ANSWERS)
     return n_out
 
 
@@ -689,9 +700,29 @@ cdef int search_pv(SearchCtx* ctx, hand_t h0, hand_t h1, int attacker, hand_t ta
 # ======================================================================
 
 # The Python-facing functions check just enough to keep memory safe (hand
-# sizes within the fixed arrays); the rules are checked in tacocat.core.exact.
+# sizes within the fixed arrays, counts within a rank's 4 bits); the rules
+# are checked in tacocat.rules (PlayPosition) before tacocat.core.exact
+# calls in.  _ismcts checks its own entry points with the same two functions.
 
-cdef int _check_hand(hand_t h, str what) except -1:
+cdef hand_t pack_cards(object cards, str what, int most) except? 0:
+    """The packed hand of an iterable of ranks 1..12 holding at most `most`
+    cards and at most 15 of a rank (a rank's 4 bits); ValueError otherwise."""
+    cdef hand_t h = 0
+    cdef int rank, n = 0
+    for r in cards:
+        if isinstance(r, bool) or not isinstance(r, int) or not 1 <= r <= 12:
+            raise ValueError(f"{what}: {r!r} is not a rank 1..12")
+        rank = r
+        if hand_count(h, rank) == 15:
+            raise ValueError(f"{what}: more than 15 cards of rank {rank} (a packed hand holds 15 of a rank)")
+        n += 1
+        if n > most:
+            raise ValueError(f"{what}: more than {most} cards")
+        h += hand_card(rank)
+    return h
+
+
+cdef int check_hand(hand_t h, str what) except -1:
     if h & ~HAND_MASK or hand_size(h) > MAX_HAND:
         raise ValueError(f"{what}: {h:#x} is not a packed hand of at most {MAX_HAND} cards")
     return 0
@@ -699,9 +730,9 @@ cdef int _check_hand(hand_t h, str what) except -1:
 
 cdef int _check_position(hand_t h0, hand_t h1, int attacker, hand_t table, int win, int draw, int loss) except -1:
     cdef hand_t A, D
-    _check_hand(h0, "hand 0")
-    _check_hand(h1, "hand 1")
-    _check_hand(table, "table")
+    check_hand(h0, "hand 0")
+    check_hand(h1, "hand 1")
+    check_hand(table, "table")
     if attacker != 0 and attacker != 1:
         raise ValueError(f"attacker must be 0 or 1, got {attacker}")
     if not (0 <= win <= 2 and 0 <= draw <= 2 and 0 <= loss <= 2):
@@ -715,16 +746,7 @@ cdef int _check_position(hand_t h0, hand_t h1, int attacker, hand_t table, int w
 
 def pack_hand(cards):
     """The packed hand_t of an iterable of ranks 1..12 (at most 15 of a rank)."""
-    cdef hand_t h = 0
-    cdef int rank
-    for r in cards:
-        rank = r
-        if rank < 1 or rank > 12:
-            raise ValueError(f"rank {rank} is outside 1..12")
-        if ((h >> (4 * (rank - 1))) & 15) == 15:
-            raise ValueError(f"more than 15 cards of rank {rank}")
-        h += (<hand_t>1) << (4 * (rank - 1))
-    return h
+    return pack_cards(cards, "cards", 12 * 15)
 
 
 def unpack_hand(hand_t h):
@@ -738,7 +760,7 @@ def unpack_hand(hand_t h):
 def attacks_packed(hand_t hand):
     """gen_attacks as a list of packed attacks (generation order)."""
     cdef hand_t out[MAX_ATTACKS]
-    _check_hand(hand, "hand")
+    check_hand(hand, "hand")
     cdef int n = gen_attacks(hand, out)
     return [out[i] for i in range(n)]
 
@@ -747,8 +769,8 @@ def answers_packed(hand_t attack, hand_t defender):
     """gen_answers as a list of answer_t (packed cards | BEATS if all beat)."""
     cdef answer_t* out
     cdef int n
-    _check_hand(attack, "attack")
-    _check_hand(defender, "defender")
+    check_hand(attack, "attack")
+    check_hand(defender, "defender")
     if attack == 0 or hand_size(defender) < hand_size(attack):
         raise ValueError("the attack must be non-empty and the defender hold at least as many cards")
     out = <answer_t*>malloc(MAX_ANSWERS * sizeof(answer_t))

@@ -37,7 +37,7 @@ from typing import Any, Mapping, Sequence
 from tacocat.core import _search
 from tacocat.rules.cards import Hand, format_cards, parse_cards
 from tacocat.errors import NotationError, PositionError, RecordError, TacocatError
-from tacocat.rules.play import PlayPosition, validate_position
+from tacocat.rules.play import PlayPosition, showdown, validate_position
 from tacocat.rules.ruleset import STANDARD, Ruleset, load_ruleset
 
 __all__ = [
@@ -290,6 +290,28 @@ class Solver:
             ),
         )
 
+    # The hidden-hand searches' entry points: many positions per search, each
+    # shape-checked by the caller's view, so no validation per call; the
+    # table is kept across calls (positions repeat across worlds).
+    def outcomes(self, hands: tuple[Hand, Hand], attacker: int, table: Hand = ()) -> list[tuple[Hand, bool | None, int]]:
+        """Every root move with player 0's round outcome after it under best
+        play by both: +1 win, 0 drawn round, -1 loss.  `hands[attacker]`
+        excludes the table (as in `PlayPosition`)."""
+        _fits(hands)
+        pack = _search.pack_hand
+        raw = self._core.moves(pack(hands[0]), pack(hands[1]), attacker, pack(table), 2, 1, 0)
+        answering = bool(table)
+        return [(*_decode(mv, answering), int(level) - 1) for mv, level in raw]
+
+    def outcome(self, hands: tuple[Hand, Hand], attacker: int, table: Hand = ()) -> int:
+        """Player 0's round outcome under best play by both (+1 / 0 / -1);
+        the showdown (R17) when both hold one card and the table is empty."""
+        if not table and len(hands[0]) == 1 and len(hands[1]) == 1:
+            return showdown(hands)
+        _fits(hands)
+        pack = _search.pack_hand
+        return int(self._core.value(pack(hands[0]), pack(hands[1]), attacker, pack(table), 2, 1, 0)) - 1
+
     def value(self, position: PlayPosition, utilities: Sequence[float] = DEFAULT_UTILITIES) -> float:
         """Player 0's utility under best play (no moves, no variation)."""
         _check(position)
@@ -351,22 +373,30 @@ def _root_level(position: PlayPosition, raw: list, levels: tuple[int, int, int])
     return max(lv) if mover == 0 else min(lv)
 
 
+def _decode(mv: int, answering: bool) -> tuple[Hand, bool | None]:
+    """The core's move word: its cards, and for an answer whether every
+    card beats (R13); the one place the word is read."""
+    return _search.unpack_hand(mv & _CARDS), (bool(mv & _BEATS) if answering else None)
+
+
+def _fits(hands: tuple[Hand, Hand]) -> None:
+    if len(hands[0]) > MAX_HAND or len(hands[1]) > MAX_HAND:
+        raise PositionError(f"the exact solver handles hands of at most {MAX_HAND} cards, got "
+                            f"{len(hands[0])} and {len(hands[1])}", "R2")
+
+
 def _moves(position: PlayPosition, raw: list, to_utility: dict) -> list[MoveValue]:
-    unpack = _search.unpack_hand
-    out = []
-    for mv, level in raw:
-        beats = bool(mv & _BEATS) if position.table else None
-        out.append(MoveValue(unpack(mv & _CARDS), beats, to_utility[level]))
+    answering = bool(position.table)
+    out = [MoveValue(*_decode(mv, answering), to_utility[level]) for mv, level in raw]
     out.sort(key=lambda m: (list(m.cards), m.beats))
     return out
 
 
 def _steps(position: PlayPosition, line: list) -> list[PVStep]:
-    unpack = _search.unpack_hand
     steps = []
     answering = bool(position.table)
     for who, mv in line:
-        steps.append(PVStep(int(who), unpack(mv & _CARDS), bool(mv & _BEATS) if answering else None))
+        steps.append(PVStep(int(who), *_decode(mv, answering)))
         answering = not answering
     return steps
 
@@ -380,9 +410,9 @@ def _final_cards(position: PlayPosition, steps: list[PVStep]) -> tuple[int, int]
     return (hands[0][0], hands[1][0])
 
 
-def _outcome(showdown: tuple[int, int]) -> str:
-    a, b = showdown
-    return "win" if a < b else "loss" if a > b else "draw"
+def _outcome(last: tuple[int, int]) -> str:
+    """Player 0's result of the showdown of these last cards (R17)."""
+    return OUTCOMES[1 - showdown(((last[0],), (last[1],)))]
 
 
 def _outcome_of_level(level: int, levels: tuple[int, int, int]) -> str | None:

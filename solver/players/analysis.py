@@ -8,7 +8,15 @@ for the round alone — from the deciding player's information set, as
 move played.  Sampled
 values carry a standard error; a cost is *significant* when it exceeds
 1.96 times the standard error of the difference.  Decisions with a single
-legal move cost nothing and are not searched."""
+legal move cost nothing and are not searched.
+
+On the game scale a cost reads as game-win percentage points: equity is
+2 x game-win chance - 1, so one unit of equity is 50 points
+(`POINTS_PER_EQUITY`).  `Analysis.curve` is the game's equity decision by
+decision, from player 0's side: the board's equity at each deal (R6, the
+game-value table) and, after each searched decision, the value of the move
+played as the deciding player saw it (the other player's equity is its
+negative: a game has one winner, R19)."""
 
 from __future__ import annotations
 
@@ -20,6 +28,32 @@ from tacocat.rules.actions import Action
 from tacocat.rules.cards import Hand
 from tacocat.errors import RecordError
 from tacocat.rules.game import GameRecord
+
+POINTS_PER_EQUITY = 50.0
+"""Game-win percentage points per unit of game equity (2 G - 1)."""
+
+
+@dataclass(frozen=True)
+class CurvePoint:
+    """The game's equity at one moment, from player 0's side."""
+
+    index: int
+    """Actions played before this point (0 = the first deal)."""
+    round: int
+    kind: str
+    """"deal" (a round starts: the board's equity), "decision" (after a
+    searched decision: the value of the move played) or "end"."""
+    equity: float
+    """Player 0's equity, -1..+1 (game scale: 2 x game-win chance - 1)."""
+    player: int | None = None
+    """Who decided (decision points)."""
+
+    def for_player(self, player: int) -> float:
+        return self.equity if player == 0 else -self.equity
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"index": self.index, "round": self.round, "kind": self.kind, "equity": round(self.equity, 6),
+                "player": self.player}
 
 
 @dataclass
@@ -128,6 +162,10 @@ class Analysis:
     rounds: list[dict]
     complete: bool = True
     """False when stopped early (`stop`)."""
+    utilities: str = "game"
+    """The scale of every value: "game" (game equity) or "round"."""
+    curve: list[CurvePoint] = field(default_factory=list)
+    """The game's equity decision by decision (player 0's side)."""
 
     def costliest(self, top: int | None = None, player: int | None = None) -> list[DecisionReview]:
         """Decisions that gave away value, costliest first."""
@@ -137,6 +175,16 @@ class Analysis:
 
     def total_cost(self, player: int) -> float:
         return sum(d.cost or 0.0 for d in self.decisions if d.player == player)
+
+    def costly(self, player: int) -> list[DecisionReview]:
+        """`player`'s decisions whose cost is clear of the sampling noise."""
+        return [d for d in self.decisions if d.player == player and d.significant]
+
+    def points(self, cost: float | None) -> float | None:
+        """A cost on the game-win percentage scale (None on the round scale)."""
+        if cost is None or self.utilities != "game":
+            return None
+        return cost * POINTS_PER_EQUITY
 
     def unknown(self) -> list[DecisionReview]:
         """Decisions whose played move the engine did not score."""
@@ -153,8 +201,12 @@ class Analysis:
             "reviewed": len(self.decisions),
             "searched": sum(1 for d in self.decisions if not d.forced),
             "total_cost": {str(p): round(self.total_cost(p), 6) for p in self.players},
+            "utilities": self.utilities,
+            "points_given_away": {str(p): _round(self.points(self.total_cost(p))) for p in self.players},
+            "costly": {str(p): len(self.costly(p)) for p in self.players},
             "costliest": [d.to_dict() for d in self.costliest(top)],
             "decisions": [d.to_dict(with_hints) for d in self.decisions],
+            "curve": [c.to_dict() for c in self.curve],
         }
 
 
@@ -172,6 +224,10 @@ def _stopped(stop: Any) -> bool:
     if hasattr(stop, "is_set"):
         return bool(stop.is_set())
     return bool(stop())
+
+
+def _round(x: float | None) -> float | None:
+    return None if x is None else round(x, 4)
 
 
 def _num(x: Any) -> float | None:
@@ -200,6 +256,7 @@ def analyze(
     exactly.  `progress(done, total)` is called after each decision.
     `stop` (a `threading.Event`, or a callable returning true) ends the
     analysis early (`complete` False); an event is also handed to `hint`."""
+    from tacocat.search.gamevalue import game_win
     from tacocat.search.hint import hint  # the search engine; imported when used
 
     if not isinstance(record, GameRecord):
@@ -211,6 +268,20 @@ def analyze(
     steps = list(record.steps())
     todo = [i for i, (_, p, _) in enumerate(steps) if p in players]
     reviews: list[DecisionReview] = []
+    curve: list[CurvePoint] = []
+
+    def deal_point(i: int) -> None:
+        state = steps[i][0] if i < len(steps) else final
+        if state.over:
+            return
+        equity = 2.0 * game_win(state.board, 0, state.rules) - 1.0 if utilities == "game" else 0.0
+        curve.append(CurvePoint(i, len(state.rounds) + 1, "deal", equity))
+
+    deal_point(0)
+    for i in range(1, len(steps) + 1):
+        after = steps[i][0] if i < len(steps) else final
+        if len(after.rounds) > len(steps[i - 1][0].rounds):  # action i - 1 ended a round: a new deal
+            deal_point(i)
     complete = True
     for done, i in enumerate(todo, 1):
         if _stopped(stop):
@@ -253,9 +324,21 @@ def analyze(
             if keep_hints:
                 review.hint = data
         reviews.append(review)
+        if review.played_value is not None:
+            v = review.played_value if player == 0 else -review.played_value
+            curve.append(CurvePoint(i + 1, review.round, "decision", v, player))
+
         if progress is not None:
             progress(done, len(todo))
+    if final.over:
+        end = 0.0 if final.winner is None else (1.0 if final.winner == 0 else -1.0)
+        curve.append(CurvePoint(len(steps), len(final.rounds), "end", end))
+    if not complete:
+        curve = [c for c in curve if c.kind == "decision" or c.index <= (reviews[-1].index + 1 if reviews else 0)]
+    curve.sort(key=lambda c: (c.index, c.kind != "decision"))
     return Analysis(
+        utilities=utilities,
+        curve=curve,
         seed=record.seed,
         players=players,
         decisions=reviews,

@@ -9,7 +9,7 @@ import time
 from typing import Callable, Protocol
 
 from tacocat.rules.actions import Action
-from tacocat.errors import PositionError, TacocatError
+from tacocat.errors import TacocatError
 from tacocat.rules.game import DUEL, REPLACE, GameState, View
 from tacocat.rules.ruleset import STANDARD
 from tacocat.search.sampling import world_hands
@@ -103,54 +103,30 @@ class SearchBot:
         self.exact_budget = 300 if exact_budget is None else exact_budget
         self.rollout = rollout
         self.solver = PerfectSolver()
+        from tacocat.search.hint import Knobs
 
-    def _utilities(self, view: View):
-        from tacocat.search.gamevalue import round_utilities
-
-        return round_utilities(view.board, view.player, view.rules, self.utilities)
+        self.knobs = Knobs(duel_samples=self.duel_samples, duel_exact_budget=-1, replace_samples=self.replace_samples,
+                           candidates=self.candidates, threads=threads, exact_cards=exact_cards, c_uct=c_uct,
+                           rollout=rollout)
 
     def choose(self, view: View, rng: random.Random) -> Action:
+        """The search `hint` runs for this budget (one dispatcher): PIMC
+        (exact when the hands are few) or ISMCTS in the play phase, the
+        duel card drawn from the optimal mix with the seeded RNG."""
+        from tacocat.search.budget import Budget
+        from tacocat.search.decisions import sample_mixed
+        from tacocat.search.hint import Knobs, hint
+
         legal = view.legal_actions()
         if len(legal) == 1:
             return legal[0]
         seed = rng.getrandbits(62) ^ self.seed
-        kind = view.decision
-        util = self._utilities(view)
-        if kind == REPLACE:
-            from tacocat.search.decisions import replace_eval
-
-            res = replace_eval(view, samples=self.replace_samples, time_ms=self.time_ms, seed=seed, utilities=util,
-                               candidates=self.candidates, solver=self.solver)
-            return res.moves[0].action
-        if kind == DUEL:
-            from tacocat.search.decisions import duel_eval, sample_mixed
-
-            res = duel_eval(view, samples=self.duel_samples, time_ms=self.time_ms, seed=seed, utilities=util,
-                            exact_budget=-1, solver=self.solver)
-            return sample_mixed(res.extra["mixed"], rng)
-        if self.method == "ismcts":
-            from tacocat.search.ismcts import DEFAULT_C, DEFAULT_EXACT_CARDS, check_ismcts_view, ismcts_play
-
-            try:
-                check_ismcts_view(view)
-            except PositionError:  # hands or pool too big for the packed search: fall back to PIMC
-                return self._pimc(view, seed, util)
-            res = ismcts_play(view, iterations=self.budget, time_ms=self.time_ms, seed=seed, utilities=util,
-                              threads=self.threads, **({"rollout": self.rollout} if self.rollout else {}),
-                              c_uct=DEFAULT_C if self.c_uct is None else self.c_uct,
-                              exact_cards=DEFAULT_EXACT_CARDS if self.exact_cards is None else self.exact_cards)
-            return res.moves[0].action
-        return self._pimc(view, seed, util)
-
-    def _pimc(self, view: View, seed: int, util) -> Action:
-        from tacocat.search.pimc import exact_play, pimc_play
-
-        res = exact_play(view, utilities=util, budget=self.exact_budget, solver=self.solver)
-        if res is None:
-            samples = self.budget if self.method == "pimc" else None  # ismcts' fallback: PIMC's default
-            res = pimc_play(view, samples=samples, time_ms=self.time_ms, seed=seed, utilities=util,
-                            solver=self.solver)
-        return res.moves[0].action
+        result = hint(view, Budget(samples=self.budget, time_ms=self.time_ms, seed=seed),
+                      method="auto" if self.method == "pimc" else "ismcts", utilities=self.utilities,
+                      exact_budget=self.exact_budget, solver=self.solver, knobs=self.knobs)
+        if view.decision == DUEL:
+            return sample_mixed(result.mixed, rng)
+        return result.action
 
 
 class OracleBot:
@@ -176,6 +152,7 @@ class OracleBot:
 
     def choose_state(self, state: GameState, player: int, rng: random.Random) -> Action:
         from tacocat.search.decisions import KnownHandSampler, cell_outcome, replace_eval, sample_mixed, solve_matrix_game
+        from tacocat.search.pimc import MixedMove
         from tacocat.search.gamevalue import round_utilities
 
         view = state.view(player)
@@ -197,7 +174,7 @@ class OracleBot:
             mine, theirs = sorted(set(view.hand)), sorted(set(opp))
             m = [[util[1 - cell_outcome(view.hand, opp, i, j, self.solver)] for j in theirs] for i in mine]
             x, _, _ = solve_matrix_game(m)
-            return sample_mixed([{"cards": [r], "probability": float(p)} for r, p in zip(mine, x, strict=True)], rng)
+            return sample_mixed([MixedMove(r, float(p)) for r, p in zip(mine, x, strict=True)], rng)
         seed = rng.getrandbits(62) ^ self.seed
         res = replace_eval(view, samples=self.replace_samples, seed=seed, utilities=util, candidates=self.candidates,
                            solver=self.solver, sampler=KnownHandSampler(opp, view.unseen_pool))

@@ -1,18 +1,44 @@
-"""Actions as small frozen value types with a text and a JSON form.
+"""Actions as small frozen value types with one text form and a JSON form.
 
 An action is what one player does at one decision (RULES §6):
 replace (discard cards, R7/R8), duel (one card, R9), attack (R10–R11),
-answer (R12–R13: the cards removed and whether every answer beats)."""
+answer (R12–R13: the cards removed and whether every answer beats).
+
+The text form is the plain notation `tacocat play` accepts (README
+"Notation"): the kind, then the cards — `replace 2 3`, `replace none`,
+`duel 9`, `attack 4 5 6`, `answer 6 10 beat`, `answer 2 sacrifice`.
+`str(action)` prints it and `Action.parse` reads it back; when reading, the
+kind word may be left out at a known decision, and an answer's `beat` or
+`sacrifice` may be left out when the cards allow only one of them."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any, Mapping, Sequence
 
 from tacocat.rules.cards import Hand, format_cards, hand, parse_cards
-from tacocat.errors import RecordError
+from tacocat.errors import NotationError, RecordError
 
 KINDS = ("replace", "duel", "attack", "answer")
+
+KIND_WORDS = {
+    "replace": "replace", "discard": "replace", "swap": "replace",
+    "duel": "duel",
+    "attack": "attack", "play": "attack",
+    "answer": "answer", "defend": "answer",
+}
+"""Words accepted for each kind (the first of each is the one printed)."""
+BEAT_WORDS = {"beat": True, "beats": True, "win": True, "sacrifice": False, "sac": False, "lose": False}
+NONE_WORDS = {"none", "nothing", "pass", "-", "keep"}
+
+FORMS = {
+    "replace": 'the cards to discard, e.g. "2 3" or "replace 2 3"; "none" keeps the whole hand',
+    "duel": 'one card, e.g. "9" or "duel 9"',
+    "attack": 'a single, a set or a sequence, e.g. "9", "8 8", "4 5 6" or "attack 4 5 6"',
+    "answer": 'one card per attack card, e.g. "10" or "answer 9 12"; add "beat" or "sacrifice" when both are possible',
+}
+"""What a move of each kind looks like, for error messages and prompts."""
 
 
 @dataclass(frozen=True)
@@ -29,10 +55,68 @@ class Action:
         object.__setattr__(self, "cards", hand(self.cards))
 
     def __str__(self) -> str:
+        """The plain notation, which `Action.parse` reads back to this action."""
+        if self.kind == "replace" and not self.cards:
+            return "replace none"
         text = f"{self.kind} {format_cards(self.cards)}"
-        if self.kind == "answer":
-            text += " (beats)" if self.beats else " (sacrifice)"
+        if self.kind == "answer" and self.beats is not None:
+            text += " beat" if self.beats else " sacrifice"
         return text
+
+    @classmethod
+    def parse(cls, text: str, decision: str | None = None, legal: Sequence["Action"] | None = None) -> "Action":
+        """An action from plain notation (see the module docstring).
+
+        `decision` is the kind expected now (replace, duel, attack, answer);
+        without it the text must name its kind, unless `legal` (the legal
+        actions now) tells it.  A kind other than the decision is returned
+        as written, so the game can name the mistake (R6 order of phases).
+        With `legal`, an answer written without beat/sacrifice takes the one
+        result its cards allow, and is an error (R13) when they allow both."""
+        if not isinstance(text, str):
+            raise NotationError(f"a move must be text in plain notation, got {text!r}")
+        if decision is None and legal:
+            decision = legal[0].kind
+        tokens = [t for t in re.split(r"[\s,()\[\]]+", text.strip().lower()) if t]
+        if not tokens:
+            raise NotationError(f"no move given; expected {FORMS.get(decision or '', _ANY)}")
+        kind = decision
+        if tokens[0] in KIND_WORDS:
+            kind = KIND_WORDS[tokens.pop(0)]
+        if kind not in KINDS:
+            raise NotationError(f"{text.strip()!r}: say what kind of move it is; expected {_ANY}")
+        beats: bool | None = None
+        cards_tokens = []
+        none = False
+        for t in tokens:
+            if t in BEAT_WORDS:
+                beats = BEAT_WORDS[t]
+            elif t in NONE_WORDS:
+                none = True
+            else:
+                cards_tokens.append(t)
+        try:
+            cards = parse_cards(" ".join(cards_tokens), f"{kind} cards")
+        except NotationError as exc:
+            raise NotationError(f"{exc.message}; {_a(kind)} is {FORMS[kind]}", exc.rule) from None
+        if none and cards:
+            raise NotationError(f"{text.strip()!r}: 'none' and cards together; expected {FORMS[kind]}")
+        if not cards and kind != "replace":
+            raise NotationError(f"{_a(kind)} needs cards: {FORMS[kind]}")
+        if beats is not None and kind != "answer":
+            raise NotationError(f"'beat'/'sacrifice' only qualify an answer, not {_a(kind)}")
+        action = cls(kind, cards, beats)
+        if kind == "answer" and beats is None and legal:
+            fits = [a for a in legal if a.kind == "answer" and a.cards == cards]
+            if len(fits) == 2:
+                raise NotationError(
+                    f"answer {format_cards(cards)} can beat every attack card or sacrifice one: "
+                    f"say which, e.g. \"answer {format_cards(cards)} beat\" or \"answer {format_cards(cards)} sacrifice\"",
+                    "R13",
+                )
+            if len(fits) == 1:
+                return fits[0]
+        return action
 
     def to_dict(self) -> dict[str, Any]:
         d: dict[str, Any] = {"kind": self.kind, "cards": list(self.cards)}
@@ -54,3 +138,10 @@ class Action:
         if kind == "answer" and beats is not None and not isinstance(beats, bool):
             raise RecordError(f"answer 'beats' must be true or false, got {beats!r}")
         return cls(kind, cards, beats if kind == "answer" else None)
+
+
+_ANY = "a kind and cards, e.g. \"attack 4 5 6\", \"answer 9 12 beat\", \"duel 9\" or \"replace none\""
+
+
+def _a(kind: str) -> str:
+    return f"an {kind}" if kind[0] in "aeiou" else f"a {kind}"

@@ -2,16 +2,21 @@
 who replaces first (R3), moving the cat (R18) and the end of the game (R19).
 
 Spaces are indexed 0..6 from player 0's goal to player 1's goal; player 0's
-goal is index -1 and player 1's goal is index 7."""
+goal is index -1 and player 1's goal is index 7.
+
+Text form (README "Notation"): `cat=3 covered=2,4`; `str(board)` prints it
+and `Board.parse` reads it back."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
-from tacocat.errors import PositionError
+from tacocat.errors import NotationError, PositionError
 from tacocat.rules.ruleset import CENTRE, SPACES, Ruleset
 
 GOAL = {0: -1, 1: SPACES}
+_FIELD = re.compile(r"(\w+)\s*=\s*([^=]*?)(?=\s+\w+\s*=|$)")
 
 
 @dataclass(frozen=True)
@@ -29,6 +34,49 @@ class Board:
             raise PositionError(f"covered spaces {bad} are not spaces 0..6", "R4")
         if 0 <= self.cat < SPACES and self.cat in self.covered:
             raise PositionError(f"the cat stands on covered space {self.cat}", "R4")
+
+    def __str__(self) -> str:
+        """The plain notation, which `Board.parse` reads back to this board."""
+        covered = ",".join(str(c) for c in sorted(self.covered)) or "-"
+        return f"cat={self.cat} covered={covered}"
+
+    @classmethod
+    def parse(cls, text: str | None, *, cat: int | None = None, covered: str | None = None) -> "Board":
+        """A board from "cat=3 covered=2,4" (either field may be left out;
+        "covered=-" or "covered=none" for no tiles).  `cat` and `covered`
+        give a field the text leaves out (default: the cat on the centre,
+        R5, nothing covered)."""
+        fields: dict[str, str] = {}
+        text = (text or "").strip()
+        if text:
+            for m in _FIELD.finditer(text):
+                fields[m.group(1).lower()] = m.group(2).strip()
+            leftover = _FIELD.sub("", text).strip()
+            if leftover or set(fields) - {"cat", "covered"} or not fields:
+                raise NotationError(
+                    f"board {text!r} not understood; expected \"cat=N covered=A,B\" with spaces 0..6, "
+                    f"e.g. \"cat=3 covered=2,4\"",
+                    "R2",
+                )
+        cat_value = CENTRE if cat is None else cat
+        if "cat" in fields:
+            if not re.fullmatch(r"[+-]?\d+", fields["cat"]):
+                raise NotationError(f"board cat={fields['cat']!r}: expected a space 0..6", "R2")
+            cat_value = int(fields["cat"])
+        covered_text = fields.get("covered", covered)
+        spaces: list[int] = []
+        if covered_text and covered_text.strip() not in ("-", "none"):
+            for t in re.split(r"[\s,]+", covered_text.strip().strip("[]")):
+                if not t:
+                    continue
+                if not re.fullmatch(r"[+-]?\d+", t):
+                    raise NotationError(
+                        f"covered space {t!r} is not a space; expected spaces 0..6, e.g. covered=2,4", "R4"
+                    )
+                spaces.append(int(t))
+        if not -1 <= cat_value <= SPACES:
+            raise PositionError(f"cat on space {cat_value}: spaces run 0..6, the goals are -1 and 7", "R2")
+        return cls(cat=cat_value, covered=frozenset(spaces))
 
     @property
     def winner(self) -> int | None:

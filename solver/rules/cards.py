@@ -10,8 +10,6 @@ from typing import Iterable, Sequence
 
 from tacocat.errors import NotationError
 
-RANKS = range(1, 13)
-
 Hand = tuple[int, ...]
 
 

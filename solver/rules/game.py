@@ -25,8 +25,10 @@ from tacocat.rules.actions import Action
 from tacocat.rules.board import Board
 from tacocat.rules.cards import Hand, contains, counts, format_cards, hand, parse_cards, remove
 from tacocat.errors import IllegalMoveError, PositionError, RecordError, TacocatError
-from tacocat.rules.play import answers, attacks
+from tacocat.rules.history import ANSWER, ATTACK, History, check_view_facts, history_from_json
+from tacocat.rules.play import DRAW, LOSS, WIN, answers, attacks, duel_attacker, goes_to_showdown, showdown
 from tacocat.rules.ruleset import STANDARD, Ruleset
+from tacocat.rules.play import why_not_answer, why_not_attack
 
 REPLACE, DUEL, PLAY, OVER = "replace", "duel", "play", "over"
 RECORD_FORMAT = "tacocat-record"
@@ -212,24 +214,23 @@ class GameState:
                 raise IllegalMoveError(
                     f"answer {format_cards(action.cards)} can beat or sacrifice; say which (beats true/false)", "R13"
                 )
-        raise IllegalMoveError(self._why_illegal(player, kind, action), RULE_OF[kind])
+        raise IllegalMoveError(*self._why_illegal(player, kind, action))
 
-    def _why_illegal(self, player: int, kind: str, action: Action) -> str:
+    def _why_illegal(self, player: int, kind: str, action: Action) -> tuple[str, str]:
+        """The one real reason `action` is refused, and the rule it breaks
+        (the legal list is the door's to show: `legal_actions`)."""
         own = self.hands[player]
         cards = format_cards(action.cards)
         if not contains(own, action.cards):
-            return f"{kind} {cards}: player {player} does not hold these cards (hand {format_cards(own)})"
+            return f"{kind} {cards}: player {player} does not hold these cards (hand {format_cards(own)})", RULE_OF[kind]
         if kind == REPLACE:
-            return f"replace {cards}: may discard at most {self.replace_cap} cards (the first replacer's count)"
+            return (f"replace {cards}: the first replacer discarded {self.replace_cap}, so you may discard "
+                    f"at most {self.replace_cap}, not {len(action.cards)}"), "R7"
         if kind == DUEL:
-            return f"duel {cards}: a duel is exactly one card"
+            return f"duel {cards}: a duel is exactly one card, not {len(action.cards)}", "R9"
         if kind == "attack":
-            return (
-                f"attack {cards} is not a single, a set or a sequence of 3+ using at most "
-                f"{len(own) - 1} cards (R10-R11); legal: {', '.join(format_cards(a) for a in attacks(own))}"
-            )
-        options = "; ".join(str(a) for a in self.legal_actions(player))
-        return f"answer {cards} to attack {format_cards(self.table)} is not legal (an answer that does not beat must be the lowest card); legal: {options}"
+            return why_not_attack(own, action.cards)
+        return why_not_answer(self.table, own, action.cards, action.beats)
 
     def _replace(self, player: int, cards: Hand) -> None:
         if self.first_replacer == "both":
@@ -267,11 +268,10 @@ class GameState:
         self.hands = [remove(self.hands[0], (c0,)), remove(self.hands[1], (c1,))]
         self.discard.extend((c0, c1))
         self.history.append({"event": "duel", "cards": [c0, c1]})
-        if len(self.hands[0]) == 1:
-            # R9 ruling: one card each after the duel means no play phase.
+        if goes_to_showdown(len(self.hands[0])):
             self._showdown()
-        elif c0 != c1:
-            self.attacker = 0 if c0 > c1 else 1
+        elif (first := duel_attacker(c0, c1)) is not None:
+            self.attacker = first
             self.phase = PLAY
         # Equal ranks: both discarded, duel again (phase stays DUEL).
 
@@ -294,7 +294,7 @@ class GameState:
         """R17: the lower last card wins; equal ranks draw (or, under the
         `arrow` tie rule on a one-arrow space, the arrow's player wins)."""
         last = (self.hands[0][0], self.hands[1][0])
-        winner = 0 if last[0] < last[1] else 1 if last[1] < last[0] else None
+        winner = {WIN: 0, LOSS: 1, DRAW: None}[showdown(self.hands)]
         if winner is None and self.rules.tie == "arrow" and self.first_replacer != "both":
             winner = 0 if self.first_replacer == "p0" else 1
         self.history.append({"event": "showdown", "cards": list(last), "winner": winner})
@@ -405,13 +405,25 @@ def _reading(what: str):
         raise RecordError(f"malformed {what}: {exc}") from None
 
 
+def check_known_counts(rules: Ruleset, own: Hand, seen: Hand, table: Hand) -> None:
+    """R1 for what one player knows: own hand, face-up cards, the table,
+    naming where the extra copies are."""
+    rules.check_counts(
+        ("your hand holds", own, ""),
+        ("hand and seen cards hold", seen, "is a seen {rank} also in your hand? (seen lists face-up cards only)"),
+        ("hand, seen and table hold", table, "a card of the attack on the table belongs in table only, not also in seen"),
+    )
+
+
 RULE_OF = {REPLACE: "R7-R8", DUEL: "R9", "attack": "R10-R11", "answer": "R12-R13"}
 
 
-@dataclass
+@dataclass(frozen=True)
 class View:
     """What one player knows (RULES §5): own hand, every face-up card, the
-    unseen pool, the opponent's hand size, the public history."""
+    unseen pool, the opponent's hand size, the public history.  Immutable
+    once built: a view is a fact about a moment of the game, shared by the
+    searches that read it (its events are copies, never the game's own)."""
 
     player: int
     rules: Ruleset
@@ -427,9 +439,13 @@ class View:
     first_replacer: str
     replace_cap: int | None
     my_pending: Hand | None
-    acting: list[int]
-    history: list[dict]
-    rounds: list[dict]
+    acting: tuple[int, ...]
+    history: tuple[dict, ...]
+    rounds: tuple[dict, ...]
+
+    def __post_init__(self) -> None:
+        for name in ("acting", "history", "rounds"):
+            object.__setattr__(self, name, tuple(getattr(self, name)))
 
     @classmethod
     def of(cls, state: GameState, player: int) -> "View":
@@ -448,10 +464,18 @@ class View:
             first_replacer=state.first_replacer,
             replace_cap=state.replace_cap,
             my_pending=state.pending[player],
-            acting=state.acting_players(),
-            history=copy.deepcopy(state.history),
-            rounds=copy.deepcopy(state.rounds),
+            acting=tuple(state.acting_players()),
+            history=tuple(copy.deepcopy(state.history)),
+            rounds=tuple(copy.deepcopy(state.rounds)),
         )
+
+    @property
+    def play_history(self) -> History:
+        """The round's attacks and answers in order (R20 reads them): the
+        play-phase events of `history`."""
+        return history_from_json(
+            [{k: e[k] for k in ("event", "player", "cards", "beats") if k in e}
+             for e in self.history if isinstance(e, Mapping) and e.get("event") in (ATTACK, ANSWER)])
 
     @property
     def unseen_pool(self) -> Hand:
@@ -487,8 +511,8 @@ class View:
             "my_pending": None if self.my_pending is None else list(self.my_pending),
             "acting": list(self.acting),
             "unseen_pool": list(self.unseen_pool),
-            "history": copy.deepcopy(self.history),
-            "rounds": copy.deepcopy(self.rounds),
+            "history": copy.deepcopy(list(self.history)),
+            "rounds": copy.deepcopy(list(self.rounds)),
         }
 
     @classmethod
@@ -497,26 +521,29 @@ class View:
         defaults; `acting` is derived in the play phase); raises RecordError
         when malformed and PositionError when no game can produce it."""
         with _reading("view"):
+            phase, attacker = str(data.get("phase", PLAY)), data.get("attacker")
+            table = parse_cards(data.get("table", ()), "table")
+            acting = list(data.get("acting", []))
+            if not acting and phase == PLAY and attacker in (0, 1):
+                acting = [1 - attacker] if table else [attacker]
             view = cls(
                 player=int(data["player"]),
                 rules=Ruleset.from_dict(data.get("rules")),
                 board=Board.from_dict(data.get("board", {"cat": 3, "covered": []})),
-                phase=str(data.get("phase", PLAY)),
+                phase=phase,
                 hand=parse_cards(data["hand"], "hand"),
                 seen=parse_cards(data.get("seen", ()), "seen"),
-                table=parse_cards(data.get("table", ()), "table"),
-                attacker=data.get("attacker"),
+                table=table,
+                attacker=attacker,
                 opponent_hand_size=int(data["opponent_hand_size"]),
                 draw_pile_size=int(data.get("draw_pile_size", 0)),
                 first_replacer=str(data.get("first_replacer", "both")),
                 replace_cap=data.get("replace_cap"),
                 my_pending=None if data.get("my_pending") is None else hand(data["my_pending"]),
-                acting=list(data.get("acting", [])),
-                history=list(data.get("history", [])),
-                rounds=list(data.get("rounds", [])),
+                acting=acting,
+                history=copy.deepcopy(list(data.get("history", []))),
+                rounds=copy.deepcopy(list(data.get("rounds", []))),
             )
-        if not data.get("acting") and view.phase == PLAY and view.attacker in (0, 1):
-            view.acting = [1 - view.attacker] if view.table else [view.attacker]
         view.validate()
         return view
 
@@ -526,14 +553,7 @@ class View:
             raise PositionError(f"player must be 0 or 1, got {self.player!r}")
         if self.phase not in (REPLACE, DUEL, PLAY, OVER):
             raise PositionError(f"phase {self.phase!r} unknown; expected replace, duel or play")
-        known = counts(self.hand + self.seen + self.table)
-        for r in range(1, 13):
-            if known[r] > self.rules.count(r):
-                raise PositionError(
-                    f"hand, seen and table hold {known[r]} cards of rank {r} but the deck has "
-                    f"{self.rules.count(r)} (is a seen card also in your hand?)",
-                    "R1",
-                )
+        check_known_counts(self.rules, self.hand, self.seen, self.table)
         pool = len(self.unseen_pool)
         if self.opponent_hand_size < 0 or self.opponent_hand_size > pool:
             raise PositionError(
@@ -552,6 +572,22 @@ class View:
                 )
             if dfd < 1:
                 raise PositionError("hands are empty: play ends with one card each", "R16")
+            check_view_facts(self.play_history, player=self.player, hand_now=self.hand, seen=self.seen,
+                             table=self.table, attacker=self.attacker, opponent_hand_size=self.opponent_hand_size,
+                             pool=self.unseen_pool,
+                             play_start=_play_start(self.history))
+        elif self.phase in (REPLACE, DUEL) and self.play_history:
+            raise PositionError(f"a history of attacks and answers exists only in the play phase, not in {self.phase}", "R10")
+
+
+def _play_start(history: list) -> int | None:
+    """Cards each player held when the play phase began, from a full
+    history: the deal (R6) less one card per duel, ties included (R9);
+    None when the history does not record the deal."""
+    dealt = next((e.get("hand_size") for e in history if isinstance(e, Mapping) and e.get("event") == "deal"), None)
+    if not isinstance(dealt, int):
+        return None
+    return dealt - sum(1 for e in history if isinstance(e, Mapping) and e.get("event") == "duel")
 
 
 @dataclass

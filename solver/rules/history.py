@@ -279,3 +279,82 @@ def consistent_by_replay(cards: Sequence[int], events: Sequence[PlayEvent], play
         if not contains(holding, e.cards) or (e.cards, bool(e.beats)) not in answers(events[i - 1].cards, holding):
             return False
     return True
+
+
+def _floor_event(events: Sequence[PlayEvent], player: int, floor: int) -> int:
+    """The 1-based number of the answer of `player` that sets `floor`."""
+    for i, e in enumerate(events):
+        if e.event == ANSWER and e.player == player and answer_floor(events[i - 1].cards, e.cards, bool(e.beats)) == floor:
+            return i + 1
+    return 0  # pragma: no cover - a floor above 1 always comes from an answer
+
+
+def check_view_facts(
+    events: Sequence[PlayEvent],
+    *,
+    player: int,
+    hand_now: Sequence[int],
+    seen: Sequence[int],
+    table: Sequence[int],
+    attacker: int | None,
+    opponent_hand_size: int,
+    pool: Sequence[int],
+    play_start: int | None = None,
+) -> None:
+    """Refuse a play-phase history that contradicts the rest of a view, in
+    one line naming the event and the rule: its structure (`check_history`),
+    the attack on the table (the history's last event when one is pending),
+    its cards among the face-up ones (R15), the hand size it implies when
+    `play_start`, the cards each held when the play phase began, is known
+    (R6, R9), the asking player's own hand meeting its
+    own sacrifices' floor (R12), and at least one consistent opponent hand
+    left in the unseen pool (R20).  No history (none given) checks nothing:
+    the view then says nothing about the round's play so far."""
+    if not events:
+        return
+    check_history(events, attacker)
+    pending = events[-1] if events and events[-1].event == ATTACK else None
+    table = hand(table)
+    if table and (pending is None or pending.cards != table or pending.player != attacker):
+        raise PositionError(
+            f"the table holds {format_cards(table)} but the history does not end with that attack by player "
+            f"{attacker} (end it with 'p{attacker} attacks {format_cards(table)}')", "R10")
+    if pending is not None and not table:
+        raise PositionError(f"history event {len(events)} ({pending}) is an attack still to answer, but the table is empty", "R12")
+    done = events[:-1] if pending is not None else events
+    face_up = hand(c for e in done for c in e.cards)
+    if not contains(seen, face_up):
+        missing = _missing(face_up, seen)
+        raise PositionError(
+            f"the history's cards {format_cards(missing)} are not among the seen cards {format_cards(hand(seen)) or '(none)'}: "
+            "every attack and answer is face up (seen lists them)", "R15")
+    if play_start is not None and len(hand_now) + len(played_by(events, player)) != play_start:
+        raise PositionError(
+            f"wrong hand size: the play phase began with {play_start} cards each (the deal less the duel cards, "
+            f"R6, R9) and the history shows {len(played_by(events, player))} of yours played, which leaves "
+            f"{play_start - len(played_by(events, player))}, but the hand holds {len(hand_now)}", "R9")
+    own = hand_floor(events, player)
+    if hand_now and min(hand_now) < own:
+        k = _floor_event(events, player, own)
+        raise PositionError(
+            f"history event {k} ({events[k - 1]}): that sacrifice was your lowest card then, so your hand cannot "
+            f"hold {min(hand_now)} now", "R12")
+    floor = hand_floor(events, 1 - player)
+    room = sum(1 for c in pool if c >= floor)
+    if room < opponent_hand_size:
+        k = _floor_event(events, 1 - player, floor)
+        raise PositionError(
+            f"history event {k} ({events[k - 1]}): the opponent holds only cards of rank {floor} or more, but only "
+            f"{room} unseen cards are, fewer than its {opponent_hand_size}: no consistent hand", "R20")
+
+
+def _missing(cards: Sequence[int], seen: Sequence[int]) -> Hand:
+    """The cards of `cards` beyond what `seen` holds (as multisets)."""
+    left = list(hand(seen))
+    out = []
+    for c in hand(cards):
+        if c in left:
+            left.remove(c)
+        else:
+            out.append(c)
+    return hand(out)

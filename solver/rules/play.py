@@ -1,6 +1,7 @@
 """The play phase, readable reference (R10–R17): legal attacks, distinct
-answers, and an exhaustive minimax of the attack/defend tree with both hands
-known.  The fast Cython solver must agree with this module exactly."""
+answers, why a move is not one of them, and an exhaustive minimax of the
+attack/defend tree with both hands known.  The fast Cython solver must agree
+with this module exactly."""
 
 from __future__ import annotations
 
@@ -66,6 +67,46 @@ def _answers(attack: Hand, defender: Hand) -> frozenset[tuple[Hand, bool]]:
     return frozenset(found)
 
 
+def why_not_attack(own: Hand, cards: Hand) -> tuple[str, str]:
+    """Why `cards` (held) is not a legal attack from `own`, and the rule."""
+    text = format_cards(cards)
+    if len(cards) > len(own) - 1:
+        return (f"attack {text} uses {len(cards)} of your {len(own)} cards: an attack keeps one card back, "
+                f"so at most {len(own) - 1}"), "R11"
+    if len(cards) == 2:
+        return (f"attack {text}: two cards of different ranks are neither a set (one rank) nor a sequence "
+                f"(three or more consecutive ranks)"), "R10"
+    return (f"attack {text} is neither a single, a set (cards of one rank) nor a sequence "
+            f"(three or more consecutive ranks, one card of each)"), "R10"
+
+
+def why_not_answer(table: Hand, own: Hand, cards: Hand, beats: bool | None) -> tuple[str, str]:
+    """Why `cards` (held) is not a legal answer of `own` to the attack
+    `table` with trick result `beats` (None: either), and the rule: the
+    count first (one card per attack card), then a result the cards cannot
+    give, then a card that neither beats nor is the lowest (R12-R13)."""
+    text, attack = format_cards(cards), format_cards(table)
+    if len(cards) != len(table):
+        per = "a single card" if len(table) == 1 else f"{len(table)} cards"
+        return (f"answer {text} is {len(cards)} card{'s' if len(cards) != 1 else ''}, but the attack {attack} is "
+                f"{per}: each attack card takes exactly one answer card, {len(table)} in all"), "R12"
+    results = {b for c, b in answers(table, own) if c == cards}
+    if results and beats is True:
+        return (f"answer {text} cannot beat every card of {attack} in any order: at least one must be a "
+                f"sacrifice, and the trick goes to the attacker (say \"answer {text} sacrifice\")"), "R13"
+    if results and beats is False:
+        return (f"answer {text} beats every card of {attack} whatever the order: a sacrifice must be a card "
+                f"that does not beat (say \"answer {text} beat\")"), "R12"
+    if own[0] not in cards and len(table) == 1:
+        return (f"answer {text} does not beat {attack}, so it would be a sacrifice, and a sacrifice must be your "
+                f"lowest card ({own[0]})"), "R12"
+    if own[0] not in cards:
+        return (f"answer {text} cannot beat every card of {attack}, so one of its cards would be a sacrifice, "
+                f"and a sacrifice must be your lowest card ({own[0]}), which this answer keeps"), "R12"
+    return (f"answer {text} to {attack}: in no order is every card that does not beat your lowest card at "
+            f"that moment"), "R12"
+
+
 @dataclass(frozen=True)
 class PlayPosition:
     """A play-phase position with every card known.
@@ -129,12 +170,7 @@ def validate_position(pos: PlayPosition) -> None:
     if pos.attacker not in (0, 1):
         raise PositionError(f"attacker must be 0 or 1, got {pos.attacker!r}")
     h0, h1 = len(pos.hands[0]), len(pos.hands[1])
-    total = counts(pos.hands[0] + pos.hands[1] + pos.table)
-    for r in range(1, 13):
-        if total[r] > pos.rules.count(r):
-            raise PositionError(
-                f"{total[r]} cards of rank {r} in play but the deck holds {pos.rules.count(r)}", "R1"
-            )
+    pos.rules.check_counts(("the hands and table hold", pos.hands[0] + pos.hands[1] + pos.table, ""))
     if not pos.table:
         if h0 != h1:
             raise PositionError(f"hands of {h0} and {h1} cards: in play both hands hold the same number", "R10")
@@ -162,6 +198,19 @@ def showdown(hands: tuple[Hand, Hand]) -> int:
     result."""
     a, b = hands[0][0], hands[1][0]
     return WIN if a < b else LOSS if a > b else DRAW
+
+
+def duel_attacker(card0: int, card1: int) -> int | None:
+    """R9: the player whose duel card is higher attacks first; equal ranks
+    are both discarded and the players duel again (None).  (R9 ruling: a
+    player left with one card after a duel goes straight to the showdown,
+    `goes_to_showdown`.)"""
+    return 0 if card0 > card1 else 1 if card1 > card0 else None
+
+
+def goes_to_showdown(hand_size: int) -> bool:
+    """R9 ruling: one card each after the duel means no play phase."""
+    return hand_size == 1
 
 
 def play_value(pos: PlayPosition, utilities: Sequence[float] = DEFAULT_UTILITIES) -> float:

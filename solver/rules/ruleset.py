@@ -8,9 +8,9 @@ import json
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Iterable, Mapping
 
-from tacocat.errors import RulesetError
+from tacocat.errors import PositionError, RulesetError
 
 SPACES = 7
 CENTRE = 3
@@ -49,6 +49,24 @@ class Ruleset:
     def count(self, rank: int) -> int:
         """How many cards of `rank` the deck holds."""
         return self.deck[rank - 1]
+
+    def check_counts(self, *places: tuple[str, Iterable[int], str]) -> None:
+        """R1: no rank more often than the deck holds it.  `places` are
+        (who holds, cards, hint) taken together one after another, so the
+        error names the first place whose cards go over the deck's count;
+        the hint (may use {rank}) says what the mistake probably is."""
+        held = [0] * 13
+        for who, cards, hint in places:
+            for r in cards:
+                if isinstance(r, bool) or not isinstance(r, int) or not 1 <= r <= 12:
+                    raise PositionError(f"{who} {r!r}, which is not a rank; ranks run from 1 to 12", "R1")
+                held[r] += 1
+            for r in range(1, 13):
+                if held[r] > self.deck[r - 1]:
+                    tail = f": {hint.format(rank=r)}" if hint else ""
+                    raise PositionError(
+                        f"{who} {held[r]} cards of rank {r} but the deck has only {self.deck[r - 1]}{tail}", "R1"
+                    )
 
     def deck_cards(self) -> tuple[int, ...]:
         """The whole deck as a sorted tuple of ranks."""

@@ -8,9 +8,10 @@ from __future__ import annotations
 from typing import Any, Mapping, Sequence
 
 from tacocat.rules.board import Board
-from tacocat.rules.cards import counts, parse_cards
+from tacocat.rules.cards import parse_cards
 from tacocat.errors import NotationError, PositionError, RecordError
 from tacocat.rules.game import DUEL, PLAY, REPLACE, View
+from tacocat.rules.history import ANSWER, ATTACK, PlayEvent, history_from_json, history_to_json, parse_history
 from tacocat.rules.ruleset import STANDARD, Ruleset, load_ruleset
 
 PHASES = (REPLACE, DUEL, PLAY)
@@ -18,9 +19,9 @@ PHASES = (REPLACE, DUEL, PLAY)
 
 def build_view(
     *,
-    hand: Sequence[int],
-    seen: Sequence[int] = (),
-    table: Sequence[int] = (),
+    hand: Sequence[int] | str,
+    seen: Sequence[int] | str | None = (),
+    table: Sequence[int] | str | None = (),
     opponent: int | None = None,
     attacker: int | None = None,
     player: int = 0,
@@ -29,12 +30,26 @@ def build_view(
     board: Board | None = None,
     rules: Ruleset = STANDARD,
     notes: list[str] | None = None,
+    label: str = "",
+    history: str | Sequence[PlayEvent] | None = (),
 ) -> View:
     """A `View` from the few facts a user can type; everything else (the
     draw pile, who acts, the opponent's hand size when left out) follows
-    from the rules.  Leniency: a defender who gives the opponent's hand size
-    as counted before the attack (equal to their own) gets the table
-    subtracted, with a note appended to `notes`."""
+    from the rules.  Cards may be lists of ranks or plain notation; an error
+    names the field as `label` + its name (e.g. "--hand" on the command
+    line).  Leniency: a defender who gives the opponent's hand size as
+    counted before the attack (equal to their own) gets the table
+    subtracted, with a note appended to `notes`.  `history`: the round's
+    attacks and answers so far (R20), as events or in the notation of
+    `tacocat.rules.history.parse_history`, the pending attack on the table
+    last; when it leaves the table's attack out, that attack is added."""
+    if history is None:
+        history = ()
+    elif isinstance(history, str):
+        try:
+            history = parse_history(history)
+        except RecordError as exc:
+            raise RecordError(f"{label}history: {exc}") from None
     notes = notes if notes is not None else []
     board = board or Board()
     phase = phase or PLAY
@@ -42,7 +57,7 @@ def build_view(
         raise PositionError(f"player must be 0 or 1, got {player!r}")
     if phase not in PHASES:
         raise NotationError(f"phase {phase!r} unknown; expected one of {', '.join(PHASES)}")
-    hand, seen, table = tuple(sorted(hand)), tuple(sorted(seen)), tuple(sorted(table))
+    hand, seen, table = (parse_cards(c, label + what) for c, what in ((hand, "hand"), (seen, "seen"), (table, "table")))
     if not hand:
         raise NotationError('your hand is empty; give your cards, e.g. --hand "2 5 7 9"')
     other = 1 - player
@@ -92,8 +107,8 @@ def build_view(
         raise NotationError(f"--cap applies to the replace phase only (R7), not {phase}")
     if opponent < 0:
         raise PositionError(f"the opponent cannot hold {opponent} cards", "R5")
-    _check_counts(rules, hand, seen, table)
-    # every known card is in the deck (just checked), so the unseen pool is the rest
+    # R1 (every known card in the deck) is checked by `view.validate()`
+    # below, which rejects the view before this count could mislead anyone.
     pool = rules.deck_size - len(hand) - len(seen) - len(table)
     view = View(
         player=player,
@@ -110,33 +125,19 @@ def build_view(
         replace_cap=replace_cap,
         my_pending=None,
         acting=acting,
-        history=[],
+        history=history_to_json(_with_table(tuple(history), table, attacker)),
         rounds=[],
     )
     view.validate()
     return view
 
 
-def _check_counts(rules: Ruleset, hand: Sequence[int], seen: Sequence[int], table: Sequence[int]) -> None:
-    """R1: no rank more often than the deck holds it, naming where the extra
-    copies are."""
-    h, hs, all_ = counts(hand), counts(tuple(hand) + tuple(seen)), counts(tuple(hand) + tuple(seen) + tuple(table))
-    for r in range(1, 13):
-        n = rules.count(r)
-        if h[r] > n:
-            raise PositionError(f"your hand holds {h[r]} cards of rank {r} but the deck has only {n}", "R1")
-        if hs[r] > n:
-            raise PositionError(
-                f"hand and seen cards hold {hs[r]} of rank {r} but the deck has only {n}: "
-                f"is a seen {r} also in your hand? (seen lists face-up cards only)",
-                "R1",
-            )
-        if all_[r] > n:
-            raise PositionError(
-                f"hand, seen and table hold {all_[r]} cards of rank {r} but the deck has only {n}: "
-                "list the attack on the table in --table only, not in --seen",
-                "R1",
-            )
+def _with_table(events: tuple[PlayEvent, ...], table: Sequence[int], attacker: int | None) -> tuple[PlayEvent, ...]:
+    """A history that ends with a finished trick, given with an attack on
+    the table: the table's attack is the next event (R10)."""
+    if events and table and attacker in (0, 1) and events[-1].event == ANSWER:
+        return events + (PlayEvent(ATTACK, attacker, tuple(sorted(table))),)
+    return events
 
 
 VIEW_KEYS = {"player", "hand", "seen", "opponent_hand_size", "attacker", "table", "rules", "phase", "board", "replace_cap"}
@@ -155,7 +156,7 @@ def view_from_json(data: Any, notes: list[str] | None = None, *, allow_rule_file
     if unknown:
         raise RecordError(
             f"unknown view key(s) {sorted(unknown)}; expected player, hand, seen, opponent_hand_size, "
-            "attacker, table, rules, phase, board, replace_cap"
+            "attacker, table, rules, phase, board, replace_cap, history"
         )
     if "hand" not in data:
         raise RecordError('view is missing "hand" (your cards, e.g. [2, 5, 7, 9])')
@@ -186,9 +187,9 @@ def view_from_json(data: Any, notes: list[str] | None = None, *, allow_rule_file
         return v
 
     return build_view(
-        hand=parse_cards(data.get("hand"), "hand"),
-        seen=parse_cards(data.get("seen"), "seen"),
-        table=parse_cards(data.get("table"), "table"),
+        hand=data.get("hand"),
+        seen=data.get("seen"),
+        table=data.get("table"),
         opponent=int_or_none("opponent_hand_size"),
         attacker=int_or_none("attacker"),
         player=int_or_none("player") or 0,
@@ -197,4 +198,5 @@ def view_from_json(data: Any, notes: list[str] | None = None, *, allow_rule_file
         board=board,
         rules=rules,
         notes=notes,
+        history=history_from_json(data.get("history")),
     )

@@ -39,12 +39,17 @@ from tacocat.rules.actions import Action
 from tacocat.rules.cards import Hand, hand, remove
 from tacocat.errors import PositionError, TacocatError
 from tacocat.rules.game import DUEL, REPLACE, View
-from tacocat.search.pimc import MoveEval, PerfectSolver, PlayResult, rank_moves
-from tacocat.rules.play import showdown
+from tacocat.search.pimc import MIN_SAMPLES, MixedMove, MoveEval, PerfectSolver, PlayResult, rank_moves
+from tacocat.rules.play import duel_attacker, goes_to_showdown, showdown
+from tacocat.search.budget import Budget, budget_of
+from tacocat.search.gamevalue import ROUND_UTILITIES
 from tacocat.search.sampling import DEFAULT_EXACT_BUDGET, HandSampler, WorldSampler, rng_from
 
 DEFAULT_DUEL_SAMPLES = 400  # a hint: about 0.2 s, value margins near ±0.02
 DEFAULT_REPLACE_EVALS = 6000  # a hint: about 0.2 s; bots set their own budgets
+MIN_STAGE_DEALS = 8
+"""Deals every candidate alive in a stage gets even when the time runs out,
+so that no ranking rests on one deal (a few milliseconds)."""
 DEFAULT_CANDIDATES = None
 """All legal discard sets (a bot passes a smaller number)."""
 
@@ -154,24 +159,25 @@ def duel_then_play(me: Hand, opp: Hand, solver: PerfectSolver) -> int:
     """My round outcome (+1/0/-1) when both duel their highest card
     (repeating on ties, R9) and then play perfectly with both hands known."""
     while True:
-        if len(me) == 1:
+        if goes_to_showdown(len(me)):
             return showdown((me, opp))
         i, j = me[-1], opp[-1]
         me, opp = me[:-1], opp[:-1]
-        if len(me) == 1:
+        if goes_to_showdown(len(me)):
             return showdown((me, opp))
-        if i != j:
-            return solver.outcome((me, opp), 0 if i > j else 1)
+        if (first := duel_attacker(i, j)) is not None:
+            return solver.outcome((me, opp), first)
 
 
 def cell_outcome(me: Hand, opp: Hand, i: int, j: int, solver: PerfectSolver) -> int:
     """My round outcome after I duel `i` and the opponent duels `j`."""
     me, opp = remove(me, (i,)), remove(opp, (j,))
-    if len(me) == 1:
+    if goes_to_showdown(len(me)):
         return showdown((me, opp))
-    if i == j:
+    first = duel_attacker(i, j)
+    if first is None:
         return duel_then_play(me, opp, solver)
-    return solver.outcome((me, opp), 0 if i > j else 1)
+    return solver.outcome((me, opp), first)
 
 
 # -------------------------------------------------------------------- duel
@@ -204,7 +210,8 @@ def duel_matrix(
     nobs = np.zeros(shape)
     used = 0
     for k, (opp, p) in enumerate(worlds):
-        if used and ((stop is not None and stop.is_set()) or (deadline is not None and time.perf_counter() >= deadline)):
+        if used >= MIN_SAMPLES and ((stop is not None and stop.is_set())
+                                    or (deadline is not None and time.perf_counter() >= deadline)):
             break
         for a, i in enumerate(rows):
             for j in sorted(set(opp)):
@@ -226,21 +233,22 @@ def duel_matrix(
 
 def duel_eval(
     view: View,
+    budget: Budget | None = None,
     *,
-    samples: int | None = None,
-    time_ms: float | None = None,
-    seed: int | random.Random = 0,
-    utilities: Sequence[float] = (1.0, 0.0, -1.0),
+    utilities: Sequence[float] = ROUND_UTILITIES,
     exact_budget: int | None = DEFAULT_EXACT_BUDGET,
     solver: PerfectSolver | None = None,
     sampler: WorldSampler | None = None,
-    stop: threading.Event | None = None,
-    progress: Callable[[float], None] | None = None,
+    **legacy,
 ) -> PlayResult:
     """R9: every duel card with its odds against the opponent's optimal mix
-    of the matrix game; `extra["mixed"]` is my optimal mixed strategy.
-    Exact (every opponent hand with its probability) when the hands number
-    at most `exact_budget` (a negative budget: always sample)."""
+    of the matrix game; `mixed` is my optimal mixed strategy.  Exact (every
+    opponent hand with its probability) when the hands number at most
+    `exact_budget` (a negative budget: always sample); else `budget.samples`
+    sampled deals (default `DEFAULT_DUEL_SAMPLES`, or as many as its time
+    allows)."""
+    b = budget_of(budget, legacy, "duel_eval")
+    samples, time_ms, seed, stop, progress = b.samples, b.time_ms, b.seed, b.stop, b.progress
     _check(view, DUEL)
     t0 = time.perf_counter()
     solver = solver or PerfectSolver(view.rules)
@@ -272,11 +280,11 @@ def duel_eval(
     moves = rank_moves(moves)
     # equal values are common at an equilibrium: among them, the likelier pure move first
     moves.sort(key=lambda m: (-round(m.value, 9), -prob[m.action.cards[0]]))
-    mixed = [{"cards": [r], "probability": prob[r]} for r in cells["rows"]]
     complete = exact and cells["worlds"] == len(worlds)
     return PlayResult(moves, cells["worlds"], complete, time.perf_counter() - t0,
                       bool(stop is not None and stop.is_set()),
-                      {"mixed": mixed, "game_value": float(value), "opponent_mix": dict(zip(cells["cols"], map(float, y), strict=True))})
+                      mixed=tuple(MixedMove(r, prob[r]) for r in cells["rows"]), game_value=float(value),
+                      opponent_mix=tuple(MixedMove(c, float(p)) for c, p in zip(cells["cols"], y, strict=True)))
 
 
 class _Sampled:
@@ -294,36 +302,36 @@ class _Sampled:
             yield self.sampler.sample(self.rng), 1.0
 
 
-def sample_mixed(mixed: list[dict], rng: random.Random) -> Action:
+def sample_mixed(mixed: Sequence[MixedMove], rng: random.Random) -> Action:
     """Draw a duel card from a mixed strategy with a seeded RNG."""
     r = rng.random()
     acc = 0.0
     for m in mixed:
-        acc += m["probability"]
+        acc += m.probability
         if r < acc:
-            return Action("duel", tuple(m["cards"]))
-    return Action("duel", tuple(max(mixed, key=lambda m: m["probability"])["cards"]))
+            return Action("duel", (m.card,))
+    return Action("duel", (max(mixed, key=lambda m: m.probability).card,))
 
 
 # ----------------------------------------------------------------- replace
 
 def replace_eval(
     view: View,
+    budget: Budget | None = None,
     *,
-    samples: int | None = None,
-    time_ms: float | None = None,
-    seed: int | random.Random = 0,
-    utilities: Sequence[float] = (1.0, 0.0, -1.0),
+    utilities: Sequence[float] = ROUND_UTILITIES,
     candidates: int | None = DEFAULT_CANDIDATES,
     solver: PerfectSolver | None = None,
     sampler: HandSampler | None = None,
-    stop: threading.Event | None = None,
-    progress: Callable[[float], None] | None = None,
+    **legacy,
 ) -> PlayResult:
     """R7/R8: candidate discard sets (the best `candidates` by the static
     score, all by default) ranked by sequential halving over common worlds;
-    `samples` is the total number of (candidate, world) evaluations
-    (default: the larger of `DEFAULT_REPLACE_EVALS` and 8 per candidate)."""
+    `budget.samples` is the total number of (candidate, world) evaluations
+    (default: the larger of `DEFAULT_REPLACE_EVALS` and 8 per candidate;
+    with a time limit, as many as it allows)."""
+    b = budget_of(budget, legacy, "replace_eval")
+    samples, time_ms, seed, stop, progress = b.samples, b.time_ms, b.seed, b.stop, b.progress
     _check(view, REPLACE)
     t0 = time.perf_counter()
     deadline = None if time_ms is None else t0 + time_ms / 1000.0
@@ -358,18 +366,21 @@ def replace_eval(
     stage = 0
     out_of_time = False
     while True:
-        target = max(1, per_round // len(alive)) + (stats[alive[0]][0] if alive else 0)
-        for d in alive:
-            while stats[d][0] < target:
-                if (stop is not None and stop.is_set()) or (deadline is not None and time.perf_counter() >= deadline):
-                    # Out of time: every candidate still gets one evaluation,
-                    # then stop.
-                    if stats[d][0] > 0:
-                        out_of_time = all(stats[c][0] > 0 for c in alive)
-                        break
-                k = stats[d][0]
-                while len(worlds) <= k:
-                    worlds.append(sampler.deal(rng))
+        # Every candidate alive in a stage is evaluated on the same deals, one
+        # deal for all of them in turn, so they always have as many deals
+        # when the budget ends the stage (an evaluation budget: its share;
+        # a time budget: the time left shared among the stages left).
+        k = stats[alive[0]][0]
+        target = max(1, per_round // len(alive)) + k
+        stage_end = None if deadline is None else time.perf_counter() + (deadline - time.perf_counter()) / (rounds - stage)
+        while k < target:
+            if k >= MIN_STAGE_DEALS and ((stop is not None and stop.is_set())
+                                         or (stage_end is not None and time.perf_counter() >= stage_end)):
+                out_of_time = (stop is not None and stop.is_set()) or time.perf_counter() >= deadline
+                break
+            while len(worlds) <= k:
+                worlds.append(sampler.deal(rng))
+            for d in alive:
                 o = _replace_outcome(view.hand, d, worlds[k], opp_cap, pool, solver)
                 s = stats[d]
                 idx = 1 - o
@@ -378,12 +389,11 @@ def replace_eval(
                 s[1] += u
                 s[2] += u * u
                 s[3][idx] += 1
-                used += 1
-            if out_of_time:
-                break
+            used += len(alive)
+            k += 1
         stage += 1
         if progress is not None:
-            progress(min(1.0, used / samples))
+            progress(min(1.0, used / samples) if deadline is None else min(1.0, (time.perf_counter() - t0) / (deadline - t0)))
         if out_of_time or len(alive) == 1 or used >= samples:
             break
         alive.sort(key=lambda d: -stats[d][1] / stats[d][0])
@@ -406,7 +416,7 @@ def replace_eval(
                                             math.sqrt(var / (n - 1)) if n > 1 else None, visits=n)))
     moves.sort(key=lambda t: (-t[0], -t[1].value, len(t[1].action.cards)))
     return PlayResult([m for _, m in moves], len(worlds), False, time.perf_counter() - t0,
-                      bool(stop is not None and stop.is_set()), {"evaluations": used, "candidates": len(ranked)})
+                      bool(stop is not None and stop.is_set()), evaluations=used, candidates=len(ranked))
 
 
 def _replace_outcome(mine: Hand, discard: Hand, world: tuple[Hand, list[int]], opp_cap, pool, solver) -> int:

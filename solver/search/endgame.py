@@ -28,7 +28,7 @@ from tacocat.errors import TacocatError
 from tacocat.rules.game import View
 from tacocat.search.hint import EXACT_LIMIT, HintResult, hint
 from tacocat.search.pimc import PerfectSolver, check_play_view
-from tacocat.rules.play import PlayPosition
+from tacocat.rules.play import PlayPosition, showdown
 from tacocat.search.sampling import HandSampler, world_hands
 from tacocat.core.exact import PVStep, solve
 
@@ -118,11 +118,6 @@ class EndgameResult:
         }
 
 
-def hand_count(view: View) -> int:
-    """How many distinct opponent hands are consistent with `view`."""
-    return HandSampler(view).count()
-
-
 def _int_arg(value: Any, name: str, low: int, high: int | None = None) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or value < low or (high is not None and value > high):
         span = f"{low}..{high}" if high is not None else f"at least {low}"
@@ -184,7 +179,7 @@ def solve_endgame(
             steps += pv.pv
             final = pv.showdown
         mine_last, their_last = final[view.player], final[1 - view.player]
-        outcome = "win" if mine_last < their_last else "loss" if mine_last > their_last else "draw"
+        outcome = OUTCOMES[1 - showdown(((mine_last,), (their_last,)))]  # R17, from my side
         if outcome != mine:  # pragma: no cover - the two solvers agree (tests/test_solver.py)
             raise TacocatError(f"internal: the line against {opp} ends in a {outcome}, the search said {mine}")
         out_lines.append(EndgameLine(opp, p, steps, (mine_last, their_last), outcome))

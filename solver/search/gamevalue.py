@@ -27,16 +27,17 @@ from typing import Sequence
 
 from tacocat.rules.board import Board
 from tacocat.errors import TacocatError
+from tacocat.rules.play import DEFAULT_UTILITIES
 from tacocat.rules.ruleset import SPACES, STANDARD, Ruleset
 
-DATA = Path(__file__).resolve().parent / "data"
+DATA = Path(__file__).resolve().parents[1] / "data"  # the package's data/ (tacocat/data)
 RATES_FILE = DATA / "round_rates.json"
 VALUES_FILE = DATA / "game_values.json"
 
 DEFAULT_DRAW = 0.10
 """Draw rate assumed on every space when no measured rates exist."""
 
-ROUND_UTILITIES = (1.0, 0.0, -1.0)
+ROUND_UTILITIES = DEFAULT_UTILITIES
 """Round-only utilities of (win, drawn round, loss)."""
 
 
@@ -155,10 +156,12 @@ def round_utilities(board: Board, player: int, rules: Ruleset = STANDARD, kind: 
         if kind == "game":
             return tuple(2.0 * g - 1.0 for g in round_game_wins(board, player, rules))  # type: ignore[return-value]
         raise TacocatError(f"utilities {kind!r} unknown; expected 'game', 'round' or three numbers")
+    from tacocat.core.exact import check_utilities  # the one check of three finite numbers
+
     try:
-        u = tuple(float(x) for x in kind)
-    except (TypeError, ValueError):
-        raise TacocatError(f"utilities must be 'game', 'round' or three numbers, got {kind!r}") from None
+        u = tuple(float(x) for x in check_utilities(kind))
+    except TacocatError:
+        raise TacocatError(f"utilities must be 'game', 'round' or three finite numbers, got {kind!r}") from None
     if len(u) != 3 or not (u[0] >= u[1] >= u[2]) or u[0] == u[2]:
         raise TacocatError(f"utilities (win, draw, loss) must satisfy win >= draw >= loss, win > loss; got {kind!r}")
     return u  # type: ignore[return-value]

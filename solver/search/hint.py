@@ -24,26 +24,59 @@ assumes.  `utilities="round"` scores a round 1 / 0 / -1 instead."""
 
 from __future__ import annotations
 
-import threading
 import time
-from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import Any, Mapping, Sequence
 
 from tacocat.rules.actions import Action
 from tacocat.errors import PositionError, TacocatError
 from tacocat.rules.game import DUEL, REPLACE, View
-from tacocat.search.gamevalue import round_game_wins, round_utilities
-from tacocat.search.pimc import MoveEval, PerfectSolver, PlayResult, exact_play, pimc_play
+from tacocat.search.gamevalue import ROUND_UTILITIES, round_game_wins, round_utilities
+from tacocat.search.budget import Budget, budget_of
+from tacocat.search.pimc import MixedMove, MoveEval, PerfectSolver, PlayResult, exact_play, pimc_play
 from tacocat.search.sampling import DEFAULT_EXACT_BUDGET, HandSampler
 
 METHODS = ("auto", "exact", "pimc", "ismcts")
+"""The hint methods: the one list the CLI and the protocol offer."""
+DEFAULT_HINT_SAMPLES = 3000
+DEFAULT_HINT_MS = 500
+"""A sampled play-phase hint with no budget given takes `DEFAULT_HINT_SAMPLES`
+deals or `DEFAULT_HINT_MS` milliseconds, the first reached: about what a
+hint may take.  3000 deals give a 95% margin near ±0.01 on a value (the
+table states every row's margin); a position that solves fast stays
+reproducible from the seed, a slow one (8-card hands on a loaded machine)
+stops at the time.  Give `iterations` for a result reproducible anywhere."""
 EXACT_LIMIT = 200_000
 """`method="exact"` refuses views with more distinct opponent hands."""
 
 
-@dataclass
+@dataclass(frozen=True)
+class Knobs:
+    """How a search is shaped beyond its budget: what a bot sets and a user
+    rarely does.  `tacocat.players.bots.SearchBot` passes its own; `hint`
+    takes the defaults.  None means the search's own default."""
+
+    duel_samples: int | None = None
+    """Duel: sampled deals (instead of the budget's samples)."""
+    duel_exact_budget: int | None = None
+    """Duel: enumerate hands exactly up to this many (-1: always sample)."""
+    replace_samples: int | None = None
+    """Replacement: evaluations (instead of the budget's samples)."""
+    candidates: int | None = None
+    """Replacement: discard sets compared (the static score's best)."""
+    threads: int = 1
+    """ISMCTS: root-parallel trees."""
+    exact_cards: int | None = None
+    """ISMCTS: rollouts switch to the exact solver at this many cards."""
+    c_uct: float | None = None
+    """ISMCTS: the UCB exploration constant."""
+    rollout: str | None = None
+    """ISMCTS: the rollout policy."""
+
+
+@dataclass(frozen=True)
 class HintResult:
-    """A ranked answer to one decision."""
+    """A ranked answer to one decision; immutable."""
 
     method: str
     """"exact", "pimc" or "ismcts": what actually ran."""
@@ -51,20 +84,27 @@ class HintResult:
     """True when the odds average every consistent opponent hand exactly."""
     decision: str
     """"attack", "answer", "replace" or "duel"."""
-    moves: list[MoveEval]
+    moves: tuple[MoveEval, ...]
     """Every evaluated move, best first."""
     seconds: float
     samples: int | None = None
     """Worlds evaluated (sampled methods)."""
     iterations: int | None = None
     """ISMCTS iterations."""
-    mixed: list[dict] | None = None
-    """Duel only: my optimal mixed strategy [{"cards": [r], "probability": p}]."""
-    utilities: tuple[float, float, float] = (1.0, 0.0, -1.0)
+    mixed: tuple[MixedMove, ...] | None = None
+    """Duel only: my optimal mixed strategy."""
+    utilities: tuple[float, float, float] = ROUND_UTILITIES
     """Utilities of (win, drawn round, loss) used for `value`."""
     stopped: bool = False
-    """True when `stop` cut the search short."""
-    extra: dict = field(default_factory=dict)
+    """True when `stop` (or the time limit of an exact enumeration) cut the search short."""
+    worlds: int | None = None
+    """Distinct consistent opponent hands averaged (exact), or deals sampled."""
+    search: PlayResult | None = None
+    """The search's own result, with its typed extras (ISMCTS nodes, the
+    duel's game value and opponent mix, replacement evaluations)."""
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "moves", tuple(self.moves))
 
     @property
     def best(self) -> MoveEval:
@@ -83,32 +123,24 @@ class HintResult:
             d["samples"] = self.samples
         if self.iterations is not None:
             d["iterations"] = self.iterations
+        if self.worlds is not None:
+            d["worlds"] = self.worlds
         d.update(seconds=self.seconds, decision=self.decision, moves=moves, best=moves[0] if moves else None)
         if self.mixed is not None:
-            d["mixed"] = self.mixed
+            d["mixed"] = [m.to_dict() for m in self.mixed]
         d["utilities"] = list(self.utilities)
         if self.stopped:
             d["stopped"] = True
         return d
 
 
-def _validate(view, iterations, time_ms, seed, method, stop, progress) -> View:
+def _validate(view: Any, method: str) -> View:
     if isinstance(view, Mapping):
         view = View.from_dict(view)
     if not isinstance(view, View):
         raise TacocatError(f"view: expected a View (or its dict form), got {type(view).__name__}")
     if method not in METHODS:
         raise TacocatError(f"method {method!r} unknown; expected one of {', '.join(METHODS)}")
-    if iterations is not None and (isinstance(iterations, bool) or not isinstance(iterations, int) or iterations < 1):
-        raise TacocatError(f"iterations must be a positive integer, got {iterations!r}")
-    if time_ms is not None and (isinstance(time_ms, bool) or not isinstance(time_ms, (int, float)) or not time_ms > 0):
-        raise TacocatError(f"time_ms must be a positive number, got {time_ms!r}")
-    if isinstance(seed, bool) or not isinstance(seed, int):
-        raise TacocatError(f"seed must be an integer, got {seed!r}")
-    if stop is not None and not hasattr(stop, "is_set"):
-        raise TacocatError("stop must be a threading.Event (or None)")
-    if progress is not None and not callable(progress):
-        raise TacocatError("progress must be callable (or None)")
     if view.phase == "over":
         raise PositionError("the game is over: there is nothing to decide", "R19")
     if view.decision is None:
@@ -122,39 +154,56 @@ def _validate(view, iterations, time_ms, seed, method, stop, progress) -> View:
 
 def hint(
     view: View,
+    budget: Budget | None = None,
     *,
-    iterations: int | None = None,
-    time_ms: float | None = None,
-    seed: int = 0,
     method: str = "auto",
-    stop: threading.Event | None = None,
-    progress: Callable[[float], None] | None = None,
     utilities: str | Sequence[float] = "game",
     exact_budget: int = DEFAULT_EXACT_BUDGET,
     solver: PerfectSolver | None = None,
+    knobs: Knobs = Knobs(),
+    **legacy: Any,
 ) -> HintResult:
-    """Rank every move of `view`'s decision (see the module docstring).
-    `iterations` is the sample / iteration budget, `time_ms` a time budget
-    (the first reached ends the search); `stop` set returns the best answer
-    so far; `progress(fraction)` is called now and then.  Raises
-    `TacocatError` subclasses for bad input."""
-    view = _validate(view, iterations, time_ms, seed, method, stop, progress)
+    """Rank every move of `view`'s decision (see the module docstring): the
+    one dispatcher of the searches, which bots call too.  `budget`
+    (`tacocat.search.budget.Budget`; or the keywords `iterations`, `time_ms`,
+    `seed`, `stop`, `progress` as before): its samples are the sample /
+    iteration budget, its time a time budget (the first reached ends the
+    search; it counts from the call, set-up included); a stop returns the
+    best answer so far; progress(fraction) is called now and then.  With
+    no budget a sampled play-phase hint takes `DEFAULT_HINT_SAMPLES` deals
+    or `DEFAULT_HINT_MS`, the first reached.  Raises `TacocatError`
+    subclasses for bad input."""
+    t_call = time.perf_counter()
+    b = budget_of(budget, legacy, "hint")
+    view = _validate(view, method)
+    if not isinstance(knobs, Knobs):
+        raise TacocatError(f"knobs must be a Knobs, got {type(knobs).__name__}")
     util = round_utilities(view.board, view.player, view.rules, utilities)
     solver = solver or PerfectSolver(view.rules)
     kind = view.decision
-    t0 = time.perf_counter()
-    mixed = None
-    its = None
+
+    def left(samples: int | None = b.samples, ms: float | None = b.time_ms) -> Budget:
+        """The budget with what is left of its time after the set-up (never less than 1 ms)."""
+        if ms is not None:
+            ms = max(ms - 1000.0 * (time.perf_counter() - t_call), 1.0)
+        return b.with_(samples=samples, time_ms=ms)
 
     if kind in ("attack", "answer"):
         res: PlayResult | None = None
+        used = method
         if method == "ismcts":
-            from tacocat.search.ismcts import ismcts_play
+            from tacocat.search.ismcts import check_ismcts_view, ismcts_play
 
-            res = ismcts_play(view, iterations=iterations, time_ms=time_ms, seed=seed, utilities=util, stop=stop,
-                              progress=progress)
-            used = "ismcts"
-            its = res.extra.get("iterations")
+            try:
+                check_ismcts_view(view)
+            except PositionError:  # hands or pool too big for the packed search: PIMC, said in `method`
+                used = "pimc"
+                # an iteration count is no deal count: PIMC's own default, within the time given
+                res = pimc_play(view, left(None), utilities=util, solver=solver)
+            else:
+                extra = {k: v for k, v in (("threads", knobs.threads), ("exact_cards", knobs.exact_cards),
+                                           ("c_uct", knobs.c_uct), ("rollout", knobs.rollout)) if v is not None}
+                res = ismcts_play(view, left(), utilities=util, **extra)
         else:
             if method in ("exact", "auto"):
                 sampler = HandSampler(view)
@@ -164,53 +213,53 @@ def hint(
                         f"{EXACT_LIMIT}; use auto, pimc or ismcts"
                     )
                 limit = EXACT_LIMIT if method == "exact" else exact_budget
-                res = exact_play(view, utilities=util, budget=limit, solver=solver, sampler=sampler, stop=stop,
-                                 progress=progress, seed=seed)
+                res = exact_play(view, left(), utilities=util, max_hands=limit, solver=solver, sampler=sampler)
             used = "exact"
             if res is None:
-                res = pimc_play(view, samples=iterations, time_ms=time_ms, seed=seed, utilities=util, solver=solver,
-                                stop=stop, progress=progress)
+                spend = left(DEFAULT_HINT_SAMPLES, DEFAULT_HINT_MS) if b.unlimited else left()
+                res = pimc_play(view, spend, utilities=util, solver=solver)
                 used = "pimc"
-        assert res is not None
-        moves, exact, worlds, stopped = res.moves, res.exact, res.worlds, res.stopped
     elif kind == DUEL:
         from tacocat.search.decisions import duel_eval
 
-        want_exact = method in ("exact", "auto")
-        res = duel_eval(view, samples=iterations, time_ms=time_ms, seed=seed, utilities=util,
-                        exact_budget=(EXACT_LIMIT if method == "exact" else exact_budget) if want_exact else -1,
-                        solver=solver, stop=stop, progress=progress)
+        if knobs.duel_exact_budget is not None:
+            limit = knobs.duel_exact_budget
+        elif method in ("exact", "auto"):
+            limit = EXACT_LIMIT if method == "exact" else exact_budget
+        else:
+            limit = -1
+        samples = knobs.duel_samples if knobs.duel_samples is not None else b.samples
+        res = duel_eval(view, left(samples), utilities=util, exact_budget=limit, solver=solver)
         used = "exact" if res.exact else "pimc"
-        moves, exact, worlds, stopped = res.moves, res.exact, res.worlds, res.stopped
-        mixed = res.extra["mixed"]
     elif kind == REPLACE:
-        from tacocat.search.decisions import replace_eval
+        from tacocat.search.decisions import DEFAULT_CANDIDATES, replace_eval
 
-        res = replace_eval(view, samples=iterations, time_ms=time_ms, seed=seed, utilities=util, solver=solver,
-                           stop=stop, progress=progress)
-        used, exact, worlds, stopped = "pimc", False, res.worlds, res.stopped
-        moves = res.moves
+        samples = knobs.replace_samples if knobs.replace_samples is not None else b.samples
+        cand = knobs.candidates if knobs.candidates is not None else DEFAULT_CANDIDATES
+        res = replace_eval(view, left(samples), utilities=util, candidates=cand, solver=solver)
+        used = "pimc"
     else:  # pragma: no cover - decision kinds are closed
         raise PositionError(f"unknown decision {kind!r}")
 
+    assert res is not None
     gw = round_game_wins(view.board, view.player, view.rules)
-    for m in moves:
-        if m.visits == 0:
-            continue
-        m.game_win = m.win * gw[0] + m.draw * gw[1] + m.loss * gw[2]
-    if progress is not None:
-        progress(1.0)
+    moves = tuple(m if m.visits == 0 else replace(m, game_win=m.win * gw[0] + m.draw * gw[1] + m.loss * gw[2])
+                  for m in res.moves)
+    if b.progress is not None:
+        b.progress(1.0)
+    exact = used == "exact" and res.exact
     return HintResult(
         method=used,
         exact=bool(exact),
         decision=kind,
         moves=moves,
-        seconds=time.perf_counter() - t0,
+        seconds=time.perf_counter() - t_call,
         # A stopped enumeration says how many hands it averaged.
-        samples=None if (used == "exact" and exact) or used == "ismcts" else worlds,
-        iterations=its,
-        mixed=mixed,
+        samples=None if exact or used == "ismcts" else res.worlds,
+        iterations=res.iterations,
+        mixed=res.mixed,
         utilities=tuple(util),
-        stopped=bool(stopped),
-        extra=dict(res.extra),
+        stopped=bool(res.stopped),
+        worlds=None if used == "ismcts" else res.worlds,
+        search=res,
     )

@@ -14,13 +14,16 @@ import math
 import random
 import threading
 import time
-from typing import Callable, Sequence
+from dataclasses import replace
+from typing import Sequence
 
-from tacocat.rules.actions import Action
 from tacocat.rules.cards import counts
 from tacocat.errors import PositionError, TacocatError
 from tacocat.rules.game import View
+from tacocat.search.budget import Budget, budget_of
+from tacocat.search.gamevalue import ROUND_UTILITIES
 from tacocat.search.pimc import MoveEval, PlayResult, check_play_view
+from tacocat.search.sampling import HandSampler
 
 DEFAULT_ITERATIONS = 50_000
 DEFAULT_C = 1.0
@@ -39,8 +42,11 @@ def _tree(view: View, utilities: Sequence[float], c_uct: float, exact_cards: int
           rollout: int = 0):
     from tacocat.core import _ismcts
 
+    # The tree deals the opponent from the cards it may hold (R20: the unseen
+    # pool at or above the floor its sacrifices set); the draw pile plays no
+    # part in the play phase.
     return _ismcts.Tree(
-        list(view.hand), list(view.unseen_pool), view.opponent_hand_size, view.player, view.attacker,
+        list(view.hand), list(HandSampler(view).opp_pool), view.opponent_hand_size, view.player, view.attacker,
         list(view.table), tuple(float(u) for u in utilities), float(c_uct), int(exact_cards),
         seed & 0xFFFFFFFFFFFFFFFF, int(max_nodes), 1 << 16, int(rollout),
     )
@@ -63,28 +69,26 @@ def check_ismcts_view(view: View) -> None:
 
 def ismcts_play(
     view: View,
+    budget: Budget | None = None,
     *,
-    iterations: int | None = None,
-    time_ms: float | None = None,
-    seed: int = 0,
-    utilities: Sequence[float] = (1.0, 0.0, -1.0),
+    utilities: Sequence[float] = ROUND_UTILITIES,
     c_uct: float = DEFAULT_C,
     exact_cards: int = DEFAULT_EXACT_CARDS,
     threads: int = 1,
     rollout: str = DEFAULT_ROLLOUT,
     max_nodes: int = 1_000_000,
-    stop: threading.Event | None = None,
-    progress: Callable[[float], None] | None = None,
+    **legacy,
 ) -> PlayResult:
     """Search the view's play-phase decision; moves ranked by visits (the
     robust child), each with its mean reward and outcome frequencies.
-    A tree holds at most `max_nodes` nodes (about 100 bytes each); once full,
-    iterations go on without expanding."""
+    `budget.samples` counts iterations (default `DEFAULT_ITERATIONS` when
+    the budget has no limit).  A tree holds at most `max_nodes` nodes
+    (about 100 bytes each); once full, iterations go on without expanding."""
+    b = budget_of(budget, legacy, "ismcts_play")
     check_ismcts_view(view)
-    if iterations is None and time_ms is None:
+    iterations, time_ms, seed, stop, progress = b.samples, b.time_ms, b.seed, b.stop, b.progress
+    if b.unlimited:
         iterations = DEFAULT_ITERATIONS
-    if iterations is not None and iterations < 1:
-        raise TacocatError(f"iterations must be at least 1, got {iterations}")
     if threads < 1:
         raise TacocatError(f"threads must be at least 1, got {threads}")
     seeds = [random.Random(f"ismcts/{seed}/{i}").getrandbits(64) for i in range(threads)]
@@ -135,15 +139,12 @@ def ismcts_play(
             t.start()
         for t in pool:
             t.join()
-    moves = merge_roots(view, [t.root_children() for t in trees])
-    for m in moves:
-        if m.visits:
-            m.value = m.value * scale + shift
-            if m.stderr is not None:
-                m.stderr *= abs(scale)
+    moves = [m if not m.visits else replace(m, value=m.value * scale + shift,
+                                              stderr=None if m.stderr is None else m.stderr * abs(scale))
+             for m in merge_roots(view, [t.root_children() for t in trees])]
     total = sum(t.total_iterations for t in trees)
     return PlayResult(moves, total, False, time.perf_counter() - t0, stopped[0],
-                      {"iterations": total, "nodes": sum(t.node_count for t in trees)})
+                      iterations=total, nodes=sum(t.node_count for t in trees))
 
 
 def merge_roots(view: View, roots: list[list[tuple]]) -> list[MoveEval]:
@@ -174,8 +175,3 @@ def merge_roots(view: View, roots: list[list[tuple]]) -> list[MoveEval]:
         out.append((n, i, MoveEval(action, s[3] / n, s[4] / n, s[5] / n, mean, stderr, visits=int(n))))
     out.sort(key=lambda t: (-t[0], -t[2].value, t[1]))
     return [m for _, _, m in out]
-
-
-def best_action(view: View, **kw) -> Action:
-    """The most visited move of `ismcts_play(view, **kw)`."""
-    return ismcts_play(view, **kw).moves[0].action

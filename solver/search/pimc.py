@@ -29,15 +29,21 @@ from tacocat.rules.actions import Action
 from tacocat.rules.cards import Hand
 from tacocat.errors import PositionError, TacocatError
 from tacocat.rules.game import PLAY, View
-from tacocat.rules.play import PlayPosition, move_values, play_value, showdown
+from tacocat.core.exact import Solver
+from tacocat.search.budget import Budget, budget_of
+from tacocat.search.gamevalue import ROUND_UTILITIES
 from tacocat.rules.ruleset import STANDARD, Ruleset
 from tacocat.search.sampling import DEFAULT_EXACT_BUDGET, HandSampler, WorldSampler, rng_from, world_hands
 
 DEFAULT_SAMPLES = 200
-"""Worlds per decision when neither samples nor time is given."""
+"""Worlds per decision when neither samples nor time is given (a bot's
+budget; `tacocat.search.hint` spends a time budget instead)."""
+MIN_SAMPLES = 30
+"""Worlds a sampled search takes before a time limit or a stop may end it,
+so that no ranking rests on one deal (milliseconds)."""
 
 
-@dataclass
+@dataclass(frozen=True)
 class MoveEval:
     """One candidate move with its odds, from the asking player's side."""
 
@@ -77,59 +83,18 @@ def rank_moves(moves: list[MoveEval]) -> list[MoveEval]:
 
 # ----------------------------------------------------------------- solver
 
-class PerfectSolver:
-    """The perfect-information solver behind PIMC, behind one small
-    interface so the backend can change: the Cython alpha-beta with its
-    transposition table (`tacocat.core._search.Core`) when it is built, else the
-    reference minimax of `tacocat.rules.play`.  One instance per thread."""
+class PerfectSolver(Solver):
+    """The perfect-information solver behind every hidden-hand search: the
+    exact core's one Python wrapper (`tacocat.core.exact.Solver`), with its
+    transposition table kept across the worlds of a search (positions
+    repeat across worlds).  `move_outcomes` / `outcome` give player 0's
+    round outcome (+1 / 0 / -1).  One instance per thread."""
 
-    def __init__(self, rules: Ruleset = STANDARD, tt_entries: int = 1 << 20, backend: str = "auto") -> None:
+    def __init__(self, rules: Ruleset = STANDARD, tt_entries: int = 1 << 20) -> None:
+        super().__init__(keep_tt=True, tt_entries=tt_entries)
         self.rules = rules
-        self.core = None
-        self.max_hand = 0
-        if backend not in ("auto", "fast", "reference"):
-            raise TacocatError(f"solver backend {backend!r} unknown; expected auto, fast or reference")
-        if backend != "reference":
-            try:
-                from tacocat.core import _search
 
-                self.core = _search.Core(tt_entries)
-                self._pack = _search.pack_hand
-                self._unpack = _search.unpack_hand
-                self._beats = int(_search.BEATS)
-                self.max_hand = int(_search.LIMITS["max_hand"])
-            except (ImportError, AttributeError, KeyError):
-                if backend == "fast":
-                    raise TacocatError("the fast solver (tacocat.core._search) is not built; run pip install -e .") from None
-                self.core = None
-        self.backend = "fast" if self.core is not None else "reference"
-
-    def move_outcomes(self, hands: tuple[Hand, Hand], attacker: int, table: Hand = ()) -> list[tuple[Hand, bool | None, int]]:
-        """Every root move with player 0's round outcome after it under best
-        play by both: +1 win, 0 drawn round, -1 loss.  `hands[attacker]`
-        excludes the table (as in `PlayPosition`)."""
-        if self.core is not None and max(len(hands[0]), len(hands[1])) <= self.max_hand:
-            pack = self._pack
-            raw = self.core.moves(pack(hands[0]), pack(hands[1]), attacker, pack(table), 2, 1, 0)
-            out = []
-            beats_bit = self._beats
-            for mv, level in raw:
-                cards = self._unpack(mv & ~beats_bit)
-                beats = bool(mv & beats_bit) if table else None
-                out.append((cards, beats, int(level) - 1))
-            return out
-        pos = PlayPosition(hands, attacker, table, self.rules)
-        return [(c, b, int(v)) for c, b, v in move_values(pos, (1.0, 0.0, -1.0))]
-
-    def outcome(self, hands: tuple[Hand, Hand], attacker: int, table: Hand = ()) -> int:
-        """Player 0's round outcome under best play by both (+1 / 0 / -1);
-        a showdown when both hold one card and the table is empty."""
-        if not table and len(hands[0]) == 1 and len(hands[1]) == 1:
-            return showdown(hands)
-        if self.core is not None and max(len(hands[0]), len(hands[1])) <= self.max_hand:
-            pack = self._pack
-            return int(self.core.value(pack(hands[0]), pack(hands[1]), attacker, pack(table), 2, 1, 0)) - 1
-        return int(play_value(PlayPosition(hands, attacker, table, self.rules), (1.0, 0.0, -1.0)))
+    move_outcomes = Solver.outcomes
 
 
 # ------------------------------------------------------------- aggregation
@@ -187,95 +152,137 @@ def check_play_view(view: View) -> None:
         )
 
 
-@dataclass
+@dataclass(frozen=True)
+class MixedMove:
+    """One card of a mixed strategy (the duel, R9) and its probability."""
+
+    card: int
+    probability: float
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"cards": [self.card], "probability": self.probability}
+
+
+@dataclass(frozen=True)
 class PlayResult:
-    moves: list[MoveEval]
+    """What one search found; immutable.  The fields after `stopped` are
+    filled by the searches they concern (None elsewhere)."""
+
+    moves: tuple[MoveEval, ...]
+    """Every evaluated move, best first."""
     worlds: int
+    """Distinct hands averaged (exact), deals sampled, or ISMCTS iterations."""
     exact: bool
     seconds: float
     stopped: bool = False
-    extra: dict = field(default_factory=dict)
+    mixed: tuple[MixedMove, ...] | None = None
+    """Duel: my optimal mixed strategy over my distinct cards."""
+    game_value: float | None = None
+    """Duel: the value of the matrix game."""
+    opponent_mix: tuple[MixedMove, ...] | None = None
+    """Duel: the opponent's optimal mixed strategy over the ranks it may hold."""
+    iterations: int | None = None
+    """ISMCTS: iterations run (all trees)."""
+    nodes: int | None = None
+    """ISMCTS: tree nodes (all trees)."""
+    evaluations: int | None = None
+    """Replacement: (candidate, deal) evaluations."""
+    candidates: int | None = None
+    """Replacement: candidate discards compared."""
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "moves", tuple(self.moves))
+
+
+_UNSET: Any = object()
 
 
 def exact_play(
     view: View,
+    budget: Budget | int | None = _UNSET,
     *,
-    utilities: Sequence[float] = (1.0, 0.0, -1.0),
-    budget: int | None = DEFAULT_EXACT_BUDGET,
+    utilities: Sequence[float] = ROUND_UTILITIES,
+    max_hands: int | None = _UNSET,
     solver: PerfectSolver | None = None,
     sampler: WorldSampler | None = None,
-    stop: threading.Event | None = None,
-    progress: Callable[[float], None] | None = None,
-    seed: int | random.Random = 0,
+    **legacy: Any,
 ) -> PlayResult | None:
     """Exact odds of every move, averaged over every distinct opponent hand
-    with its exact probability; None when there are more than `budget`
-    hands.  A `stop` cuts the enumeration short (then the result is a
-    partial average and `exact` is False).  The hands are visited in an
-    order shuffled from `seed`, so that a partial average is a random
-    sample of the hands rather than the lowest ones."""
+    with its exact probability; None when there are more than `max_hands`
+    hands (default `DEFAULT_EXACT_BUDGET`; None: no limit).  The budget's
+    `stop` or time limit cuts the enumeration short (after at least
+    `MIN_SAMPLES` hands; the result is then a partial average, `exact`
+    False and `stopped` True); its sample count is not used.  The hands are
+    visited in an order shuffled from the seed, so that a partial average
+    is a random sample of the hands rather than the lowest ones.  (Before
+    `Budget`, `budget` was the hand limit: an int or None there still is.)"""
+    if not isinstance(budget, Budget):
+        if budget is not _UNSET:
+            max_hands = budget
+        budget = None
+    if max_hands is _UNSET:
+        max_hands = DEFAULT_EXACT_BUDGET
+    b = budget_of(budget, legacy, "exact_play")
     check_play_view(view)
     sampler = sampler or HandSampler(view)
-    worlds = sampler.enumerate(budget)
+    worlds = sampler.enumerate(max_hands)
     if worlds is None:
         return None
     worlds = list(worlds)
-    rng_from(seed).shuffle(worlds)
+    rng_from(b.seed).shuffle(worlds)
     t0 = time.perf_counter()
+    deadline = b.deadline(t0)
     solver = solver or PerfectSolver(view.rules)
     tally = _Tally(view.legal_actions(), utilities)
     stopped = False
     step = max(1, len(worlds) // 50)
     for i, (opp, p) in enumerate(worlds):
-        if stop is not None and stop.is_set() and tally.worlds:
+        if tally.worlds >= MIN_SAMPLES and b.out(deadline):
             stopped = True
             break
         tally.add(solver.move_outcomes(world_hands(view, opp), view.attacker, view.table), view.player, p)
-        if progress is not None and (i + 1) % step == 0:
-            progress((i + 1) / len(worlds))
+        if b.progress is not None and (i + 1) % step == 0:
+            b.progress((i + 1) / len(worlds))
     return PlayResult(tally.result(sampled=False), tally.worlds, not stopped, time.perf_counter() - t0, stopped)
 
 
 def pimc_play(
     view: View,
+    budget: Budget | None = None,
     *,
-    samples: int | None = None,
-    time_ms: float | None = None,
-    seed: int | random.Random = 0,
-    utilities: Sequence[float] = (1.0, 0.0, -1.0),
+    utilities: Sequence[float] = ROUND_UTILITIES,
     solver: PerfectSolver | None = None,
     sampler: WorldSampler | None = None,
-    stop: threading.Event | None = None,
-    progress: Callable[[float], None] | None = None,
+    **legacy: Any,
 ) -> PlayResult:
-    """PIMC: `samples` worlds (or as many as fit in `time_ms`; both: the
-    first limit reached), each solved exactly; per move the mean utility,
-    win/draw/loss frequencies and the standard error."""
+    """PIMC: `budget.samples` worlds (or as many as fit in its time; both:
+    the first limit reached; neither: `DEFAULT_SAMPLES`; a time limit or a
+    stop ends the search only after `MIN_SAMPLES` worlds), each solved
+    exactly; per move the mean utility, win/draw/loss frequencies and the
+    standard error."""
+    b = budget_of(budget, legacy, "pimc_play")
     check_play_view(view)
-    if samples is None and time_ms is None:
-        samples = DEFAULT_SAMPLES
-    if samples is not None and samples < 1:
-        raise TacocatError(f"samples must be at least 1, got {samples}")
-    rng = rng_from(seed)
+    samples = DEFAULT_SAMPLES if b.unlimited else b.samples
+    rng = rng_from(b.seed)
     sampler = sampler or HandSampler(view)
     solver = solver or PerfectSolver(view.rules)
     tally = _Tally(view.legal_actions(), utilities)
     t0 = time.perf_counter()
-    deadline = None if time_ms is None else t0 + time_ms / 1000.0
-    stopped = False
+    deadline = b.deadline(t0)
     last = t0
+    stopped = False
     while samples is None or tally.worlds < samples:
-        if tally.worlds and ((stop is not None and stop.is_set()) or (deadline is not None and time.perf_counter() >= deadline)):
-            stopped = stop is not None and stop.is_set()
+        if tally.worlds >= MIN_SAMPLES and b.out(deadline):
+            stopped = b.stopped()
             break
         opp = sampler.sample(rng)
         tally.add(solver.move_outcomes(world_hands(view, opp), view.attacker, view.table), view.player, 1.0)
-        if progress is not None:
+        if b.progress is not None:
             now = time.perf_counter()
             if now - last > 0.05:
                 last = now
                 frac = tally.worlds / samples if samples else 0.0
                 if deadline is not None:
                     frac = max(frac, (now - t0) / (deadline - t0))
-                progress(min(frac, 1.0))
+                b.progress(min(frac, 1.0))
     return PlayResult(tally.result(sampled=True), tally.worlds, False, time.perf_counter() - t0, stopped)

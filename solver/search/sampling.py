@@ -13,6 +13,16 @@ probability  prod_r C(pool_r, k_r) / C(|pool|, n).  `HandSampler.sample`
 draws card subsets uniformly (so multisets come with exactly these weights);
 `HandSampler.enumerate` lists every distinct multiset with its exact weight.
 
+History (R20).  The round's attacks and answers rule hands out: a hand is
+consistent when replaying the history with it is legal, and that is
+exactly a floor (`tacocat.rules.history.hand_floor`: every card at least
+the opponent's highest forced sacrifice).  The consistent card subsets are
+then exactly the card subsets of the *opponent pool* — the unseen cards of
+rank at least the floor — so drawing uniformly from it, and weighting a
+multiset by prod_r C(opp_pool_r, k_r) / C(|opp_pool|, n), is the
+information set of R20 with its weights; the cards below the floor can
+only be in the draw pile.
+
 The sampler is swappable: searches take any object with the `WorldSampler`
 shape (`sample(rng)`, `enumerate(budget)`), e.g. one that weights hands by a
 model of the opponent's earlier choices."""
@@ -27,6 +37,7 @@ from typing import Iterator, Protocol, Sequence
 from tacocat.rules.cards import Hand, counts, hand
 from tacocat.errors import PositionError, TacocatError
 from tacocat.rules.game import View
+from tacocat.rules.history import hand_floor
 
 DEFAULT_EXACT_BUDGET = 2000
 """Enumerate opponent hands exactly when there are at most this many
@@ -62,34 +73,47 @@ def rng_from(seed: int | random.Random) -> random.Random:
 
 
 class HandSampler:
-    """Opponent hands drawn uniformly from a view's unseen pool.
+    """Opponent hands drawn uniformly from the consistent card subsets of a
+    view's unseen pool (R20, module docstring).
 
-    `pool` is the unseen pool (deck - own hand - face-up cards, RULES §5)
-    and `size` the opponent's hand size, both read from the view."""
+    `pool` is the unseen pool (deck - own hand - face-up cards, RULES §5),
+    `floor` the least rank the opponent may hold after the round's history,
+    `opp_pool` the pool's cards of rank >= floor (the opponent's hand is a
+    card subset of it) and `size` the opponent's hand size."""
 
     def __init__(self, view: View) -> None:
         if not isinstance(view, View):
             raise TacocatError(f"a sampler needs a View (a player's information set), got {type(view).__name__}")
         self.pool: Hand = view.unseen_pool
         self.size: int = view.opponent_hand_size
-        if not 0 <= self.size <= len(self.pool):
+        self.floor: int = hand_floor(view.play_history, 1 - view.player)
+        self.opp_pool: Hand = tuple(c for c in self.pool if c >= self.floor)
+        if not 0 <= self.size <= len(self.opp_pool):
             raise PositionError(
-                f"opponent_hand_size {self.size} impossible with {len(self.pool)} unseen cards", "R5"
+                f"opponent_hand_size {self.size} impossible with {len(self.opp_pool)} unseen cards"
+                + (f" of rank {self.floor} or more (its sacrifices, R20)" if self.floor > 1 else ""),
+                "R20" if self.floor > 1 else "R5",
             )
-        self.pool_counts = counts(self.pool)
-        self._cards = list(self.pool)
+        self.pool_counts = counts(self.opp_pool)
+        self._cards = list(self.opp_pool)
+        self._below = [c for c in self.pool if c < self.floor]
 
     # ----------------------------------------------------------- sampling
     def sample(self, rng: random.Random) -> Hand:
-        """A uniformly random card subset of the pool, as a sorted hand."""
+        """A uniformly random card subset of the opponent pool, as a sorted hand."""
         return hand(rng.sample(self._cards, self.size))
 
     def deal(self, rng: random.Random) -> tuple[Hand, list[int]]:
         """An opponent hand and the draw pile in a random order (drawing
-        from the end, as `GameState` does)."""
+        from the end, as `GameState` does): the hand a uniform card subset
+        of the opponent pool, the pile the rest of the unseen pool."""
         cards = self._cards[:]
         rng.shuffle(cards)
-        return hand(cards[: self.size]), cards[self.size :]
+        if not self._below:  # no floor: the same draws as an unconditioned shuffle
+            return hand(cards[: self.size]), cards[self.size :]
+        pile = cards[self.size :] + self._below
+        rng.shuffle(pile)
+        return hand(cards[: self.size]), pile
 
     def samples(self, n: int, seed: int | random.Random = 0) -> list[Hand]:
         """`n` sampled opponent hands from `seed` (an int or a generator)."""
@@ -121,11 +145,12 @@ class HandSampler:
         num = 1
         for r in range(1, 13):
             num *= comb(self.pool_counts[r], c[r])
-        return Fraction(num, comb(len(self.pool), self.size))
+        return Fraction(num, comb(len(self.opp_pool), self.size))
 
     def iter_hands(self) -> Iterator[tuple[Hand, int]]:
-        """Every distinct opponent hand with its multiplicity (the number of
-        card subsets that form it); multiplicities sum to C(|pool|, n)."""
+        """Every distinct consistent opponent hand with its multiplicity (the
+        number of card subsets that form it, R20); multiplicities sum to
+        C(|opp_pool|, n)."""
         ranks = [r for r in range(1, 13) if self.pool_counts[r]]
         # the most cards the ranks from index i on can still supply
         room = [0] * (len(ranks) + 1)
@@ -151,10 +176,5 @@ class HandSampler:
         when there are more than `budget` of them (None budget: no limit)."""
         if budget is not None and self.count() > budget:
             return None
-        total = comb(len(self.pool), self.size)
+        total = comb(len(self.opp_pool), self.size)
         return [(h, m / total) for h, m in self.iter_hands()]
-
-
-def sampler_for(view: View) -> HandSampler:
-    """The default world sampler of a view."""
-    return HandSampler(view)

@@ -1,0 +1,92 @@
+"""What a search may spend: one typed value instead of the same keywords
+in every search signature.
+
+`Budget(samples, time_ms, seed, stop, progress)`: `samples` counts the
+search's unit of work (PIMC and duel: sampled deals; replacement: (discard,
+deal) evaluations; ISMCTS: iterations), `time_ms` a wall-time limit (the
+first limit reached ends the search), `seed` its random choices, `stop` an
+event that ends it early with the best answer so far, `progress(fraction)`
+a callback now and then.  Every search takes `budget=` and, for callers
+written before it, the same names as keywords (`iterations` is a synonym
+of `samples`); both at once is an error."""
+
+from __future__ import annotations
+
+import threading
+import time
+from dataclasses import dataclass, replace
+from typing import Any, Callable, Mapping
+
+from tacocat.errors import TacocatError
+
+LEGACY_KEYS = frozenset({"samples", "iterations", "time_ms", "seed", "stop", "progress"})
+
+
+@dataclass(frozen=True)
+class Budget:
+    """A search budget (module docstring); validated when built."""
+
+    samples: int | None = None
+    """Units of work (deals, evaluations or iterations); None: the search's default."""
+    time_ms: float | None = None
+    """Wall-time limit in milliseconds; None: no limit."""
+    seed: int = 0
+    """Seed of every random choice: the same seed and sample budget give the same answer."""
+    stop: threading.Event | None = None
+    """Set it to end the search early (it returns the best answer so far)."""
+    progress: Callable[[float], None] | None = None
+    """Called now and then with the fraction done."""
+
+    def __post_init__(self) -> None:
+        s = self.samples
+        if s is not None and (isinstance(s, bool) or not isinstance(s, int) or s < 1):
+            raise TacocatError(f"iterations must be a positive integer, got {s!r}")
+        t = self.time_ms
+        if t is not None and (isinstance(t, bool) or not isinstance(t, (int, float)) or not t > 0):
+            raise TacocatError(f"time_ms must be a positive number, got {t!r}")
+        if isinstance(self.seed, bool) or not isinstance(self.seed, int):
+            raise TacocatError(f"seed must be an integer, got {self.seed!r}")
+        if self.stop is not None and not hasattr(self.stop, "is_set"):
+            raise TacocatError("stop must be a threading.Event (or None)")
+        if self.progress is not None and not callable(self.progress):
+            raise TacocatError("progress must be callable (or None)")
+
+    @property
+    def unlimited(self) -> bool:
+        """Neither a sample count nor a time limit: the search's default applies."""
+        return self.samples is None and self.time_ms is None
+
+    def deadline(self, start: float) -> float | None:
+        """The `time.perf_counter()` value at which the time runs out."""
+        return None if self.time_ms is None else start + self.time_ms / 1000.0
+
+    def stopped(self) -> bool:
+        return self.stop is not None and self.stop.is_set()
+
+    def out(self, deadline: float | None) -> bool:
+        """Stop asked for, or the deadline passed."""
+        return self.stopped() or (deadline is not None and time.perf_counter() >= deadline)
+
+    def with_(self, **changes: Any) -> "Budget":
+        """A copy with some fields changed (validated again)."""
+        return replace(self, **changes)
+
+
+def budget_of(budget: Budget | None, legacy: Mapping[str, Any], where: str = "search") -> Budget:
+    """The one budget of a call that may give `budget=` or the old keywords
+    (`samples`/`iterations`, `time_ms`, `seed`, `stop`, `progress`)."""
+    unknown = sorted(set(legacy) - LEGACY_KEYS)
+    if unknown:
+        raise TacocatError(f"{where}: unknown argument(s) {unknown}; a budget has samples, time_ms, seed, stop, progress")
+    seed = legacy.get("seed")
+    given = {k: v for k, v in legacy.items() if v is not None and k != "seed"}
+    if budget is not None:
+        if given or seed not in (None, 0):
+            raise TacocatError(f"{where}: give budget= or the keywords {sorted(given) or ['seed']}, not both")
+        if not isinstance(budget, Budget):
+            raise TacocatError(f"{where}: budget must be a Budget, got {type(budget).__name__}")
+        return budget
+    if "samples" in given and "iterations" in given and given["samples"] != given["iterations"]:
+        raise TacocatError(f"{where}: samples and iterations are the same budget; give one")
+    return Budget(samples=given.get("samples", given.get("iterations")), time_ms=given.get("time_ms"),
+                  seed=0 if seed is None else seed, stop=given.get("stop"), progress=given.get("progress"))
