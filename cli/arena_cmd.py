@@ -1,112 +1,250 @@
 """`tacocat arena`: bots against bots in duplicate format
 (`tacocat.players.match.run_match`), every pairing of the bots named, with a
-results table and 95% confidence intervals."""
+results table, 95% confidence intervals, Elo and an optional SPRT; on this
+machine or a Ray cluster (`tacocat.cli.backend`); `--out` saves every deal
+as it finishes and a rerun resumes from it."""
 
 from __future__ import annotations
 
 import inspect
 import itertools
 import json
+import os
+import sys
+import time
 
 import click
 
-from tacocat.cli.notation import CliError, friendly_errors, progress_bar, write_json
+from tacocat.cli.backend import cluster_options
+from tacocat.cli.notation import CliError, friendly_errors, progress_bar, read_json, write_json
 from tacocat.players.bots import BOTS
+from tacocat.players.cluster import Cluster, Stopped, check_reachable, stop_on_sigterm
+from tacocat.players.match import parse_bot, run_match, standings
+from tacocat.players.stats import SPRT
+
+SAVE_EVERY = 0.5
+"""Seconds between two saves of --out while deals finish."""
 
 
 def _fmt(x, spec: str = ".3f") -> str:
     return format(x, spec) if isinstance(x, (int, float)) else "-"
 
 
-def _ci(ci) -> str:
+def _ci(ci, spec: str = "+.3f", unbounded: tuple[str, str] = ("-", "-")) -> str:
     if isinstance(ci, (list, tuple)) and len(ci) == 2:
-        return f"[{_fmt(ci[0], '+.3f')}, {_fmt(ci[1], '+.3f')}]"
+        lo = _fmt(ci[0], spec) if ci[0] is not None else unbounded[0]
+        hi = _fmt(ci[1], spec) if ci[1] is not None else unbounded[1]
+        return f"[{lo}, {hi}]"
     if isinstance(ci, (int, float)):
         return f"±{ci:.3f}"
     return "-"
+
+
+def _elo(r) -> str:
+    e = r.get("elo")
+    text = _fmt(e, "+.0f") if e is not None else ("+inf" if r.get("score", 0) > 0 else "-inf")
+    return f"{text} {_ci(r.get('elo_ci95'), '+.0f', ('-inf', '+inf'))}"
+
+
+def _key(a: str, b: str) -> str:
+    return f"{a} vs {b}"
+
+
+def _label(a: str, b: str, live) -> str:
+    """The progress bar's label: the running score, its interval, Elo and LLR."""
+    if live is None:
+        return _key(a, b)
+    text = f"{_key(a, b)} {live.score:+.3f} [{live.ci95[0]:+.3f}, {live.ci95[1]:+.3f}] Elo {_fmt(live.elo, '+.0f')}"
+    if live.sprt is not None:
+        lo, hi = live.sprt["bounds"]
+        text += f" LLR {live.sprt['llr']:+.2f} ({lo:+.2f}, {hi:+.2f})"
+    return text
+
+
+def _resume(out_path: str, header: dict) -> dict[str, dict[int, tuple[int, int]]]:
+    """Deals already played by an earlier run with the same deals (mode,
+    seed, budget), by pairing; nothing if the file does not exist."""
+    if not out_path or not os.path.exists(out_path):
+        return {}
+    saved = read_json(out_path, "--out file")
+    if not isinstance(saved, dict) or not isinstance(saved.get("outcomes"), dict):
+        raise CliError(f"--out {out_path!r} is not a tacocat arena file (no 'outcomes'); give a new file name")
+    for key in ("mode", "seed", "budget"):
+        if saved.get(key) != header[key]:
+            raise CliError(f"--out {out_path!r} holds a run with {key} {saved.get(key)!r}, not {header[key]!r}: "
+                           "give the same flags to resume it, or a new file name")
+    known: dict[str, dict[int, tuple[int, int]]] = {}
+    try:
+        for pairing, rows in saved["outcomes"].items():
+            known[pairing] = {int(d): (int(x), int(y)) for d, x, y in rows}
+    except (TypeError, ValueError):
+        raise CliError(f"--out {out_path!r}: 'outcomes' must map 'A vs B' to [deal, first, second] rows") from None
+    return known
 
 
 @click.command(name="arena")
 @click.argument("bots", nargs=-1, metavar="BOT BOT [BOT...]")
 @click.option("--mode", type=click.Choice(["game", "play"]), default="game", show_default=True,
               help="game: whole games; play: the play phase alone, from dealt positions.")
-@click.option("--deals", type=click.IntRange(1), default=100, show_default=True, help="Deals per pairing (each played twice, seats swapped).")
+@click.option("--deals", type=click.IntRange(1), default=100, show_default=True,
+              help="Deals per pairing (each played twice, seats swapped); with --sprt the most to play.")
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of the deals: the same seed gives every pairing the same deals.")
-@click.option("--workers", type=click.IntRange(1), default=1, show_default=True, help="Processes playing in parallel.")
+@cluster_options
 @click.option("--time", "time_ms", type=click.IntRange(1), default=None, help="Search time of the search bots, milliseconds per move.")
 @click.option("--iterations", type=click.IntRange(1), default=None, help="Search budget of the search bots per move.")
-@click.option("--json", "as_json", is_flag=True, help="Print per-pairing results as JSON (a, b, deals, score, ci95, ...) instead of the table.")
-@click.option("--out", "out_path", type=click.Path(dir_okay=False), default=None, help="Also write the JSON results to this file.")
+@click.option("--sprt", "sprt_text", default=None, metavar="elo0=0,elo1=10,alpha=0.05,beta=0.05",
+              help="Sequential test of each pairing (fishtest's form, normalized Elo): stop as soon as H0 "
+                   "(A is at most elo0 stronger) or H1 (at least elo1) is accepted.")
+@click.option("--json", "as_json", is_flag=True, help="Print per-pairing results as JSON (a, b, deals, score, ci95, elo, ...) instead of the table.")
+@click.option("--out", "out_path", type=click.Path(dir_okay=False), default=None,
+              help="Save the results and every finished deal to this file as they finish (atomically); "
+                   "if it exists, resume: deals already in it are not played again.")
 @friendly_errors
-def command(bots, mode, deals, seed, workers, time_ms, iterations, as_json, out_path):
+def command(bots, mode, deals, seed, workers, cluster, batch, time_ms, iterations, sprt_text, as_json, out_path):
     """Play bots against each other in duplicate format.
 
     Every deal is played twice with the seats swapped, so luck of the cards
     cancels out.  The score is bot A's mean result against bot B (+1 won,
     0 drawn, -1 lost), with a 95% confidence interval over the deals; 0
-    means equal strength.  --mode game plays whole games (scored by the
-    game's winner); --mode play plays the play phase alone from 8-card
-    deals (scored by the round's showdown).  With more than two bots every
-    pairing is played.
+    means equal strength.  Beside it, A's Elo difference with its 95%
+    interval (from the per-deal pair scores: pentanomial in play mode,
+    trinomial in game mode; see docs/cluster.md).  --mode game plays whole
+    games (scored by the game's winner); --mode play plays the play phase
+    alone from 8-card deals (scored by the round's showdown).  With more
+    than two bots every pairing is played.  A bot may carry its own budget:
+    pimc@samples=50,seed=2.
+
+    --sprt stops a pairing as soon as the sequential probability ratio test
+    decides: H1 (A is at least elo1 normalized Elo stronger) or H0 (at most
+    elo0), with error rates alpha and beta; the progress bar shows the
+    running score, interval and log-likelihood ratio (LLR).
+
+    The same seed gives the same numbers on every backend and any number of
+    workers.  Ctrl-C or SIGTERM stops cleanly: the table so far is printed
+    and saved to --out; running the same command again resumes.
 
     \b
     Examples:
       tacocat arena heuristic random --deals 200
       tacocat arena pimc heuristic random --mode play --deals 500 --workers 4 --time 50
+      tacocat arena pimc random --mode play --deals 2000 --sprt elo0=0,elo1=10,alpha=0.05,beta=0.05
+      tacocat arena pimc ismcts --deals 1000 --cluster ray --workers 8 --out run.json
       tacocat arena pimc ismcts --deals 100 --seed 1 --json > results.json"""
     if len(bots) < 2:
         raise CliError(f"name at least two bots, e.g. tacocat arena heuristic random; known bots: {', '.join(sorted(BOTS))}")
-    unknown = [b for b in bots if b not in BOTS]
+    unknown = [b for b in bots if b.partition("@")[0] not in BOTS]
     if unknown:
         raise CliError(f"unknown bot(s) {', '.join(unknown)}; expected some of {', '.join(sorted(BOTS))}")
+    for b in bots:
+        parse_bot(b)
     if len(set(bots)) != len(bots):
         raise CliError(f"a bot is named twice in {' '.join(bots)}; name each bot once")
-    try:
-        from tacocat.players.match import run_match, standings
-    except ImportError as exc:
-        raise CliError(f"the match runner is not available in this installation ({exc})") from None
+    backend = Cluster.parse(cluster, workers, batch)
+    if backend.address:
+        check_reachable(backend.address)
+    sprt = SPRT.parse(sprt_text) if sprt_text is not None else None
     budget = {}
     if time_ms is not None:
         budget["time_ms"] = time_ms
     if iterations is not None:
         budget["iterations"] = iterations
-    results = []
+    header = {"mode": mode, "seed": seed, "deals": deals, "budget": budget,
+              "sprt": sprt.to_dict() if sprt else None, "backend": backend.describe()}
+    known = _resume(out_path, header)
+    if known:
+        click.echo(f"resuming from {out_path}: {sum(len(v) for v in known.values())} deals already played", err=True)
+    results: list[dict] = []
+    outcomes = {k: [[d, x, y] for d, (x, y) in sorted(v.items())] for k, v in known.items()}
+    last_save = [0.0]
+
+    def save(force: bool = False) -> None:
+        if out_path and (force or time.monotonic() - last_save[0] >= SAVE_EVERY):
+            write_json(out_path, dict(header, results=results, outcomes=outcomes))
+            last_save[0] = time.monotonic()
+
+    stopped = None
     pairs = list(itertools.combinations(bots, 2))
-    for a, b in pairs:
-        with progress_bar(f"{a} vs {b}", deals) as bar:
-            last = [0]
+    try:
+        with stop_on_sigterm():
+            for a, b in pairs:
+                key = _key(a, b)
+                rows = outcomes.setdefault(key, [])
+                with progress_bar(key, deals) as bar:
+                    last = [0]
 
-            def progress(done, total, bar=bar, last=last):
-                if total and bar.length != total:
-                    bar.length = total
-                bar.update(done - last[0])
-                last[0] = done
+                    def progress(done, total, live, bar=bar, last=last, a=a, b=b):
+                        bar.label = _label(a, b, live)
+                        bar.update(done - last[0])
+                        last[0] = done
 
-            result = run_match(a, b, deals=deals, seed=seed, mode=mode, budget=budget or None,
-                               workers=workers, progress=progress)
-        results.append(result.to_dict())
-        if out_path:  # after every pairing: a crash loses at most the one running
-            write_json(out_path, {"mode": mode, "seed": seed, "deals": deals, "budget": budget, "results": results})
+                    def on_deal(d, x, y, rows=rows):
+                        rows.append([d, x, y])
+                        save()
+
+                    result = run_match(a, b, deals=deals, seed=seed, mode=mode, budget=budget or None,
+                                       cluster=backend, sprt=sprt, known=known.get(key), on_deal=on_deal,
+                                       progress=progress)
+                rows.sort()
+                if result.retried:
+                    click.echo(f"{key}: {result.retried} batch(es) rerun after a worker died", err=True)
+                if result.stopped in ("interrupted", "terminated"):
+                    stopped = result.stopped
+                    if result.deals:
+                        results.append(dict(result.to_dict(), partial=True))
+                    break
+                results.append(result.to_dict())
+                save(force=True)
+    except KeyboardInterrupt as exc:  # between two pairings
+        stopped = "terminated" if isinstance(exc, Stopped) else "interrupted"
+    save(force=True)
+    if stopped:
+        click.echo(f"{stopped}: {len(results)} pairing(s) shown, partial ones marked; "
+                   + (f"saved to {out_path}, run the same command to resume" if out_path else "give --out FILE to keep them"),
+                   err=True)
     if as_json:
         click.echo(json.dumps(results))
-        return
+    else:
+        _table(results, bots, mode, deals, seed, sprt)
+    if stopped:
+        sys.exit(143 if stopped == "terminated" else 130)
+
+
+def _table(results: list[dict], bots, mode: str, deals: int, seed: int, sprt: SPRT | None) -> None:
     unit = "games" if mode == "game" else "play phases"
     click.echo(f"duplicate {unit}, {deals} deals a pairing (each played twice, seats swapped), seed {seed}")
     width = max(len(x) for x in bots) + 2
     click.echo(f"  {'A':<{width}}{'B':<{width}}{'deals':>6}  {'A won':>6} {'drawn':>6} {'lost':>6}  "
-               f"{'score A':>8}  {'95% CI':<18}  {'points A':>8}")
+               f"{'score A':>8}  {'95% CI':<18}  {'points A':>8}  {'Elo A [95% CI]':<20}")
     for r in results:
+        mark = "*" if r.get("partial") else ""
         click.echo(
-            f"  {str(r.get('a')):<{width}}{str(r.get('b')):<{width}}{r.get('deals', deals):>6}  "
+            f"  {str(r.get('a')):<{width}}{str(r.get('b')):<{width}}{str(r.get('deals', deals)) + mark:>6}  "
             f"{r.get('wins', '-'):>6} {r.get('draws', '-'):>6} {r.get('losses', '-'):>6}  "
-            f"{_fmt(r.get('score'), '+.3f'):>8}  {_ci(r.get('ci95')):<18}  {_fmt(r.get('points')):>8}"
+            f"{_fmt(r.get('score'), '+.3f'):>8}  {_ci(r.get('ci95')):<18}  {_fmt(r.get('points')):>8}  {_elo(r):<20}"
         )
-    if len(bots) > 2:
+    if any(r.get("partial") for r in results):
+        click.echo("  * stopped before the end: the deals finished so far")
+    if sprt is not None:
+        lo, hi = sprt.bounds
+        click.echo(f"SPRT {sprt} (normalized Elo of A over B), LLR bounds ({lo:+.2f}, {hi:+.2f}):")
+        for r in results:
+            test = r.get("sprt") or {}
+            verdict = test.get("verdict")
+            if verdict == "H1":
+                text = f"H1 accepted: A is at least {sprt.elo1:g} stronger"
+            elif verdict == "H0":
+                text = f"H0 accepted: A is at most {sprt.elo0:g} stronger"
+            else:
+                text = "undecided"
+            click.echo(f"  {r['a']} vs {r['b']}: {text} after {r['deals']} deals, LLR {_fmt(test.get('llr'), '+.2f')}, "
+                       f"normalized Elo {_fmt(r.get('nelo'), '+.0f')}")
+    if len(bots) > 2 and results:
         click.echo("standing (mean score against the others):")
         for bot, mean in standings(results, bots).items():
             click.echo(f"  {bot:<{width}}{mean:+.3f}")
     click.echo("score: A's mean result (+1 won, 0 drawn, -1 lost) per deal over both seatings; 0 = equal;")
-    click.echo("an interval that excludes 0 is a clear difference; points = (score + 1) / 2 (win 1, draw 1/2)")
+    click.echo("an interval that excludes 0 is a clear difference; points = (score + 1) / 2 (win 1, draw 1/2);")
+    click.echo("Elo: the logistic Elo difference of the points, interval from the per-deal pair scores")
 
 
 command.help = inspect.cleandoc(command.help or "") + "\n\nKnown bots: " + ", ".join(sorted(BOTS))

@@ -10,32 +10,37 @@ import click
 
 from tacocat.cli.notation import friendly_errors
 from tacocat.protocol.jsonlines import DEFAULT_MAX_LINE, serve_stdio
-from tacocat.protocol.session import EngineSession
+from tacocat.protocol.session import MAX_BYTES, MAX_GAMES, MAX_SEARCHES, MAX_TIME_MS, EngineSession
+from tacocat.protocol.store import GameStore
 from tacocat.rules.ruleset import load_ruleset
 
 
 @click.command(name="engine")
 @click.option("--rules", "rules_path", default=None, help="Ruleset file (.json or .toml) for the session; standard by default.")
-@click.option("--max-time-ms", type=click.IntRange(1), default=None,
+@click.option("--max-time-ms", type=click.IntRange(1, MAX_TIME_MS), default=None,
               help="Cap on any search's time: time_ms is cut to it and a search still running then is stopped. No cap by default.")
-@click.option("--max-searches", type=click.IntRange(1), default=1, show_default=True,
+@click.option("--max-searches", type=click.IntRange(1, MAX_SEARCHES), default=1, show_default=True,
               help="Searches running at once; more answer 'busy'.")
-@click.option("--max-games", type=click.IntRange(1), default=1000, show_default=True,
+@click.option("--max-games", type=click.IntRange(1, MAX_GAMES), default=1000, show_default=True,
               help="Games kept open; then the oldest finished one is forgotten, or new_game answers 'busy'.")
-@click.option("--max-line", type=click.IntRange(64), default=DEFAULT_MAX_LINE, show_default=True,
+@click.option("--max-line", type=click.IntRange(64, MAX_BYTES), default=DEFAULT_MAX_LINE, show_default=True,
               help="Longest request line in bytes; longer lines answer 'bad_json'.")
+@click.option("--store", "store_path", default=None, metavar="FILE",
+              help="Keep the games in this SQLite file (every accepted action committed before it is answered): "
+                   "a restarted engine continues them with the same ids and tokens. Memory only by default.")
 @click.option("--log-level", type=click.Choice(["debug", "info", "warning", "error"]), default="warning",
               show_default=True, help="Logging on stderr.")
 @friendly_errors
-def command(rules_path: str | None, max_time_ms: int | None, max_searches: int, max_games: int, max_line: int, log_level: str) -> None:
+def command(rules_path: str | None, max_time_ms: int | None, max_searches: int, max_games: int, max_line: int,
+            store_path: str | None, log_level: str) -> None:
     """Speak the engine protocol as JSON Lines on stdin/stdout.
 
     \b
     One JSON request per line, one JSON response per line with the same id:
       {"id": 1, "cmd": "hello"}
-      {"id": 2, "cmd": "new_game", "seed": 42}
-      {"id": 3, "cmd": "legal", "game": "g1", "player": 0}
-      {"id": 4, "cmd": "hint", "game": "g1", "player": 0, "time_ms": 5000}
+      {"id": 2, "cmd": "new_game", "seed": 42}      (answers the game id and its tokens)
+      {"id": 3, "cmd": "legal", "game": "<id>", "player": 0, "token": "<seat 0 token>"}
+      {"id": 4, "cmd": "hint", "game": "<id>", "player": 0, "token": "<seat 0 token>", "time_ms": 5000}
       {"id": 5, "cmd": "stop"}
       {"id": 6, "cmd": "quit"}
     Searches run in the background: stop and other commands are answered
@@ -43,6 +48,11 @@ def command(rules_path: str | None, max_time_ms: int | None, max_searches: int, 
     logging.basicConfig(stream=sys.stderr, level=getattr(logging, log_level.upper()),
                         format="tacocat engine %(levelname)s: %(message)s")
     rules = load_ruleset(rules_path)
+    store = GameStore(store_path) if store_path is not None else None
     session = EngineSession(rules, max_games=max_games, max_searches=max_searches, max_time_ms=max_time_ms,
-                            limits={"max_line_bytes": max_line})
-    serve_stdio(session, max_line)
+                            limits={"max_line_bytes": max_line}, store=store)
+    try:
+        serve_stdio(session, max_line)
+    finally:
+        if store is not None:
+            store.close()

@@ -17,6 +17,7 @@ import click
 from tacocat.rules.actions import KINDS, Action
 from tacocat.rules.board import Board
 from tacocat.rules.cards import format_cards
+from tacocat.rules.files import atomic_write_text
 from tacocat.errors import PositionError, RecordError, TacocatError
 from tacocat.rules.game import PLAY, REPLACE, View
 from tacocat.rules.history import format_history, hand_floor
@@ -60,19 +61,31 @@ def read_json(path: str, what: str) -> Any:
     except UnicodeDecodeError:
         raise RecordError(f"{what} {path!r} is not a text file; expected JSON") from None
     try:
-        return json.loads(text)
+        return loads_json(text)
     except ValueError as exc:
         where = "stdin" if path == "-" else repr(path)
         raise RecordError(f"{what} {where} is not valid JSON ({exc}); expected a JSON object") from None
 
 
-def write_json(path: str | Path, data: Any) -> None:
-    """Write JSON atomically (a crash never leaves half a file)."""
-    path = Path(path)
-    tmp = path.with_name(path.name + ".tmp")
+def _not_json(name: str) -> Any:
+    raise ValueError(f"{name} is not a JSON number")
+
+
+def loads_json(text: str | bytes) -> Any:
+    """Strict JSON: NaN and Infinity refused, and a document nested too
+    deeply to read is a ValueError like any other bad JSON (never a
+    RecursionError traceback)."""
     try:
-        tmp.write_text(dumps_readable(data))
-        tmp.replace(path)
+        return json.loads(text, parse_constant=_not_json)
+    except RecursionError:
+        raise ValueError("nested too deeply to read") from None
+
+
+def write_json(path: str | Path, data: Any) -> None:
+    """Write JSON atomically (`atomic_write_text`: a crash never leaves
+    half a file, the previous file stays whole)."""
+    try:
+        atomic_write_text(path, dumps_readable(data))
     except OSError as exc:
         raise RecordError(f"cannot write {str(path)!r}: {exc.strerror or exc}") from None
 

@@ -1,17 +1,20 @@
-"""`tacocat serve`: the engine protocol over HTTP (cli/http_app.py).
+"""`tacocat serve`: the engine protocol over HTTP (tacocat.protocol.http).
 
 Binds 127.0.0.1 by default; searches are capped in time (--max-time-ms) and
-requests in size (--max-body).  Needs the `serve` extra."""
+requests in size (--max-body); games are kept in an SQLite file (--store)
+so that a restart continues them.  Needs the `serve` extra."""
 
 from __future__ import annotations
 
 import logging
+import socket
 import sys
 
 import click
 
 from tacocat.cli.notation import friendly_errors
 from tacocat.errors import TacocatError
+from tacocat.protocol.session import MAX_BYTES, MAX_GAMES, MAX_SEARCHES, MAX_TIME_MS
 from tacocat.rules.ruleset import load_ruleset
 
 
@@ -19,18 +22,22 @@ from tacocat.rules.ruleset import load_ruleset
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to bind (loopback by default).")
 @click.option("--port", default=8000, show_default=True, type=click.IntRange(0, 65535), help="Port to bind.")
 @click.option("--rules", "rules_path", default=None, help="Ruleset file (.json or .toml) for the session; standard by default.")
-@click.option("--max-time-ms", default=10_000, show_default=True, type=click.IntRange(1),
+@click.option("--max-time-ms", default=10_000, show_default=True, type=click.IntRange(1, MAX_TIME_MS),
               help="Cap on any search's time: time_ms is cut to it and a search still running then is stopped.")
-@click.option("--max-body", default=1 << 20, show_default=True, type=click.IntRange(64),
+@click.option("--max-body", default=1 << 20, show_default=True, type=click.IntRange(64, MAX_BYTES),
               help="Largest request body in bytes; larger ones answer 413.")
-@click.option("--max-searches", default=4, show_default=True, type=click.IntRange(1),
+@click.option("--max-searches", default=4, show_default=True, type=click.IntRange(1, MAX_SEARCHES),
               help="Searches running at once; more answer 503 busy.")
-@click.option("--max-games", default=1000, show_default=True, type=click.IntRange(1),
+@click.option("--max-games", default=1000, show_default=True, type=click.IntRange(1, MAX_GAMES),
               help="Games kept open; then the oldest finished one is forgotten, or new_game answers busy.")
+@click.option("--store", "store_path", default=None, metavar="FILE",
+              help="SQLite file keeping the games (every accepted action is committed before it is answered; a "
+                   "restart continues every game). Default: $XDG_DATA_HOME/tacocat/games.sqlite3.")
+@click.option("--no-store", is_flag=True, help="Keep games in memory only: a restart forgets them.")
 @click.option("--log-level", type=click.Choice(["debug", "info", "warning", "error"]), default="info", show_default=True)
 @friendly_errors
 def command(host: str, port: int, rules_path: str | None, max_time_ms: int, max_body: int, max_searches: int,
-            max_games: int, log_level: str) -> None:
+            max_games: int, store_path: str | None, no_store: bool, log_level: str) -> None:
     """Serve the engine protocol over HTTP.
 
     \b
@@ -38,8 +45,9 @@ def command(host: str, port: int, rules_path: str | None, max_time_ms: int, max_
     with a whole request {"cmd": ...}; GET /openapi.json describes them all.
       tacocat serve --port 8765
       curl -s localhost:8765/v1/new_game -d '{"seed": 42}'
-      curl -s localhost:8765/v1/hint -d '{"game": "g1", "player": 0, "time_ms": 500}'
-    Messages: docs/protocol.md."""
+      curl -s localhost:8765/v1/hint -d '{"game": "<id>", "player": 0, "token": "<seat 0 token>", "time_ms": 500}'
+    new_game answers a secret token per seat and one for the owner; every
+    game request needs one. Messages: docs/protocol.md."""
     try:
         import uvicorn
 
@@ -47,11 +55,42 @@ def command(host: str, port: int, rules_path: str | None, max_time_ms: int, max_
     except ImportError as exc:
         raise TacocatError(f"tacocat serve needs the 'serve' extra (pip install 'tacocat[serve]'): {exc}") from None
     from tacocat.protocol.session import EngineSession
+    from tacocat.protocol.store import GameStore, default_store_path
 
     logging.basicConfig(stream=sys.stderr, level=getattr(logging, log_level.upper()),
                         format="tacocat serve %(levelname)s: %(message)s")
     if host not in ("127.0.0.1", "localhost", "::1"):
         click.echo(f"warning: binding {host}: the engine has no authentication; anyone who reaches it can use it", err=True)
-    session = EngineSession(load_ruleset(rules_path), max_games=max_games, max_searches=max_searches, max_time_ms=max_time_ms)
+    if store_path is not None and no_store:
+        raise TacocatError("give --store FILE or --no-store, not both")
+    rules = load_ruleset(rules_path)
+    sock = bind_socket(host, port)  # before anything starts: a busy port is one line, exit 2
+    store = None if no_store else GameStore(store_path or default_store_path())
+    session = EngineSession(rules, max_games=max_games, max_searches=max_searches, max_time_ms=max_time_ms, store=store)
     app = create_app(session, max_body=max_body)
-    uvicorn.run(app, host=host, port=port, log_level=log_level, access_log=log_level == "debug")
+    config = uvicorn.Config(app, log_level=log_level, access_log=log_level == "debug")
+    try:
+        uvicorn.Server(config).run(sockets=[sock])
+    finally:
+        if store is not None:
+            store.close()
+
+
+def bind_socket(host: str, port: int) -> socket.socket:
+    """A listening TCP socket on host:port, or a TacocatError saying why not."""
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+    except (socket.gaierror, UnicodeError) as exc:
+        raise TacocatError(f"--host {host!r}: not an address this machine can bind ({exc})") from None
+    family, kind, proto, _, address = infos[0]
+    sock = socket.socket(family, kind, proto)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind(address)
+        sock.listen(128)
+    except OSError as exc:
+        sock.close()
+        reason = "is already in use" if exc.errno in (98, 48, 10048) else f"cannot be bound: {exc.strerror or exc}"
+        raise TacocatError(f"port {port} on {host} {reason}; give another with --port") from None
+    sock.set_inheritable(True)
+    return sock

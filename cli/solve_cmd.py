@@ -11,6 +11,7 @@ Parses flags or JSON Lines, calls the solver, formats."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 import sys
@@ -18,12 +19,14 @@ from typing import Any, TextIO
 
 import click
 
+from tacocat.cli.backend import cluster_options
 from tacocat.cli.notation import (
     CliError,
     Progress,
     describe_view,
     format_action,
     format_hint,
+    loads_json,
     friendly_errors,
     parse_board,
     require_decision,
@@ -35,6 +38,7 @@ from tacocat.errors import NotationError, RecordError, TacocatError
 from tacocat.search.hint import EXACT_LIMIT
 from tacocat.rules.play import PlayPosition
 from tacocat.rules.ruleset import Ruleset, load_ruleset
+from tacocat.players.cluster import Cluster, Stopped, check_reachable, ordered, run_tasks, stop_on_sigterm
 from tacocat.core.exact import DEFAULT_UTILITIES, PVStep, SolveResult, Solver, position_from_dict, result_to_dict
 
 
@@ -156,6 +160,22 @@ def format_result(result: SolveResult) -> str:
     return "\n".join(lines)
 
 
+def _solve_line(number: int, line: str, rules: Ruleset, utilities: tuple | None, solver: Solver,
+                value_only: bool) -> dict:
+    """The JSON result of one input line (an error object for a bad one)."""
+    try:
+        try:
+            data = loads_json(line)
+        except ValueError as exc:
+            raise RecordError(f"line {number} is not valid JSON ({exc}); expected one position object per line") from None
+        if utilities is not None and isinstance(data, dict) and data.get("utilities") is None:
+            data = dict(data, utilities=list(utilities))
+        position, utils = position_from_dict(data, rules)
+        return result_to_dict(solver.solve(position, utils, moves=not value_only))
+    except TacocatError as exc:
+        return {"error": error_dict(exc), "line": number}
+
+
 def _json_lines(stream: TextIO, rules: Ruleset, utilities: tuple | None, solver: Solver, value_only: bool) -> int:
     """Solve one position per line; print one JSON object per line; return
     how many lines failed."""
@@ -163,19 +183,42 @@ def _json_lines(stream: TextIO, rules: Ruleset, utilities: tuple | None, solver:
     for number, line in enumerate(stream, 1):
         if not line.strip():
             continue
-        try:
-            try:
-                data = json.loads(line)
-            except ValueError as exc:
-                raise RecordError(f"line {number} is not valid JSON ({exc}); expected one position object per line") from None
-            if utilities is not None and isinstance(data, dict) and data.get("utilities") is None:
-                data = dict(data, utilities=list(utilities))
-            position, utils = position_from_dict(data, rules)
-            out = result_to_dict(solver.solve(position, utils, moves=not value_only))
-        except TacocatError as exc:
-            failed += 1
-            out = {"error": error_dict(exc), "line": number}
+        out = _solve_line(number, line, rules, utilities, solver, value_only)
+        failed += "error" in out
         click.echo(json.dumps(out))
+    return failed
+
+
+_WORKER_SOLVER: dict = {}
+
+
+def _solve_task(item) -> tuple[bool, str]:
+    """One line on a worker (`tacocat.players.cluster.run_tasks`): (failed,
+    the JSON text), encoded there so that the driver only prints; one
+    solver a worker process."""
+    number, line, rules, utilities, tt_mb, value_only = item
+    if _WORKER_SOLVER.get("tt_mb") != tt_mb:
+        _WORKER_SOLVER.update(tt_mb=tt_mb, solver=Solver(tt_mb, keep_tt=False))
+    out = _solve_line(number, line, rules, utilities, _WORKER_SOLVER["solver"], value_only)
+    return "error" in out, json.dumps(out)
+
+
+def _json_lines_on(cluster: Cluster, stream: TextIO, rules: Ruleset, utilities: tuple | None, tt_mb: float,
+                   value_only: bool) -> int:
+    """`_json_lines` on a backend: the lines are solved in batches by
+    workers and printed in input order as soon as each is ready.  Ctrl-C
+    or SIGTERM stops after the lines printed so far (exit 130 / 143)."""
+    items = [(number, line, rules, utilities, tt_mb, value_only)
+             for number, line in enumerate(stream, 1) if line.strip()]
+    failed = 0
+    try:
+        with stop_on_sigterm(), contextlib.closing(run_tasks(_solve_task, items, cluster)) as results:
+            for _, (bad, text) in ordered(results):
+                failed += bad
+                click.echo(text)
+    except KeyboardInterrupt as exc:
+        click.echo("stopped: the lines printed so far are complete", err=True)
+        sys.exit(143 if isinstance(exc, Stopped) else 130)
     return failed
 
 
@@ -227,6 +270,8 @@ Examples: every card known (--hands)
   # JSON Lines: one position per line in, one result per line out
   echo '{"hands": [[2, 9], [3, 8]], "attacker": 0, "table": []}' | tacocat solve --json
   tacocat solve --json cases.jsonl > results.jsonl
+  tacocat solve --json cases.jsonl --workers 2 > results.jsonl
+  tacocat solve --json cases.jsonl --cluster ray --workers 8 > results.jsonl
 
 \b
 Examples: exact endgame (--hand: only your cards and what you have seen)
@@ -255,7 +300,9 @@ JSON input keys: hands, attacker, table, optional utilities and rules (the
 conformance-case shape); output keys: value, outcome, moves (cards, beats on
 answers, value), pv, showdown, nodes, seconds, tt.  A bad line gives
 {"error": {"code", "message", "rule"}, "line": N}; the rest still run, and
-the exit status is 2 if any line failed.
+the exit status is 2 if any line failed.  --workers N solves the lines in N
+local processes, --cluster ray (or a Ray address) on a Ray cluster; the
+output is the same, in input order (only "seconds" differs).
 
 \b
 Exact endgame (--hand):
@@ -311,9 +358,10 @@ ENDGAME_ONLY = ("--seen", "--history", "--opponent", "--player", "--board", "--m
 @click.option("--value-only", is_flag=True, help="--hands: skip every move's value (faster): the value and the principal variation only.")
 @click.option("--tt-mb", type=click.FloatRange(min=0.001), default=1, show_default=True,
               help="--hands: transposition table size in MB.")
+@cluster_options
 @friendly_errors
 def command(hands, hand, seen, history, opponent, attacker, table, player, board_text, max_hands, pv_lines, score, utilities,
-            rules_path, json_path, value_only, tt_mb):
+            rules_path, json_path, value_only, tt_mb, workers=1, cluster=None, batch=0):
     """Solve a play-phase position exactly: every card known, or an endgame.
 
     \b
@@ -331,6 +379,9 @@ def command(hands, hand, seen, history, opponent, attacker, table, player, board
         raise CliError('give either --hands P0 P1 (every card known) or --hand (your cards; the opponent\'s '
                        'are enumerated), not both')
     rules = load_ruleset(rules_path)
+    if (workers, cluster, batch) != (1, None, 0) and (json_path is None or hand is not None):
+        raise CliError("--workers, --cluster and --batch spread a batch of positions: give them with --hands "
+                       "positions as JSON Lines (--json FILE)")
     if hand is not None:
         _endgame(hand, seen, history, opponent, attacker, table, player, board_text, max_hands, pv_lines, score,
                  utilities, rules, json_path, value_only)
@@ -342,15 +393,24 @@ def command(hands, hand, seen, history, opponent, attacker, table, player, board
                        "--hands, or drop them")
     utils = parse_utilities(utilities) if utilities is not None else None
     solver = Solver(tt_mb, keep_tt=False)
+    backend = Cluster.parse(cluster, workers, batch)
+    if backend.address:
+        check_reachable(backend.address)
+
+    def batch_lines(stream: TextIO) -> int:
+        if backend == Cluster():
+            return _json_lines(stream, rules, utils, solver, value_only)
+        return _json_lines_on(backend, stream, rules, utils, tt_mb, value_only)
+
     if json_path is not None:
         if hands is not None:
             raise CliError("give positions either with --hands or with --json, not both")
         if json_path == "-":
-            failed = _json_lines(sys.stdin, rules, utils, solver, value_only)
+            failed = batch_lines(sys.stdin)
         else:
             try:
                 with open(json_path, encoding="utf-8") as stream:
-                    failed = _json_lines(stream, rules, utils, solver, value_only)
+                    failed = batch_lines(stream)
             except OSError as exc:
                 raise RecordError(f"cannot read positions file {json_path!r}: {exc.strerror or exc}") from None
             except UnicodeDecodeError:

@@ -3,6 +3,7 @@ self-play, and the game values that follow from them.
 
     python results/round_rates.py                 # ~1000 rounds per kind of space
     python results/round_rates.py --rounds 200    # quicker, wider intervals
+    python results/round_rates.py --cluster ray --workers 8   # on Ray (same numbers)
 
 Writes `solver/data/round_rates.json` (read by `tacocat.search.gamevalue`),
 `solver/data/game_values.json` (player 0's game-win probability of every
@@ -19,8 +20,8 @@ from __future__ import annotations
 
 import argparse
 import json
+import contextlib
 import math
-import multiprocessing
 import random
 import sys
 import time
@@ -28,6 +29,7 @@ from pathlib import Path
 
 from tacocat.rules.board import Board
 from tacocat.players.bots import choose
+from tacocat.players.cluster import Cluster, run_tasks
 from tacocat.rules.game import GameState
 from tacocat.search.gamevalue import RATES_FILE, VALUES_FILE, game_win_table, write_values
 from tacocat.players.match import parse_bot, _make
@@ -61,23 +63,17 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--rounds", type=int, default=1000, help="rounds per kind of space")
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--workers", type=int, default=1)
+    Cluster.add_arguments(ap)
     ap.add_argument("--bot", default=DEFAULT_BOT, help=f"the bot in both seats (default {DEFAULT_BOT})")
     args = ap.parse_args()
     parse_bot(args.bot)
+    backend = Cluster.from_arguments(args)
     jobs = [(k, i, args.seed, args.bot) for k in KINDS for i in range(args.rounds)]
     t0 = time.time()
     tally = {k: [0, 0, 0] for k in KINDS}  # arrow player's (centre: player 0's) win, draw, loss
-    if args.workers > 1:
-        with multiprocessing.get_context("spawn").Pool(args.workers) as pool:
-            results = pool.imap_unordered(play_round, jobs, chunksize=4)
-            for n, (kind, winner, _) in enumerate(results):
-                _count(tally, kind, winner)
-                if n % 200 == 0:
-                    print(f"{n}/{len(jobs)} rounds, {time.time() - t0:.0f} s", file=sys.stderr)
-    else:
-        for n, job in enumerate(jobs):
-            kind, winner, _ = play_round(job)
+    # every round has its own seed, and a tally does not depend on the order of its rounds
+    with contextlib.closing(run_tasks(play_round, jobs, backend)) as results:
+        for n, (_, (kind, winner, _)) in enumerate(results):
             _count(tally, kind, winner)
             if n % 200 == 0:
                 print(f"{n}/{len(jobs)} rounds, {time.time() - t0:.0f} s", file=sys.stderr)
@@ -121,7 +117,7 @@ def main() -> None:
         "# Round rates by space and the game values they imply",
         "",
         f"Regenerate: `python results/round_rates.py --rounds {args.rounds} --seed {args.seed} --bot '{args.bot}'`"
-        f" ({seconds:.0f} s here, {args.workers} worker(s), on a shared 2-core machine).",
+        f" ({seconds:.0f} s here on {backend.describe()}, on a shared 2-core machine).",
         "",
         f"Both seats: `{args.bot}`. {args.rounds} rounds per kind of space; ±: 95% interval half-width.",
         "",

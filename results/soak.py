@@ -83,6 +83,7 @@ class Driver:
         self.searches = searches
         self.max_open = max_open
         self.games: dict[str, dict] = {}  # id -> {"acting": [...], "over": bool, "legal": {player: [actions]}}
+        self.tokens: dict[str, dict] = {}  # id -> the tokens new_game handed out
         self.next_id = 0
         self.sent = 0
         self.codes: Counter = Counter()
@@ -107,9 +108,22 @@ class Driver:
         else:
             req, expect = self._invalid()
         if isinstance(req, dict):
-            req = {"id": rid, **req}
+            req = {"id": rid, **self._with_token(req)}
         self.sent += 1
         return req, expect
+
+    def _with_token(self, req: dict) -> dict:
+        """Protocol 2.0 seats: a game request carries its seat's token (for a
+        `player`), else the owner's; `games` lists the games of our tokens."""
+        gid = req.get("game")
+        if isinstance(gid, str) and gid in self.tokens and "token" not in req:
+            player = req.get("player")
+            tokens = self.tokens[gid]
+            ok_player = player in (0, 1) and not isinstance(player, bool)
+            req = {**req, "token": tokens["seats"][player] if ok_player else tokens["owner"]}
+        if req.get("cmd") == "games" and "tokens" not in req:
+            req = {**req, "tokens": [t["owner"] for t in self.tokens.values()]}
+        return req
 
     def _open_games(self) -> list[str]:
         return [g for g, s in self.games.items() if not s["over"]]
@@ -221,8 +235,10 @@ class Driver:
         cmd = request["cmd"]
         if cmd == "new_game":
             self.games[result["game"]] = {"acting": result["acting"], "over": result["over"], "legal": {}}
+            self.tokens[result["game"]] = result["tokens"]
         elif cmd == "end_game":
             self.games.pop(request["game"], None)
+            self.tokens.pop(request["game"], None)
         elif cmd == "legal":
             self.games[request["game"]]["legal"][request["player"]] = result["actions"]
         elif cmd == "apply":
@@ -310,7 +326,9 @@ def soak_process(requests: int, seed: int = 2, searches: bool = True, bad_lines:
 
     from shutil import which
 
-    argv = argv or [which("tacocat") or "tacocat", "engine", "--max-time-ms", "200", "--max-games", "50"]
+    beside = Path(sys.executable).parent / "tacocat"  # this interpreter's own engine before PATH's
+
+    argv = argv or [str(beside) if beside.exists() else which("tacocat") or "tacocat", "engine", "--max-time-ms", "200", "--max-games", "50"]
     proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
     driver = Driver(seed, searches)
     rng = random.Random(seed)

@@ -3,6 +3,7 @@
     python results/strength.py                     # everything (~1 h on 2 busy cores)
     python results/strength.py --part play         # play phase only
     python results/strength.py --deals 40 --quick  # smoke run, prints only
+    python results/strength.py --cluster ray --workers 16   # on Ray (same numbers)
 
 Writes `results/strength.md` and `results/strength.json`.
 
@@ -29,6 +30,7 @@ import sys
 import time
 from pathlib import Path
 
+from tacocat.players.cluster import Cluster
 from tacocat.players.match import run_match
 
 HERE = Path(__file__).resolve().parent
@@ -56,11 +58,11 @@ GAME_PAIRS = [
 ]
 
 
-def run(part: str, pairs, deals: int, seed: int, workers: int) -> list[dict]:
+def run(part: str, pairs, deals: int, seed: int, backend: Cluster) -> list[dict]:
     rows = []
     for a, b, budget, label in pairs:
         t0 = time.time()
-        r = run_match(a, b, deals=deals, seed=seed, mode=part, budget=budget, workers=workers)
+        r = run_match(a, b, deals=deals, seed=seed, mode=part, budget=budget, cluster=backend)
         d = r.to_dict()
         d["label"] = label
         d["wall"] = time.time() - t0
@@ -121,16 +123,18 @@ def main() -> None:
     ap.add_argument("--deals", type=int, default=300, help="deals per pairing in play mode")
     ap.add_argument("--game-deals", type=int, default=100, help="deals per pairing in game mode")
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--workers", type=int, default=2)
+    Cluster.add_arguments(ap)
+    ap.set_defaults(workers=2)
     ap.add_argument("--quick", action="store_true", help="print only, write nothing")
     args = ap.parse_args()
+    backend = Cluster.from_arguments(args)
     load = os.getloadavg()[0]
     t0 = time.time()
     result: dict = {"seed": args.seed, "workers": args.workers}
     if args.part in ("play", "both"):
-        result["play"] = run("play", PLAY_PAIRS, args.deals, args.seed, args.workers)
+        result["play"] = run("play", PLAY_PAIRS, args.deals, args.seed, backend)
     if args.part in ("game", "both"):
-        result["game"] = run("game", GAME_PAIRS, args.game_deals, args.seed, args.workers)
+        result["game"] = run("game", GAME_PAIRS, args.game_deals, args.seed, backend)
     minutes = (time.time() - t0) / 60
     cmd = (f"python results/strength.py --part {args.part} --deals {args.deals} --game-deals {args.game_deals} "
            f"--seed {args.seed} --workers {args.workers}")

@@ -5,6 +5,17 @@ line."""
 from __future__ import annotations
 
 
+def shorten(value: object, limit: int = 60) -> str:
+    """`repr(value)` cut to one short line: an error message never echoes a
+    huge input (and never fails on one: ints beyond `str()`'s digit limit,
+    deep nesting)."""
+    try:
+        text = repr(value)
+    except (ValueError, RecursionError):
+        text = f"<{type(value).__name__}>"
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
 class TacocatError(ValueError):
     """Base class: bad input from a user, a file or a frontend."""
 

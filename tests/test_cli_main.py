@@ -19,7 +19,7 @@ from helpers import one_line_error, run_cli
         (["arena", "heuristic", "random", "--mode", "chess"], ["'--mode'", "'chess' is not one of", "see tacocat arena --help"]),
         (["analyze"], ["Missing argument 'GAME.json'", "see tacocat analyze --help"]),
         (["selfplay", "--games", "many"], ["'--games'", "'many' is not a valid integer", "see tacocat selfplay --help"]),
-        (["engine", "--max-line", "5"], ["'--max-line': 5 is not in the range x>=64", "see tacocat engine --help"]),
+        (["engine", "--max-line", "5"], ["'--max-line': 5 is not in the range 64<=x", "see tacocat engine --help"]),
         (["serve", "--port", "-1"], ["'--port'", "see tacocat serve --help"]),
     ],
 )

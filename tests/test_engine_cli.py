@@ -110,20 +110,21 @@ def best_move(hint_result: dict) -> dict:
 
 def test_whole_game_with_bots_over_json_lines(engine):
     hello = engine.result("hello")
-    assert hello["protocol"] == "1.0"
-    game = engine.result("new_game", seed=2024)["game"]
+    assert hello["protocol"] == "2.0"
+    opened = engine.result("new_game", seed=2024)
+    game, owner, seats = opened["game"], opened["tokens"]["owner"], opened["tokens"]["seats"]
     rng = random.Random(5)
     hints = errors = actions = 0
     while True:
-        status = next(g for g in engine.result("games")["games"] if g["game"] == game)
+        status = next(g for g in engine.result("games", tokens=[owner])["games"] if g["game"] == game)
         if status["over"]:
             break
         for player in status["acting"]:
-            legal = engine.result("legal", game=game, player=player)
+            legal = engine.result("legal", game=game, player=player, token=seats[player])
             decision = legal["decision"]
             if player == 0:
                 # Player 0 asks the engine (a cheap budget) and plays its best move.
-                hint = engine.ask("hint", game=game, player=player, iterations=8, time_ms=150)
+                hint = engine.ask("hint", game=game, player=player, token=seats[player], iterations=8, time_ms=150)
                 assert hint["ok"], hint
                 action = best_move(hint["result"])
                 assert action in legal["actions"], (action, legal["actions"])
@@ -132,21 +133,22 @@ def test_whole_game_with_bots_over_json_lines(engine):
                 action = rng.choice(legal["actions"])
             if actions % 7 == 0:
                 # Mistakes in the middle of the game: answered, game unchanged.
-                before = engine.result("state", game=game)["state"]
-                bad = engine.ask("apply", game=game, player=1 - player if len(status["acting"]) == 1 else player,
+                before = engine.result("state", game=game, token=owner)["state"]
+                wrong = 1 - player if len(status["acting"]) == 1 else player
+                bad = engine.ask("apply", game=game, player=wrong, token=seats[wrong],
                                  action={"kind": "attack" if decision != "attack" else "duel", "cards": [7]})
                 assert bad["error"]["code"] == "illegal_action", bad
                 engine.send_raw(b"this is not json\n")
                 assert engine.wait(None)["error"]["code"] == "bad_json"
-                assert engine.result("state", game=game)["state"] == before
+                assert engine.result("state", game=game, token=owner)["state"] == before
                 errors += 2
-            applied = engine.result("apply", game=game, player=player, action=action)
+            applied = engine.result("apply", game=game, player=player, token=seats[player], action=action)
             assert applied["action"]["kind"] == decision
             actions += 1
     assert status["winner"] in (0, 1)
     assert hints > 0 and errors > 0
-    record = engine.result("record", game=game)["record"]
-    state = engine.result("state", game=game)["state"]
+    record = engine.result("record", game=game, token=owner)["record"]
+    state = engine.result("state", game=game, token=owner)["state"]
     assert GameRecord.from_dict(record).replay().to_dict() == state
     assert engine.quit() == 0
     assert engine.not_json == []  # nothing but protocol lines on stdout
@@ -182,7 +184,7 @@ def test_end_of_input_answers_then_exits():
     e = EngineProcess()
     try:
         e.send("hello", id="a")
-        e.send_raw(b'{"id": "b", "cmd": "legal", "game": "g1", "player": 0}\n')
+        e.send_raw(b'{"id": "b", "cmd": "legal", "game": "g1", "player": 0, "token": "t"}\n')
         e.proc.stdin.close()
         assert e.proc.wait(20) == 0
         assert e.wait("a")["ok"]

@@ -12,6 +12,8 @@ from itertools import combinations
 
 import pytest
 
+from seats import Seated
+
 from conftest import load_cases
 from helpers import one_line_error
 from helpers import run_cli as run
@@ -481,9 +483,8 @@ def test_the_full_view_and_a_protocol_game_keep_the_history_for_the_search():
         seen.append(v)
         return {"moves": [], "best": None}
 
-    session = EngineSession(hint_fn=fake)
-    g = session.handle({"cmd": "new_game", "seed": 3})
-    game = g["result"]["game"]
+    session = Seated(EngineSession(hint_fn=fake).handle)
+    game = session.handle({"cmd": "new_game", "seed": 3})["result"]["game"]
     rng = random.Random(1)
     for _ in range(400):
         st = GameState.from_dict(session.handle({"cmd": "state", "game": game})["result"]["state"])

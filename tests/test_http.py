@@ -7,6 +7,7 @@ import contextlib
 import random
 import socket
 import subprocess
+import tempfile
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -32,10 +33,12 @@ def free_port() -> int:
 
 @contextlib.contextmanager
 def running_server(*options: str) -> Iterator[httpx.Client]:
-    """`tacocat serve OPTIONS` on a free loopback port, and a client for it."""
+    """`tacocat serve OPTIONS` on a free loopback port, and a client for it
+    (its games in a fresh SQLite file, never the user's)."""
     port = free_port()
+    store = tempfile.mkdtemp(prefix="tacocat-http-") + "/games.sqlite3"
     proc = subprocess.Popen(
-        [*tacocat_argv(), "serve", "--port", str(port), "--log-level", "warning", *options],
+        [*tacocat_argv(), "serve", "--port", str(port), "--log-level", "warning", "--store", store, *options],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE,
     )
     base = f"http://127.0.0.1:{port}"
@@ -85,7 +88,7 @@ def test_hello_and_openapi(server):
     for name in COMMANDS:
         assert f"/v1/{name}" in spec["paths"]
     legal = spec["paths"]["/v1/legal"]["post"]["requestBody"]["content"]["application/json"]["schema"]
-    assert set(legal["required"]) == {"game", "player"}
+    assert set(legal["required"]) == {"game", "player", "token"}
 
 
 def test_errors_map_to_status_codes(server):
@@ -94,7 +97,10 @@ def test_errors_map_to_status_codes(server):
     assert set(HTTP_STATUS) == set(ERROR_CODES)
     assert call(server, "castle", 404)["code"] == "unknown_command"
     assert call(server, "legal", 422, game="g-none")["code"] == "missing_field"
-    assert call(server, "legal", 422, game="g-none", player=0)["code"] == "bad_field"
+    assert call(server, "legal", 422, game="g-none", player=0)["code"] == "missing_field"
+    assert call(server, "legal", 422, game="g-none", player=0, token="t")["code"] == "bad_field"
+    game = call(server, "new_game", seed=1)
+    assert call(server, "state", 403, game=game["game"], token=game["tokens"]["seats"][0])["code"] == "forbidden"
     r = server.post("/v1", content=b"{not json")
     assert r.status_code == 400 and r.json()["error"]["code"] == "bad_json"
     r = server.post("/v1/hello", content=b"[1, 2]")
@@ -110,35 +116,43 @@ def test_errors_map_to_status_codes(server):
 
 
 def test_whole_game_over_http(server):
-    game = call(server, "new_game", seed=77)["game"]
+    opened = call(server, "new_game", seed=77)
+    game, owner, seats = opened["game"], opened["tokens"]["owner"], opened["tokens"]["seats"]
     rng = random.Random(77)
     hinted = 0
     for _ in range(2000):
-        status = next(g for g in call(server, "games")["games"] if g["game"] == game)
+        status = next(g for g in call(server, "games", tokens=[owner])["games"] if g["game"] == game)
         if status["over"]:
             break
         for player in status["acting"]:
-            legal = call(server, "legal", game=game, player=player)
+            legal = call(server, "legal", game=game, player=player, token=seats[player])
             action = rng.choice(legal["actions"])
             if legal["decision"] == "answer" and hinted < 3:
-                hint = call(server, "hint", game=game, player=player, iterations=8, time_ms=300)
+                hint = call(server, "hint", game=game, player=player, token=seats[player], iterations=8, time_ms=300)
                 assert hint["moves"]
                 hinted += 1
-            if rng.random() < 0.1:  # a wrong seat: refused, nothing changes
+            if rng.random() < 0.1:  # this seat's token does not open the other seat
                 wrong = server.post("/v1", json={"id": "w", "cmd": "apply", "game": game, "player": 1 - player,
-                                                 "action": action})
-                assert wrong.json()["id"] == "w"
-                assert wrong.status_code in (200, 409)
-                if wrong.status_code == 200:  # simultaneous decisions: the other seat could act too
+                                                 "token": seats[player], "action": action})
+                assert wrong.status_code == 403 and wrong.json()["id"] == "w"
+            if rng.random() < 0.1:  # the other seat, with its own token: refused, nothing changes
+                other = server.post("/v1", json={"id": "o", "cmd": "apply", "game": game, "player": 1 - player,
+                                                 "token": seats[1 - player], "action": action})
+                assert other.json()["id"] == "o"
+                assert other.status_code in (200, 409)
+                if other.status_code == 200:  # simultaneous decisions: the other seat could act too
                     break
             # The whole-request form (POST /v1) and the per-command form agree.
-            r = server.post("/v1", json={"id": 9, "cmd": "apply", "game": game, "player": player, "action": action})
+            r = server.post("/v1", json={"id": 9, "cmd": "apply", "game": game, "player": player, "token": seats[player],
+                                         "action": action})
             assert r.status_code == 200 and r.json()["id"] == 9, r.text
     assert status["over"] and status["winner"] in (0, 1)
-    record = call(server, "record", game=game)["record"]
-    state = call(server, "state", game=game)["state"]
+    record = call(server, "record", game=game, token=owner)["record"]
+    assert call(server, "record", game=game, token=seats[0])["record"] == record  # seats may read it once it is over
+    state = call(server, "state", game=game, token=owner)["state"]
     assert GameRecord.from_dict(record).replay().to_dict() == state
-    assert call(server, "end_game", game=game)["ended"] is True
+    assert call(server, "end_game", 403, game=game, token=seats[1])["code"] == "forbidden"
+    assert call(server, "end_game", game=game, token=owner)["ended"] is True
 
 
 def test_hint_and_solve(server):
@@ -157,14 +171,16 @@ def test_hint_and_solve(server):
 
 def test_concurrent_requests_are_served_during_searches(server):
     view = {"player": 0, "hand": [2, 4, 6, 9, 11, 12], "seen": [1, 3], "opponent_hand_size": 6, "attacker": 0, "table": []}
-    games = [call(server, "new_game", seed=s)["game"] for s in range(4)]
+    games = [call(server, "new_game", seed=s) for s in range(4)]
 
     def long_hint(i: int) -> dict:
         # a minute's budget, cut to the server's cap; stopped below
         return server.post("/v1/hint", json={"id": f"h{i}", "view": view, "time_ms": 60_000, "method": "pimc"}).json()
 
     def quick(i: int) -> int:
-        return server.post("/v1/legal", json={"game": games[i % 4], "player": i % 2}).status_code
+        game = games[i % 4]
+        return server.post("/v1/legal", json={"game": game["game"], "player": i % 2,
+                                              "token": game["tokens"]["seats"][i % 2]}).status_code
 
     with ThreadPoolExecutor(max_workers=16) as pool:
         hints = [pool.submit(long_hint, i) for i in range(2)]

@@ -19,6 +19,18 @@ from tacocat.protocol.jsonlines import serve_lines
 from tacocat.rules.game import GameRecord, GameState
 from tacocat.protocol.session import COMMANDS, ERROR_CODES, PROTOCOL_VERSION, EngineSession, SearchJob
 
+from seats import Seated
+
+
+def seated(session: EngineSession) -> Seated:
+    """The session behind a client that keeps each game's tokens (and
+    calls the games g1, g2, ...): every game request carries its seat's
+    token, or the owner's.  Tests of the tokens themselves are in
+    test_doors.py."""
+    if not hasattr(session, "_test_client"):
+        session._test_client = Seated(session.handle)
+    return session._test_client
+
 
 class FakeHint:
     """Stands in for tacocat.search.hint.hint: answers after `seconds` or as soon
@@ -59,10 +71,10 @@ def err(response: dict, code: str) -> dict:
 
 
 def test_hello_reports_versions_rules_and_commands():
-    r = EngineSession(max_time_ms=500).handle({"id": "h", "cmd": "hello"})
+    r = seated(EngineSession(max_time_ms=500)).handle({"id": "h", "cmd": "hello"})
     assert r["id"] == "h" and r["cmd"] == "hello"
     result = ok(r)
-    assert result["protocol"] == PROTOCOL_VERSION == "1.0"
+    assert result["protocol"] == PROTOCOL_VERSION == "2.0"
     assert result["version"] == tacocat.__version__
     assert result["rules"]["name"] == "standard" and sum(result["rules"]["deck"]) == 38
     assert result["commands"] == list(COMMANDS)
@@ -78,7 +90,7 @@ TRANSCRIPT = [
     ({"id": 3, "cmd": "apply", "game": "g1", "player": 0, "action": {"kind": "replace", "cards": []}}, {"ok": True, "result": {"round": None}}),
     ({"id": 4, "cmd": "legal", "game": "g1", "player": 0}, {"ok": True, "result": {"decision": None, "actions": []}}),
     ({"id": 5, "cmd": "apply", "game": "g1", "player": 0, "action": {"kind": "replace", "cards": []}}, {"ok": False, "error": {"code": "illegal_action"}}),
-    ({"id": 6, "cmd": "apply", "game": "g9", "player": 0, "action": {"kind": "replace", "cards": []}}, {"ok": False, "error": {"code": "bad_field", "field": "game"}}),
+    ({"id": 6, "cmd": "apply", "game": "g9", "player": 0, "token": "x", "action": {"kind": "replace", "cards": []}}, {"ok": False, "error": {"code": "bad_field", "field": "game"}}),
     ({"id": 7, "cmd": "legal", "game": "g1"}, {"ok": False, "error": {"code": "missing_field", "field": "player"}}),
     ({"id": 8, "cmd": "legal", "game": "g1", "player": 2}, {"ok": False, "error": {"code": "bad_field", "field": "player"}}),
     ({"id": 9, "cmd": "legal", "game": "g1", "player": "1"}, {"ok": False, "error": {"code": "bad_field", "field": "player"}}),
@@ -110,7 +122,7 @@ def matches(actual, expected) -> bool:
 def test_scripted_transcript():
     session = EngineSession()
     for request, expected in TRANSCRIPT:
-        response = session.handle(request)
+        response = seated(session).handle(request)
         # The id comes back as sent, the same value of the same type (1 is
         # not 1.0 or true); a malformed id is itself the error (field id).
         sent = request.get("id")
@@ -128,7 +140,7 @@ def test_a_result_that_is_not_json_is_an_internal_error():
     from tacocat.protocol.session import decode_request, encode_response
 
     session = EngineSession(hint_fn=lambda view, **kw: {"moves": [], "value": float("nan")})
-    line = encode_response(session.handle({"id": 3, "cmd": "hint", "view": VIEW}))
+    line = encode_response(seated(session).handle({"id": 3, "cmd": "hint", "view": VIEW}))
     assert json.loads(line)["error"]["code"] == "internal" and json.loads(line)["id"] == 3
     assert decode_request(b'{"id": Infinity, "cmd": "hello"}')[1]["error"]["code"] == "bad_json"
 
@@ -136,13 +148,13 @@ def test_a_result_that_is_not_json_is_an_internal_error():
 def test_not_an_object_is_bad_json():
     session = EngineSession()
     for request in ([1, 2], "hello", 3, None):
-        err(session.handle(request), "bad_json")
+        err(seated(session).handle(request), "bad_json")
 
 
 def test_illegal_action_leaves_the_game_unchanged_and_the_session_serving():
     session = EngineSession()
-    ok(session.handle({"cmd": "new_game", "seed": 7}))
-    before = ok(session.handle({"cmd": "state", "game": "g1"}))["state"]
+    ok(seated(session).handle({"cmd": "new_game", "seed": 7}))
+    before = ok(seated(session).handle({"cmd": "state", "game": "g1"}))["state"]
     bad = [
         {"kind": "duel", "cards": [1]},
         {"kind": "replace", "cards": [12, 12, 12, 12, 12]},
@@ -151,79 +163,79 @@ def test_illegal_action_leaves_the_game_unchanged_and_the_session_serving():
         {"kind": "replace", "cards": "x"},
     ]
     for action in bad:
-        r = session.handle({"cmd": "apply", "game": "g1", "player": 0, "action": action})
+        r = seated(session).handle({"cmd": "apply", "game": "g1", "player": 0, "action": action})
         assert not r["ok"] and r["error"]["code"] in ("illegal_action", "bad_field", "bad_record"), r
-    assert ok(session.handle({"cmd": "state", "game": "g1"}))["state"] == before
-    assert ok(session.handle({"cmd": "hello"}))["protocol"] == PROTOCOL_VERSION
+    assert ok(seated(session).handle({"cmd": "state", "game": "g1"}))["state"] == before
+    assert ok(seated(session).handle({"cmd": "hello"}))["protocol"] == PROTOCOL_VERSION
 
 
 def play_through(session: EngineSession, game: str, rng: random.Random, limit: int = 5000) -> dict:
     """Play a game to its end, each bot choosing uniformly from `legal`."""
     for _ in range(limit):
-        status = ok(session.handle({"cmd": "games"}))["games"]
+        status = ok(seated(session).handle({"cmd": "games"}))["games"]
         status = next(s for s in status if s["game"] == game)
         if status["over"]:
             return status
         for player in status["acting"]:
-            legal = ok(session.handle({"cmd": "legal", "game": game, "player": player}))
+            legal = ok(seated(session).handle({"cmd": "legal", "game": game, "player": player}))
             assert legal["actions"], legal
             action = rng.choice(legal["actions"])
-            applied = ok(session.handle({"cmd": "apply", "game": game, "player": player, "action": action}))
+            applied = ok(seated(session).handle({"cmd": "apply", "game": game, "player": player, "action": action}))
             assert applied["action"]["kind"] == action["kind"]
     raise AssertionError("game did not end")
 
 
 def test_whole_game_through_the_session_replays_from_its_record():
     session = EngineSession()
-    gid = ok(session.handle({"cmd": "new_game", "seed": 3}))["game"]
+    gid = ok(seated(session).handle({"cmd": "new_game", "seed": 3}))["game"]
     status = play_through(session, gid, random.Random(3))
     assert status["winner"] in (0, 1) and status["phase"] == "over"
-    r = session.handle({"cmd": "apply", "game": gid, "player": 0, "action": {"kind": "replace", "cards": []}})
+    r = seated(session).handle({"cmd": "apply", "game": gid, "player": 0, "action": {"kind": "replace", "cards": []}})
     assert "over" in err(r, "illegal_action")["message"]
-    record = ok(session.handle({"cmd": "record", "game": gid}))["record"]
-    state = ok(session.handle({"cmd": "state", "game": gid}))["state"]
+    record = ok(seated(session).handle({"cmd": "record", "game": gid}))["record"]
+    state = ok(seated(session).handle({"cmd": "state", "game": gid}))["state"]
     assert GameRecord.from_dict(record).replay().to_dict() == state
     # Resume from the record and from the state document: the same game.
-    g2 = ok(session.handle({"cmd": "new_game", "record": record}))
-    g3 = ok(session.handle({"cmd": "new_game", "state": state}))
+    g2 = ok(seated(session).handle({"cmd": "new_game", "record": record}))
+    g3 = ok(seated(session).handle({"cmd": "new_game", "state": state}))
     assert g2["winner"] == g3["winner"] == status["winner"]
-    assert ok(session.handle({"cmd": "state", "game": g2["game"]}))["state"] == state
+    assert ok(seated(session).handle({"cmd": "state", "game": g2["game"]}))["state"] == state
 
 
 def test_views_hide_the_opponents_hand():
     session = EngineSession()
-    ok(session.handle({"cmd": "new_game", "seed": 11}))
+    ok(seated(session).handle({"cmd": "new_game", "seed": 11}))
     state = GameState.new(seed=11)
     for p in (0, 1):
-        view = ok(session.handle({"cmd": "view", "game": "g1", "player": p}))["view"]
+        view = ok(seated(session).handle({"cmd": "view", "game": "g1", "player": p}))["view"]
         assert view["hand"] == list(state.hands[p])
         assert "hands" not in view and view["opponent_hand_size"] == len(state.hands[1 - p])
 
 
 def test_set_rules_applies_to_new_games_only():
     session = EngineSession()
-    ok(session.handle({"cmd": "new_game", "seed": 1}))
+    ok(seated(session).handle({"cmd": "new_game", "seed": 1}))
     custom = {"name": "small", "board": [4, 6, 8, 7, 8, 6, 4], "tie": "arrow"}
-    assert ok(session.handle({"cmd": "set_rules", "rules": custom}))["rules"]["tie"] == "arrow"
-    ok(session.handle({"cmd": "new_game", "seed": 1}))
-    r1 = ok(session.handle({"cmd": "record", "game": "g1"}))["record"]["rules"]
-    r2 = ok(session.handle({"cmd": "record", "game": "g2"}))["record"]["rules"]
+    assert ok(seated(session).handle({"cmd": "set_rules", "rules": custom}))["rules"]["tie"] == "arrow"
+    ok(seated(session).handle({"cmd": "new_game", "seed": 1}))
+    r1 = ok(seated(session).handle({"cmd": "record", "game": "g1"}))["record"]["rules"]
+    r2 = ok(seated(session).handle({"cmd": "record", "game": "g2"}))["record"]["rules"]
     assert r1["tie"] == "redeal" and r2["tie"] == "arrow"
-    assert ok(session.handle({"cmd": "hello"}))["rules"]["board"] == custom["board"]
-    ok(session.handle({"cmd": "set_rules", "rules": "standard"}))
-    assert ok(session.handle({"cmd": "hello"}))["rules"]["name"] == "standard"
+    assert ok(seated(session).handle({"cmd": "hello"}))["rules"]["board"] == custom["board"]
+    ok(seated(session).handle({"cmd": "set_rules", "rules": "standard"}))
+    assert ok(seated(session).handle({"cmd": "hello"}))["rules"]["name"] == "standard"
 
 
 def test_game_limit_forgets_finished_games_then_answers_busy():
     session = EngineSession(max_games=2)
-    ok(session.handle({"cmd": "new_game", "seed": 1}))
+    ok(seated(session).handle({"cmd": "new_game", "seed": 1}))
     play_through(session, "g1", random.Random(0))
-    ok(session.handle({"cmd": "new_game", "seed": 2}))
-    ok(session.handle({"cmd": "new_game", "seed": 3}))  # forgets g1, finished
-    err(session.handle({"cmd": "legal", "game": "g1", "player": 0}), "bad_field")
-    err(session.handle({"cmd": "new_game", "seed": 4}), "busy")
-    ok(session.handle({"cmd": "end_game", "game": "g2"}))
-    assert ok(session.handle({"cmd": "new_game", "seed": 4}))["game"] == "g4"
+    ok(seated(session).handle({"cmd": "new_game", "seed": 2}))
+    ok(seated(session).handle({"cmd": "new_game", "seed": 3}))  # forgets g1, finished
+    err(seated(session).handle({"cmd": "legal", "game": "g1", "player": 0}), "bad_field")
+    err(seated(session).handle({"cmd": "new_game", "seed": 4}), "busy")
+    ok(seated(session).handle({"cmd": "end_game", "game": "g2"}))
+    assert ok(seated(session).handle({"cmd": "new_game", "seed": 4}))["game"] == "g4"
 
 
 VIEW = {"player": 0, "hand": [2, 5, 9], "seen": [1, 1], "opponent_hand_size": 3, "attacker": 0, "table": []}
@@ -233,17 +245,17 @@ def test_hint_validates_the_view_before_searching():
     fake = FakeHint()
     session = EngineSession(hint_fn=fake)
     # R1: three 1s seen and one in hand, but the deck holds two.
-    r = session.handle({"id": 1, "cmd": "hint", "view": {**VIEW, "hand": [1, 5, 9], "seen": [1, 1]}})
+    r = seated(session).handle({"id": 1, "cmd": "hint", "view": {**VIEW, "hand": [1, 5, 9], "seen": [1, 1]}})
     assert "rank 1" in err(r, "impossible_position")["message"]
-    err(session.handle({"cmd": "hint", "view": {**VIEW, "opponent_hand_size": 4}}), "impossible_position")
-    err(session.handle({"cmd": "hint", "view": {k: v for k, v in VIEW.items() if k != "hand"}}), "bad_record")
-    err(session.handle({"cmd": "hint", "view": {**VIEW, "hand": [0, 5, 9]}}), "bad_field")
-    err(session.handle({"cmd": "hint"}), "missing_field")
-    err(session.handle({"cmd": "hint", "game": "g1"}), "missing_field")
-    err(session.handle({"cmd": "hint", "view": VIEW, "game": "g1"}), "bad_field")
-    err(session.handle({"cmd": "hint", "view": VIEW, "time_ms": 0}), "bad_field")
-    err(session.handle({"cmd": "hint", "view": VIEW, "iterations": "many"}), "bad_field")
-    assert err(session.handle({"cmd": "hint", "view": VIEW, "method": "magic"}), "bad_field")["field"] == "method"
+    err(seated(session).handle({"cmd": "hint", "view": {**VIEW, "opponent_hand_size": 4}}), "impossible_position")
+    err(seated(session).handle({"cmd": "hint", "view": {k: v for k, v in VIEW.items() if k != "hand"}}), "bad_record")
+    err(seated(session).handle({"cmd": "hint", "view": {**VIEW, "hand": [0, 5, 9]}}), "bad_field")
+    err(seated(session).handle({"cmd": "hint"}), "missing_field")
+    err(seated(session).handle({"cmd": "hint", "game": "g1"}), "missing_field")
+    err(seated(session).handle({"cmd": "hint", "view": VIEW, "game": "g1"}), "bad_field")
+    err(seated(session).handle({"cmd": "hint", "view": VIEW, "time_ms": 0}), "bad_field")
+    err(seated(session).handle({"cmd": "hint", "view": VIEW, "iterations": "many"}), "bad_field")
+    assert err(seated(session).handle({"cmd": "hint", "view": VIEW, "method": "magic"}), "bad_field")["field"] == "method"
     assert fake.calls == [] and session.searching == 0
 
 
@@ -258,20 +270,20 @@ def test_hint_methods_are_the_searchs():
 def test_hint_passes_view_and_capped_budget():
     fake = FakeHint()
     session = EngineSession(hint_fn=fake, max_time_ms=300)
-    r = session.handle({"id": "a", "cmd": "hint", "view": VIEW, "time_ms": 5000, "seed": 9, "iterations": 50})
+    r = seated(session).handle({"id": "a", "cmd": "hint", "view": VIEW, "time_ms": 5000, "seed": 9, "iterations": 50})
     result = ok(r)
     assert r["stopped"] is False and result["best"] == {"kind": "attack", "cards": [2]}
     assert fake.calls[-1]["time_ms"] == 300 and fake.calls[-1]["iterations"] == 50 and fake.calls[-1]["seed"] == 9
-    ok(session.handle({"cmd": "hint", "view": VIEW}))
+    ok(seated(session).handle({"cmd": "hint", "view": VIEW}))
     assert fake.calls[-1]["time_ms"] is None  # no budget: the search's default (the cap still stops it)
     # From a game in progress: the player's own view.
-    ok(session.handle({"cmd": "new_game", "seed": 5}))
-    ok(session.handle({"cmd": "hint", "game": "g1", "player": 1}))
+    ok(seated(session).handle({"cmd": "new_game", "seed": 5}))
+    ok(seated(session).handle({"cmd": "hint", "game": "g1", "player": 1}))
     assert list(fake.calls[-1]["view"].hand) == list(GameState.new(seed=5).hands[1])
     assert fake.calls[-1]["view"].player == 1
     # A player with nothing to decide gets no hint.
-    ok(session.handle({"cmd": "apply", "game": "g1", "player": 1, "action": {"kind": "replace", "cards": []}}))
-    err(session.handle({"cmd": "hint", "game": "g1", "player": 1}), "bad_field")
+    ok(seated(session).handle({"cmd": "apply", "game": "g1", "player": 1, "action": {"kind": "replace", "cards": []}}))
+    err(seated(session).handle({"cmd": "hint", "game": "g1", "player": 1}), "bad_field")
 
 
 def test_a_failing_search_is_internal_and_the_session_survives():
@@ -279,10 +291,10 @@ def test_a_failing_search_is_internal_and_the_session_survives():
         raise RuntimeError("sampler exploded")
 
     session = EngineSession(hint_fn=broken)
-    e = err(session.handle({"id": 5, "cmd": "hint", "view": VIEW}), "internal")
+    e = err(seated(session).handle({"id": 5, "cmd": "hint", "view": VIEW}), "internal")
     assert "sampler exploded" in e["message"]
     assert session.searching == 0
-    ok(session.handle({"cmd": "hello"}))
+    ok(seated(session).handle({"cmd": "hello"}))
 
 
 def test_stop_ends_a_search_early_and_busy_refuses_a_second():
@@ -290,13 +302,13 @@ def test_stop_ends_a_search_early_and_busy_refuses_a_second():
     session = EngineSession(hint_fn=fake, max_searches=1)
     job = session.prepare({"id": "long", "cmd": "hint", "view": VIEW, "time_ms": 30_000})
     assert isinstance(job, SearchJob)
-    err(session.handle({"id": "second", "cmd": "hint", "view": VIEW}), "busy")
+    err(seated(session).handle({"id": "second", "cmd": "hint", "view": VIEW}), "busy")
     out: list[dict] = []
     worker = threading.Thread(target=lambda: out.append(job.run()))
     worker.start()
     assert fake.started.wait(5)
-    assert ok(session.handle({"cmd": "stop", "target": "other"}))["stopped"] == 0
-    assert ok(session.handle({"cmd": "stop", "target": "long"}))["stopped"] == 1
+    assert ok(seated(session).handle({"cmd": "stop", "target": "other"}))["stopped"] == 0
+    assert ok(seated(session).handle({"cmd": "stop", "target": "long"}))["stopped"] == 1
     worker.join(5)  # the fake would wait 30 s: an answer now means the stop reached it
     assert out and out[0]["id"] == "long" and out[0]["stopped"] is True
     assert ok(out[0])["best"]["kind"] == "attack"
@@ -306,7 +318,7 @@ def test_stop_ends_a_search_early_and_busy_refuses_a_second():
 def test_time_cap_stops_a_search_that_ignores_its_budget():
     fake = FakeHint(seconds=30)  # waits for stop whatever its budget says
     session = EngineSession(hint_fn=fake, max_time_ms=100)
-    r = session.handle({"cmd": "hint", "view": VIEW, "iterations": 10**9})
+    r = seated(session).handle({"cmd": "hint", "view": VIEW, "iterations": 10**9})
     # Only the cap's stop event ends the fake early; its own 30 s would
     # answer with stopped false.
     assert r["ok"] and r["stopped"] is True
@@ -323,6 +335,9 @@ def run_lines(lines: list[bytes | str], session: EngineSession | None = None, **
 
 
 def test_json_lines_transcript():
+    session = EngineSession()
+    game = ok(session.handle({"cmd": "new_game", "seed": 42}))  # opened before: its id and tokens go in the lines
+    g, seats = json.dumps(game["game"]), [json.dumps(t) for t in game["tokens"]["seats"]]
     lines = [
         '{"id": 1, "cmd": "hello"}',
         "",
@@ -330,14 +345,14 @@ def test_json_lines_transcript():
         '{"id": 2, "cmd": "new_game", "seed": 42}',
         "[" * 100_000,
         b"\xff\xfe\x00garbage",
-        '{"id": 3, "cmd": "apply", "game": "g1", "player": 0, "action": {"kind": "replace", "cards": []}}',
+        '{"id": 3, "cmd": "apply", "game": %s, "player": 0, "token": %s, "action": {"kind": "replace", "cards": []}}' % (g, seats[0]),
         '{"id": 4, "cmd": "new_game", "note": "' + "x" * 5000 + '"}',
-        '{"id": 5, "cmd": "legal", "game": "g1", "player": 1}',
+        '{"id": 5, "cmd": "legal", "game": %s, "player": 1, "token": %s}' % (g, seats[1]),
         '{"id": NaN, "cmd": "hello"}',
         '{"id": 6, "cmd": "quit"}',
         '{"id": 7, "cmd": "hello"}',  # after quit: not read
     ]
-    out = run_lines(lines, max_line=4096)
+    out = run_lines(lines, session, max_line=4096)
     assert [r["id"] for r in out] == [1, None, 2, None, None, 3, None, 5, None, 6]
     assert [r["ok"] for r in out] == [True, False, True, False, False, True, False, True, False, True]
     assert {r["error"]["code"] for r in out if not r["ok"]} == {"bad_json"}
@@ -407,7 +422,7 @@ def test_solve_answers_the_conformance_positions_like_tacocat_solve():
     session = EngineSession()
     for case in load_cases("play_values"):
         position = {k: case[k] for k in ("hands", "attacker", "table")}
-        r = session.handle({"id": "s", "cmd": "solve", "position": position})
+        r = seated(session).handle({"id": "s", "cmd": "solve", "position": position})
         result = ok(r)
         assert r["stopped"] is False
         assert result["value"] == case["value"], case
@@ -418,41 +433,42 @@ def test_solve_answers_the_conformance_positions_like_tacocat_solve():
     assert session.searching == 0
 
 
-# The message shapes of protocol "1.0".  Changing any of them means a new
+# The message shapes of protocol "2.0".  Changing any of them means a new
 # protocol version (docs/protocol.md, "Versions"): bump PROTOCOL_VERSION,
 # add a line to the docs' version table, then update this pin.
-PINNED_VERSION = "1.0"
+PINNED_VERSION = "2.0"
 PINNED_REQUESTS = {
     "hello": "",
     "set_rules": "rules:object|string",
     "new_game": "?seed:integer ?rules:object|string ?record:object ?state:object",
-    "apply": "game:string player:integer action:object",
-    "legal": "game:string player:integer",
-    "view": "game:string player:integer",
-    "state": "game:string",
-    "record": "game:string",
-    "games": "",
-    "end_game": "game:string",
-    "hint": "?view:object ?game:string ?player:integer ?time_ms:integer ?iterations:integer ?seed:integer ?method:string",
+    "apply": "game:string player:integer token:string action:object",
+    "legal": "game:string player:integer token:string",
+    "view": "game:string player:integer token:string",
+    "state": "game:string token:string",
+    "record": "game:string token:string",
+    "games": "?tokens:array",
+    "end_game": "game:string token:string",
+    "hint": "?view:object ?game:string ?player:integer ?token:string ?time_ms:integer ?iterations:integer ?seed:integer ?method:string",
     "solve": "position:object",
     "stop": "?target:string|integer",
     "quit": "",
 }
 PINNED_RESULTS = {
     "hello": "commands engine errors limits protocol rules running version",
-    "new_game": "acting actions board deals game over phase rounds seed winner",
+    "new_game": "acting actions board deals game over phase rounds seed tokens winner",
     "apply": "action game player round status",
     "legal": "actions decision game player",
     "view": "game view",
     "state": "game state status",
     "record": "game record status",
-    "games": "games",
+    "games": "games open",
     "end_game": "ended game",
     "stop": "stopped",
     "quit": "bye stopped",
     "set_rules": "rules",
 }
-PINNED_ERRORS = "bad_json unknown_command missing_field bad_field illegal_action impossible_position bad_ruleset bad_record busy internal"
+PINNED_ERRORS = ("bad_json unknown_command missing_field bad_field illegal_action impossible_position bad_ruleset "
+                 "bad_record forbidden busy internal")
 
 
 def test_message_shapes_are_pinned_to_the_protocol_version():
@@ -472,8 +488,8 @@ def test_message_shapes_are_pinned_to_the_protocol_version():
         {"cmd": "games"}, {"cmd": "stop"}, {"cmd": "end_game", "game": "g1"}, {"cmd": "quit"},
     ]
     for request in script:
-        r = session.handle({"id": 1, **request})
+        r = seated(session).handle({"id": 1, **request})
         assert list(r) == ["id", "ok", "cmd", "result"], r
         assert " ".join(sorted(ok(r))) == PINNED_RESULTS[request["cmd"]], request["cmd"]
-    e = session.handle({"id": 2, "cmd": "legal"})
+    e = seated(session).handle({"id": 2, "cmd": "legal"})
     assert list(e) == ["id", "ok", "cmd", "error"] and sorted(e["error"]) == ["code", "field", "message"]

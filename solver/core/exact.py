@@ -36,7 +36,7 @@ from typing import Any, Mapping, Sequence
 
 from tacocat.core import _search
 from tacocat.rules.cards import Hand, format_cards, parse_cards
-from tacocat.errors import NotationError, PositionError, RecordError, TacocatError
+from tacocat.errors import NotationError, PositionError, RecordError, TacocatError, shorten
 from tacocat.rules.play import PlayPosition, showdown, validate_position
 from tacocat.rules.ruleset import STANDARD, Ruleset, load_ruleset
 
@@ -176,6 +176,10 @@ def _levels(utilities: Sequence[float]) -> tuple[int, int, int]:
     return (w, d, l)
 
 
+MAX_UTILITY = 1e9
+MAX_TT_MB = 16384
+
+
 def check_utilities(utilities: Any) -> tuple:
     """Three finite numbers: player 0's worth of (win, drawn round, loss)."""
     if utilities is DEFAULT_UTILITIES:
@@ -186,9 +190,11 @@ def check_utilities(utilities: Any) -> tuple:
     if len(values) != 3:
         raise NotationError(f"utilities must be three numbers (win, draw, loss), got {len(values)}: {list(values)!r}")
     for u in values:
-        if isinstance(u, bool) or not isinstance(u, (int, float)) or not math.isfinite(u):
-            raise NotationError(f"utilities must be finite numbers (win, draw, loss), got {u!r}")
-    return values
+        # abs() first: math.isfinite overflows on an integer of hundreds of digits
+        if isinstance(u, bool) or not isinstance(u, (int, float)) or not abs(u) <= MAX_UTILITY:
+            raise NotationError(f"utilities must be finite numbers of size at most {MAX_UTILITY:g} (win, draw, loss), "
+                                f"got {shorten(u, 40)}")
+    return tuple(float(u) for u in values)
 
 
 def _check(position: PlayPosition) -> None:
@@ -216,8 +222,8 @@ class Solver:
 
     def __init__(self, tt_mb: float = 1, *, keep_tt: bool = True, tt_entries: int | None = None) -> None:
         if tt_entries is None:
-            if not isinstance(tt_mb, (int, float)) or isinstance(tt_mb, bool) or not tt_mb > 0:
-                raise TacocatError(f"tt_mb must be a positive number, got {tt_mb!r}")
+            if not isinstance(tt_mb, (int, float)) or isinstance(tt_mb, bool) or not 0 < tt_mb <= MAX_TT_MB:
+                raise TacocatError(f"tt_mb must be a positive number of megabytes, at most {MAX_TT_MB}, got {shorten(tt_mb, 40)}")
             tt_entries = max(4, int(tt_mb * (1 << 20)) // int(_search.TT_ENTRY_BYTES))
         elif isinstance(tt_entries, bool) or not isinstance(tt_entries, int) or tt_entries < 4:
             raise TacocatError(f"tt_entries must be an integer >= 4, got {tt_entries!r}")

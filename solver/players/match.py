@@ -16,11 +16,19 @@ unit of independence is the deal: `ci95` is [lo, hi], the mean of the
 per-deal duplicate scores ± 1.96 standard errors, clipped to [-1, 1].
 `points` is the same on the 0..1 scale (win 1, draw 1/2, loss 0).
 
+Beside the score: the Elo difference with its 95% interval, the normalized
+Elo and the deals by pair score (pentanomial in play mode, trinomial in game
+mode), and optionally an SPRT that stops the match once decided
+(`tacocat.players.stats`).
+
 Seeding: deal d uses the shuffle seed "{seed}/{d}" and bot RNGs derived from
-it, so a match gives the same numbers whatever the number of workers."""
+it, and results are put back in deal order, so a match gives the same
+numbers whatever the backend (`tacocat.players.cluster`: this process, local
+processes, Ray), the number of workers and the batch size."""
 
 from __future__ import annotations
 
+import contextlib
 import math
 import random
 import time
@@ -28,13 +36,18 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, Callable, Mapping, Sequence
 
 from tacocat.rules.board import Board
+from tacocat.players import stats
 from tacocat.players.bots import BOTS, choose, make_bot, play_game
+from tacocat.players.cluster import Cluster, RunStats, Stopped, run_tasks
+from tacocat.players.stats import SPRT
 from tacocat.errors import TacocatError
 from tacocat.rules.game import PLAY, GameState
 from tacocat.rules.ruleset import STANDARD
 
 MODES = ("play", "game")
 PLAY_HAND = 8
+PROGRESS_EVERY = 0.2
+"""Seconds between two progress reports of `run_match`."""
 
 
 @dataclass
@@ -43,6 +56,7 @@ class MatchResult:
     b: str
     mode: str
     deals: int
+    """Deals played (fewer than asked when the SPRT decided or the run was stopped)."""
     seed: int
     score: float
     """A's mean score in [-1, 1] (0 = equal)."""
@@ -55,7 +69,23 @@ class MatchResult:
     budget: dict = field(default_factory=dict)
     seconds: float = 0.0
     deal_scores: list[float] = field(default_factory=list)
-    """Per deal, A's mean score over the two seatings."""
+    """Per deal, A's mean score over the two seatings (in deal order)."""
+    elo: float | None = None
+    """Logistic Elo difference of A over B (`tacocat.players.stats`); None if unbounded."""
+    elo_ci95: list = field(default_factory=lambda: [None, None])
+    nelo: float | None = None
+    """Normalized Elo (the SPRT's scale)."""
+    pairs: list[int] = field(default_factory=list)
+    """Deals by pair score: pentanomial (play) or trinomial (game), `stats.PAIR_VALUES`."""
+    sprt: dict | None = None
+    """The SPRT's bounds, its log-likelihood ratio and `verdict` (H0, H1 or None)."""
+    stopped: str | None = None
+    """Why fewer deals than asked: "sprt" (decided) or "interrupted"."""
+    deals_asked: int = 0
+    retried: int = 0
+    """Batches run again after a worker died (each deal still counts once)."""
+    outcomes: dict = field(default_factory=dict)
+    """Deal index -> (A's result as player 0, A's result as player 1)."""
 
     @property
     def half_width(self) -> float:
@@ -68,6 +98,7 @@ class MatchResult:
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)
         d.pop("deal_scores")
+        d.pop("outcomes")
         d["games"] = 2 * self.deals
         d["points"] = self.points
         d["points_ci95"] = [(self.ci95[0] + 1) / 2, (self.ci95[1] + 1) / 2]
@@ -165,6 +196,50 @@ def _deal(args) -> tuple[int, int, int]:
     return d, first, second
 
 
+SPRT_EVERY_DEAL = 200
+
+
+def sprt_due(n: int) -> bool:
+    """Is the SPRT tested after deal count n?  After every deal up to
+    `SPRT_EVERY_DEAL` deals, then every n // SPRT_EVERY_DEAL deals (a stop
+    at most 0.5% late, like fishtest testing per batch), so that one driver
+    keeps up with many workers: fewer than 200 (3 + ln(n / 200)) tests in all.
+    A function of n alone: the stopping point stays the same on every backend."""
+    if n < 2:
+        return False
+    return n <= SPRT_EVERY_DEAL or n % (n // SPRT_EVERY_DEAL) == 0
+
+
+def summarize(a: str, b: str, mode: str, seed: int, outcomes: Mapping[int, tuple[int, int]], *,
+              budget: dict | None = None, sprt: SPRT | None = None) -> MatchResult:
+    """The statistics of the finished deals `outcomes` (deal index -> the two
+    results), in deal order."""
+    order = sorted(outcomes)
+    games = [r for d in order for r in outcomes[d]]
+    per_deal = [(outcomes[d][0] + outcomes[d][1]) / 2 for d in order]
+    n = len(per_deal)
+    mean = sum(per_deal) / n if n else 0.0
+    if n > 1:
+        var = sum((s - mean) ** 2 for s in per_deal) / (n - 1)
+        half = 1.96 * math.sqrt(var / n)
+    else:
+        half = 2.0
+    pairs = stats.pair_counts(per_deal, mode)
+    e, e_ci = stats.elo_interval(pairs, mode)
+    test = None
+    if sprt is not None:
+        llr = sprt.llr(pairs, mode)
+        test = dict(sprt.to_dict(), llr=llr, verdict=sprt.verdict(llr))
+    return MatchResult(
+        a=a, b=b, mode=mode, deals=n, seed=seed, score=mean,
+        ci95=[max(-1.0, mean - half), min(1.0, mean + half)],
+        wins=sum(1 for g in games if g > 0), draws=sum(1 for g in games if g == 0),
+        losses=sum(1 for g in games if g < 0), budget=dict(budget or {}), deal_scores=per_deal,
+        elo=e, elo_ci95=e_ci, nelo=stats.nelo(pairs, mode), pairs=pairs, sprt=test,
+        outcomes={d: tuple(outcomes[d]) for d in order},
+    )
+
+
 def run_match(
     a: str,
     b: str,
@@ -174,52 +249,99 @@ def run_match(
     mode: str = "play",
     budget: dict | None = None,
     workers: int = 1,
-    progress: Callable[[int, int], None] | None = None,
+    progress: Callable[..., None] | None = None,
+    cluster: Cluster | None = None,
+    sprt: SPRT | None = None,
+    known: Mapping[int, Sequence[int]] | None = None,
+    on_deal: Callable[[int, int, int], None] | None = None,
 ) -> MatchResult:
     """Duplicate match of bot `a` against bot `b` (see the module docstring).
-    `budget` is passed to both bots (`tacocat.players.bots.BUDGET_KEYS`); a bot named
-    "name@key=value,..." adds its own keys (`parse_bot`);
-    `workers` > 1 plays deals in parallel processes."""
+
+    `budget` is passed to both bots (`tacocat.players.bots.BUDGET_KEYS`); a bot
+    named "name@key=value,..." adds its own keys (`parse_bot`).  Deals run on
+    `cluster` (`tacocat.players.cluster.Cluster`; default: `workers` local
+    processes, this process for 1); the numbers do not depend on it.
+
+    `sprt`: stop at the first deal count k (tested as `sprt_due` says) at
+    which the SPRT over deals 0..k-1 is decided (deal order, not arrival
+    order, so the stopping point is the same on every backend); `deals` is
+    then the most to play.
+    `known`: deal index -> (first, second) results already played (a resumed
+    run): those deals are not played again.  `on_deal(d, first, second)` is
+    called as each new deal finishes; `progress(done, total, summary)` after
+    each, with the running score, interval, Elo and LLR in `summary`.
+    Ctrl-C (or SIGTERM as `cluster.Stopped`) ends the match early: the
+    result holds the finished deals and `stopped` is "interrupted" (or
+    "terminated")."""
     if mode not in MODES:
         raise TacocatError(f"mode {mode!r} unknown; expected play or game")
     if isinstance(deals, bool) or not isinstance(deals, int) or deals < 1:
         raise TacocatError(f"deals must be a positive integer, got {deals!r}")
     if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
         raise TacocatError(f"workers must be a positive integer, got {workers!r}")
+    cluster = cluster or Cluster("local", workers)
     budget = dict(budget or {})
     _make(a, budget, mode), _make(b, budget, mode)  # validate names and budgets here, not in a worker
     t0 = time.perf_counter()
-    jobs = [(a, b, d, seed, mode, budget) for d in range(deals)]
-    results: dict[int, tuple[int, int]] = {}
-    if workers == 1:
-        for i, job in enumerate(jobs):
-            d, x, y = _deal(job)
-            results[d] = (x, y)
-            if progress is not None:
-                progress(i + 1, deals)
-    else:
-        import multiprocessing
+    outcomes: dict[int, tuple[int, int]] = {}
+    for d, pair in (known or {}).items():
+        d = int(d)
+        if 0 <= d < deals:
+            outcomes[d] = (int(pair[0]), int(pair[1]))
+    run = RunStats()
+    prefix = 0  # deals 0..prefix-1 have all finished
+    prefix_pairs = [0] * len(stats.PAIR_VALUES[mode])
+    stop_at = None
+    stopped = None
 
-        with multiprocessing.get_context("spawn").Pool(workers) as pool:
-            for i, (d, x, y) in enumerate(pool.imap_unordered(_deal, jobs)):
-                results[d] = (x, y)
-                if progress is not None:
-                    progress(i + 1, deals)
-    games = [r for d in range(deals) for r in results[d]]
-    per_deal = [(results[d][0] + results[d][1]) / 2 for d in range(deals)]
-    mean = sum(per_deal) / deals
-    if deals > 1:
-        var = sum((s - mean) ** 2 for s in per_deal) / (deals - 1)
-        half = 1.96 * math.sqrt(var / deals)
-    else:
-        half = 2.0
-    return MatchResult(
-        a=a, b=b, mode=mode, deals=deals, seed=seed, score=mean,
-        ci95=[max(-1.0, mean - half), min(1.0, mean + half)],
-        wins=sum(1 for g in games if g > 0), draws=sum(1 for g in games if g == 0),
-        losses=sum(1 for g in games if g < 0), budget=budget,
-        seconds=time.perf_counter() - t0, deal_scores=per_deal,
-    )
+    def advance() -> None:
+        """Move the finished prefix on; with an SPRT, stop at its first decision."""
+        nonlocal prefix, stop_at
+        while stop_at is None and prefix in outcomes:
+            x, y = outcomes[prefix]
+            prefix += 1
+            if sprt is not None:
+                for i, c in enumerate(stats.pair_counts([(x + y) / 2], mode)):
+                    prefix_pairs[i] += c
+                if sprt_due(prefix) and sprt.verdict(sprt.llr(prefix_pairs, mode)) is not None:
+                    stop_at = prefix
+
+    last_report = [0.0]
+
+    def report(final: bool = False) -> None:
+        # the summary reads every deal: at most a few a second, so that a long
+        # match does not spend quadratic time on its progress bar
+        if progress is None or not (final or time.perf_counter() - last_report[0] >= PROGRESS_EVERY):
+            return
+        last_report[0] = time.perf_counter()
+        live = summarize(a, b, mode, seed, outcomes, sprt=sprt) if outcomes else None
+        progress(len(outcomes), deals, live)
+
+    advance()
+    todo = [d for d in range(deals) if d not in outcomes]
+    if stop_at is None and todo:
+        jobs = [(a, b, d, seed, mode, budget) for d in todo]
+        try:
+            with contextlib.closing(run_tasks(_deal, jobs, cluster, run)) as results:
+                for _, (d, x, y) in results:
+                    outcomes[d] = (x, y)
+                    if on_deal is not None:
+                        on_deal(d, x, y)
+                    advance()
+                    report(final=stop_at is not None or len(outcomes) == deals)
+                    if stop_at is not None:
+                        break
+        except KeyboardInterrupt as exc:
+            stopped = "terminated" if isinstance(exc, Stopped) else "interrupted"
+    if stop_at is not None:
+        outcomes = {d: outcomes[d] for d in range(stop_at)}
+        stopped = "sprt" if stop_at < deals else None
+    result = summarize(a, b, mode, seed, outcomes, budget=budget, sprt=sprt)
+    result.seconds = time.perf_counter() - t0
+    result.deals_asked = deals
+    result.retried = run.retried
+    result.stopped = stopped if result.deals < deals else None
+    return result
 
 
 def standings(results: Sequence[Mapping[str, Any]], bots: Sequence[str]) -> dict[str, float]:

@@ -50,6 +50,7 @@ HTTP_STATUS = {
     "impossible_position": 422,
     "bad_ruleset": 422,
     "bad_record": 422,
+    "forbidden": 403,
     "busy": 503,
     "internal": 500,
 }
@@ -71,8 +72,9 @@ async def _read_body(request: Request, limit: int) -> bytes:
     return bytes(body)
 
 
-def _respond(response: Response) -> HTTPResponse:
-    status = 200 if response.get("ok") else HTTP_STATUS.get(response["error"]["code"], 500)
+def _respond(response: Response, status: int | None = None) -> HTTPResponse:
+    if status is None:
+        status = 200 if response.get("ok") else HTTP_STATUS.get(response["error"]["code"], 500)
     return HTTPResponse(encode_response(response), status_code=status, media_type="application/json")
 
 
@@ -152,7 +154,16 @@ def create_app(
         Route("/v1/{cmd}", one_command, methods=["POST"]),
         Route("/openapi.json", openapi_json, methods=["GET"]),
     ]
-    app = Starlette(routes=routes)
+    async def no_route(request: Request, exc: Exception) -> HTTPResponse:
+        # A path or method the API does not have still answers a protocol
+        # object (never Starlette's plain text or a redirect).
+        status = getattr(exc, "status_code", 404)
+        what = "method" if status == 405 else "path"
+        return _respond(error_response(None, "unknown_command", f"no {what} {request.method} {request.url.path[:80]!r}: "
+                                       "POST /v1/<command> or /v1; GET /v1/hello, /openapi.json", None), status)
+
+    app = Starlette(routes=routes, exception_handlers={404: no_route, 405: no_route})
+    app.router.redirect_slashes = False  # /v1/ is not /v1: no 307 to follow
     app.state.session = session
     return app
 

@@ -29,7 +29,7 @@ read that table."""
 
 from __future__ import annotations
 
-import itertools
+import hashlib
 import json
 import logging
 import math
@@ -43,11 +43,13 @@ from typing import Any, Callable, Literal, Mapping, NotRequired, TypedDict
 from tacocat import __version__
 from tacocat.rules.actions import Action
 from tacocat.errors import RecordError, TacocatError
+from tacocat.errors import shorten as _short
 from tacocat.rules.game import GameRecord, GameState, View
 from tacocat.rules.ruleset import Ruleset, load_ruleset
 from tacocat.rules.views import view_from_json
+from tacocat.protocol.store import GameStore
 
-PROTOCOL_VERSION = "1.0"
+PROTOCOL_VERSION = "2.0"
 """Bumped whenever a message shape changes (docs/protocol.md, "Versions")."""
 
 log = logging.getLogger("tacocat.engine")
@@ -61,7 +63,9 @@ ERROR_CODES: dict[str, str] = {
     "impossible_position": "a view or position no game can produce (e.g. more cards of a rank than the deck holds)",
     "bad_ruleset": "a ruleset that cannot be played (RULES section 8)",
     "bad_record": "a malformed game record, game state, view or position",
-    "busy": "a limit is reached: too many searches running or games open; try again later",
+    "forbidden": "the token does not open this game, this seat or this command (docs/protocol.md, Seats)",
+    "busy": "a limit is reached: too many searches running or games open, or the game store cannot be written; "
+            "try again later",
     "internal": "a bug in the engine; the message says what failed and the session keeps serving",
 }
 """Every error code the protocol uses, with what it means.  Stable: a
@@ -187,6 +191,8 @@ class Field:
     doc: str = ""
     minimum: int | None = None
     enum: tuple[Any, ...] | None = None
+    maximum: int | None = None
+    """Integers: the largest accepted (`INT_LIMIT` when unset)."""
 
 
 @dataclass(frozen=True)
@@ -203,12 +209,28 @@ class Command:
 # takes a search slot.  (Light to import: the searches load on first use.)
 from tacocat.search.hint import METHODS as HINT_METHODS  # noqa: E402
 
+INT_LIMIT = 2**63 - 1
+"""No integer field accepts more (nor less than -INT_LIMIT): a 400-digit
+number is refused when it arrives, not deep inside a search."""
+MAX_TIME_MS = 3_600_000
+MAX_ITERATIONS = 10**9
+MAX_GAMES = 100_000
+MAX_SEARCHES = 64
+MAX_BYTES = 1 << 30
+"""The largest server limits `tacocat engine` and `tacocat serve` accept
+(--max-games, --max-searches, --max-line/--max-body; --max-time-ms is
+MAX_TIME_MS)."""
+
 _GAME = Field("game", ("string",), True, "A game id returned by new_game.")
 _PLAYER = Field("player", ("integer",), True, "0 or 1.", enum=(0, 1))
+_SEAT_TOKEN = Field("token", ("string",), True, "The token of this player's seat, or the game's owner token (new_game).")
+_OWNER_TOKEN = Field("token", ("string",), True, "The game's owner token (new_game).")
 _BUDGET = (
-    Field("time_ms", ("integer",), False, "Search time budget in milliseconds (capped by the server's limit).", minimum=1),
-    Field("iterations", ("integer",), False, "Search iteration budget.", minimum=1),
-    Field("seed", ("integer",), False, "Seed of the search's sampler (default 0): equal requests give equal answers."),
+    Field("time_ms", ("integer",), False, "Search time budget in milliseconds (capped by the server's limit).",
+          minimum=1, maximum=MAX_TIME_MS),
+    Field("iterations", ("integer",), False, "Search iteration budget.", minimum=1, maximum=MAX_ITERATIONS),
+    Field("seed", ("integer",), False, "Seed of the search's sampler (default 0): equal requests give equal answers.",
+          minimum=-INT_LIMIT),
 )
 
 COMMANDS: dict[str, Command] = {
@@ -225,9 +247,10 @@ COMMANDS: dict[str, Command] = {
         Command(
             "new_game",
             "Start a game from a seed (the cat on the centre, the first round dealt), or resume one from a "
-            "game record or state document. Returns the game id.",
+            "game record or state document. Returns the game id and its secret tokens: one per seat and the owner's.",
             (
-                Field("seed", ("integer",), False, "The deal seed; a random one when absent (returned in the result)."),
+                Field("seed", ("integer",), False, "The deal seed; a random one when absent (returned in the result).",
+                      minimum=-INT_LIMIT),
                 Field("rules", ("object", "string"), False, "This game's ruleset; the session's by default."),
                 Field("record", ("object",), False, 'A game record ({"format": "tacocat-record", ...}) to replay.'),
                 Field("state", ("object",), False, 'A game state document ({"format": "tacocat-state", ...}).'),
@@ -237,19 +260,26 @@ COMMANDS: dict[str, Command] = {
         Command(
             "apply",
             "Apply one player's action. An illegal action is refused and leaves the game unchanged.",
-            (_GAME, _PLAYER, Field("action", ("object",), True, 'An action: {"kind", "cards", "beats" (answers)}.')),
-            example={"cmd": "apply", "game": "g1", "player": 0, "action": {"kind": "replace", "cards": [1, 12]}},
+            (_GAME, _PLAYER, _SEAT_TOKEN, Field("action", ("object",), True, 'An action: {"kind", "cards", "beats" (answers)}.')),
+            example={"cmd": "apply", "game": "g1", "player": 0, "token": "<seat 0 token>",
+                     "action": {"kind": "replace", "cards": [1, 12]}},
         ),
-        Command("legal", "Every legal action of a player now (empty when it is not their turn).", (_GAME, _PLAYER),
-                example={"cmd": "legal", "game": "g1", "player": 0}),
-        Command("view", "A player's view of a game: what they know (RULES section 5).", (_GAME, _PLAYER),
-                example={"cmd": "view", "game": "g1", "player": 1}),
-        Command("state", "The whole game state, hidden cards included.", (_GAME,),
-                example={"cmd": "state", "game": "g1"}),
-        Command("record", "The game record: ruleset, seed and every action; replays to the same state.", (_GAME,),
-                example={"cmd": "record", "game": "g1"}),
-        Command("games", "The open games and their status.", example={"cmd": "games"}),
-        Command("end_game", "Forget a game (frees its slot).", (_GAME,), example={"cmd": "end_game", "game": "g1"}),
+        Command("legal", "Every legal action of a player now (empty when it is not their turn).",
+                (_GAME, _PLAYER, _SEAT_TOKEN),
+                example={"cmd": "legal", "game": "g1", "player": 0, "token": "<seat 0 token>"}),
+        Command("view", "A player's view of a game: what they know (RULES section 5).", (_GAME, _PLAYER, _SEAT_TOKEN),
+                example={"cmd": "view", "game": "g1", "player": 1, "token": "<seat 1 token>"}),
+        Command("state", "The whole game state, hidden cards included (owner only).", (_GAME, _OWNER_TOKEN),
+                example={"cmd": "state", "game": "g1", "token": "<owner token>"}),
+        Command("record", "The game record: ruleset, seed and every action; replays to the same state. "
+                "Owner only while the game runs (the seed decides every deal); any seat once it is over.",
+                (_GAME, Field("token", ("string",), True, "The owner token; a seat token once the game is over.")),
+                example={"cmd": "record", "game": "g1", "token": "<owner token>"}),
+        Command("games", "The status of the games the given tokens open, and how many games are open.",
+                (Field("tokens", ("array",), False, "Tokens (owner or seat) of the games to list."),),
+                example={"cmd": "games", "tokens": ["<owner token>"]}),
+        Command("end_game", "Forget a game (frees its slot; owner only).", (_GAME, _OWNER_TOKEN),
+                example={"cmd": "end_game", "game": "g1", "token": "<owner token>"}),
         Command(
             "hint",
             "Ranked moves with win/draw/loss odds for a player's view (same shapes as `tacocat hint --json`). "
@@ -257,13 +287,14 @@ COMMANDS: dict[str, Command] = {
             (
                 Field("view", ("object",), False, "A view: player, hand, seen, opponent_hand_size, attacker, table, "
                       "optional rules (or a full view from the view command)."),
-                Field("game", ("string",), False, "Hint for this game (with player) instead of a view."),
+                Field("game", ("string",), False, "Hint for this game (with player and token) instead of a view."),
                 Field("player", ("integer",), False, "With game: whose view.", enum=(0, 1)),
+                Field("token", ("string",), False, "With game: the token of the player's seat (or the owner's)."),
                 *_BUDGET,
                 Field("method", ("string",), False, 'Search method (default "auto").', enum=HINT_METHODS),
             ),
             search=True,
-            example={"cmd": "hint", "game": "g1", "player": 0, "time_ms": 200},
+            example={"cmd": "hint", "game": "g1", "player": 0, "token": "<seat 0 token>", "time_ms": 200},
         ),
         Command(
             "solve",
@@ -320,13 +351,60 @@ def _check_fields(cmd: Command, request: Mapping[str, Any]) -> None:
             raise ProtocolError(
                 "bad_field", f"{cmd.name}: {f.name!r} must be one of {', '.join(map(str, f.enum))}, got {_short(value)}", f.name
             )
-        if f.minimum is not None and isinstance(value, int) and value < f.minimum:
-            raise ProtocolError("bad_field", f"{cmd.name}: {f.name!r} must be at least {f.minimum}, got {value}", f.name)
+        if isinstance(value, int) and not isinstance(value, bool):
+            lo = -INT_LIMIT if f.minimum is None else f.minimum
+            hi = INT_LIMIT if f.maximum is None else f.maximum
+            if not lo <= value <= hi:
+                raise ProtocolError("bad_field", f"{cmd.name}: {f.name!r} must be an integer {lo}..{hi}, got {_short(value)}", f.name)
 
 
-def _short(value: Any, limit: int = 60) -> str:
-    text = repr(value)
-    return text if len(text) <= limit else text[: limit - 3] + "..."
+MAX_DEPTH = 32
+"""The deepest nesting of lists and objects a request may have (a game
+record or state document needs 5)."""
+MAX_ID_LENGTH = 256
+
+
+def _too_deep(value: Any, limit: int = MAX_DEPTH) -> bool:
+    """Whether `value` nests lists/objects deeper than `limit` (iterative:
+    a deep document cannot overflow the stack here)."""
+    stack = [(value, 1)]
+    while stack:
+        v, depth = stack.pop()
+        if isinstance(v, dict):
+            items = v.values()
+        elif isinstance(v, list):
+            items = v
+        else:
+            continue
+        if depth > limit:
+            return True
+        stack.extend((x, depth + 1) for x in items if isinstance(x, (dict, list)))
+    return False
+
+
+def _echoable(rid: Any) -> Any:
+    """The id to answer with: as sent, even a malformed one (its error names
+    the field), unless JSON cannot carry it back as it came — Infinity (sent
+    as 1e400), a huge or deeply nested value — then null."""
+    if rid is None or isinstance(rid, (bool, str, int, float)) and _valid_id(rid):
+        return rid
+    if isinstance(rid, bool):
+        return rid
+    try:
+        text = json.dumps(rid, allow_nan=False)
+    except (TypeError, ValueError, RecursionError):
+        return None
+    return rid if len(text) <= MAX_ID_LENGTH and not _too_deep(rid, 4) else None
+
+
+def _valid_id(rid: Any) -> bool:
+    if isinstance(rid, bool) or rid is None:
+        return rid is None
+    if isinstance(rid, str):
+        return len(rid) <= MAX_ID_LENGTH
+    if isinstance(rid, int):
+        return -INT_LIMIT <= rid <= INT_LIMIT
+    return isinstance(rid, float) and math.isfinite(rid)
 
 
 # --------------------------------------------------------------------------
@@ -440,6 +518,55 @@ def encode_response(response: Response) -> str:
         return json.dumps(error_response(rid, "internal", f"answer not encodable as JSON: {exc}", response.get("cmd")))
 
 
+# --------------------------------------------------------------------------
+# Seats: who may read and act in a game (docs/protocol.md, "Seats").
+
+
+def _hash(token: str) -> str:
+    return hashlib.sha256(token.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+@dataclass(frozen=True)
+class Seats:
+    """The SHA-256 hashes of one game's tokens: the owner's and one per
+    seat.  Only hashes are kept (in memory and in the store)."""
+
+    owner: str
+    seats: tuple[str, str]
+
+    @classmethod
+    def deal(cls) -> tuple["Seats", dict[str, Any]]:
+        """Fresh unguessable tokens, and the `tokens` object new_game returns."""
+        owner, s0, s1 = (secrets.token_urlsafe(24) for _ in range(3))
+        return cls(_hash(owner), (_hash(s0), _hash(s1))), {"owner": owner, "seats": [s0, s1]}
+
+    def hashes(self) -> tuple[str, str, str]:
+        return (self.owner, *self.seats)
+
+    def role(self, token: Any) -> str | int | None:
+        """"owner", the seat 0 or 1 the token opens, or None."""
+        if not isinstance(token, str):
+            return None
+        h = _hash(token)
+        if secrets.compare_digest(h, self.owner):
+            return "owner"
+        for p in (0, 1):
+            if secrets.compare_digest(h, self.seats[p]):
+                return p
+        return None
+
+
+def new_game_id() -> str:
+    """An unguessable game id (ids alone open nothing, but a client must
+    not be able to name another client's game)."""
+    return "g" + secrets.token_urlsafe(12)
+
+
+MAX_LISTED = 100
+DEADLINE_GRACE_S = 0.25
+"""A search still running this long past its time budget is stopped."""
+
+
 class EngineSession:
     """The ruleset, the games by id, and the running searches of one
     frontend connection (JSON Lines) or one server (HTTP).
@@ -458,6 +585,7 @@ class EngineSession:
         limits: Mapping[str, Any] | None = None,
         hint_fn: HintFn | None = None,
         solve_fn: SolveFn | None = None,
+        store: GameStore | None = None,
     ) -> None:
         """`max_games`: open games at most (then the oldest finished game is
         forgotten, or new_game answers busy).  `max_searches`: searches
@@ -465,7 +593,9 @@ class EngineSession:
         time (a request's time_ms is cut to it; a search still running
         0.25 s past it is stopped).  `limits`: extra
         transport limits reported by hello.  `hint_fn`/`solve_fn` replace the
-        searches (tests use stand-ins)."""
+        searches (tests use stand-ins).  `store`: keep the games (and the
+        session's ruleset) in this `GameStore`, every change committed
+        before it is answered; the games stored there are opened now."""
         self.rules = rules or load_ruleset(None)
         self.max_games = max_games
         self.max_searches = max_searches
@@ -475,8 +605,11 @@ class EngineSession:
         self._solve_fn = solve_fn
         self._solvers: list = []
         self._games: OrderedDict[str, GameState] = OrderedDict()
-        self._ids = itertools.count(1)
+        self._seats: dict[str, Seats] = {}
         self._lock = threading.RLock()
+        self.store = store
+        if store is not None:
+            self._open_store(store)
         self._searches: list[SearchJob] = []
         self.closed = False
         """Set by quit; transports stop reading."""
@@ -485,6 +618,36 @@ class EngineSession:
         it neither stops searches nor closes the session."""
         self.handled = 0
         """Requests answered so far (errors included)."""
+
+    def _open_store(self, store: GameStore) -> None:
+        rules = store.get_meta("rules")
+        if rules is not None:
+            try:
+                self.rules = Ruleset.from_dict(rules)
+            except TacocatError as exc:
+                log.error("game store: the session ruleset is unreadable (%s); using the given one", exc)
+        for stored in store.games():
+            try:
+                state = GameState.from_dict(stored.state)
+            except TacocatError as exc:
+                log.error("game store: game %s is unreadable (%s); skipped", stored.game, exc)
+                continue
+            self._games[stored.game] = state
+            self._seats[stored.game] = Seats(stored.seats[0], (stored.seats[1], stored.seats[2]))
+
+    def _commit(self, gid: str, state: GameState) -> None:
+        """Make `state` game `gid`'s: stored first (durable), then in memory,
+        so a failed write leaves the game as it was.  Under the lock."""
+        if self.store is not None:
+            self.store.save(gid, self._seats[gid].hashes(), state.to_dict())
+        self._games[gid] = state
+        self._games.move_to_end(gid)
+
+    def _forget(self, gid: str) -> None:
+        if self.store is not None:
+            self.store.delete(gid)
+        del self._games[gid]
+        del self._seats[gid]
 
     # ---------------------------------------------------------------- entry
     def handle(self, request: Any) -> Response:
@@ -498,19 +661,22 @@ class EngineSession:
         """Answer a request at once, or, for a search, validate it and
         return the `SearchJob` to run.  Never raises."""
         self.handled += 1
-        request_id = request.get("id") if isinstance(request, dict) else None
+        request_id = _echoable(request.get("id")) if isinstance(request, dict) else None
         cmd_name = None
         try:
             if not isinstance(request, dict):
                 raise ProtocolError("bad_json", f"a request must be a JSON object, got {type(request).__name__}")
+            if _too_deep(request):
+                raise ProtocolError("bad_json", f"request nested deeper than {MAX_DEPTH} levels")
             if "cmd" not in request:
                 raise ProtocolError("missing_field", "a request needs 'cmd' (e.g. {\"cmd\": \"hello\"})", "cmd")
             cmd_name = request["cmd"]
             if not isinstance(cmd_name, str):
                 raise ProtocolError("bad_field", f"'cmd' must be a string, got {_short(cmd_name)}", "cmd")
-            rid = request.get("id")
-            if not isinstance(rid, (str, int, float, type(None))) or isinstance(rid, float) and not math.isfinite(rid):
-                raise ProtocolError("bad_field", f"'id' must be a string, number or null, got {_short(request['id'])}", "id")
+            if not _valid_id(request.get("id")):
+                raise ProtocolError(
+                    "bad_field", f"'id' must be a string (at most {MAX_ID_LENGTH} characters), a finite number or null, "
+                    f"got {_short(request['id'])}", "id")
             command = COMMANDS.get(cmd_name)
             if command is None:
                 raise ProtocolError(
@@ -519,7 +685,8 @@ class EngineSession:
             _check_fields(command, request)
             handler = getattr(self, f"_cmd_{cmd_name}")
             if command.search:
-                return self._reserve(request_id, cmd_name, handler(request))
+                time_ms, _ = self._budget(request)
+                return self._reserve(request_id, cmd_name, handler(request), time_ms if time_ms is not None else self.max_time_ms)
             return _ok(request_id, cmd_name, handler(request))
         except Exception as exc:  # noqa: BLE001 - every failure becomes a response
             return self._error_response(request_id, cmd_name if isinstance(cmd_name, str) and cmd_name in COMMANDS else None, exc)
@@ -532,11 +699,16 @@ class EngineSession:
             if code not in ERROR_CODES:
                 code = "bad_field"
             return error_response(request_id, code, str(exc), cmd)
+        if isinstance(exc, RecursionError):  # a document nested deeper than the readers go
+            return error_response(request_id, "bad_json", "request nested too deeply to read", cmd)
         log.exception("internal error answering %s (id %r)", cmd, request_id)
         return error_response(request_id, "internal", f"{type(exc).__name__}: {exc}", cmd)
 
     # ------------------------------------------------------------ searches
-    def _reserve(self, request_id: Any, cmd: str, work: Callable[[threading.Event], dict]) -> SearchJob:
+    def _reserve(self, request_id: Any, cmd: str, work: Callable[[threading.Event], dict],
+                 cap_ms: int | None = None) -> SearchJob:
+        """A search slot for `work`; it is stopped `cap_ms` (the request's
+        time budget, else the server's cap) plus a grace after it starts."""
         with self._lock:
             if len(self._searches) >= self.max_searches:
                 running = ", ".join(f"{j.cmd} id {j.request_id!r}" for j in self._searches)
@@ -544,7 +716,7 @@ class EngineSession:
                     "busy", f"{len(self._searches)} search(es) already running ({running}); at most "
                     f"{self.max_searches} at once: wait for its answer or send stop"
                 )
-            deadline = None if self.max_time_ms is None else self.max_time_ms / 1000 + 0.25
+            deadline = None if cap_ms is None else cap_ms / 1000 + DEADLINE_GRACE_S
             job = SearchJob(self, request_id, cmd, work, deadline_s=deadline)
             self._searches.append(job)
             return job
@@ -579,14 +751,28 @@ class EngineSession:
         return time_ms, iterations
 
     # ------------------------------------------------------------- helpers
-    def _game(self, request: Mapping[str, Any]) -> GameState:
+    def _game(self, request: Mapping[str, Any], *, seats_when_over: bool = False) -> GameState:
+        """The game `request["game"]`, if `request["token"]` opens it for
+        this request: the owner token opens everything; a seat token opens
+        requests for its own `player` only (and, with `seats_when_over`,
+        the game's record once it is over).  Every game command goes
+        through here, so a command without `player` is owner-only unless
+        it says otherwise."""
         gid = request["game"]
         with self._lock:
             state = self._games.get(gid)
-            if state is None:
-                opened = list(self._games)
-                shown = ", ".join(opened[-5:]) + (" ..." if len(opened) > 5 else "") if opened else "none"
-                raise ProtocolError("bad_field", f"no game {_short(gid)} in this session (open games: {shown})", "game")
+            if state is None:  # never list the open games: their ids are other clients'
+                raise ProtocolError("bad_field", f"no game {_short(gid)} in this session", "game")
+            role = self._seats[gid].role(request.get("token"))
+            if role is None:
+                raise ProtocolError("forbidden", f"{request.get('cmd')}: the token does not open game {_short(gid)}", "token")
+            if role != "owner":
+                player = request.get("player")
+                if player is None and not (seats_when_over and state.over):
+                    raise ProtocolError("forbidden", f"{request.get('cmd')} needs the game's owner token"
+                                        + (" (a seat token opens it once the game is over)" if seats_when_over else ""), "token")
+                if player is not None and player != role:
+                    raise ProtocolError("forbidden", f"the token opens seat {role}, not seat {_short(player)}", "token")
             self._games.move_to_end(gid)
             return state
 
@@ -618,7 +804,7 @@ class EngineSession:
             return
         for gid, state in self._games.items():
             if state.over:
-                del self._games[gid]
+                self._forget(gid)
                 return
         raise ProtocolError(
             "busy", f"{len(self._games)} games open, the most this session keeps ({self.max_games}); end_game one first"
@@ -645,6 +831,8 @@ class EngineSession:
     def _cmd_set_rules(self, request: Mapping[str, Any]) -> dict:
         rules = self._rules_from(request["rules"], "rules")
         with self._lock:
+            if self.store is not None:
+                self.store.set_meta("rules", rules.to_dict())
             self.rules = rules
         return {"rules": rules.to_dict()}
 
@@ -666,9 +854,15 @@ class EngineSession:
             state = GameState.new(rules, seed)
         with self._lock:
             self._make_room()
-            gid = f"g{next(self._ids)}"
-            self._games[gid] = state
-            return {**self._status(gid, state), "seed": state.seed}
+            gid = new_game_id()
+            seats, tokens = Seats.deal()
+            self._seats[gid] = seats
+            try:
+                self._commit(gid, state)
+            except Exception:
+                del self._seats[gid]
+                raise
+            return {**self._status(gid, state), "seed": state.seed, "tokens": tokens}
 
     def _cmd_apply(self, request: Mapping[str, Any]) -> ApplyResult:
         try:
@@ -679,9 +873,12 @@ class EngineSession:
         if unknown:
             raise ProtocolError("bad_field", f"apply: unknown action field(s) {sorted(unknown)}; expected kind, cards, beats", "action")
         with self._lock:
-            state = self._game(request)
+            # On a copy: whatever fails (an illegal action, the store) leaves
+            # the game exactly as it was.
+            state = self._game(request).clone()
             rounds = len(state.rounds)
-            state.apply(request["player"], action)  # raises with the state unchanged
+            state.apply(request["player"], action)
+            self._commit(request["game"], state)
             return {
                 "game": request["game"],
                 "player": request["player"],
@@ -713,22 +910,27 @@ class EngineSession:
 
     def _cmd_record(self, request: Mapping[str, Any]) -> dict:
         with self._lock:
-            state = self._game(request)
+            state = self._game(request, seats_when_over=True)
             return {"game": request["game"], "record": state.record().to_dict(), "status": self._status(request["game"], state)}
 
     def _cmd_games(self, request: Mapping[str, Any]) -> dict:
+        tokens = request.get("tokens", [])
+        if len(tokens) > MAX_LISTED or not all(isinstance(t, str) for t in tokens):
+            raise ProtocolError("bad_field", f"games: 'tokens' must be a list of at most {MAX_LISTED} strings", "tokens")
+        wanted = {_hash(t) for t in tokens}
         with self._lock:
-            return {"games": [self._status(gid, s) for gid, s in self._games.items()]}
+            mine = [gid for gid, seats in self._seats.items() if wanted.intersection(seats.hashes())]
+            return {"games": [self._status(gid, self._games[gid]) for gid in mine], "open": len(self._games)}
 
     def _cmd_end_game(self, request: Mapping[str, Any]) -> dict:
         with self._lock:
             self._game(request)
-            del self._games[request["game"]]
+            self._forget(request["game"])
             return {"game": request["game"], "ended": True}
 
     def _cmd_hint(self, request: Mapping[str, Any]) -> Callable[[threading.Event], dict]:
         if "view" in request:
-            for key in ("game", "player"):
+            for key in ("game", "player", "token"):
                 if key in request:
                     raise ProtocolError("bad_field", f"hint takes either view, or game and player; got view and {key}", key)
             # The view shapes of `tacocat hint --view` (short or full), read

@@ -37,6 +37,8 @@ def parse_cards(text: str | Sequence[int] | None, what: str = "cards") -> Hand:
                 )
             ranks.append(int(t))
     else:
+        if not isinstance(text, (list, tuple)):
+            raise NotationError(f"{what}: expected a list of ranks 1..12 or plain notation, got {type(text).__name__}", "R1")
         ranks = list(text)
         for r in ranks:
             if isinstance(r, bool) or not isinstance(r, int):

@@ -14,23 +14,30 @@ determined by its ruleset, its seed and its actions (see `GameRecord`)."""
 
 from __future__ import annotations
 
-import contextlib
 import copy
 import itertools
 import random
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Mapping
+from typing import Any, Iterable, Mapping, Sequence
 
 from tacocat.rules.actions import Action
 from tacocat.rules.board import Board
 from tacocat.rules.cards import Hand, contains, counts, format_cards, hand, parse_cards, remove
 from tacocat.errors import IllegalMoveError, PositionError, RecordError, TacocatError
-from tacocat.rules.history import ANSWER, ATTACK, History, check_view_facts, history_from_json
+from tacocat.errors import shorten as _short
+from tacocat.rules.history import (ANSWER, ATTACK, History, check_history, check_view_facts, consistent, hand_floor,
+                                   history_from_json, is_attack)
 from tacocat.rules.play import DRAW, LOSS, WIN, answers, attacks, duel_attacker, goes_to_showdown, showdown
-from tacocat.rules.ruleset import STANDARD, Ruleset
+from tacocat.rules.ruleset import ARROW_CHOICES, HAND_SIZES, SPACES, STANDARD, Ruleset
 from tacocat.rules.play import why_not_answer, why_not_attack
 
 REPLACE, DUEL, PLAY, OVER = "replace", "duel", "play", "over"
+SEED_LIMIT = 2**63
+"""Seeds are integers in (-2**63, 2**63): any seed a client sends stays storable."""
+MAX_HISTORY = 200
+"""More public events than any round has (a deal, two replacements, up to
+twelve duels, up to 22 attacks and answers, a showdown)."""
+MAX_ACTIONS_PER_DEAL = 64
 RECORD_FORMAT = "tacocat-record"
 STATE_FORMAT = "tacocat-state"
 VERSION = 1
@@ -142,6 +149,8 @@ class GameState:
 
     @property
     def winner(self) -> int | None:
+        """The player whose goal the cat entered; None while the game runs
+        and for a game drawn at max_deals (RULES §8)."""
         return self.board.winner
 
     @property
@@ -222,7 +231,9 @@ class GameState:
         own = self.hands[player]
         cards = format_cards(action.cards)
         if not contains(own, action.cards):
-            return f"{kind} {cards}: player {player} does not hold these cards (hand {format_cards(own)})", RULE_OF[kind]
+            # Never the hand itself: an error may reach someone who must not see it.
+            return (f"{kind} {cards}: player {player} does not hold these cards (legal lists what they may play)",
+                    RULE_OF[kind])
         if kind == REPLACE:
             return (f"replace {cards}: the first replacer discarded {self.replace_cap}, so you may discard "
                     f"at most {self.replace_cap}, not {len(action.cards)}"), "R7"
@@ -305,7 +316,8 @@ class GameState:
         self.hands = [(), ()]
         if winner is not None:
             self.board = self.board.after_round(winner)  # R18
-        if self.board.winner is not None:  # R19
+        # R19; RULES §8: a game that reaches max_deals deals without a winner ends drawn.
+        if self.board.winner is not None or self.deals >= self.rules.max_deals:
             self.phase = OVER
             self.attacker = None
             return
@@ -352,35 +364,104 @@ class GameState:
         }
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> "GameState":
-        """A state from `to_dict()`'s form; raises RecordError when malformed
-        and PositionError when its cards are not the deck (`check`)."""
+    def from_dict(cls, data: Any) -> "GameState":
+        """A state from `to_dict()`'s form, every field type-checked; raises
+        RecordError when malformed and PositionError when no game can be in
+        it (cards that are not the deck, hand sizes the phase cannot have, a
+        draw pile too small for the replacements still to come).  A state
+        that passes can be played to its end without error."""
         if not isinstance(data, Mapping) or data.get("format") != STATE_FORMAT:
             raise RecordError(f"not a game state: expected an object with format {STATE_FORMAT!r}")
-        with _reading("game state"):
-            state = cls(
-                rules=Ruleset.from_dict(data["rules"]),
-                seed=int(data["seed"]),
-                board=Board.from_dict(data["board"]),
-                deals=int(data["deals"]),
-                phase=str(data["phase"]),
-                hands=[hand(h) for h in data["hands"]],
-                draw_pile=[int(c) for c in data["draw_pile"]],
-                discard=[int(c) for c in data["discard"]],
-                table=hand(data["table"]),
-                attacker=data["attacker"],
-                first_replacer=str(data["first_replacer"]),
-                replaced=[bool(x) for x in data["replaced"]],
-                replace_cap=data["replace_cap"],
-                pending=[None if p is None else hand(p) for p in data["pending"]],
-                history=copy.deepcopy(list(data["history"])),
-                rounds=copy.deepcopy(list(data["rounds"])),
-                actions=copy.deepcopy(list(data["actions"])),
-            )
-        if state.phase not in (REPLACE, DUEL, PLAY, OVER):
-            raise RecordError(f"unknown phase {state.phase!r}")
-        state.check()
+        doc = _Doc(data, "game state")
+        doc.known(STATE_KEYS)
+        rules = doc.rules("rules", KeyError)
+        phase = doc.choice("phase", (REPLACE, DUEL, PLAY, OVER))
+        n_hand = max(HAND_SIZES[1], len(rules.deck_cards()))
+        state = cls(
+            rules=rules,
+            seed=doc.integer("seed", -SEED_LIMIT, SEED_LIMIT),
+            board=doc.board("board"),
+            deals=doc.integer("deals", 1, rules.max_deals),
+            phase=phase,
+            hands=doc.pair("hands", lambda v, f: doc.cards_value(v, f, n_hand)),
+            draw_pile=list(doc.cards("draw_pile", rules.deck_size, sort=False)),
+            discard=list(doc.cards("discard", rules.deck_size, sort=False)),
+            table=doc.cards("table", HAND_SIZES[1]),
+            attacker=doc.optional_int("attacker", 0, 1),
+            first_replacer=doc.choice("first_replacer", ARROW_CHOICES),
+            replaced=doc.pair("replaced", doc.boolean_value),
+            replace_cap=doc.optional_int("replace_cap", 0, HAND_SIZES[1]),
+            pending=doc.pair("pending", lambda v, f: None if v is None else doc.cards_value(v, f, HAND_SIZES[1])),
+            history=doc.events("history"),
+            rounds=doc.round_summaries("rounds"),
+            actions=doc.actions("actions"),
+        )
+        state.check_document()
         return state
+
+    def check_document(self) -> None:
+        """Reject a state no game can be in, so that every later `apply`
+        succeeds or refuses cleanly (RULES R1-R19)."""
+        board, rules = self.board, self.rules
+        if self.phase == OVER:
+            if board.winner is None and self.deals < rules.max_deals:
+                raise PositionError("phase is over but the cat is in no goal and max_deals is not reached", "R19")
+            return
+        if board.winner is not None:
+            raise PositionError(f"the cat stands in player {board.winner}'s goal: the game is over", "R19")
+        n = board.hand_size(rules)
+        if self.first_replacer != board.first_replacer(rules):
+            raise PositionError(
+                f"first_replacer {self.first_replacer!r} but the arrow on space {board.cat} says "
+                f"{board.first_replacer(rules)!r}", "R3")
+        self.check()
+        h0, h1 = len(self.hands[0]), len(self.hands[1])
+        if self.phase != PLAY and self.table:
+            raise PositionError(f"a table (an attack to answer) exists only in the play phase, not in {self.phase}", "R10")
+        if self.phase != PLAY and self.attacker is not None:
+            raise PositionError(f"attacker is set only in the play phase, not in {self.phase}", "R10")
+        for p in (0, 1):
+            pend = self.pending[p]
+            if pend is not None and (self.phase not in (REPLACE, DUEL) or not contains(self.hands[p], pend)):
+                raise PositionError(f"pending choice of player {p} is not a choice from their hand at this phase", "R8-R9")
+        if self.phase == REPLACE:
+            if (h0, h1) != (n, n):
+                raise PositionError(f"in the replace phase both hands hold {n} cards (space {board.cat}), got {h0} and {h1}", "R6")
+            if self.first_replacer == "both":
+                if any(self.replaced) or self.replace_cap is not None:
+                    raise PositionError("on a two-arrow space nobody has replaced before both reveal; replace_cap is unset", "R8")
+                need = sum(n if pend is None else len(pend) for pend in self.pending)
+            else:
+                first = 0 if self.first_replacer == "p0" else 1
+                if self.pending != [None, None]:
+                    raise PositionError("a one-arrow replacement is not secret: no pending choices", "R7")
+                if self.replaced[1 - first] or self.replaced[first] != (self.replace_cap is not None):
+                    raise PositionError(f"player {first} replaces first; replace_cap is their discard count", "R7")
+                need = 2 * n if self.replace_cap is None else self.replace_cap
+            if len(self.draw_pile) < need:
+                raise PositionError(
+                    f"the draw pile holds {len(self.draw_pile)} cards but the replacements still to come may draw {need}", "R7-R8")
+            return
+        if not all(self.replaced):
+            raise PositionError(f"the {self.phase} phase comes after both players replaced", "R7-R8")
+        if self.phase == DUEL:
+            if h0 != h1 or h0 < 2:
+                raise PositionError(f"a duel needs equal hands of at least two cards, got {h0} and {h1}", "R9")
+            return
+        if self.attacker is None:
+            raise PositionError("the play phase needs an attacker (0 or 1)", "R10")
+        if any(p is not None for p in self.pending):
+            raise PositionError("no choice is pending in the play phase", "R10")
+        att, dfd = len(self.hands[self.attacker]), len(self.hands[1 - self.attacker])
+        if self.table:
+            if self.table not in [tuple(a) for a in attacks(self.hands[self.attacker] + self.table)]:
+                raise PositionError("the table is not an attack the attacker could have made", "R10-R11")
+        elif att < 2:
+            raise PositionError("play ends with one card each: the attacker needs at least two cards", "R16")
+
+        _check_history(self.history, board, n, self.discard + list(self.table))
+        if self.phase == PLAY:
+            _check_play(self.history, self.attacker, {0: self.hands[0], 1: self.hands[1]}, {})
 
     def record(self) -> "GameRecord":
         """The game so far as ruleset + seed + actions (replays to this state)."""
@@ -389,20 +470,6 @@ class GameState:
     def view(self, player: int) -> "View":
         """Player `player`'s information set (RULES §5)."""
         return View.of(self, player)
-
-
-@contextlib.contextmanager
-def _reading(what: str):
-    """Turn the errors of reading a JSON document into one RecordError
-    naming the missing or malformed field (TacocatErrors pass through)."""
-    try:
-        yield
-    except TacocatError:
-        raise
-    except KeyError as exc:
-        raise RecordError(f"{what} is missing the field {exc.args[0]!r}") from None
-    except (TypeError, ValueError) as exc:
-        raise RecordError(f"malformed {what}: {exc}") from None
 
 
 def check_known_counts(rules: Ruleset, own: Hand, seen: Hand, table: Hand) -> None:
@@ -416,6 +483,206 @@ def check_known_counts(rules: Ruleset, own: Hand, seen: Hand, table: Hand) -> No
 
 
 RULE_OF = {REPLACE: "R7-R8", DUEL: "R9", "attack": "R10-R11", "answer": "R12-R13"}
+
+VIEW_FIELDS = {
+    "player", "rules", "board", "phase", "hand", "seen", "table", "attacker", "opponent_hand_size", "draw_pile_size",
+    "first_replacer", "replace_cap", "my_pending", "acting", "unseen_pool", "history", "rounds",
+}
+STATE_KEYS = {
+    "format", "version", "rules", "seed", "board", "deals", "phase", "hands", "draw_pile", "discard", "table",
+    "attacker", "first_replacer", "replaced", "replace_cap", "pending", "history", "rounds", "actions",
+}
+EVENT_FIELDS: dict[str, dict[str, str]] = {
+    "deal": {"hand_size": "size", "cat": "space"},
+    "replace": {"player": "player", "cards": "cards"},
+    "duel": {"cards": "pair"},
+    "attack": {"player": "player", "cards": "cards"},
+    "answer": {"player": "player", "cards": "cards", "beats": "bool"},
+    "showdown": {"cards": "pair", "winner": "winner"},
+}
+"""The public events `GameState` writes into a round's history, and each
+field's kind: what a state document or full view may carry."""
+
+
+class _Doc:
+    """Typed reads of a JSON document's fields: each wrong type or value is
+    a RecordError naming the document and the field, never a crash."""
+
+    def __init__(self, data: Mapping[str, Any], what: str) -> None:
+        self.data, self.what = data, what
+
+    def fail(self, key: str, expected: str, value: Any) -> RecordError:
+        return RecordError(f"{self.what} {key!r} must be {expected}, got {_short(value)}")
+
+    def known(self, keys: set[str]) -> None:
+        unknown = sorted(str(k) for k in self.data if k not in keys)
+        if unknown:
+            raise RecordError(f"{self.what}: unknown field(s) {_short(unknown)}")
+
+    def get(self, key: str, default: Any = KeyError) -> Any:
+        if key in self.data:
+            return self.data[key]
+        if default is KeyError:
+            raise RecordError(f"{self.what} is missing the field {key!r}")
+        return default
+
+    def int_value(self, v: Any, key: str, lo: int, hi: int) -> int:
+        if isinstance(v, bool) or not isinstance(v, int) or not lo <= v <= hi:
+            raise self.fail(key, f"an integer {lo}..{hi}", v)
+        return v
+
+    def integer(self, key: str, lo: int, hi: int, default: Any = KeyError) -> int:
+        return self.int_value(self.get(key, default), key, lo, hi)
+
+    def optional_int(self, key: str, lo: int, hi: int) -> int | None:
+        v = self.get(key, None)
+        return None if v is None else self.int_value(v, key, lo, hi)
+
+    def choice(self, key: str, choices: tuple[str, ...], default: Any = KeyError) -> str:
+        v = self.get(key, default)
+        if not isinstance(v, str) or v not in choices:
+            raise self.fail(key, f"one of {', '.join(choices)}", v)
+        return v
+
+    def boolean_value(self, v: Any, key: str) -> bool:
+        if not isinstance(v, bool):
+            raise self.fail(key, "true or false", v)
+        return v
+
+    def cards_value(self, v: Any, key: str, limit: int, sort: bool = True) -> Any:
+        if not isinstance(v, list) or len(v) > limit:
+            raise self.fail(key, f"a list of at most {limit} ranks 1..12", v)
+        for r in v:
+            if isinstance(r, bool) or not isinstance(r, int) or not 1 <= r <= 12:
+                raise self.fail(key, "a list of ranks 1..12", r)
+        return hand(v) if sort else tuple(v)
+
+    def cards(self, key: str, limit: int, sort: bool = True, default: Any = KeyError) -> Any:
+        return self.cards_value(self.get(key, default), key, limit, sort)
+
+    def pair(self, key: str, read: Any) -> list:
+        v = self.get(key)
+        if not isinstance(v, list) or len(v) != 2:
+            raise self.fail(key, "a list of two (one per player)", v)
+        return [read(v[0], f"{key}[0]"), read(v[1], f"{key}[1]")]
+
+    def rules(self, key: str, default: Any = None) -> Ruleset:
+        v = self.get(key, default)
+        if v is not None and not isinstance(v, Mapping):
+            raise self.fail(key, "a ruleset object", v)
+        return Ruleset.from_dict(v)
+
+    def board(self, key: str, default: Any = KeyError) -> Board:
+        v = self.get(key, default)
+        if not isinstance(v, Mapping) or set(v) - {"cat", "covered"} or "cat" not in v:
+            raise self.fail(key, '{"cat": -1..7, "covered": [spaces 0..6]}', v)
+        sub = _Doc(v, f"{self.what} board")
+        covered = sub.get("covered", [])
+        if not isinstance(covered, list) or len(covered) > SPACES:
+            raise sub.fail("covered", "a list of spaces 0..6", covered)
+        return Board(cat=sub.integer("cat", -1, SPACES), covered=frozenset(sub.int_value(c, "covered", 0, SPACES - 1) for c in covered))
+
+    def _list(self, key: str, limit: int) -> list:
+        v = self.get(key, [])
+        if not isinstance(v, list) or len(v) > limit:
+            raise self.fail(key, f"a list of at most {limit} items", v)
+        return v
+
+    def events(self, key: str) -> list[dict]:
+        """A round's public history (`EVENT_FIELDS`), copied."""
+        out = []
+        for i, e in enumerate(self._list(key, MAX_HISTORY)):
+            where = f"{key}[{i}]"
+            kind = e.get("event") if isinstance(e, Mapping) else None
+            if not isinstance(kind, str) or kind not in EVENT_FIELDS:
+                raise self.fail(where, f"an event object with event one of {', '.join(EVENT_FIELDS)}", e)
+            spec = EVENT_FIELDS[kind]
+            if set(e) != {"event", *spec}:
+                raise self.fail(where, f"a {kind} event with the fields {', '.join(spec)}", e)
+            ev = _Doc(e, f"{self.what} {where}")
+            event: dict[str, Any] = {"event": kind}
+            for name, kind_of in spec.items():
+                event[name] = ev.field_of_kind(name, kind_of)
+            out.append(event)
+        return out
+
+    def field_of_kind(self, name: str, kind: str) -> Any:
+        v = self.get(name)
+        if kind == "size":
+            return self.int_value(v, name, *HAND_SIZES)
+        if kind == "space":
+            return self.int_value(v, name, 0, SPACES - 1)
+        if kind == "player":
+            return self.int_value(v, name, 0, 1)
+        if kind == "winner":
+            return None if v is None else self.int_value(v, name, 0, 1)
+        if kind == "bool":
+            return self.boolean_value(v, name)
+        if kind == "pair":
+            if not isinstance(v, list) or len(v) != 2:
+                raise self.fail(name, "two ranks", v)
+            return list(self.cards_value(v, name, 2, sort=False))
+        return list(self.cards_value(v, name, HAND_SIZES[1]))
+
+    def round_summaries(self, key: str, limit: int = 10_000) -> list[dict]:
+        out = []
+        for i, r in enumerate(self._list(key, limit)):
+            where = f"{key}[{i}]"
+            if not isinstance(r, Mapping) or set(r) != {"cat", "hand_size", "last", "winner"}:
+                raise self.fail(where, "a round summary {cat, hand_size, last, winner}", r)
+            rd = _Doc(r, f"{self.what} {where}")
+            out.append({
+                "cat": rd.field_of_kind("cat", "space"),
+                "hand_size": rd.field_of_kind("hand_size", "size"),
+                "last": rd.field_of_kind("last", "pair"),
+                "winner": rd.field_of_kind("winner", "winner"),
+            })
+        return out
+
+    def actions(self, key: str, limit: int = 10_000 * MAX_ACTIONS_PER_DEAL) -> list[dict]:
+        out = []
+        for i, a in enumerate(self._list(key, limit)):
+            where = f"{key}[{i}]"
+            if not isinstance(a, Mapping) or a.get("player") not in (0, 1) or isinstance(a.get("player"), bool) \
+                    or set(a) - {"player", "kind", "cards", "beats"}:
+                raise self.fail(where, '{"player": 0|1, "kind", "cards", "beats"?}', a)
+            action = Action.from_dict(a)
+            out.append({"player": a["player"], **action.to_dict()})
+        return out
+
+
+def _check_history(history: list[dict], board: Board, hand_size: int, face_up: list[int]) -> None:
+    """A round's history must open with its deal and show exactly the
+    round's face-up cards (R15): searches read it (R20)."""
+    if not history or history[0]["event"] != "deal":
+        raise PositionError("a round's history opens with its deal event", "R6")
+    if history[0]["cat"] != board.cat or history[0]["hand_size"] != hand_size:
+        raise PositionError("the history's deal event is not this board's deal", "R6")
+    shown: list[int] = []
+    for e in history[1:]:
+        if e["event"] in ("deal", "showdown"):
+            raise PositionError(f"a {e['event']} event inside a round's history", "R6")
+        shown += e["cards"]
+    if sorted(shown) != sorted(face_up):
+        raise PositionError("the history's face-up cards are not the discard pile and table", "R15")
+
+
+def _check_play(history: Sequence[dict], attacker: int | None, hands: dict[int, Hand], pools: dict[int, tuple]) -> None:
+    """The round's play must be one the rules allow (R10-R14, `check_history`)
+    and leave every hand consistent with it (R20): `hands` are hands known
+    to be held; `pools` give, for a hidden hand, (the unseen cards, its
+    size) — enough of them must reach the floor its sacrifices set."""
+    events = history_from_json([e for e in history if e["event"] in ("attack", "answer")])
+    if not events:
+        return
+    check_history(events, attacker)
+    for p, cards in hands.items():
+        if not consistent(cards, events, p):
+            raise PositionError(f"player {p}'s hand is below a floor its own sacrifices set this round", "R20")
+    for p, (pool, size) in pools.items():
+        floor = hand_floor(events, p)
+        if sum(1 for c in pool if c >= floor) < size:
+            raise PositionError(f"no hand of player {p} is consistent with the round's sacrifices", "R20")
 
 
 @dataclass(frozen=True)
@@ -516,35 +783,59 @@ class View:
         }
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> "View":
-        """A view from `to_dict()`'s form (missing optional fields take their
-        defaults; `acting` is derived in the play phase); raises RecordError
-        when malformed and PositionError when no game can produce it."""
-        with _reading("view"):
-            phase, attacker = str(data.get("phase", PLAY)), data.get("attacker")
-            table = parse_cards(data.get("table", ()), "table")
-            acting = list(data.get("acting", []))
-            if not acting and phase == PLAY and attacker in (0, 1):
-                acting = [1 - attacker] if table else [attacker]
-            view = cls(
-                player=int(data["player"]),
-                rules=Ruleset.from_dict(data.get("rules")),
-                board=Board.from_dict(data.get("board", {"cat": 3, "covered": []})),
-                phase=phase,
-                hand=parse_cards(data["hand"], "hand"),
-                seen=parse_cards(data.get("seen", ()), "seen"),
-                table=table,
-                attacker=attacker,
-                opponent_hand_size=int(data["opponent_hand_size"]),
-                draw_pile_size=int(data.get("draw_pile_size", 0)),
-                first_replacer=str(data.get("first_replacer", "both")),
-                replace_cap=data.get("replace_cap"),
-                my_pending=None if data.get("my_pending") is None else hand(data["my_pending"]),
-                acting=acting,
-                history=copy.deepcopy(list(data.get("history", []))),
-                rounds=copy.deepcopy(list(data.get("rounds", []))),
-            )
+    def from_dict(cls, data: Any) -> "View":
+        """A view from `to_dict()`'s form, every field type-checked (missing
+        optional fields take their defaults; `acting` is derived in the play
+        phase); raises RecordError when malformed and PositionError when no
+        game can produce it."""
+        if not isinstance(data, Mapping):
+            raise RecordError("a view must be a JSON object")
+        doc = _Doc(data, "view")
+        doc.known(VIEW_FIELDS)
+        rules = doc.rules("rules")
+        limit = rules.deck_size
+        acting = doc._list("acting", 2)
+        for a in acting:
+            doc.int_value(a, "acting", 0, 1)
+        pending = doc.get("my_pending", None)
+        phase = doc.choice("phase", (REPLACE, DUEL, PLAY, OVER), PLAY)
+        attacker = doc.optional_int("attacker", 0, 1)
+        table = doc.cards("table", limit, default=[])
+        if not acting and phase == PLAY and attacker in (0, 1):
+            acting = [1 - attacker] if table else [attacker]
+        view = cls(
+            player=doc.integer("player", 0, 1),
+            rules=rules,
+            board=doc.board("board", {"cat": 3, "covered": []}),
+            phase=phase,
+            hand=doc.cards("hand", limit),
+            seen=doc.cards("seen", limit, default=[]),
+            table=table,
+            attacker=attacker,
+            opponent_hand_size=doc.integer("opponent_hand_size", 0, limit),
+            draw_pile_size=doc.integer("draw_pile_size", 0, limit, 0),
+            first_replacer=doc.choice("first_replacer", ARROW_CHOICES, "both"),
+            replace_cap=doc.optional_int("replace_cap", 0, HAND_SIZES[1]),
+            my_pending=None if pending is None else doc.cards_value(pending, "my_pending", HAND_SIZES[1]),
+            acting=sorted(set(acting)),
+            history=doc.events("history"),
+            rounds=doc.round_summaries("rounds"),
+        )
+        if "unseen_pool" in data:
+            doc.cards("unseen_pool", limit)  # derived: checked for type, then recomputed
         view.validate()
+        if "draw_pile_size" in data and view.phase != OVER:
+            expected = len(view.unseen_pool) - view.opponent_hand_size
+            if view.draw_pile_size != expected:
+                raise PositionError(
+                    f"draw_pile_size {view.draw_pile_size}: the unseen pool less the opponent's hand leaves {expected}", "R6")
+        if view.history and view.phase != OVER:
+            _check_history(view.history, view.board, view.board.hand_size(rules) if view.board.winner is None else 0,
+                           list(view.seen + view.table))
+            if view.phase == PLAY:
+                other = 1 - view.player
+                _check_play(view.history, view.attacker, {view.player: view.hand},
+                            {other: (view.unseen_pool, view.opponent_hand_size)})
         return view
 
     def validate(self) -> None:
@@ -553,6 +844,21 @@ class View:
             raise PositionError(f"player must be 0 or 1, got {self.player!r}")
         if self.phase not in (REPLACE, DUEL, PLAY, OVER):
             raise PositionError(f"phase {self.phase!r} unknown; expected replace, duel or play")
+        if self.board.winner is not None and self.phase != OVER:
+            raise PositionError(f"the cat stands in player {self.board.winner}'s goal: the game is over", "R19")
+        if self.my_pending is not None and not contains(self.hand, self.my_pending):
+            raise PositionError("my_pending must be cards from your hand", "R8-R9")
+        if self.phase in (REPLACE, DUEL) and self.opponent_hand_size != len(self.hand):
+            raise PositionError(
+                f"in the {self.phase} phase both hands hold the same number of cards: you {len(self.hand)}, "
+                f"opponent_hand_size {self.opponent_hand_size}", "R6")
+        if self.phase == DUEL and len(self.hand) < 2:
+            raise PositionError("a duel needs at least two cards each; with one card each the showdown follows", "R9")
+        if self.phase == REPLACE:
+            if not self.hand:
+                raise PositionError("the replace phase needs a dealt hand", "R6")
+            if self.replace_cap is not None and self.replace_cap > len(self.hand):
+                raise PositionError(f"replace_cap {self.replace_cap} impossible: expected 0..{len(self.hand)}", "R7")
         check_known_counts(self.rules, self.hand, self.seen, self.table)
         pool = len(self.unseen_pool)
         if self.opponent_hand_size < 0 or self.opponent_hand_size > pool:
@@ -572,6 +878,14 @@ class View:
                 )
             if dfd < 1:
                 raise PositionError("hands are empty: play ends with one card each", "R16")
+            if self.table and att < 1:
+                raise PositionError(
+                    f"an attack of {len(self.table)} cards from a hand of {len(self.table)} would use the attacker's "
+                    "last card: an attack has at most h - 1 cards", "R11")
+            if self.table and not is_attack(self.table):
+                raise PositionError(f"table {format_cards(self.table)} is not a single, a set or a sequence", "R10")
+            if not self.table and att < 2:
+                raise PositionError("play ends with one card each: the attacker needs at least two cards", "R16")
             check_view_facts(self.play_history, player=self.player, hand_now=self.hand, seen=self.seen,
                              table=self.table, attacker=self.attacker, opponent_hand_size=self.opponent_hand_size,
                              pool=self.unseen_pool,
@@ -610,22 +924,27 @@ class GameRecord:
         for key in ("seed", "actions"):
             if key not in data:
                 raise RecordError(f"game record is missing {key!r}")
-        if isinstance(data["seed"], bool) or not isinstance(data["seed"], int):
-            raise RecordError(f"game record seed must be an integer, got {data['seed']!r}")
-        if not isinstance(data["actions"], list):
-            raise RecordError("game record 'actions' must be a list")
-        return cls(Ruleset.from_dict(data.get("rules")), data["seed"], list(data["actions"]))
+        seed = data["seed"]
+        if isinstance(seed, bool) or not isinstance(seed, int) or not -SEED_LIMIT < seed < SEED_LIMIT:
+            raise RecordError(f"game record seed must be an integer of at most 63 bits, got {_short(seed)}")
+        if data.get("rules") is not None and not isinstance(data["rules"], Mapping):
+            raise RecordError("game record 'rules' must be a ruleset object")
+        rules = Ruleset.from_dict(data.get("rules"))
+        limit = rules.max_deals * MAX_ACTIONS_PER_DEAL
+        if not isinstance(data["actions"], list) or len(data["actions"]) > limit:
+            raise RecordError(f"game record 'actions' must be a list of at most {limit} actions")
+        return cls(rules, seed, list(data["actions"]))
 
     def replay(self, upto: int | None = None) -> GameState:
         """The state after the first `upto` actions (all by default)."""
         state = GameState.new(self.rules, self.seed)
         for i, entry in enumerate(self.actions[:upto]):
             if not isinstance(entry, Mapping) or entry.get("player") not in (0, 1):
-                raise RecordError(f"action {i + 1}: expected {{\"player\": 0|1, \"kind\", \"cards\"}}, got {entry!r}")
+                raise RecordError(f"action {i + 1}: expected {{\"player\": 0|1, \"kind\", \"cards\"}}, got {_short(entry)}")
             try:
                 state.apply(entry["player"], Action.from_dict(entry))
             except TacocatError as exc:
-                raise RecordError(f"action {i + 1} ({entry.get('kind')} by player {entry['player']}): {exc}") from None
+                raise RecordError(f"action {i + 1} ({entry.get('kind') if isinstance(entry.get('kind'), str) and len(entry.get('kind')) < 20 else _short(entry.get('kind'))} by player {entry['player']}): {exc}") from None
         return state
 
     def steps(self) -> Iterable[tuple[GameState, int, Action]]:

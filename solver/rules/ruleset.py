@@ -1,6 +1,11 @@
 """The ruleset as data (RULES section 8): deck counts (R1), the hand size
-dealt on each of the seven spaces (R2), the arrows (R3) and the tie rule
-(R17).  `STANDARD` is the default; other rulesets load from JSON or TOML."""
+dealt on each of the seven spaces (R2), the arrows (R3), the tie rule (R17)
+and `max_deals`.  `STANDARD` is the default; other rulesets load from JSON
+or TOML.
+
+RULES §8 bounds every ruleset so that every game ends and every search can
+honour its limits: each deck count 0..8 (at most 96 cards), at least two
+ranks present, every hand size 2..12, `max_deals` 1..MAX_DEALS_LIMIT."""
 
 from __future__ import annotations
 
@@ -11,11 +16,20 @@ from pathlib import Path
 from typing import Any, Iterable, Mapping
 
 from tacocat.errors import PositionError, RulesetError
+from tacocat.errors import shorten as _short
 
 SPACES = 7
 CENTRE = 3
 ARROW_CHOICES = ("both", "p0", "p1")
 TIE_CHOICES = ("redeal", "arrow")
+MAX_COUNT = 8
+"""RULES §8: each rank's deck count is 0..8."""
+HAND_SIZES = (2, 12)
+"""RULES §8: every hand size on the board is 2..12."""
+DEFAULT_MAX_DEALS = 200
+MAX_DEALS_LIMIT = 10_000
+"""The largest `max_deals` accepted: a game is still bounded work."""
+MAX_NAME = 100
 
 STANDARD_DECK = (2, 3, 3, 3, 4, 4, 4, 4, 3, 3, 3, 2)
 STANDARD_BOARD = (4, 6, 9, 7, 9, 6, 4)
@@ -37,6 +51,8 @@ class Ruleset:
     """R3: per space, who replaces first: "p0", "p1" or "both" (R8)."""
     tie: str = "redeal"
     """R17: "redeal" (drawn rounds are replayed) or "arrow"."""
+    max_deals: int = DEFAULT_MAX_DEALS
+    """RULES §8: a game that reaches this many deals without a winner ends drawn."""
     name: str = field(default="standard", compare=False)
 
     def __post_init__(self) -> None:
@@ -79,6 +95,7 @@ class Ruleset:
             "board": list(self.board),
             "arrows": list(self.arrows),
             "tie": self.tie,
+            "max_deals": self.max_deals,
         }
 
     @classmethod
@@ -89,32 +106,40 @@ class Ruleset:
             return STANDARD
         if not isinstance(data, Mapping):
             raise RulesetError("a ruleset must be an object with keys deck, board, arrows, tie")
-        unknown = set(data) - {"name", "deck", "board", "arrows", "tie"}
+        unknown = set(data) - {"name", "deck", "board", "arrows", "tie", "max_deals"}
         if unknown:
             raise RulesetError(
-                f"unknown ruleset key(s) {sorted(unknown)}; expected deck, board, arrows, tie, name"
+                f"unknown ruleset key(s) {_short(sorted(map(str, unknown)))}; expected deck, board, arrows, tie, max_deals, name"
             )
         deck = _read_deck(data.get("deck", STANDARD_DECK))
         board = _read_ints(data.get("board", STANDARD_BOARD), "board", "R2")
         arrows = data.get("arrows", STANDARD_ARROWS)
-        if isinstance(arrows, str) or not isinstance(arrows, (list, tuple)):
+        if isinstance(arrows, str) or not isinstance(arrows, (list, tuple)) or len(arrows) != SPACES:
             raise RulesetError("arrows must be a list of seven of both/p0/p1", "R3")
-        return cls(
-            deck=deck,
-            board=board,
-            arrows=tuple(str(a) for a in arrows),
-            tie=str(data.get("tie", "redeal")),
-            name=str(data.get("name", "custom")),
-        )
+        for i, a in enumerate(arrows):
+            if a not in ARROW_CHOICES:
+                raise RulesetError(f"arrow on space {i} is {_short(a)}; expected one of both, p0, p1", "R3")
+        tie = data.get("tie", "redeal")
+        if tie not in TIE_CHOICES:
+            raise RulesetError(f"tie rule {_short(tie)} unknown; expected redeal or arrow", "R17")
+        max_deals = data.get("max_deals", DEFAULT_MAX_DEALS)
+        if isinstance(max_deals, bool) or not isinstance(max_deals, int):
+            raise RulesetError(f"max_deals must be an integer, got {_short(max_deals)}", "R19")
+        name = data.get("name", "custom")
+        if not isinstance(name, str) or len(name) > MAX_NAME:
+            raise RulesetError(f"ruleset name must be a string of at most {MAX_NAME} characters, got {_short(name)}")
+        return cls(deck=deck, board=board, arrows=tuple(arrows), tie=tie, max_deals=max_deals, name=name)
 
 
-def _read_ints(value: Any, key: str, rule: str) -> tuple[int, ...]:
-    if isinstance(value, (str, bytes)) or not hasattr(value, "__iter__"):
-        raise RulesetError(f"{key} must be a list of integers, got {value!r}", rule)
+def _read_ints(value: Any, key: str, rule: str, limit: int = 12) -> tuple[int, ...]:
+    if not isinstance(value, (list, tuple)):
+        raise RulesetError(f"{key} must be a list of integers, got {_short(value)}", rule)
+    if len(value) > limit:
+        raise RulesetError(f"{key} must hold at most {limit} integers, got {len(value)}", rule)
     out = []
     for v in value:
         if isinstance(v, bool) or not isinstance(v, int):
-            raise RulesetError(f"{key} must hold integers, got {v!r}", rule)
+            raise RulesetError(f"{key} must hold integers, got {_short(v)}", rule)
         out.append(v)
     return tuple(out)
 
@@ -123,14 +148,15 @@ def _read_deck(value: Any) -> tuple[int, ...]:
     if isinstance(value, Mapping):
         deck = [0] * 12
         for k, v in value.items():
-            try:
+            rank = k if isinstance(k, int) and not isinstance(k, bool) else None
+            if isinstance(k, str) and k.strip().isdigit() and len(k.strip()) <= 2:
                 rank = int(k)
-            except (TypeError, ValueError):
-                raise RulesetError(f"deck: {k!r} is not a rank; ranks run from 1 to 12", "R1") from None
+            if rank is None:
+                raise RulesetError(f"deck: {_short(k)} is not a rank; ranks run from 1 to 12", "R1")
             if not 1 <= rank <= 12:
                 raise RulesetError(f"deck: rank {rank} is outside 1..12", "R1")
             if isinstance(v, bool) or not isinstance(v, int):
-                raise RulesetError(f"deck: count of rank {rank} must be an integer, got {v!r}", "R1")
+                raise RulesetError(f"deck: count of rank {rank} must be an integer, got {_short(v)}", "R1")
             deck[rank - 1] = v
         return tuple(deck)
     return _read_ints(value, "deck", "R1")
@@ -142,13 +168,17 @@ def validate(rules: Ruleset) -> None:
         raise RulesetError(
             f"deck must give a count for each rank 1..12 (12 counts), got {len(rules.deck)}", "R1"
         )
-    if any(c < 0 for c in rules.deck):
-        raise RulesetError(f"deck counts must not be negative, got {list(rules.deck)}", "R1")
+    for rank, c in enumerate(rules.deck, start=1):
+        if not 0 <= c <= MAX_COUNT:
+            raise RulesetError(f"deck: rank {rank} has count {_short(c)}; each count must be 0..{MAX_COUNT} (RULES §8)", "R1")
+    if sum(1 for c in rules.deck if c) < 2:
+        raise RulesetError("deck: at least two ranks must have cards; with one rank every showdown ties (R17)", "R1")
     if len(rules.board) != SPACES:
         raise RulesetError(f"the board has seven spaces, got {len(rules.board)} hand sizes", "R2")
+    lo, hi = HAND_SIZES
     for i, n in enumerate(rules.board):
-        if n < 2:
-            raise RulesetError(f"space {i} deals {n} cards; a hand size must be at least 2", "R2")
+        if not lo <= n <= hi:
+            raise RulesetError(f"space {i} deals {_short(n)} cards; a hand size must be at least {lo} and at most {hi} (RULES §8)", "R2")
     largest = max(rules.board)
     if rules.deck_size < 4 * largest:
         raise RulesetError(
@@ -163,6 +193,8 @@ def validate(rules: Ruleset) -> None:
             raise RulesetError(f"arrow on space {i} is {a!r}; expected one of both, p0, p1", "R3")
     if rules.tie not in TIE_CHOICES:
         raise RulesetError(f"tie rule {rules.tie!r} unknown; expected redeal or arrow", "R17")
+    if isinstance(rules.max_deals, bool) or not isinstance(rules.max_deals, int) or not 1 <= rules.max_deals <= MAX_DEALS_LIMIT:
+        raise RulesetError(f"max_deals must be an integer 1..{MAX_DEALS_LIMIT}, got {_short(rules.max_deals)} (RULES §8)", "R19")
 
 
 STANDARD = Ruleset()
@@ -177,14 +209,25 @@ def load_ruleset(source: str | Path | Mapping[str, Any] | None) -> Ruleset:
         return Ruleset.from_dict(source)
     path = Path(source)
     try:
-        text = path.read_text()
+        if path.stat().st_size > MAX_FILE_BYTES:
+            raise RulesetError(f"ruleset file {str(path)!r} is larger than {MAX_FILE_BYTES} bytes; a ruleset is a few lines")
+        text = path.read_bytes().decode("utf-8")
     except OSError as exc:
-        raise RulesetError(f"cannot read ruleset file {str(path)!r}: {exc.strerror}") from None
+        raise RulesetError(f"cannot read ruleset file {str(path)!r}: {exc.strerror or exc}") from None
+    except UnicodeDecodeError:
+        raise RulesetError(f"ruleset file {str(path)!r} is not UTF-8 text; expected JSON or TOML") from None
+    kind = "TOML" if path.suffix.lower() == ".toml" else "JSON"
     try:
-        if path.suffix.lower() == ".toml":
-            data = tomllib.loads(text)
-        else:
-            data = json.loads(text)
+        data = tomllib.loads(text) if kind == "TOML" else json.loads(text, parse_constant=_no_constant)
+    except RecursionError:
+        raise RulesetError(f"ruleset file {str(path)!r} is nested too deeply to be a ruleset") from None
     except (ValueError, tomllib.TOMLDecodeError) as exc:
-        raise RulesetError(f"ruleset file {str(path)!r} is not valid {path.suffix.lstrip('.') or 'JSON'}: {exc}") from None
+        raise RulesetError(f"ruleset file {str(path)!r} is not valid {kind}: {_short(str(exc), 120)}") from None
     return Ruleset.from_dict(data)
+
+
+MAX_FILE_BYTES = 1 << 16
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a JSON number")

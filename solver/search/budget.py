@@ -17,9 +17,16 @@ import time
 from dataclasses import dataclass, replace
 from typing import Any, Callable, Mapping
 
-from tacocat.errors import TacocatError
+from tacocat.errors import TacocatError, shorten
 
 LEGACY_KEYS = frozenset({"samples", "iterations", "time_ms", "seed", "stop", "progress"})
+
+
+STOP_GRACE_S = 0.2
+"""How long a stopped search may go on collecting its minimum sample (`Budget.ends`)."""
+MAX_SAMPLES = 10**9
+MAX_TIME_MS = 86_400_000
+"""Upper bounds (a day): a 400-digit budget is refused here, not overflowed in a float or a C int later."""
 
 
 @dataclass(frozen=True)
@@ -39,13 +46,14 @@ class Budget:
 
     def __post_init__(self) -> None:
         s = self.samples
-        if s is not None and (isinstance(s, bool) or not isinstance(s, int) or s < 1):
-            raise TacocatError(f"iterations must be a positive integer, got {s!r}")
+        if s is not None and (isinstance(s, bool) or not isinstance(s, int) or not 1 <= s <= MAX_SAMPLES):
+            raise TacocatError(f"iterations must be a positive integer, at most {MAX_SAMPLES:,}, got {shorten(s)}")
         t = self.time_ms
-        if t is not None and (isinstance(t, bool) or not isinstance(t, (int, float)) or not t > 0):
-            raise TacocatError(f"time_ms must be a positive number, got {t!r}")
+        if t is not None and (isinstance(t, bool) or not isinstance(t, (int, float)) or not 0 < t <= MAX_TIME_MS):
+            raise TacocatError(f"time_ms must be a positive number of milliseconds, at most {MAX_TIME_MS:,} (a day), "
+                               f"got {shorten(t)}")
         if isinstance(self.seed, bool) or not isinstance(self.seed, int):
-            raise TacocatError(f"seed must be an integer, got {self.seed!r}")
+            raise TacocatError(f"seed must be an integer, got {shorten(self.seed)}")
         if self.stop is not None and not hasattr(self.stop, "is_set"):
             raise TacocatError("stop must be a threading.Event (or None)")
         if self.progress is not None and not callable(self.progress):
@@ -66,6 +74,17 @@ class Budget:
     def out(self, deadline: float | None) -> bool:
         """Stop asked for, or the deadline passed."""
         return self.stopped() or (deadline is not None and time.perf_counter() >= deadline)
+
+    def ends(self, done: int, start: float, deadline: float | None, minimum: int) -> bool:
+        """Whether a search begun at `start` that has done `done` units
+        should answer now.  The deadline ends it once it has `minimum` units,
+        so a tiny time budget never ranks moves on a handful of samples.  A
+        stop is a promise (servers enforce their time caps with it): it ends
+        the search at `minimum` units, or after `STOP_GRACE_S` with anything
+        at all, when units are slow (12-card hands)."""
+        if done >= 1 and self.stopped():
+            return done >= minimum or time.perf_counter() - start >= STOP_GRACE_S
+        return done >= minimum and deadline is not None and time.perf_counter() >= deadline
 
     def with_(self, **changes: Any) -> "Budget":
         """A copy with some fields changed (validated again)."""

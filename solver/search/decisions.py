@@ -208,10 +208,10 @@ def duel_matrix(
     su2 = np.zeros(shape)
     wdl = np.zeros(shape + (3,))
     nobs = np.zeros(shape)
+    t0 = time.perf_counter()
     used = 0
     for k, (opp, p) in enumerate(worlds):
-        if used >= MIN_SAMPLES and ((stop is not None and stop.is_set())
-                                    or (deadline is not None and time.perf_counter() >= deadline)):
+        if Budget(stop=stop).ends(used, t0, deadline, MIN_SAMPLES):
             break
         for a, i in enumerate(rows):
             for j in sorted(set(opp)):
@@ -374,14 +374,25 @@ def replace_eval(
         target = max(1, per_round // len(alive)) + k
         stage_end = None if deadline is None else time.perf_counter() + (deadline - time.perf_counter()) / (rounds - stage)
         while k < target:
-            if k >= MIN_STAGE_DEALS and ((stop is not None and stop.is_set())
-                                         or (stage_end is not None and time.perf_counter() >= stage_end)):
-                out_of_time = (stop is not None and stop.is_set()) or time.perf_counter() >= deadline
+            # A stop ends the search at once (a server enforces its time cap
+            # with it); the time budget, or a stage's share of it, only after
+            # MIN_STAGE_DEALS, so no move is ranked on a handful of deals.
+            if b.ends(k, t0, stage_end, MIN_STAGE_DEALS):
+                out_of_time = b.out(deadline)
                 break
             while len(worlds) <= k:
                 worlds.append(sampler.deal(rng))
+            outcomes = []
             for d in alive:
-                o = _replace_outcome(view.hand, d, worlds[k], opp_cap, pool, solver)
+                if k > 0 and b.ends(k, t0, None, MIN_STAGE_DEALS):
+                    break  # this deal is dropped whole: every candidate keeps the same deals
+                outcomes.append((d, _replace_outcome(view.hand, d, worlds[k], opp_cap, pool, solver)))
+                if k == 0 and b.ends(len(outcomes), t0, None, len(alive)):
+                    break  # stopped within a slow first deal: the candidates it reached, one deal each
+            if len(outcomes) < len(alive) and k > 0:
+                out_of_time = True
+                break
+            for d, o in outcomes:
                 s = stats[d]
                 idx = 1 - o
                 u = utilities[idx]
@@ -389,8 +400,12 @@ def replace_eval(
                 s[1] += u
                 s[2] += u * u
                 s[3][idx] += 1
-            used += len(alive)
+            used += len(outcomes)
             k += 1
+            if len(outcomes) < len(alive):
+                out_of_time = True
+                alive = [d for d, _ in outcomes]
+                break
         stage += 1
         if progress is not None:
             progress(min(1.0, used / samples) if deadline is None else min(1.0, (time.perf_counter() - t0) / (deadline - t0)))

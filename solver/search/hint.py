@@ -47,7 +47,6 @@ table states every row's margin); a position that solves fast stays
 reproducible from the seed, a slow one (8-card hands on a loaded machine)
 stops at the time.  Give `iterations` for a result reproducible anywhere."""
 EXACT_LIMIT = 200_000
-"""`method="exact"` refuses views with more distinct opponent hands."""
 
 
 @dataclass(frozen=True)

@@ -137,7 +137,8 @@ class _Tally:
             if sampled:
                 n = self.worlds
                 var = max(self.su2[i] / total - mean * mean, 0.0)
-                stderr = math.sqrt(var / (n - 1)) if n > 1 else float("inf")
+                # one sample gives no spread: unknown (null), never Infinity, which JSON cannot carry
+                stderr = math.sqrt(var / (n - 1)) if n > 1 else None
             out.append(MoveEval(a, w, d, l, mean, stderr))
         return rank_moves(out)
 
@@ -237,7 +238,7 @@ def exact_play(
     stopped = False
     step = max(1, len(worlds) // 50)
     for i, (opp, p) in enumerate(worlds):
-        if tally.worlds >= MIN_SAMPLES and b.out(deadline):
+        if b.ends(tally.worlds, t0, deadline, MIN_SAMPLES):
             stopped = True
             break
         tally.add(solver.move_outcomes(world_hands(view, opp), view.attacker, view.table), view.player, p)
@@ -272,7 +273,7 @@ def pimc_play(
     last = t0
     stopped = False
     while samples is None or tally.worlds < samples:
-        if tally.worlds >= MIN_SAMPLES and b.out(deadline):
+        if b.ends(tally.worlds, t0, deadline, MIN_SAMPLES):
             stopped = b.stopped()
             break
         opp = sampler.sample(rng)
