@@ -1,0 +1,884 @@
+"""The game as OpenSpiel Python games (registered on import of `tacocat.openspiel`).
+
+* `tacocat` — the whole game (R1-R19): deals, replacement (R7 one arrow,
+  R8 two arrows), the duel (R9), play (R10-R16), showdown (R17), the cat's
+  moves (R18) until a goal (R19).  R8 and R9 are OpenSpiel simultaneous-move
+  nodes.  `tacocat_turn` is the same game with sequential dynamics: at a
+  simultaneous decision player 0 chooses first and player 1 chooses without
+  seeing it (the pending choice stays hidden, as in `GameState`), for
+  algorithms that need turns (ISMCTS, MCTS).
+* `tacocat_play` — the play phase alone (R10-R17) from a fresh deal of
+  `hand_size` cards each, `attacker` attacking first.
+
+Chance: every dealt card and every card drawn after a replacement is one
+chance node; its outcomes are the ranks (outcome r - 1) with probability
+count/remaining among the cards no one has been dealt (the draw pile is the
+rest of a uniform shuffle, so drawing from it is drawing uniformly without
+replacement).  With game parameter `seed` >= 0 the deals and draws are
+instead those of `GameState.new(rules, seed)` (each chance node has one
+outcome of probability 1): a way to replay a recorded game inside OpenSpiel.
+
+Parameters: the ruleset (`ruleset` = `standard` or a .json/.toml file, with
+`deck`, `board`, `arrows`, `tie` overriding it; RULESET_PARAMS), `units`;
+`tacocat`/`tacocat_turn` also `seed` and `max_deals` (RULES §8: that many
+deals without a winner end the game drawn; `GameState` itself has no such
+bound); `tacocat_play` also `hand_size`, `attacker`, `cat`.  Example:
+`pyspiel.load_game("tacocat_play", {"deck": "2 2 2 2 0 0 0 0 0 0 0 0",
+"board": "2 2 2 2 2 2 2", "hand_size": 3})`.
+
+Action ids: see `tacocat.openspiel.codec`.
+
+What a player is shown (RULES §5): `observation_string`/`_tensor` is the
+player's information set now — board, own hand, every face-up card of the
+round, the table, both hand sizes, the draw pile's size, the round's public
+history (and its own secret pending choice in `tacocat_turn`).  The
+information state adds what the player remembers (perfect recall): the
+hand it was dealt and the cards it drew, each round; the string keeps every
+earlier round too, the tensor only the current round (earlier rounds reach
+the future only through the board).  Neither reads the opponent's hand, the
+draw pile or the opponent's drawn cards.
+
+`resample_from_infostate(player, sampler)` draws a world from the player's
+information set with the R20 weights: the opponent's hand uniformly by
+card subsets from the unseen pool at or above the opponent's hand floor
+(`tacocat.rules.history.hand_floor`), its earlier split between kept and
+drawn cards uniformly by card subsets, and (in `tacocat_turn`) its hidden
+pending choice uniformly among its legal choices (weighting the opponent's
+choices by a model of its play is inference, not a rule).  The world is
+rebuilt by replaying the reconstructed chance outcomes and the public actions
+from a new game, so its OpenSpiel history is that of the sampled world; it
+is a function of the information state and the sampler's numbers only.
+
+Returns (`units`): `game` — `tacocat`: +1 to the game's winner, -1 to the
+loser (0 to both when `max_deals` deals end without a winner, RULES §8);
+`tacocat_play`: the game equity 2G - 1 of the board the round's result leads
+to (`tacocat.search.gamevalue`, the cat at `cat`).  `round` — `tacocat`: rounds
+won minus rounds lost; `tacocat_play`: +1 / 0 / -1 for a won / drawn / lost
+round."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+from typing import Any, Callable, Sequence
+
+import numpy as np
+import pyspiel
+
+from tacocat.errors import TacocatError
+from tacocat.openspiel.codec import CHANCE_OUTCOMES, ActionCodec
+from tacocat.rules.actions import Action
+from tacocat.rules.board import Board
+from tacocat.rules.cards import Hand, counts, format_cards, hand, remove
+from tacocat.rules.game import DUEL, OVER, PLAY, REPLACE, GameState, View
+from tacocat.rules.history import PlayEvent, hand_floor
+from tacocat.rules.play import answers, attacks
+from tacocat.rules.ruleset import CENTRE, Ruleset, load_ruleset
+from tacocat.search.gamevalue import round_utilities
+
+MAX_DEALS = 200
+
+
+RULESET_PARAMS = {"ruleset": "standard", "deck": "", "board": "", "arrows": "", "tie": ""}
+"""`ruleset`: a name (`standard`) or a .json/.toml file; `deck` (twelve
+counts), `board` (seven hand sizes), `arrows` (seven of both/p0/p1) and
+`tie` override it, space-separated (game parameter strings cannot hold
+commas, so a ruleset is not given inline as JSON)."""
+
+
+def load_rules(params: dict) -> Ruleset:
+    """The ruleset the game parameters name (RULESET_PARAMS), validated (RULES §8)."""
+    base = load_ruleset(str(params.get("ruleset", "standard")))
+    data = base.to_dict()
+    for key in ("deck", "board", "arrows"):
+        text = str(params.get(key, "")).strip()
+        if text:
+            items = text.split()
+            try:
+                data[key] = items if key == "arrows" else [int(x) for x in items]
+            except ValueError:
+                raise TacocatError(f"game parameter {key} must be space-separated integers, got {text!r}") from None
+    if str(params.get("tie", "")).strip():
+        data["tie"] = str(params["tie"]).strip()
+    if any(str(params.get(k, "")).strip() for k in ("deck", "board", "arrows", "tie")):
+        data["name"] = f"{base.name} (modified)"
+    return load_ruleset(data)
+
+
+class Config(SimpleNamespace):
+    """A game's parameters read once (rules, codec, ...).  States keep a
+    reference (pyspiel does not keep a Python game's attributes for them)
+    and OpenSpiel clones a state by deep-copying its attributes, so the
+    config is shared, never copied."""
+
+    def __deepcopy__(self, memo):
+        return self
+
+
+class _FastGameState(GameState):
+    """A GameState whose deep copy shares the immutable parts: hands are
+    tuples, and events, round summaries and actions are never changed
+    after they are appended, so copying the lists is enough."""
+
+    def __deepcopy__(self, memo):
+        gs = self
+        return _FastGameState(rules=gs.rules, seed=gs.seed, board=gs.board, deals=gs.deals, phase=gs.phase,
+                              hands=list(gs.hands), draw_pile=list(gs.draw_pile), discard=list(gs.discard),
+                              table=gs.table, attacker=gs.attacker, first_replacer=gs.first_replacer,
+                              replaced=list(gs.replaced), replace_cap=gs.replace_cap, pending=list(gs.pending),
+                              history=list(gs.history), rounds=list(gs.rounds), actions=list(gs.actions))
+
+
+class _Appended(list):
+    """A list whose items are never changed once appended: a deep copy
+    copies the list, not the items."""
+
+    def __deepcopy__(self, memo):
+        return _Appended(self)
+
+
+class _SamplerRandom:
+    """Uniform choices driven by an OpenSpiel probability sampler (a
+    callable returning floats in [0, 1)), so that a seeded sampler gives a
+    reproducible world."""
+
+    def __init__(self, sampler: Callable[[], float]) -> None:
+        self.sampler = sampler
+
+    def below(self, n: int) -> int:
+        return min(int(self.sampler() * n), n - 1)
+
+    def take(self, cards: Sequence[int], k: int) -> tuple[Hand, Hand]:
+        """k cards drawn uniformly (by card subsets) from `cards`, and the rest."""
+        rest = list(cards)
+        out = []
+        for _ in range(k):
+            out.append(rest.pop(self.below(len(rest))))
+        return hand(out), hand(rest)
+
+
+def _remaining(rules: Ruleset, gone: Sequence[int]) -> list[tuple[int, float]]:
+    """Chance outcomes: each rank still in `rules`' deck after `gone`."""
+    left = counts(rules.deck_cards())
+    for c in gone:
+        left[c] -= 1
+    total = sum(left)
+    return [(r - 1, left[r] / total) for r in range(1, 13) if left[r]]
+
+
+def _dealt_sizes(dealt: int, n: int) -> list[int]:
+    """Both hand sizes while the deal is under way (player 0 is dealt first): public."""
+    return [min(dealt, n), max(0, dealt - n)]
+
+
+def _play_events(history: Sequence[dict]) -> list[PlayEvent]:
+    return [PlayEvent(e["event"], e["player"], hand(e["cards"]), e.get("beats"))
+            for e in history if e["event"] in ("attack", "answer")]
+
+
+def _event_text(e: dict) -> str:
+    kind = e["event"]
+    if kind == "deal":
+        return f"deal {e['hand_size']} cat {e['cat']}"
+    if kind == "replace":
+        return f"p{e['player']} replaces [{format_cards(e['cards'])}]"
+    if kind == "duel":
+        return f"duel {e['cards'][0]}:{e['cards'][1]}"
+    if kind == "attack":
+        return f"p{e['player']} attacks {format_cards(e['cards'])}"
+    if kind == "answer":
+        return f"p{e['player']} answers {format_cards(e['cards'])} {'beat' if e['beats'] else 'sacrifice'}"
+    if kind == "showdown":
+        who = "drawn" if e["winner"] is None else f"p{e['winner']} wins"
+        return f"showdown {e['cards'][0]}:{e['cards'][1]} {who}"
+    return kind
+
+
+# ----------------------------------------------------------------- observers
+
+_PHASES = ("deal", "draw", REPLACE, DUEL, "attack", "answer", "wait", OVER)
+
+
+class Observer:
+    """OpenSpiel's PyObserver: `tensor`/`dict` and `string_from` for one
+    player's observation (`perfect_recall` False) or information state
+    (True).  Every piece is read from the state's `info(player)`, the
+    player's information set, never from the hidden hands."""
+
+    def __init__(self, cfg: SimpleNamespace, iig_obs_type, params) -> None:
+        if params:
+            raise ValueError(f"observation parameters not supported; got {params}")
+        self.perfect_recall = bool(iig_obs_type is not None and iig_obs_type.perfect_recall)
+        self.private = iig_obs_type is None or iig_obs_type.private_info == pyspiel.PrivateInfoType.SINGLE_PLAYER
+        self.slots = cfg.history_slots
+        pieces = [("player", 2), ("phase", len(_PHASES)), ("cat", 9), ("covered", 7), ("first_replacer", 3),
+                  ("replace_cap", 1), ("hand", 12), ("seen", 12), ("table", 12), ("my_pending", 12),
+                  ("hand_sizes", 2), ("draw_pile", 1), ("attacker", 2), ("revealed_discards", 24),
+                  ("history", self.slots * 32)]
+        if self.perfect_recall:
+            pieces += [("dealt", 12), ("drawn", 12), ("rounds", 3)]
+        self.tensor = np.zeros(sum(n for _, n in pieces), np.float32)
+        self.dict = {}
+        at = 0
+        for name, n in pieces:
+            self.dict[name] = self.tensor[at:at + n]
+            at += n
+        self.dict["history"] = self.dict["history"].reshape(self.slots, 32)
+
+    def set_from(self, state, player: int) -> None:
+        info = state.info(player)
+        t = self.tensor
+        t.fill(0)
+        d = self.dict
+        d["player"][player] = 1
+        d["phase"][_PHASES.index(info["phase"])] = 1
+        d["cat"][info["board"].cat + 1] = 1
+        for s in info["board"].covered:
+            d["covered"][s] = 1
+        d["first_replacer"][("both", "p0", "p1").index(info["first_replacer"])] = 1
+        d["replace_cap"][0] = -1 if info["replace_cap"] is None else info["replace_cap"]
+        if self.private:
+            for c in info["hand"]:
+                d["hand"][c - 1] += 1
+            for c in info["my_pending"] or ():
+                d["my_pending"][c - 1] += 1
+        for c in info["seen"]:
+            d["seen"][c - 1] += 1
+        for c in info["table"]:
+            d["table"][c - 1] += 1
+        d["hand_sizes"][:] = info["hand_sizes"]
+        d["draw_pile"][0] = info["draw_pile"]
+        if info["attacker"] is not None:
+            d["attacker"][0 if info["attacker"] == player else 1] = 1
+        for p, cards in enumerate(info["revealed_discards"]):
+            for c in cards or ():
+                d["revealed_discards"][12 * p + c - 1] += 1
+        for i, e in enumerate(info["history"][1:self.slots + 1]):
+            row = d["history"][i]
+            kind = ("replace", "duel", "attack", "answer", "showdown").index(e["event"])
+            row[kind] = 1
+            if "player" in e:
+                row[5 + e["player"]] = 1
+                for c in e["cards"]:
+                    row[7 + 12 * e["player"] + c - 1] += 1
+            else:  # duel and showdown show one card of each player
+                for p, c in enumerate(e["cards"]):
+                    row[7 + 12 * p + c - 1] += 1
+            if e.get("beats"):
+                row[31] = 1
+        if self.perfect_recall and self.private:
+            for c in info["dealt"]:
+                d["dealt"][c - 1] += 1
+            for c in info["drawn"]:
+                d["drawn"][c - 1] += 1
+            d["rounds"][:] = info["rounds"]
+
+    def string_from(self, state, player: int) -> str:
+        info = state.info(player)
+        parts = []
+        if self.perfect_recall:
+            for r, (history, record) in enumerate(info["past"], 1):
+                parts.append(f"round {r}: " + _round_text(history, record, player, self.private))
+        b = info["board"]
+        now = [f"p{player}", f"cat {b.cat} covered [{' '.join(map(str, sorted(b.covered)))}]", info["phase"]]
+        if self.private:
+            now.append(f"hand [{format_cards(info['hand'])}]")
+            if self.perfect_recall:
+                now.append(f"dealt [{format_cards(info['dealt'])}] drew [{format_cards(sorted(info['drawn']))}]")
+            if info["my_pending"] is not None:
+                now.append(f"my secret choice [{format_cards(info['my_pending'])}]")
+        now.append(f"seen [{format_cards(info['seen'])}] table [{format_cards(info['table'])}]")
+        now.append(f"hands {info['hand_sizes'][0]}:{info['hand_sizes'][1]} pile {info['draw_pile']}")
+        if info["attacker"] is not None:
+            now.append(f"attacker p{info['attacker']}")
+        if any(x is not None for x in info["revealed_discards"]):
+            now.append("discarding " + " ".join(
+                f"p{p} [{format_cards(c)}]" for p, c in enumerate(info["revealed_discards"]) if c is not None))
+        now.append("history: " + "; ".join(_event_text(e) for e in info["history"]))
+        parts.append(" | ".join(now))
+        return "\n".join(parts)
+
+
+def _round_text(history: Sequence[dict], record: dict, player: int, private: bool) -> str:
+    head = f"dealt [{format_cards(record['dealt'])}] drew [{format_cards(sorted(record['drawn']))}]; " if private else ""
+    return head + "; ".join(_event_text(e) for e in history)
+
+
+# --------------------------------------------------------------- base game
+
+class _Game(pyspiel.Game):
+    """Shared parameter handling and the observer factory."""
+
+    cfg: Config
+    """The game's parameters read once (rules, codec, ...); states keep a
+    reference, as pyspiel does not keep a Python game's attributes for them."""
+
+    def make_py_observer(self, iig_obs_type=None, params=None):
+        return Observer(self.cfg, iig_obs_type, params)
+
+    def units_param(self, params: dict) -> str:
+        units = str(params.get("units", "game"))
+        if units not in ("game", "round"):
+            raise TacocatError(f"game parameter units must be 'game' or 'round', got {units!r}")
+        return units
+
+
+def _game_type(short: str, long: str, dynamics, params: dict) -> pyspiel.GameType:
+    return pyspiel.GameType(
+        short_name=short, long_name=long, dynamics=dynamics,
+        chance_mode=pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC,
+        information=pyspiel.GameType.Information.IMPERFECT_INFORMATION,
+        utility=pyspiel.GameType.Utility.ZERO_SUM,
+        reward_model=pyspiel.GameType.RewardModel.TERMINAL,
+        max_num_players=2, min_num_players=2,
+        provides_information_state_string=True, provides_information_state_tensor=True,
+        provides_observation_string=True, provides_observation_tensor=True,
+        provides_factored_observation_string=False,
+        parameter_specification=params)
+
+
+# ------------------------------------------------------------ tacocat_play
+
+PLAY_PARAMS = {**RULESET_PARAMS, "hand_size": 0, "attacker": 0, "cat": CENTRE, "units": "round"}
+PLAY_TYPE = _game_type("tacocat_play", "Tacocat Spelled Backwards: the play phase (R10-R17)",
+                       pyspiel.GameType.Dynamics.SEQUENTIAL, PLAY_PARAMS)
+
+
+class TacocatPlayGame(_Game):
+    """The play phase from a fresh deal: `hand_size` cards each (0: the
+    number on the cat's space, R2), `attacker` attacks first."""
+
+    def __init__(self, params: dict | None = None) -> None:
+        params = {**PLAY_PARAMS, **(params or {})}
+        rules = load_rules(params)
+        board = Board(cat=int(params["cat"]))
+        n = int(params["hand_size"]) or board.hand_size(rules)
+        if not 2 <= n <= 12 or 2 * n > rules.deck_size:
+            raise TacocatError(f"game parameter hand_size must be 2..12 with two hands in the deck of "
+                               f"{rules.deck_size}, got {n}", "R2")
+        first = int(params["attacker"])
+        if first not in (0, 1):
+            raise TacocatError(f"game parameter attacker must be 0 or 1, got {first}", "R9")
+        units = self.units_param(params)
+        codec = ActionCodec(rules, n)
+        utilities = round_utilities(board, 0, rules, "game") if units == "game" else (1.0, 0.0, -1.0)
+        bound = max(abs(u) for u in utilities)
+        # pyspiel.Game's constructor must run before attributes are set.
+        super().__init__(PLAY_TYPE, pyspiel.GameInfo(
+            num_distinct_actions=codec.num_actions, max_chance_outcomes=CHANCE_OUTCOMES, num_players=2,
+            min_utility=-bound, max_utility=bound, utility_sum=0.0, max_game_length=4 * n), params)
+        self.cfg = Config(rules=rules, board=board, hand_size=n, first_attacker=first, units=units,
+                                   codec=codec, utilities=utilities, history_slots=2 * n)
+
+    def new_initial_state(self) -> "TacocatPlayState":
+        return TacocatPlayState(self)
+
+
+class TacocatPlayState(pyspiel.State):
+    """A deal in progress, then the play phase; kept lean (tuples, no
+    copies of the rules) because OpenSpiel's searches clone it per step."""
+
+    def __init__(self, game: TacocatPlayGame) -> None:
+        super().__init__(game)
+        self.g = game.cfg
+        self.dealt: list[int] = []
+        self.hands: list[Hand] = [(), ()]
+        self.attacker = self.g.first_attacker
+        self.table: Hand = ()
+        self.events: list[dict] = _Appended()
+        self.done = False
+        self.winner: int | None = None
+
+    # -- OpenSpiel API
+    def current_player(self) -> int:
+        if self.done:
+            return pyspiel.PlayerId.TERMINAL
+        if len(self.dealt) < 2 * self.g.hand_size:
+            return pyspiel.PlayerId.CHANCE
+        return 1 - self.attacker if self.table else self.attacker
+
+    def _moves(self, player: int) -> list[Action]:
+        if self.done or len(self.dealt) < 2 * self.g.hand_size or player != self.current_player():
+            return []
+        if self.table:
+            return [Action("answer", c, b) for c, b in answers(self.table, self.hands[player])]
+        return [Action("attack", a) for a in attacks(self.hands[player])]
+
+    def _legal_actions(self, player: int) -> list[int]:
+        return sorted(self.g.codec.encode(a) for a in self._moves(player))
+
+    def chance_outcomes(self) -> list[tuple[int, float]]:
+        return _remaining(self.g.rules, self.dealt)
+
+    def _apply_action(self, action_id: int) -> None:
+        n = self.g.hand_size
+        if len(self.dealt) < 2 * n:
+            rank = int(action_id) + 1
+            if not any(a == action_id for a, _ in self.chance_outcomes()):
+                raise TacocatError(f"chance outcome {action_id}: no card of rank {rank} is left to deal", "R6")
+            self.dealt.append(rank)
+            if len(self.dealt) == 2 * n:
+                self.hands = [hand(self.dealt[:n]), hand(self.dealt[n:])]
+            return
+        player = self.current_player()
+        action = self.g.codec.decode(action_id)
+        if action not in self._moves(player):
+            raise TacocatError(f"action {action_id} ({action}) is not legal for player {player} now", "R10-R13")
+        self.hands[player] = remove(self.hands[player], action.cards)
+        event = {"event": action.kind, "player": player, "cards": list(action.cards)}
+        if action.kind == "attack":
+            self.table = action.cards
+        else:
+            event["beats"] = bool(action.beats)
+            self.table = ()
+            self.attacker = player if action.beats else 1 - player  # R13-R14
+            if len(self.hands[0]) == 1 and len(self.hands[1]) == 1:
+                self._showdown()
+        self.events.append(event)
+
+    def _showdown(self) -> None:
+        a, b = self.hands[0][0], self.hands[1][0]
+        winner = 0 if a < b else 1 if b < a else None
+        arrow = self.g.board.first_replacer(self.g.rules)
+        if winner is None and self.g.rules.tie == "arrow" and arrow != "both":
+            winner = 0 if arrow == "p0" else 1  # R17 option tie=arrow
+        self.winner, self.done = winner, True
+
+    def _action_to_string(self, player: int, action_id: int) -> str:
+        if player == pyspiel.PlayerId.CHANCE:
+            return f"deal {action_id + 1}"
+        return str(self.g.codec.decode(action_id))
+
+    def is_terminal(self) -> bool:
+        return self.done
+
+    def returns(self) -> list[float]:
+        if not self.done:
+            return [0.0, 0.0]
+        u = self.g.utilities[0 if self.winner == 0 else 1 if self.winner is None else 2]
+        return [u, -u]
+
+    def __str__(self) -> str:
+        return (f"p0 [{format_cards(self.hands[0])}] p1 [{format_cards(self.hands[1])}] "
+                f"attacker p{self.attacker} table [{format_cards(self.table)}] dealt {self.dealt}")
+
+    # -- the information set
+    def _seen(self) -> Hand:
+        seen = [c for e in self.events for c in e["cards"]]
+        return remove(hand(seen), self.table) if self.table else hand(seen)
+
+    def info(self, player: int) -> dict[str, Any]:
+        """`player`'s information set now (RULES §5); the observers read only this."""
+        n = self.g.hand_size
+        dealing = len(self.dealt) < 2 * n
+        own = self.dealt[n * player:n * (player + 1)] if dealing else self.hands[player]
+        played = [c for e in self.events if e["player"] == player for c in e["cards"]]
+        if dealing:
+            phase = "deal"
+        elif self.done:
+            phase = OVER
+        elif self.current_player() == player:
+            phase = "answer" if self.table else "attack"
+        else:
+            phase = "wait"
+        return {
+            "phase": phase, "board": self.g.board, "first_replacer": self.g.board.first_replacer(self.g.rules),
+            "replace_cap": None, "hand": hand(own), "my_pending": None, "seen": self._seen(), "table": self.table,
+            "hand_sizes": [len(self.hands[0]), len(self.hands[1])] if not dealing else _dealt_sizes(len(self.dealt), n),
+            "draw_pile": self.g.rules.deck_size - 2 * n, "attacker": None if dealing else self.attacker,
+            "revealed_discards": [None, None], "history": self._history(), "past": [],
+            "dealt": hand(own) if dealing else hand(list(self.hands[player]) + played), "drawn": [],
+            "rounds": [0, 0, 0],
+        }
+
+    def _history(self) -> list[dict]:
+        return [{"event": "deal", "hand_size": self.g.hand_size, "cat": self.g.board.cat}] + self.events
+
+    def game_state(self) -> GameState:
+        """This deal as a `GameState` in its play phase (hidden cards
+        included), for the bots that read a whole state (the oracle)."""
+        if len(self.dealt) < 2 * self.g.hand_size:
+            raise TacocatError("the cards are still being dealt: no game state yet")
+        g = self.g
+        return GameState(rules=g.rules, seed=0, board=g.board, deals=1, phase=OVER if self.done else PLAY,
+                         hands=list(self.hands), draw_pile=list(remove(g.rules.deck_cards(), hand(self.dealt))),
+                         discard=list(self._seen()), table=self.table, attacker=None if self.done else self.attacker,
+                         first_replacer=g.board.first_replacer(g.rules), replaced=[True, True],
+                         history=self._history(), rounds=[], actions=[])
+
+    def view(self, player: int) -> View:
+        """`player`'s `View`, what our bots read."""
+        return self.game_state().view(player)
+
+    def resample_from_infostate(self, player_id: int, probability_sampler) -> "TacocatPlayState":
+        """A world from `player_id`'s information set with the R20 weights
+        (module doc); reads only that player's information."""
+        n, me = self.g.hand_size, int(player_id)
+        opp = 1 - me
+        rng = _SamplerRandom(probability_sampler)
+        if len(self.dealt) < 2 * n:
+            mine = self.dealt[n * me:n * (me + 1)]
+            others = list(remove(self.g.rules.deck_cards(), hand(mine)))
+            k = len(self.dealt) - len(mine)
+            theirs, _ = rng.take(others, k)
+            order = (list(mine) + list(theirs)) if me == 0 else (list(theirs) + list(mine))
+            world = self.get_game().new_initial_state()
+            for c in order[:len(self.dealt)]:
+                world.apply_action(c - 1)
+            return world
+        view = self.view(me)
+        floor = hand_floor(_play_events(self.events), opp)
+        pool = [c for c in view.unseen_pool if c >= floor]
+        opp_hand, _ = rng.take(pool, len(self.hands[opp]))
+        opp_played = [c for e in self.events if e["player"] == opp for c in e["cards"]]
+        mine = hand(list(self.hands[me]) + [c for e in self.events if e["player"] == me for c in e["cards"]])
+        theirs = hand(list(opp_hand) + opp_played)
+        world = self.get_game().new_initial_state()
+        for c in (mine + theirs if me == 0 else theirs + mine):
+            world.apply_action(c - 1)
+        for e in self.events:
+            world.apply_action(self.g.codec.encode(Action(e["event"], tuple(e["cards"]), e.get("beats"))))
+        return world
+
+
+# ----------------------------------------------------------------- tacocat
+
+GAME_PARAMS = {**RULESET_PARAMS, "seed": -1, "units": "game", "max_deals": MAX_DEALS}
+GAME_TYPE = _game_type("tacocat", "Tacocat Spelled Backwards (R1-R19), simultaneous R8/R9",
+                       pyspiel.GameType.Dynamics.SIMULTANEOUS, GAME_PARAMS)
+TURN_TYPE = _game_type("tacocat_turn", "Tacocat Spelled Backwards (R1-R19), R8/R9 in turns with the first choice hidden",
+                       pyspiel.GameType.Dynamics.SEQUENTIAL, GAME_PARAMS)
+
+
+class TacocatGame(_Game):
+    """The whole game; the ruleset (RULESET_PARAMS), `seed` (-1:
+    chance nodes; >= 0: the deals of `GameState.new(rules, seed)`),
+    `units`, `max_deals` (RULES §8)."""
+
+    game_type = GAME_TYPE
+    simultaneous = True
+
+    def __init__(self, params: dict | None = None) -> None:
+        params = {**GAME_PARAMS, **(params or {})}
+        rules = load_rules(params)
+        units = self.units_param(params)
+        max_deals = int(params["max_deals"])
+        if max_deals < 1:
+            raise TacocatError(f"game parameter max_deals must be at least 1, got {max_deals}")
+        top = max(rules.board)
+        codec = ActionCodec(rules, top)
+        bound = 1.0 if units == "game" else 7.0
+        # A round: 2N deal and up to 2N draw chance nodes, two replacements,
+        # at most N duels and 2(N - 1) play decisions (counted per decision node).
+        per_round = 4 * top + 2 + top + 2 * top
+        super().__init__(self.game_type, pyspiel.GameInfo(
+            num_distinct_actions=codec.num_actions, max_chance_outcomes=CHANCE_OUTCOMES, num_players=2,
+            min_utility=-bound, max_utility=bound, utility_sum=0.0,
+            max_game_length=max_deals * per_round), params)
+        self.cfg = Config(rules=rules, seed=int(params["seed"]), units=units, max_deals=max_deals,
+                                   codec=codec, history_slots=3 * top + 4, simultaneous=self.simultaneous)
+
+    def new_initial_state(self) -> "TacocatState":
+        return TacocatState(self)
+
+
+class TacocatTurnGame(TacocatGame):
+    game_type = TURN_TYPE
+    simultaneous = False
+
+
+class TacocatState(pyspiel.State):
+    """A `GameState` under OpenSpiel's chance and turn structure."""
+
+    def __init__(self, game: TacocatGame) -> None:
+        super().__init__(game)
+        self.g = game.cfg
+        self.gs = _FastGameState.new(self.g.rules, max(self.g.seed, 0))
+        self.dealing: list[int] | None = []
+        self.deferred: list[tuple[int, Action]] = []
+        """Replacement actions waiting for their draws (R7/R8)."""
+        self.draws: list[tuple[int, int]] = []
+        """(player, how many) cards to draw, in GameState's order."""
+        self.drawn: list[int] = []
+        self.records: list[list[dict]] = [self._new_records()]
+        """Per round, per player: the hand dealt and the cards drawn (in order)."""
+        self.past: list[list[dict]] = _Appended()
+        """The public history of every finished round."""
+        self.truncated = False
+
+    @staticmethod
+    def _new_records() -> list[dict]:
+        return [{"dealt": (), "drawn": []}, {"dealt": (), "drawn": []}]
+
+    @property
+    def seeded(self) -> bool:
+        return self.g.seed >= 0
+
+    # -- structure
+    def _chance(self) -> bool:
+        return self.dealing is not None or len(self.drawn) < sum(k for _, k in self.draws)
+
+    def current_player(self) -> int:
+        if self.gs.over or self.truncated:
+            return pyspiel.PlayerId.TERMINAL
+        if self._chance():
+            return pyspiel.PlayerId.CHANCE
+        acting = self.gs.acting_players()
+        if self.g.simultaneous and len(acting) == 2:
+            return pyspiel.PlayerId.SIMULTANEOUS
+        return acting[0]
+
+    def _legal_actions(self, player: int) -> list[int]:
+        if self.gs.over or self.truncated or self._chance():
+            return []
+        acting = self.gs.acting_players()
+        if player not in acting or (not self.g.simultaneous and player != acting[0]):
+            return []
+        return sorted(self.g.codec.encode(a) for a in self.gs.legal_actions(player))
+
+    def chance_outcomes(self) -> list[tuple[int, float]]:
+        if self.dealing is not None:
+            if self.seeded:
+                return [((self.gs.hands[0] + self.gs.hands[1])[len(self.dealing)] - 1, 1.0)]
+            return _remaining(self.g.rules, self.dealing)
+        if self.seeded:
+            return [(self.gs.draw_pile[-1 - len(self.drawn)] - 1, 1.0)]
+        pile = counts(self.gs.draw_pile)
+        for c in self.drawn:
+            pile[c] -= 1
+        total = sum(pile)
+        return [(r - 1, pile[r] / total) for r in range(1, 13) if pile[r]]
+
+    # -- transitions
+    def _apply_action(self, action_id: int) -> None:
+        if self._chance():
+            if not any(a == action_id for a, _ in self.chance_outcomes()):
+                raise TacocatError(f"chance outcome {action_id}: no card of rank {action_id + 1} can come now", "R6")
+            self._chance_card(int(action_id) + 1)
+            return
+        self._act(self.current_player(), int(action_id))
+
+    def _apply_actions(self, actions: Sequence[int]) -> None:
+        for p in (0, 1):
+            self._act(p, int(actions[p]))
+
+    def _chance_card(self, card: int) -> None:
+        n = self.gs.board.hand_size(self.g.rules)
+        if self.dealing is not None:
+            self.dealing.append(card)
+            if len(self.dealing) == 2 * n:
+                rec = self.records[-1]
+                if not self.seeded:
+                    self.gs.hands = [hand(self.dealing[:n]), hand(self.dealing[n:])]
+                    left = list(self.g.rules.deck_cards())
+                    self.gs.draw_pile = list(remove(tuple(left), tuple(sorted(self.dealing))))
+                rec[0]["dealt"], rec[1]["dealt"] = self.gs.hands[0], self.gs.hands[1]
+                self.dealing = None
+            return
+        self.drawn.append(card)
+        if len(self.drawn) < sum(k for _, k in self.draws):
+            return
+        if not self.seeded:
+            rest = list(remove(hand(self.gs.draw_pile), hand(self.drawn)))
+            self.gs.draw_pile = rest + self.drawn[::-1]  # GameState draws from the end
+        at = 0
+        for p, k in self.draws:
+            self.records[-1][p]["drawn"].extend(self.drawn[at:at + k])
+            at += k
+        deferred = self.deferred
+        self.deferred, self.draws, self.drawn = [], [], []
+        for p, a in deferred:
+            self._apply(p, a)
+
+    def _act(self, player: int, action_id: int) -> None:
+        action = self.g.codec.decode(action_id)
+        if action not in self.gs.legal_actions(player) or (not self.g.simultaneous and player != self.current_player()):
+            raise TacocatError(f"action {action_id} ({action}) is not legal for player {player} now", "R7-R13")
+        if self.gs.decision(player) == REPLACE:
+            if self.gs.first_replacer == "both":
+                other = self.gs.pending[1 - player]
+                if other is None:  # R8: the first secret choice waits for the second
+                    self.gs.apply(player, action)
+                    return
+                self.draws = [(0, len(other)), (1, len(action.cards))] if player == 1 else \
+                    [(0, len(action.cards)), (1, len(other))]
+            else:
+                self.draws = [(player, len(action.cards))]
+            self.deferred = [(player, action)]
+            if sum(k for _, k in self.draws) == 0:
+                self.deferred, self.draws = [], []
+                self._apply(player, action)
+            return
+        self._apply(player, action)
+
+    def _apply(self, player: int, action: Action) -> None:
+        history = self.gs.history
+        self.gs.apply(player, action)
+        if self.gs.history is history:
+            return
+        self.past.append(history)  # the round ended: GameState dealt the next one
+        if self.gs.over:
+            return
+        if self.gs.deals > self.g.max_deals:
+            self.truncated = True  # RULES §8 max_deals: a drawn game
+            return
+        self.records.append(self._new_records())
+        self.dealing = []
+
+    def _action_to_string(self, player: int, action_id: int) -> str:
+        if player == pyspiel.PlayerId.CHANCE:
+            return f"{'deal' if self.dealing is not None else 'draw'} {action_id + 1}"
+        return str(self.g.codec.decode(action_id))
+
+    def is_terminal(self) -> bool:
+        return self.gs.over or self.truncated
+
+    def returns(self) -> list[float]:
+        if not self.is_terminal():
+            return [0.0, 0.0]  # terminal rewards only (OpenSpiel's RewardModel.TERMINAL)
+        if self.g.units == "round":
+            won = [sum(1 for r in self.gs.rounds if r["winner"] == p) for p in (0, 1)]
+            return [float(won[0] - won[1]), float(won[1] - won[0])]
+        if not self.gs.over:
+            return [0.0, 0.0]  # max_deals reached: a drawn game
+        return [1.0, -1.0] if self.gs.winner == 0 else [-1.0, 1.0]
+
+    def __str__(self) -> str:
+        gs = self.gs
+        return (f"cat {gs.board.cat} covered {sorted(gs.board.covered)} deal {gs.deals} {gs.phase} "
+                f"p0 [{format_cards(gs.hands[0])}] p1 [{format_cards(gs.hands[1])}] "
+                f"pending {gs.pending} table [{format_cards(gs.table)}]")
+
+    # -- the information set
+    def info(self, player: int) -> dict[str, Any]:
+        gs = self.gs
+        rec = self.records[-1][player]
+        won = [sum(1 for r in gs.rounds if r["winner"] == p) for p in (0, 1)]
+        drawn_now = list(rec["drawn"])
+        if self.draws:
+            at = 0
+            for p, k in self.draws:
+                if p == player:
+                    drawn_now += self.drawn[at:at + k]
+                at += k
+        revealed = [None, None]
+        for p, a in self.deferred:
+            revealed[p] = a.cards
+        if self.deferred and gs.first_replacer == "both":
+            other = 1 - self.deferred[0][0]
+            revealed[other] = gs.pending[other]
+        if self.dealing is not None:
+            n = gs.board.hand_size(self.g.rules)
+            own = hand(self.dealing[n * player:n * (player + 1)])
+            phase, sizes, attacker, pending = "deal", _dealt_sizes(len(self.dealing), n), None, None
+        else:
+            own = gs.hands[player]
+            sizes = [len(gs.hands[0]), len(gs.hands[1])]
+            attacker = gs.attacker
+            pending = gs.pending[player] if revealed[player] is None else None
+            if self.is_terminal():
+                phase = OVER
+            elif self._chance():
+                phase = "draw"
+            else:
+                kind = gs.decision(player)
+                phase = kind if kind is not None else "wait"
+        return {
+            "phase": phase, "board": gs.board, "first_replacer": gs.first_replacer, "replace_cap": gs.replace_cap,
+            "hand": own, "my_pending": pending, "seen": hand(gs.discard),
+            "table": gs.table, "hand_sizes": sizes, "draw_pile": len(gs.draw_pile) - len(self.drawn),
+            "attacker": attacker, "revealed_discards": revealed, "history": gs.history,
+            "past": [(h, self.records[r][player]) for r, h in enumerate(self.past)],
+            "dealt": rec["dealt"] if self.dealing is None else own, "drawn": drawn_now,
+            "rounds": [won[player], won[1 - player], len(gs.rounds) - won[0] - won[1]],
+        }
+
+    def game_state(self) -> GameState:
+        if self._chance():
+            raise TacocatError("cards are being dealt or drawn: no decision state now")
+        return self.gs
+
+    def view(self, player: int) -> View:
+        return self.game_state().view(player)
+
+    def resample_from_infostate(self, player_id: int, probability_sampler) -> "TacocatState":
+        """A world from `player_id`'s information set (module doc): the
+        opponent's hands and draws reconstructed from public cards and the
+        sampler, then the game replayed from its start."""
+        if self.seeded:
+            raise TacocatError("seed >= 0 fixes every deal: resample needs the game with seed=-1")
+        if self._chance():
+            raise TacocatError("resample_from_infostate is defined at decision and terminal nodes")
+        me, opp = int(player_id), 1 - int(player_id)
+        rng = _SamplerRandom(probability_sampler)
+        gs = self.gs
+        rounds = self.past + ([] if self.is_terminal() else [gs.history])
+        plan = []  # per round: [p0 dealt, p1 dealt], [p0 drawn, p1 drawn]
+        for r, history in enumerate(rounds):
+            finished = r < len(self.past)
+            opp_cards = [c for e in history if e["event"] in ("attack", "answer") and e["player"] == opp
+                         for c in e["cards"]]
+            opp_cards += [e["cards"][opp] for e in history if e["event"] in ("duel", "showdown")]
+            if not finished:
+                floor = hand_floor(_play_events(history), opp)
+                view = gs.view(me)
+                pool = [c for c in view.unseen_pool if c >= floor]
+                now, _ = rng.take(pool, len(gs.hands[opp]))
+                opp_cards += list(now)
+            discards = [e["cards"] for e in history if e["event"] == "replace" and e["player"] == opp]
+            if discards:
+                drawn, kept = rng.take(hand(opp_cards), len(discards[0]))
+                drawn = list(drawn)
+                dealt = hand(list(kept) + list(discards[0]))
+            else:
+                drawn, dealt = [], hand(opp_cards)
+            mine = self.records[r][me]
+            pair_dealt = [None, None]
+            pair_drawn = [None, None]
+            pair_dealt[me], pair_drawn[me] = mine["dealt"], list(mine["drawn"])
+            pair_dealt[opp], pair_drawn[opp] = dealt, drawn
+            plan.append((pair_dealt, pair_drawn))
+        return self._replay(plan, me, rng)
+
+    def _replay(self, plan, me: int, rng: _SamplerRandom) -> "TacocatState":
+        world = self.get_game().new_initial_state()
+        actions = list(self.gs.actions)
+        opp = 1 - me
+        if self.gs.pending[opp] is not None:  # tacocat_turn: the opponent's secret choice is not replayed
+            last = max(i for i, e in enumerate(actions) if e["player"] == opp)
+            del actions[last]
+        at = 0
+        while not world.is_terminal():
+            r = len(world.records) - 1
+            if world._chance():
+                dealt, drawn = plan[r]
+                if world.dealing is not None:
+                    card = (list(dealt[0]) + list(dealt[1]))[len(world.dealing)]
+                else:
+                    seq = [c for p, k in world.draws for c in drawn[p][:k]]
+                    card = seq[len(world.drawn)]
+                world.apply_action(card - 1)
+                continue
+            if at == len(actions):
+                break
+            player = world.current_player()
+            if player == pyspiel.PlayerId.SIMULTANEOUS:
+                pair = [None, None]
+                for _ in range(2):
+                    entry = actions[at]
+                    pair[entry["player"]] = self.g.codec.encode(Action.from_dict(entry))
+                    at += 1
+                world.apply_actions(pair)
+                continue
+            entry = actions[at]
+            at += 1
+            world.apply_action(self.g.codec.encode(Action.from_dict(entry)))
+        # tacocat_turn: the opponent's hidden pending choice, uniformly among its legal choices.
+        if self.gs.pending[opp] is not None and not world.is_terminal() and world.current_player() == opp:
+            legal = world.legal_actions(opp)
+            world.apply_action(legal[rng.below(len(legal))])
+        return world
+
+
+pyspiel.register_game(PLAY_TYPE, TacocatPlayGame)
+pyspiel.register_game(GAME_TYPE, TacocatGame)
+pyspiel.register_game(TURN_TYPE, TacocatTurnGame)
