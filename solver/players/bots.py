@@ -107,7 +107,7 @@ class SearchBot:
 
         self.knobs = Knobs(duel_samples=self.duel_samples, duel_exact_budget=-1, replace_samples=self.replace_samples,
                            candidates=self.candidates, threads=threads, exact_cards=exact_cards, c_uct=c_uct,
-                           rollout=rollout)
+                           rollout=rollout, equilibrium_cards=0)  # plain PIMC stays PIMC; EquilibriumBot adds it
 
     def choose(self, view: View, rng: random.Random) -> Action:
         """The search `hint` runs for this budget (one dispatcher): PIMC
@@ -177,7 +177,9 @@ class EquilibriumBot(SearchBot):
                     return result.strategy(view.player, view.hand, rest)
                 except PositionError:
                     pass
-        eg = endgame_from_view(view, self._utilities(view))
+        from tacocat.search.gamevalue import round_utilities
+
+        eg = endgame_from_view(view, round_utilities(view.board, view.player, view.rules, self.utilities))
         result = solve(eg)
         self._solved = (key, len(eg.history), bool(eg.table), result)
         return result.strategy(view.player, view.hand, ())

@@ -455,11 +455,12 @@ AUTO_MIN_MS = 1000
 endgames from real games reach 1e-3 in at most 0.3 s, results/exploitability.md)."""
 
 
-def small_enough(view: View, time_ms: float | None = None) -> bool:
+def small_enough(view: View, time_ms: float | None = None, cards: int | None = None) -> bool:
     """Whether `hint(method="auto")` should use the equilibrium: a play-phase
-    decision with both hands of at most `AUTO_CARDS` cards, and a time
-    budget (if any) that leaves room to reach the target."""
-    return (view.phase == PLAY and max(len(view.hand), view.opponent_hand_size) <= AUTO_CARDS
+    decision with both hands of at most `cards` (default `AUTO_CARDS`)
+    cards, and a time budget (if any) that leaves room to reach the target."""
+    limit = AUTO_CARDS if cards is None else cards
+    return (view.phase == PLAY and max(len(view.hand), view.opponent_hand_size) <= limit
             and (time_ms is None or time_ms >= AUTO_MIN_MS))
 
 

@@ -77,6 +77,10 @@ class Knobs:
     """ISMCTS: the UCB exploration constant."""
     rollout: str | None = None
     """ISMCTS: the rollout policy."""
+    equilibrium_cards: int | None = None
+    """Play phase, method auto: the hidden-hand equilibrium for endgames of at
+    most this many cards a hand (None: `tacocat.search.equilibrium.AUTO_CARDS`;
+    0: never, as plain PIMC bots ask)."""
 
 
 @dataclass(frozen=True)
@@ -162,10 +166,10 @@ def _validate(view: Any, method: str) -> View:
     return view
 
 
-def _equilibrium_fits(view: View, time_ms: float | None) -> bool:
+def _equilibrium_fits(view: View, time_ms: float | None, cards: int | None) -> bool:
     from tacocat.search.equilibrium import small_enough
 
-    return small_enough(view, time_ms)
+    return small_enough(view, time_ms, cards)
 
 
 def hint(
@@ -205,7 +209,7 @@ def hint(
         return b.with_(samples=samples, time_ms=ms)
 
     equilibrium = None
-    if kind in ("attack", "answer") and (method == "equilibrium" or (method == "auto" and _equilibrium_fits(view, b.time_ms))):
+    if kind in ("attack", "answer") and (method == "equilibrium" or (method == "auto" and _equilibrium_fits(view, b.time_ms, knobs.equilibrium_cards))):
         # the hidden-hand equilibrium (a separate search: see tacocat.search.equilibrium)
         from tacocat.search.equilibrium import hint_moves
 
