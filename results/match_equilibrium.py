@@ -20,7 +20,7 @@ args = ap.parse_args()
 rows = []
 for b in ("pimc", "pimc@samples=200"):
     r = run_match("pimc_eq", b, deals=args.deals, seed=11, mode="play", budget={"samples": 50},
-                  progress=lambda i, n: print(f"{b}: {i}/{n}", file=sys.stderr) if i % 50 == 0 else None)
+                  progress=lambda i, n, *_: print(f"{b}: {i}/{n}", file=sys.stderr) if i % 50 == 0 else None)
     d = r.to_dict()
     d.pop("deal_scores", None)
     d["deals_not_tied"] = sum(1 for s in r.deal_scores if s != 0)
