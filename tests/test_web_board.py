@@ -19,6 +19,7 @@ import httpx
 import pytest
 
 from test_http import free_port, running_server
+from tacocat.protocol.session import PROTOCOL_VERSION
 
 CHROMIUM = os.environ.get("TACOCAT_CHROMIUM", "/usr/bin/chromium")
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
@@ -159,7 +160,7 @@ def test_the_api_docs_page_renders_the_openapi_description(browser, board_url):
     page = page_of(browser, errors)
     page.goto(f"{board_url}/docs")
     page.wait_for_selector("#ops section.op")
-    assert "version 2.1" in page.text_content("#title")
+    assert f"version {PROTOCOL_VERSION}" in page.text_content("#title")
     assert page.locator("section#move").count() == 1 and "level" in page.text_content("section#move")
     assert errors == []
 
