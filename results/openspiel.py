@@ -2,7 +2,7 @@
 
     python results/openspiel.py match --ms 10 --deals 300      # one budget, every pairing
     python results/openspiel.py match --ms 100 --deals 150
-    python results/openspiel.py cfr                            # OpenSpiel CFR+ on a tiny play phase (~20 min)
+    python results/openspiel.py cfr                            # ours vs OpenSpiel CFR+ on a tiny play phase
     python results/openspiel.py report                         # results/openspiel.md from the JSON files
 
 Matches: `tacocat_play`, 8 cards each from the standard deck, player 0 attacks
@@ -217,32 +217,122 @@ def cmd_match(args) -> None:
         print(json.dumps(row))
 
 
+TINY = {"deck": "2 2 2 2 0 0 0 0 0 0 0 0", "board": "2 2 2 2 2 2 2"}
+TINY_WORDS = "ranks 1-4, two of each (8 cards)"
+
+
 def cmd_cfr(args) -> None:
-    """OpenSpiel's CFR+ exploitability curve on tiny play phases (wall time per point)."""
+    """Exploitability curves on tiny play phases (wall time per point): our
+    equilibrium solver always; OpenSpiel's CFR+ only for hand sizes missing
+    from results/openspiel_cfr.json or with --rerun-openspiel (it is slow)."""
+    path = HERE / "openspiel_cfr.json"
+    stored = {r["hand_size"]: r for r in json.loads(path.read_text())["rows"]} if path.exists() else {}
+    for n in args.hands:
+        if args.rerun_openspiel or n not in stored:
+            stored[n] = openspiel_cfr_curve(n, args.iterations, args.max_seconds, stored, path)
+    ours = [equilibrium_curve(n, args.our_max_iterations) for n in args.hands]
+    (HERE / "openspiel_equilibrium.json").write_text(json.dumps({"rows": ours}, indent=1))
+
+
+def openspiel_cfr_curve(n, targets, max_seconds, stored, path) -> dict:
     from open_spiel.python.algorithms import cfr, exploitability
 
-    rows = []
-    tiny = {"deck": "2 2 2 2 0 0 0 0 0 0 0 0", "board": "2 2 2 2 2 2 2"}
-    for n in args.hands:
-        game = pyspiel.load_game("tacocat_play", {**tiny, "hand_size": n, "units": "round"})
-        solver = cfr.CFRPlusSolver(game)
-        spent = 0.0  # seconds of CFR+ iterations (not of the exploitability measurements)
-        done = 0
-        curve = []
-        for target in args.iterations:
-            if spent > args.max_seconds:
-                break
+    game = pyspiel.load_game("tacocat_play", {**TINY, "hand_size": n, "units": "round"})
+    solver = cfr.CFRPlusSolver(game)
+    spent = 0.0  # seconds of CFR+ iterations (not of the exploitability measurements)
+    done = 0
+    curve = []
+    row = {"hand_size": n, "deck": TINY_WORDS, "curve": curve}
+    for target in targets:
+        if spent > max_seconds:
+            break
+        start = time.perf_counter()
+        while done < target:
+            solver.evaluate_and_update_policy()
+            done += 1
+        spent += time.perf_counter() - start
+        e = exploitability.exploitability(game, solver.average_policy())
+        curve.append({"iterations": done, "seconds": round(spent, 3), "exploitability": e})
+        print(f"OpenSpiel CFR+, hand {n}: {done} iterations, {spent:.1f} s, exploitability {e:.3g}",
+              file=sys.stderr, flush=True)
+        rows = {**stored, n: row}
+        path.write_text(json.dumps({"rows": [rows[k] for k in sorted(rows)]}, indent=1))
+    return row
+
+
+def equilibrium_curve(n, max_iterations, repeats=5) -> dict:
+    """Our solver (`tacocat.search.equilibrium`) on the same game: the endgame of a
+    fresh deal (nothing face up, empty history), player 0 attacking, round
+    utilities; tests/test_openspiel.py checks OpenSpiel's exploitability of
+    its profile is ours.  Seconds count building the tree and the iterations,
+    not the exploitability measurements (as for CFR+); the median of
+    `repeats` runs."""
+    from tacocat.openspiel.games import load_rules
+    from tacocat.search.equilibrium import Endgame, build, exploitability_of
+
+    runs = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        eng = build(Endgame(load_rules(TINY), (), (), (), 0, (n, n)))
+        spent = time.perf_counter() - start
+        curve, target = [], 1
+        while target <= max_iterations:
             start = time.perf_counter()
-            while done < target:
-                solver.evaluate_and_update_policy()
-                done += 1
+            eng.run(target - eng.iterations)
             spent += time.perf_counter() - start
-            e = exploitability.exploitability(game, solver.average_policy())
-            curve.append({"iterations": done, "seconds": round(spent, 3), "exploitability": e})
-            print(f"hand {n}: {done} iterations, {spent:.1f} s, exploitability {e:.3g}", file=sys.stderr, flush=True)
-            row = {"hand_size": n, "deck": "ranks 1-4, two of each (8 cards)", "curve": curve}
-            (HERE / "openspiel_cfr.json").write_text(json.dumps({"rows": rows + [row]}, indent=1))
-        rows.append(row)
+            e, _ = exploitability_of(eng)  # deterministic: the same in every run
+            curve.append({"iterations": target, "seconds": spent, "exploitability": e})
+            target *= 2
+        runs.append(curve)
+    curve = [{**points[0], "seconds": statistics.median(p["seconds"] for p in points)} for points in zip(*runs)]
+    for p in curve:
+        print(f"ours, hand {n}: {p['iterations']} iterations, {p['seconds']:.4f} s (median of {repeats}), "
+              f"exploitability {p['exploitability']:.3g}", file=sys.stderr, flush=True)
+    st = eng.stats()
+    return {"hand_size": n, "deck": TINY_WORDS, "public_nodes": st["nodes"], "sequences": st["sequences"],
+            "curve": curve}
+
+
+def cfr_report() -> list[str]:
+    """The CFR section: OpenSpiel's CFR+ and our solver, same iterations and time to a target."""
+    cfr_path, ours_path = HERE / "openspiel_cfr.json", HERE / "openspiel_equilibrium.json"
+    if not cfr_path.exists():
+        return []
+    theirs = {r["hand_size"]: r for r in json.loads(cfr_path.read_text())["rows"]}
+    ours = {r["hand_size"]: r for r in json.loads(ours_path.read_text())["rows"]} if ours_path.exists() else {}
+    lines = ["", "## Exploitability on a tiny play phase: OpenSpiel CFR+ and our equilibrium solver", "",
+             "`tacocat_play` with the deck ranks 1-4, two of each (8 cards), player 0 attacks first, round "
+             "units; ours: `tacocat.search.equilibrium` on the same game (the endgame of a fresh deal). "
+             "Exploitability = mean of the two best-response gains (OpenSpiel's `exploitability.exploitability`, "
+             "ours `(b0 + b1) / 2`: the same number on the same profile, tests/test_openspiel.py). Seconds: "
+             "solver time only, not the exploitability measurements (ours includes building its tree).", "",
+             "Same iterations:", "",
+             "| hand size | iterations | OpenSpiel s | OpenSpiel exploitability | ours s | ours exploitability |",
+             "| --- | --- | --- | --- | --- | --- |"]
+    for n in sorted(theirs):
+        mine = {p["iterations"]: p for p in ours.get(n, {}).get("curve", [])}
+        for p in theirs[n]["curve"]:
+            q = mine.get(p["iterations"])
+            lines.append(f"| {n} | {p['iterations']} | {p['seconds']:.3g} | {p['exploitability']:.3g} | "
+                         + (f"{q['seconds']:.2g} | {q['exploitability']:.3g} |" if q else "- | - |"))
+    lines += ["", "Equal time: seconds to reach an exploitability (first stored point at or below it; our curve "
+              "goes on to more iterations):", "",
+              "| hand size | exploitability <= | OpenSpiel s (iterations) | ours s (iterations) | ratio |",
+              "| --- | --- | --- | --- | --- |"]
+
+    def first(curve, x):
+        return next((p for p in curve if p["exploitability"] <= x), None)
+
+    for n in sorted(theirs):
+        for x in (1e-1, 1e-2, 1e-3, 1e-4, 1e-6, 1e-9):
+            t, o = first(theirs[n]["curve"], x), first(ours.get(n, {}).get("curve", []), x)
+            if t is None and o is None:
+                continue
+            ts = f"{t['seconds']:.3g} ({t['iterations']})" if t else "not reached"
+            os_ = f"{o['seconds']:.2g} ({o['iterations']})" if o else "not reached"
+            ratio = f"{t['seconds'] / o['seconds']:,.0f}x" if t and o else "-"
+            lines.append(f"| {n} | {x:g} | {ts} | {os_} | {ratio} |")
+    return lines
 
 
 def cmd_report(args) -> None:
@@ -274,16 +364,7 @@ def cmd_report(args) -> None:
                 f"| {ms} ms | {r['ours']} | {r['theirs']} | {r['deals']} | {r['score']:+.3f} | "
                 f"[{r['ci95'][0]:+.3f}, {r['ci95'][1]:+.3f}] | {r['theirs_sims_mean']:.1f}, {r['theirs_sims_median']:.0f} "
                 f"| {r['ours_s_per_decision']:.4f} | {r['theirs_s_per_decision']:.4f} |")
-    cfr_path = HERE / "openspiel_cfr.json"
-    if cfr_path.exists():
-        lines += ["", "## OpenSpiel CFR+ on a tiny play phase", "",
-                  "`tacocat_play` with the deck ranks 1-4, two of each (8 cards), player 0 attacks first, "
-                  "round units. Exploitability = OpenSpiel's `exploitability.exploitability` of CFR+'s average "
-                  "policy (mean of the two best-response gains).", "",
-                  "| hand size | iterations | seconds | exploitability |", "| --- | --- | --- | --- |"]
-        for row in json.loads(cfr_path.read_text())["rows"]:
-            for p in row["curve"]:
-                lines.append(f"| {row['hand_size']} | {p['iterations']} | {p['seconds']} | {p['exploitability']:.3g} |")
+    lines += cfr_report()
     extra = HERE / "openspiel_notes.md"
     if extra.exists():
         lines += ["", extra.read_text().strip()]
@@ -301,10 +382,13 @@ def main(argv=None) -> None:
     m.add_argument("--pair", action="append",
                    help="ours:theirs, e.g. pimc:os_ismcts or heuristic:os_mcts (default: the four of the table); "
                         "replaces that row of the budget's JSON file")
-    c = sub.add_parser("cfr", help="OpenSpiel CFR+ exploitability curve on a tiny play phase")
+    c = sub.add_parser("cfr", help="exploitability curves on a tiny play phase: OpenSpiel CFR+ and ours")
     c.add_argument("--hands", type=int, nargs="+", default=[2, 3])
     c.add_argument("--iterations", type=int, nargs="+", default=[1, 2, 4, 8, 16, 32, 64, 128])
     c.add_argument("--max-seconds", type=float, default=900, help="stop a hand size's curve after this much CFR time")
+    c.add_argument("--rerun-openspiel", action="store_true",
+                   help="rerun OpenSpiel's CFR+ even where results/openspiel_cfr.json has its curve (~20 min)")
+    c.add_argument("--our-max-iterations", type=int, default=4096, help="our curve: 1, 2, 4, ... up to this")
     sub.add_parser("report", help="write results/openspiel.md")
     args = ap.parse_args(argv)
     {"match": cmd_match, "cfr": cmd_cfr, "report": cmd_report}[args.cmd](args)

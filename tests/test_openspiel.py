@@ -405,3 +405,75 @@ def run_ismcts_games(games):
         assert r in ([1.0, -1.0], [-1.0, 1.0])
         results["pimc" if r[seat] > 0 else "ismcts"] += 1
     assert sum(results.values()) == games
+
+
+# ------------------------------------------- our equilibrium solver, judged by OpenSpiel
+
+def equilibrium_policy(game, result):
+    """Our solver's average profile as an OpenSpiel policy on `tacocat_play`:
+    an OpenSpiel information state is (own hand, public history) — the
+    state's current hand and its play events — and an action id is the
+    codec's code of our move."""
+    from open_spiel.python import policy as os_policy
+
+    class EquilibriumPolicy(os_policy.Policy):
+        def __init__(self):
+            super().__init__(game, [0, 1])
+
+        def action_probabilities(self, state, player_id=None):
+            p = state.current_player()
+            moves = result.strategy(p, state.hands[p], _play_events(state.events))
+            probs = {game.cfg.codec.encode(m.action): m.probability for m in moves}
+            assert sorted(probs) == state.legal_actions(p), "our moves are OpenSpiel's legal actions"
+            return probs
+
+    return EquilibriumPolicy()
+
+
+def check_exploitability_agrees(n, iterations):
+    from open_spiel.python.algorithms import best_response, exploitability, expected_game_score
+
+    from tacocat.search.equilibrium import Endgame, packed, solve
+
+    params = {**TINY, "hand_size": n, "attacker": 0, "units": "round"}
+    game = pyspiel.load_game("tacocat_play", params)
+    # the same game: the same ruleset, a fresh deal (nothing face up, empty history), player 0 attacks, round units
+    endgame = Endgame(load_rules(params), (), (), (), 0, (n, n))
+    result = solve(endgame, iterations=iterations, target=0.0)
+    assert result.iterations == iterations and result.exploitability > 1e-3  # not an equilibrium: the check bites
+
+    # the deal: OpenSpiel's card-by-card chance nodes give each player's hand the endgame's chance weight
+    weights = [collections.Counter(), collections.Counter()]
+    stack = [(game.new_initial_state(), 1.0)]
+    while stack:
+        s, pr = stack.pop()
+        if s.is_chance_node():
+            stack.extend((s.child(a), pr * q) for a, q in s.chance_outcomes())
+        else:
+            for p in (0, 1):
+                weights[p][s.hands[p]] += pr
+    for p in (0, 1):
+        assert sum(weights[p].values()) == pytest.approx(1.0, abs=1e-12)
+        for h, w in weights[p].items():
+            assert result._engine.marginal(p, packed(h)) == pytest.approx(w, abs=1e-12), (p, h)
+
+    pol = equilibrium_policy(game, result)
+    root = game.new_initial_state()
+    value = expected_game_score.policy_value(root, [pol, pol])
+    assert value[0] == pytest.approx(result.value, abs=1e-6)
+    for p in (0, 1):
+        b = best_response.BestResponsePolicy(game, p, pol).value(game.new_initial_state())
+        assert b == pytest.approx(result.best_response[p], abs=1e-6), p
+    # OpenSpiel's exploitability is NashConv / 2, the mean of the two gains: ours is (b0 + b1) / 2
+    theirs = exploitability.exploitability(game, pol)
+    assert abs(theirs - result.exploitability) <= 1e-6, (theirs, result.exploitability)
+    return theirs, result.exploitability
+
+
+def test_openspiel_exploitability_of_our_equilibrium_profile_agrees():
+    check_exploitability_agrees(2, 3)
+
+
+@pytest.mark.slow
+def test_openspiel_exploitability_agrees_with_three_cards():
+    check_exploitability_agrees(3, 3)
