@@ -60,6 +60,7 @@ def play_games(engine: Engine, games: int, seed: int) -> list[int]:
     return winners
 
 
+@pytest.mark.slow
 def test_the_readme_example_plays_a_whole_game(engine):
     game = engine.new_game(seed=7)
     while not game.over:
@@ -144,6 +145,7 @@ def test_info_streams_during_a_two_second_search_and_stop_ends_it(engine):
     assert all(i.margin is not None and i.margin >= 0 for i in infos)
 
 
+@pytest.mark.slow
 def test_a_whole_two_second_search_sends_its_info(engine):
     infos: list[Info] = []
     t0 = time.perf_counter()

@@ -468,6 +468,7 @@ def _reference_record(seed: int) -> dict:
     return ok(client({"cmd": "record", "game": "g1"}))["record"]
 
 
+@pytest.mark.slow
 def test_sigkill_mid_game_then_restart_continues_the_same_game(tmp_path):
     import httpx
 

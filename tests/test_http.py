@@ -199,6 +199,7 @@ def test_concurrent_requests_are_served_during_searches(server):
         assert body["result"]["moves"]
 
 
+@pytest.mark.slow
 def test_stop_over_http_and_the_time_cap(server):
     view = {"player": 0, "hand": [2, 4, 6, 9, 11, 12], "seen": [1, 3], "opponent_hand_size": 6, "attacker": 0, "table": []}
     out: dict = {}

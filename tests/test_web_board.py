@@ -62,6 +62,7 @@ def wait_turn(page) -> str:
     return page.evaluate("document.body.dataset.phase === 'over' ? 'over' : document.body.dataset.decision")
 
 
+@pytest.mark.slow
 def test_a_whole_game_on_the_board(browser, board_url):
     errors: list = []
     page = page_of(browser, errors)
@@ -201,6 +202,7 @@ def page_server(html: str, port: int = 0):
         thread.join(5)
 
 
+@pytest.mark.slow
 def test_a_page_on_another_origin_calls_the_api_only_when_allowed(browser):
     port = free_port()  # the page's port is chosen first, so the API can name its origin
     allowed = f"http://127.0.0.1:{port}"
