@@ -195,8 +195,13 @@ def test_arena_table_shows_elo_and_the_sprt_verdict():
     assert int(row.split()[2]) < 300
 
 
+STOP_DEALS = 1500
+"""Deals of the interrupted arena: enough that an idle machine cannot finish
+them between the first saved deals and the signal (120 could)."""
+
+
 def _arena_argv(out: Path, *extra: str) -> list[str]:
-    return tacocat_argv() + ["arena", "heuristic", FAST_PIMC, "--mode", "play", "--deals", "120", "--workers", "2",
+    return tacocat_argv() + ["arena", "heuristic", FAST_PIMC, "--mode", "play", "--deals", str(STOP_DEALS), "--workers", "2",
                              "--batch", "2", "--seed", "5", "--json", "--out", str(out), *extra]
 
 
@@ -235,14 +240,14 @@ def test_stopping_keeps_the_partial_table_and_a_rerun_completes_it(tmp_path, how
     assert proc.returncode == (130 if how == "ctrl-c" else 143), stderr
     assert "Traceback" not in stderr and "run the same command to resume" in stderr
     partial = json.loads(stdout)[0]
-    assert partial["partial"] and 0 < partial["deals"] < 120
+    assert partial["partial"] and 0 < partial["deals"] < STOP_DEALS
     saved = json.loads(out.read_text())["outcomes"][f"heuristic vs {FAST_PIMC}"]
     assert len(saved) >= partial["deals"] and len({d for d, _, _ in saved}) == len(saved)
     rerun = subprocess.run(_arena_argv(out), capture_output=True, text=True, timeout=300)
     assert rerun.returncode == 0, rerun.stderr
-    whole = run_match("heuristic", FAST_PIMC, deals=120, seed=5, mode="play")
+    whole = run_match("heuristic", FAST_PIMC, deals=STOP_DEALS, seed=5, mode="play")
     got = json.loads(rerun.stdout)[0]
-    assert got["deals"] == 120 and got["score"] == whole.score and got["pairs"] == whole.pairs
+    assert got["deals"] == STOP_DEALS and got["score"] == whole.score and got["pairs"] == whole.pairs
 
 
 # ------------------------------------------------------------------- Ray
