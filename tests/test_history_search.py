@@ -17,6 +17,7 @@ from seats import Seated
 from conftest import load_cases
 from helpers import one_line_error
 from helpers import run_cli as run
+from tacocat.core._search import unpack_hand
 from tacocat.errors import PositionError
 from tacocat.protocol.session import EngineSession
 from tacocat.rules.cards import contains, hand, remove
@@ -267,6 +268,11 @@ class Recorder(pimc.PerfectSolver):
     def move_outcomes(self, hands, attacker, table=()):
         self.hands.append(hands)
         return super().move_outcomes(hands, attacker, table)
+
+    def tally_worlds(self, player, own, attacker, table, opponents, *rest):
+        for opp in opponents:
+            self.hands.append((own, unpack_hand(opp)) if player == 0 else (unpack_hand(opp), own))
+        return super().tally_worlds(player, own, attacker, table, opponents, *rest)
 
 
 @pytest.mark.parametrize("method", ["pimc", "exact"])

@@ -783,6 +783,57 @@ def answers_packed(hand_t attack, hand_t defender):
         free(out)
 
 
+cdef inline uint64_t _choose(int n, int k) noexcept nogil:
+    cdef uint64_t x = 1
+    cdef int i
+    for i in range(k):
+        x = x * (n - i) // (i + 1)
+    return x
+
+
+cdef int _sub_hands(hand_t pool, const int* ranks, int n_ranks, int i, int left, hand_t cards, uint64_t mult,
+                    const int* room, list out) except -1:
+    # Ranks ascending, and per rank the most copies first: the order of
+    # tacocat.search.sampling.HandSampler.iter_hands, so both list the same hands
+    # in the same order (a seeded shuffle of the list then agrees too).
+    cdef int r, c, t
+    if left == 0:
+        out.append((cards, mult))
+        return 0
+    if i == n_ranks or room[i] < left:
+        return 0
+    r = ranks[i]
+    c = hand_count(pool, r)
+    t = c if c < left else left
+    while t >= 0:
+        _sub_hands(pool, ranks, n_ranks, i + 1, left - t, cards + t * hand_card(r), mult * _choose(c, t), room, out)
+        t -= 1
+    return 0
+
+
+def sub_hands(hand_t pool, int size):
+    """Every distinct sub-multiset of `size` cards of the packed `pool`, as
+    [(packed hand, multiplicity)]: the multiplicity is the number of card
+    subsets of the pool that form it (prod over ranks of C(pool_r, k_r))."""
+    cdef int ranks[12]
+    cdef int room[13]
+    cdef int n = 0, r, i
+    cdef list out = []
+    if pool & ~HAND_MASK:
+        raise ValueError(f"pool: {pool:#x} is not a packed hand")
+    if not 0 <= size <= MAX_HAND:
+        raise ValueError(f"size must lie in 0..{MAX_HAND}, got {size}")
+    for r in range(1, 13):
+        if hand_count(pool, r):
+            ranks[n] = r
+            n += 1
+    room[n] = 0
+    for i in range(n - 1, -1, -1):
+        room[i] = room[i + 1] + hand_count(pool, ranks[i])
+    _sub_hands(pool, ranks, n, 0, size, 0, 1, room, out)
+    return out
+
+
 TT_ENTRY_BYTES = sizeof(tc_tt_entry)
 BEATS = BEATS_BIT
 LIMITS = {"max_hand": MAX_HAND, "max_attacks": MAX_ATTACKS, "max_answers": MAX_ANSWERS}
@@ -864,6 +915,79 @@ cdef class Core:
                 self.busy = False
             return [(mv[i], lv[i]) for i in range(n)]
         finally:
+            free(mv)
+            free(lv)
+
+    def tally(self, int player, hand_t own, int attacker, hand_t table, object opponents, object weights,
+              double u_win, double u_draw, double u_loss, double[::1] acc, double total):
+        """Solve, with both hands known, the world of every opponent hand in
+        `opponents` (packed) and add its weight to `player`'s outcome counts
+        of each root move: for the i-th move, ``acc[5i + k] += w`` with k = 0
+        win, 1 drawn round, 2 loss (R17), ``acc[5i + 3] += w * u_k`` and
+        ``acc[5i + 4] += w * u_k**2``.  `player` holds `own` and must be the
+        one to move, so the moves are the same in every world; they are
+        returned (answer_t words, generation order) with `total` plus the
+        weights, added in order (the sums equal adding world by world)."""
+        cdef Py_ssize_t n = len(opponents), w_i
+        cdef hand_t* opp
+        cdef double* wt
+        cdef answer_t* mv
+        cdef int8_t* lv
+        cdef int m = 0, i, k
+        cdef double u[3]
+        cdef double x
+        cdef bint attacking = table == 0
+        if player != 0 and player != 1:
+            raise ValueError(f"player must be 0 or 1, got {player}")
+        if len(weights) != n:
+            raise ValueError("opponents and weights differ in length")
+        if (attacker == player) != attacking:
+            raise ValueError(f"player {player} is not the one to move (attacker {attacker}, table {table:#x})")
+        u[0] = u_win
+        u[1] = u_draw
+        u[2] = u_loss
+        if n == 0:
+            return [], total
+        opp = <hand_t*>malloc(n * sizeof(hand_t))
+        wt = <double*>malloc(n * sizeof(double))
+        mv = <answer_t*>malloc(MAX_ANSWERS * sizeof(answer_t))
+        lv = <int8_t*>malloc(MAX_ANSWERS * sizeof(int8_t))
+        try:
+            if opp == NULL or wt == NULL or mv == NULL or lv == NULL:
+                raise MemoryError()
+            for w_i in range(n):
+                opp[w_i] = opponents[w_i]
+                wt[w_i] = weights[w_i]
+                if player == 0:
+                    _check_position(own, opp[w_i], attacker, table, 2, 1, 0)
+                else:
+                    _check_position(opp[w_i], own, attacker, table, 2, 1, 0)
+            self._enter(2, 1, 0)
+            try:
+                with nogil:
+                    for w_i in range(n):
+                        if player == 0:
+                            m = search_moves(&self.ctx, own, opp[w_i], attacker, table, mv, lv)
+                        else:
+                            m = search_moves(&self.ctx, opp[w_i], own, attacker, table, mv, lv)
+                        if acc.shape[0] < 5 * m:
+                            break
+                        x = wt[w_i]
+                        for i in range(m):
+                            # lv: player 0's level (2 win, 1 draw, 0 loss)
+                            k = 2 - lv[i] if player == 0 else lv[i]
+                            acc[5 * i + k] += x
+                            acc[5 * i + 3] += x * u[k]
+                            acc[5 * i + 4] += x * u[k] * u[k]
+                        total += x
+            finally:
+                self.busy = False
+            if acc.shape[0] < 5 * m:
+                raise ValueError(f"acc holds {acc.shape[0]} numbers, {5 * m} needed for {m} moves")
+            return [mv[i] for i in range(m)], total
+        finally:
+            free(opp)
+            free(wt)
             free(mv)
             free(lv)
 

@@ -309,6 +309,24 @@ class Solver:
         answering = bool(table)
         return [(*_decode(mv, answering), int(level) - 1) for mv, level in raw]
 
+    def tally_worlds(self, player: int, own: Hand, attacker: int, table: Hand, opponents: Sequence[int],
+                     weights: Sequence[float], utilities: Sequence[float], acc: Any,
+                     total: float) -> tuple[list[tuple[Hand, bool | None]], float]:
+        """`outcomes` for many worlds at once, summed in C: `player` holds
+        `own` and is to move; each packed hand of `opponents` is one world
+        of weight `weights[i]`.  Adds to `acc` (a buffer of doubles, five per
+        root move: win, draw and loss weight for `player`, then the sums of
+        w*u and w*u*u for `utilities` of (win, draw, loss)), and returns the
+        root moves in `acc`'s order with `total` plus the weights.  The sums
+        are the ones a world-by-world loop would add, in the same order."""
+        if len(own) > MAX_HAND:
+            raise PositionError(f"the exact solver handles hands of at most {MAX_HAND} cards, got {len(own)}", "R2")
+        pack = _search.pack_hand
+        raw, total = self._core.tally(player, pack(own), attacker, pack(table), opponents, weights,
+                                      *utilities, acc, total)
+        answering = bool(table)
+        return [_decode(mv, answering) for mv in raw], total
+
     def outcome(self, hands: tuple[Hand, Hand], attacker: int, table: Hand = ()) -> int:
         """Player 0's round outcome under best play by both (+1 / 0 / -1);
         the showdown (R17) when both hold one card and the table is empty."""
@@ -326,6 +344,18 @@ class Solver:
         self._core.new_search(self.keep_tt)
         level = self._core.value(*_pack(position), *levels)
         return _to_utility(utilities, levels)[level]
+
+
+def packed(cards: Sequence[int]) -> int:
+    """The core's packed form of a hand (4 bits of count per rank)."""
+    return _search.pack_hand(cards)
+
+
+def sub_hands(pool: Sequence[int], size: int) -> list[tuple[int, int]]:
+    """Every distinct hand of `size` cards drawn from `pool`, packed, with
+    its multiplicity (how many card subsets of the pool form it), in the
+    order of `tacocat.search.sampling.HandSampler.iter_hands`."""
+    return _search.sub_hands(_search.pack_hand(pool), size)
 
 
 _local = threading.local()

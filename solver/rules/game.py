@@ -18,6 +18,7 @@ import copy
 import itertools
 import random
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any, Iterable, Mapping, Sequence
 
 from tacocat.rules.actions import Action
@@ -744,9 +745,10 @@ class View:
             [{k: e[k] for k in ("event", "player", "cards", "beats") if k in e}
              for e in self.history if isinstance(e, Mapping) and e.get("event") in (ATTACK, ANSWER)])
 
-    @property
+    @cached_property
     def unseen_pool(self) -> Hand:
-        """Deck − own hand − every face-up card of this round (RULES §5)."""
+        """Deck − own hand − every face-up card of this round (RULES §5);
+        computed once (the view is immutable, the searches ask often)."""
         left = counts(self.rules.deck_cards())
         for r in self.hand + self.seen + self.table:
             left[r] -= 1

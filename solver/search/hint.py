@@ -232,8 +232,8 @@ def hint(
                                            ("c_uct", knobs.c_uct), ("rollout", knobs.rollout)) if v is not None}
                 res = ismcts_play(view, left(), utilities=util, **extra)
         else:
+            sampler = HandSampler(view)
             if method in ("exact", "auto"):
-                sampler = HandSampler(view)
                 if method == "exact" and (n_hands := sampler.count()) > EXACT_LIMIT:
                     raise TacocatError(
                         f"method exact: the opponent may hold {n_hands} distinct hands, more than "
@@ -244,7 +244,7 @@ def hint(
             used = "exact"
             if res is None:
                 spend = left(DEFAULT_HINT_SAMPLES, DEFAULT_HINT_MS) if b.unlimited else left()
-                res = pimc_play(view, spend, utilities=util, solver=solver)
+                res = pimc_play(view, spend, utilities=util, solver=solver, sampler=sampler)
                 used = "pimc"
     elif kind == DUEL:
         from tacocat.search.decisions import duel_eval

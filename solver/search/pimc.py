@@ -20,16 +20,17 @@ from __future__ import annotations
 
 import math
 import random
+from array import array
 import threading
 import time
 from dataclasses import dataclass, field
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Iterator, Sequence
 
 from tacocat.rules.actions import Action
 from tacocat.rules.cards import Hand
 from tacocat.errors import PositionError, TacocatError
 from tacocat.rules.game import PLAY, View
-from tacocat.core.exact import Solver
+from tacocat.core.exact import Solver, packed
 from tacocat.search.budget import Budget, budget_of
 from tacocat.search.gamevalue import ROUND_UTILITIES
 from tacocat.rules.ruleset import STANDARD, Ruleset
@@ -100,43 +101,52 @@ class PerfectSolver(Solver):
 # ------------------------------------------------------------- aggregation
 
 class _Tally:
-    """Weighted outcome counts per move."""
+    """Weighted outcome counts per move, summed by the core
+    (`Solver.tally_worlds`) a batch of worlds at a time."""
 
-    def __init__(self, actions: list[Action], utilities: Sequence[float]) -> None:
-        self.actions = actions
-        self.index = {(a.cards, a.beats if a.kind == "answer" else None): i for i, a in enumerate(actions)}
+    def __init__(self, view: View, utilities: Sequence[float]) -> None:
+        self.view = view
+        self.actions = view.legal_actions()
+        self.index = {(a.cards, a.beats if a.kind == "answer" else None): i for i, a in enumerate(self.actions)}
         self.u = tuple(float(x) for x in utilities)
-        n = len(actions)
-        self.wdl = [[0.0, 0.0, 0.0] for _ in range(n)]
-        self.su = [0.0] * n
-        self.su2 = [0.0] * n
+        # five doubles per root move (win, draw, loss weight; sum w*u, w*u*u), in the core's move order
+        self.acc = array("d", bytes(8 * 5 * max(1, len(self.actions))))
+        self.core_moves: list[int] | None = None  # index into `actions` of the core's i-th move
         self.weight = 0.0
         self.worlds = 0
 
-    def add(self, outcomes: list[tuple[Hand, bool | None, int]], player: int, weight: float) -> None:
-        for cards, beats, o in outcomes:
-            i = self.index.get((cards, beats))
-            if i is None:
-                raise PositionError(f"the solver returned move {cards} that the view does not list as legal")
-            mine = o if player == 0 else -o
-            k = 1 - mine  # 0 win, 1 draw, 2 loss
-            self.wdl[i][k] += weight
-            u = self.u[k]
-            self.su[i] += weight * u
-            self.su2[i] += weight * u * u
-        self.weight += weight
-        self.worlds += 1
+    def add_worlds(self, solver: Solver, opponents: Sequence[int], weights: Sequence[float]) -> None:
+        """The worlds in which the opponent holds each packed hand of
+        `opponents`, with these weights."""
+        if not opponents:
+            return
+        v = self.view
+        moves, self.weight = solver.tally_worlds(v.player, v.hand, v.attacker, v.table, opponents, weights,
+                                                 self.u, self.acc, self.weight)
+        if self.core_moves is None:
+            order = []
+            for cards, beats in moves:
+                i = self.index.get((cards, beats))
+                if i is None:
+                    raise PositionError(f"the solver returned move {cards} that the view does not list as legal")
+                order.append(i)
+            self.core_moves = order
+        self.worlds += len(opponents)
 
     def result(self, sampled: bool) -> list[MoveEval]:
         out = []
         total = self.weight or 1.0
+        slot = {a: j for j, a in enumerate(self.core_moves or ())}
         for i, a in enumerate(self.actions):
-            w, d, l = (x / total for x in self.wdl[i])
-            mean = self.su[i] / total
+            j = slot.get(i)
+            wdl, su, su2 = (self.acc[5 * j:5 * j + 3], self.acc[5 * j + 3], self.acc[5 * j + 4]) if j is not None \
+                else ((0.0, 0.0, 0.0), 0.0, 0.0)
+            w, d, l = (x / total for x in wdl)
+            mean = su / total
             stderr = None
             if sampled:
                 n = self.worlds
-                var = max(self.su2[i] / total - mean * mean, 0.0)
+                var = max(su2 / total - mean * mean, 0.0)
                 # one sample gives no spread: unknown (null), never Infinity, which JSON cannot carry
                 stderr = math.sqrt(var / (n - 1)) if n > 1 else None
             out.append(MoveEval(a, w, d, l, mean, stderr))
@@ -226,25 +236,47 @@ def exact_play(
     b = budget_of(budget, legacy, "exact_play")
     check_play_view(view)
     sampler = sampler or HandSampler(view)
-    worlds = sampler.enumerate(max_hands)
+    if isinstance(sampler, HandSampler):
+        worlds = sampler.enumerate_packed(max_hands)
+    else:
+        listed = sampler.enumerate(max_hands)
+        worlds = None if listed is None else [(packed(h), p) for h, p in listed]
     if worlds is None:
         return None
-    worlds = list(worlds)
     rng_from(b.seed).shuffle(worlds)
     t0 = time.perf_counter()
     deadline = b.deadline(t0)
     solver = solver or PerfectSolver(view.rules)
-    tally = _Tally(view.legal_actions(), utilities)
+    tally = _Tally(view, utilities)
     stopped = False
-    step = max(1, len(worlds) // 50)
-    for i, (opp, p) in enumerate(worlds):
+    for batch in _batches(len(worlds)):
         if b.ends(tally.worlds, t0, deadline, MIN_SAMPLES):
             stopped = True
             break
-        tally.add(solver.move_outcomes(world_hands(view, opp), view.attacker, view.table), view.player, p)
-        if b.progress is not None and (i + 1) % step == 0:
-            b.progress((i + 1) / len(worlds))
+        chunk = worlds[tally.worlds:tally.worlds + batch]
+        tally.add_worlds(solver, [h for h, _ in chunk], [p for _, p in chunk])
+        if b.progress is not None:
+            b.progress(tally.worlds / len(worlds))
     return PlayResult(tally.result(sampled=False), tally.worlds, not stopped, time.perf_counter() - t0, stopped)
+
+
+def _batches(n: int | None, minimum: int = MIN_SAMPLES) -> Iterator[int]:
+    """Sizes of the batches of worlds a search hands the core, `n` in all
+    (None: without end): growing from one, so that a time limit or `stop`,
+    checked between batches, is seen within milliseconds even when one
+    world takes long (12-card hands), and a cheap world costs no Python
+    per world.  One batch ends at `minimum` worlds, where a stop may first
+    end the search."""
+    done, size = 0, 1
+    while n is None or done < n:
+        step = size if n is None else min(size, n - done)
+        if done < minimum:
+            step = min(step, minimum - done)
+        t = time.perf_counter()
+        yield step
+        done += step
+        if time.perf_counter() - t < 0.002 and size < 1024:
+            size *= 2
 
 
 def pimc_play(
@@ -267,17 +299,16 @@ def pimc_play(
     rng = rng_from(b.seed)
     sampler = sampler or HandSampler(view)
     solver = solver or PerfectSolver(view.rules)
-    tally = _Tally(view.legal_actions(), utilities)
+    tally = _Tally(view, utilities)
     t0 = time.perf_counter()
     deadline = b.deadline(t0)
     last = t0
     stopped = False
-    while samples is None or tally.worlds < samples:
+    for batch in _batches(samples):
         if b.ends(tally.worlds, t0, deadline, MIN_SAMPLES):
             stopped = b.stopped()
             break
-        opp = sampler.sample(rng)
-        tally.add(solver.move_outcomes(world_hands(view, opp), view.attacker, view.table), view.player, 1.0)
+        tally.add_worlds(solver, [packed(sampler.sample(rng)) for _ in range(batch)], [1.0] * batch)
         if b.progress is not None:
             now = time.perf_counter()
             if now - last > 0.05:

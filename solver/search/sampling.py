@@ -34,6 +34,7 @@ from fractions import Fraction
 from math import comb
 from typing import Iterator, Protocol, Sequence
 
+from tacocat.core.exact import sub_hands
 from tacocat.rules.cards import Hand, counts, hand
 from tacocat.errors import PositionError, TacocatError
 from tacocat.rules.game import View
@@ -170,6 +171,14 @@ class HandSampler:
 
         for cards, mult in rec(0, self.size, (), 1):
             yield hand(cards), mult
+
+    def enumerate_packed(self, budget: int | None = DEFAULT_EXACT_BUDGET) -> list[tuple[int, float]] | None:
+        """`enumerate` with the hands packed for the core, listed by the
+        core (`tacocat.core.exact.sub_hands`, same hands, order and weights)."""
+        if budget is not None and self.count() > budget:
+            return None
+        total = comb(len(self.opp_pool), self.size)
+        return [(h, m / total) for h, m in sub_hands(self.opp_pool, self.size)]
 
     def enumerate(self, budget: int | None = DEFAULT_EXACT_BUDGET) -> list[tuple[Hand, float]] | None:
         """Every distinct opponent hand with its exact probability, or None
