@@ -14,7 +14,11 @@ the asking player's side) are tallied with the world's weight:
 - `pimc_play`: sampled hands, equal weights, with a standard error.
 
 One `PerfectSolver` (and its transposition table) serves every world of a
-search; positions repeat across worlds, so it pays to keep it."""
+search; positions repeat across worlds, so it pays to keep it.  The worlds
+go to the core in batches (`Solver.tally_worlds`), which solves and tallies
+them in C: no Python runs per world, so a 4-card endgame's enumeration
+costs what its solves cost (`results/bench_tally.md`).  `tests/test_tally.py`
+binds this to a plain world-by-world average."""
 
 from __future__ import annotations
 
