@@ -19,7 +19,8 @@ import itertools
 import random
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
 
 from tacocat.rules.actions import Action
 from tacocat.rules.board import Board
@@ -737,10 +738,10 @@ class View:
             rounds=tuple(copy.deepcopy(state.rounds)),
         )
 
-    @property
+    @cached_property
     def play_history(self) -> History:
         """The round's attacks and answers in order (R20 reads them): the
-        play-phase events of `history`."""
+        play-phase events of `history` (read once: the view is immutable)."""
         return history_from_json(
             [{k: e[k] for k in ("event", "player", "cards", "beats") if k in e}
              for e in self.history if isinstance(e, Mapping) and e.get("event") in (ATTACK, ANSWER)])

@@ -32,6 +32,8 @@ restricted pool draws the information set with its weights."""
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 import re
 from dataclasses import dataclass
 from typing import Any, Iterable, Sequence
@@ -158,7 +160,13 @@ def answer_floor(attack: Sequence[int], cards: Sequence[int], beats: bool) -> in
     answer to be legal (module docstring): None when no hand is constrained
     (the answer beats throughout).  Raises `PositionError` when no holding
     makes the answer legal (wrong count, or a result its cards cannot give)."""
-    attack, cards = hand(attack), hand(cards)
+    return _answer_floor(hand(attack), hand(cards), bool(beats))
+
+
+@lru_cache(maxsize=1 << 16)
+def _answer_floor(attack: Hand, cards: Hand, beats: bool) -> int | None:
+    # A pure function of a few cards, asked for every event of every view a
+    # search builds: remembered (an exception is not, and is raised anew).
     if len(cards) != len(attack):
         raise PositionError(f"an answer has one card per attack card: {len(attack)} against {format_cards(attack)}, not {len(cards)}", "R12")
     if beats:
@@ -200,6 +208,18 @@ def is_attack(cards: Sequence[int]) -> bool:
     return len(c) >= 3 and all(b == a + 1 for a, b in zip(c, c[1:]))
 
 
+class _Where:
+    """ "history event i (the event)", formatted only if an error needs it."""
+
+    __slots__ = ("i", "e")
+
+    def __init__(self, i: int, e: PlayEvent) -> None:
+        self.i, self.e = i, e
+
+    def __format__(self, spec: str) -> str:
+        return f"history event {self.i} ({self.e})"
+
+
 def check_history(events: Sequence[PlayEvent], attacker: int | None = None) -> None:
     """What any hands would need (R10–R14): attacks legal in shape, each
     answered by the other player with as many cards, the trick's winner
@@ -208,7 +228,7 @@ def check_history(events: Sequence[PlayEvent], attacker: int | None = None) -> N
     expect_attacker = None
     pending: PlayEvent | None = None
     for i, e in enumerate(events, 1):
-        where = f"history event {i} ({e})"
+        where = _Where(i, e)
         if e.event == ATTACK:
             if pending is not None:
                 raise PositionError(f"{where}: an attack must be answered before the next attack", "R12")

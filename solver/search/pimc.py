@@ -303,6 +303,7 @@ def pimc_play(
     rng = rng_from(b.seed)
     sampler = sampler or HandSampler(view)
     solver = solver or PerfectSolver(view.rules)
+    draw = sampler.sample_packed if isinstance(sampler, HandSampler) else (lambda r: packed(sampler.sample(r)))
     tally = _Tally(view, utilities)
     t0 = time.perf_counter()
     deadline = b.deadline(t0)
@@ -312,7 +313,7 @@ def pimc_play(
         if b.ends(tally.worlds, t0, deadline, MIN_SAMPLES):
             stopped = b.stopped()
             break
-        tally.add_worlds(solver, [packed(sampler.sample(rng)) for _ in range(batch)], [1.0] * batch)
+        tally.add_worlds(solver, [draw(rng) for _ in range(batch)], [1.0] * batch)
         if b.progress is not None:
             now = time.perf_counter()
             if now - last > 0.05:

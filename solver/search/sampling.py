@@ -34,7 +34,7 @@ from fractions import Fraction
 from math import comb
 from typing import Iterator, Protocol, Sequence
 
-from tacocat.core.exact import sub_hands
+from tacocat.core.exact import packed, sub_hands
 from tacocat.rules.cards import Hand, counts, hand
 from tacocat.errors import PositionError, TacocatError
 from tacocat.rules.game import View
@@ -103,6 +103,10 @@ class HandSampler:
     def sample(self, rng: random.Random) -> Hand:
         """A uniformly random card subset of the opponent pool, as a sorted hand."""
         return hand(rng.sample(self._cards, self.size))
+
+    def sample_packed(self, rng: random.Random) -> int:
+        """`sample` packed for the core (the same draw from the same RNG)."""
+        return packed(rng.sample(self._cards, self.size))
 
     def deal(self, rng: random.Random) -> tuple[Hand, list[int]]:
         """An opponent hand and the draw pile in a random order (drawing
@@ -175,7 +179,7 @@ class HandSampler:
     def enumerate_packed(self, budget: int | None = DEFAULT_EXACT_BUDGET) -> list[tuple[int, float]] | None:
         """`enumerate` with the hands packed for the core, listed by the
         core (`tacocat.core.exact.sub_hands`, same hands, order and weights)."""
-        if budget is not None and self.count() > budget:
+        if budget is not None and (budget < 1 or self.count() > budget):
             return None
         total = comb(len(self.opp_pool), self.size)
         return [(h, m / total) for h, m in sub_hands(self.opp_pool, self.size)]
