@@ -205,6 +205,14 @@ def _arena_argv(out: Path, *extra: str) -> list[str]:
                              "--batch", "2", "--seed", "5", "--json", "--out", str(out), *extra]
 
 
+def _as_from_a_terminal() -> None:
+    # A command started in the background by a non-interactive shell (as a
+    # CI runner may start the tests) inherits SIGINT ignored, and so would the
+    # arena, which then rightly ignores Ctrl-C too.  The arena under test is
+    # started the way a terminal starts it: SIGINT at its default.
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def _wait_for_deals(out: Path, n: int, proc: subprocess.Popen) -> None:
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline and proc.poll() is None:
@@ -226,7 +234,7 @@ def test_stopping_keeps_the_partial_table_and_a_rerun_completes_it(tmp_path, how
         pytest.importorskip("ray", reason="ray is not installed (pip install 'tacocat[cluster]')")
     out = tmp_path / "run.json"
     proc = subprocess.Popen(_arena_argv(out, *extra), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            start_new_session=True)
+                            start_new_session=True, preexec_fn=_as_from_a_terminal)
     try:
         _wait_for_deals(out, 4, proc)
         if how == "ctrl-c":
