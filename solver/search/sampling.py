@@ -176,10 +176,15 @@ class HandSampler:
         for cards, mult in rec(0, self.size, (), 1):
             yield hand(cards), mult
 
+    def _within(self, budget: int | None) -> bool:
+        """At most `budget` distinct hands (None: no limit); every view has
+        at least one, so a budget below 1 needs no count."""
+        return budget is None or (budget >= 1 and self.count() <= budget)
+
     def enumerate_packed(self, budget: int | None = DEFAULT_EXACT_BUDGET) -> list[tuple[int, float]] | None:
         """`enumerate` with the hands packed for the core, listed by the
         core (`tacocat.core.exact.sub_hands`, same hands, order and weights)."""
-        if budget is not None and (budget < 1 or self.count() > budget):
+        if not self._within(budget):
             return None
         total = comb(len(self.opp_pool), self.size)
         return [(h, m / total) for h, m in sub_hands(self.opp_pool, self.size)]
@@ -187,7 +192,7 @@ class HandSampler:
     def enumerate(self, budget: int | None = DEFAULT_EXACT_BUDGET) -> list[tuple[Hand, float]] | None:
         """Every distinct opponent hand with its exact probability, or None
         when there are more than `budget` of them (None budget: no limit)."""
-        if budget is not None and self.count() > budget:
+        if not self._within(budget):
             return None
         total = comb(len(self.opp_pool), self.size)
         return [(h, m / total) for h, m in self.iter_hands()]
