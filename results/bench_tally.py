@@ -25,6 +25,8 @@ import sys
 import time
 from pathlib import Path
 
+from exploitability import positive  # results/ is this script's folder, first on sys.path
+
 HERE = Path(__file__).resolve().parent
 OUT = HERE / "bench_tally.md"
 
@@ -85,12 +87,14 @@ def run_child(python: str, args) -> dict:
     return json.loads(res.stdout)
 
 
+
+
 def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--baseline-python", required=True, help="python of a venv with the baseline build installed")
     ap.add_argument("--python", default=sys.executable, help="python of this build (default: this one)")
-    ap.add_argument("--rounds", type=int, default=5)
-    ap.add_argument("--positions", type=int, default=30)
+    ap.add_argument("--rounds", type=positive, default=5)
+    ap.add_argument("--positions", type=positive, default=30)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--out", default=str(OUT))
     args = ap.parse_args(argv)

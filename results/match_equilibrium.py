@@ -22,6 +22,8 @@ import sys
 import time
 from pathlib import Path
 
+from exploitability import positive  # results/ is this script's folder, first on sys.path
+
 from tacocat.players.match import run_match
 
 HERE = Path(__file__).parent
@@ -66,11 +68,13 @@ def calibrate(deals: int, repeats: int) -> dict:
             "seconds": {b: t(b) for b in timed}, "runs": timed}
 
 
+
+
 def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--deals", type=int, default=500)
-    ap.add_argument("--calibrate-deals", type=int, default=40)
-    ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--deals", type=positive, default=500)
+    ap.add_argument("--calibrate-deals", type=positive, default=40)
+    ap.add_argument("--repeats", type=positive, default=3)
     ap.add_argument("--out", default=str(HERE / "match_equilibrium.json"))
     args = ap.parse_args(argv)
     cal = calibrate(args.calibrate_deals, args.repeats)
