@@ -354,7 +354,13 @@ def replace_eval(
         # a time budget: the time left shared among the stages left).
         k = stats[alive[0]][0]
         target = max(1, per_round // len(alive)) + k
-        stage_end = None if deadline is None else time.perf_counter() + (deadline - time.perf_counter()) / (rounds - stage)
+        # When the candidates are a power of two, halving leaves one of them
+        # only after `rounds` stages, and a sample budget that is not spent
+        # yet gives that lone survivor one more stage (stage == rounds): it
+        # has the time left, as the last stage always does.
+        stages_left = max(1, rounds - stage)
+        now = time.perf_counter()
+        stage_end = None if deadline is None else now + (deadline - now) / stages_left
         while k < target:
             # A stop ends the search at once (a server enforces its time cap
             # with it); the time budget, or a stage's share of it, only after
