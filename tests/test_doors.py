@@ -399,7 +399,10 @@ def test_a_restarted_session_continues_every_game_with_its_tokens(tmp_path):
     before = snapshot(first)
     first.store.close()
     second = EngineSession(store=GameStore(path))
-    assert snapshot(second) == before and second.rules.tie == "arrow"
+    # The game keeps its own rules; the connection's set_rules is not stored
+    # (nothing a client sends changes the server's defaults after a restart).
+    assert snapshot(second) == before and second.rules.tie == "redeal"
+    assert second._games[client.ids["g1"]].rules.tie == "arrow"
     gid, tokens = client.ids["g1"], client.tokens["g1"]
     assert code(second.handle({"cmd": "view", "game": gid, "player": 1, "token": tokens["seats"][0]})) == "forbidden"
     ok(second.handle({"cmd": "apply", "game": gid, "player": 1, "token": tokens["seats"][1],

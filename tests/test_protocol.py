@@ -74,7 +74,7 @@ def test_hello_reports_versions_rules_and_commands():
     r = seated(EngineSession(max_time_ms=500)).handle({"id": "h", "cmd": "hello"})
     assert r["id"] == "h" and r["cmd"] == "hello"
     result = ok(r)
-    assert result["protocol"] == PROTOCOL_VERSION == "2.2"
+    assert result["protocol"] == PROTOCOL_VERSION == "3.0"
     assert result["version"] == tacocat.__version__
     assert result["rules"]["name"] == "standard" and sum(result["rules"]["deck"]) == 38
     assert result["commands"] == list(COMMANDS)
@@ -434,10 +434,10 @@ def test_solve_answers_the_conformance_positions_like_tacocat_solve():
     assert session.searching == 0
 
 
-# The message shapes of protocol "2.2".  Changing any of them means a new
+# The message shapes of protocol "3.0".  Changing any of them means a new
 # protocol version (docs/protocol.md, "Versions"): bump PROTOCOL_VERSION,
 # add a line to the docs' version table, then update this pin.
-PINNED_VERSION = "2.2"
+PINNED_VERSION = "3.0"
 PINNED_REQUESTS = {
     "hello": "",
     "set_rules": "rules:object|string",
@@ -453,12 +453,12 @@ PINNED_REQUESTS = {
     "end_game": "game:string token:string",
     "hint": "?view:object ?game:string ?player:integer ?token:string ?time_ms:integer ?iterations:integer ?seed:integer ?method:string "
             "?top:integer ?score:string ?info_ms:integer",
-    "solve": "?position:object ?mode:string ?view:object ?exploitability:number ?time_ms:integer",
-    "stop": "?target:string|integer",
+    "solve": "?position:object ?mode:string ?view:object ?exploitability:number ?time_ms:integer ?token:string",
+    "stop": "?target:string|integer ?token:string ?tokens:array",
     "quit": "",
 }
 PINNED_RESULTS = {
-    "hello": "commands engine errors limits protocol rules running version",
+    "hello": "bots commands engine errors levels limits protocol rules running version",
     "new_game": "acting actions board deals game over phase rounds seed tokens winner",
     "apply": "action events game hand player round status",
     "move": "action applied bot budget decision events game hand level player round seconds seed simultaneous status",

@@ -31,14 +31,16 @@ ENDGAME_VIEW = {"player": 0, "hand": [2, 9, 10], "seen": [1, 1, 3, 3, 5, 5, 7, 8
 
 def test_hello_lists_move_and_the_queue():
     hello = ok(EngineSession(max_queue=3).handle({"cmd": "hello"}))
-    assert hello["protocol"] == "2.2"
+    assert hello["protocol"] == "3.0"
     assert "move" in hello["commands"] and hello["commands"] == list(COMMANDS)
     assert hello["limits"]["max_queue"] == 3
 
 
 def test_move_plays_every_bot_and_level():
     fields = {f.name: f for f in COMMANDS["move"].fields}
-    assert set(fields["bot"].enum) == set(BOTS) and fields["level"].enum == tuple(LEVELS)
+    # Every bot that chooses from a view is offered; the oracle (it reads the
+    # opponent's hand) is the one bot a seat may not ask for.
+    assert set(fields["bot"].enum) == set(BOTS) - {"oracle"} and fields["level"].enum == tuple(LEVELS)
     session = seated(EngineSession())
     ok(session.handle({"cmd": "new_game", "seed": 9}))
     for name in BOT_NAMES:
@@ -78,7 +80,9 @@ MOVE_TRANSCRIPT = [
     ({"id": 12, "cmd": "move", "game": "g1", "player": 0, "bot": "pimc", "iterations": 5, "seed": 1},
      {"ok": True, "result": {"decision": "duel", "simultaneous": True, "budget": {"samples": 5}}}),
     ({"id": 13, "cmd": "move", "game": "g1", "player": 1, "bot": "oracle", "seed": 1},
-     {"ok": True, "result": {"cheats": True, "decision": "duel"}}),
+     {"ok": False, "error": {"code": "bad_field", "field": "bot"}}),
+    ({"id": 14, "cmd": "move", "game": "g1", "player": 1, "bot": "heuristic", "seed": 1},
+     {"ok": True, "result": {"decision": "duel", "applied": True}}),
 ]
 
 

@@ -4,9 +4,11 @@ caused, as one seat sees them (docs/protocol.md, `move` and `apply`).
 `move` asks a bot of `tacocat.players.bots` for a seat's action — by name
 (`"bot": "pimc"`, with an optional `time_ms` / `iterations` budget) or by a
 strength `level` (`LEVELS`, calibrated in results/levels.md) — and applies
-it unless `"apply": false`.  The bot sees only that seat's view (the
-`oracle` bot, for measurement, sees both hands: it says so with
-`"cheats": true`).  A simultaneous decision (R8 two-arrow replacement, R9
+it unless `"apply": false`.  The bot sees only that seat's view: `move`
+hands it `state.view(player)` and nothing else, and offers only the bots
+that choose from a view (`SEAT_BOTS`); the oracle, which reads the
+opponent's hand, is refused here (it plays in arena and selfplay, where no
+seat is hidden).  A simultaneous decision (R8 two-arrow replacement, R9
 duel) is drawn by the bot from its own strategy — the search bots draw the
 duel card from the optimal mixed strategy — with `random.Random(seed)`;
 the response reports the seed, so the same position and seed give the
@@ -20,14 +22,17 @@ import time
 from collections import Counter
 from typing import TYPE_CHECKING, Any, Mapping
 
-from tacocat.players.bots import BOTS
+from tacocat.players.bots import BOTS, SEAT_BOTS
 from tacocat.protocol.streaming import ticker
 
 if TYPE_CHECKING:  # pragma: no cover
     from tacocat.protocol.session import EngineSession
 
-BOT_NAMES = tuple(BOTS)
-"""The bots `move` can play (`tacocat.players.bots.BOTS`)."""
+BOT_NAMES = SEAT_BOTS
+"""The bots `move` can play: those that choose from the seat's view alone
+(`tacocat.players.bots.SEAT_BOTS`).  `hello` lists them."""
+HIDDEN_READERS = tuple(name for name in BOTS if name not in SEAT_BOTS)
+"""Bots that read cards no seat may see (the oracle): never offered to a seat."""
 
 LEVELS: dict[int, tuple[str, dict[str, Any]]] = {
     1: ("random", {}),
@@ -59,6 +64,9 @@ def resolve_bot(request: Mapping[str, Any]) -> tuple[str, dict[str, Any], int | 
         name, budget = LEVELS[request["level"]]
         return name, dict(budget), request["level"]
     name = request.get("bot", DEFAULT_BOT)
+    if name not in BOT_NAMES:  # the command table's enum refuses it first; this guards every other caller
+        raise ProtocolError("bad_field", f"move: bot {name!r} is not offered to a seat; expected one of "
+                            f"{', '.join(BOT_NAMES)}", "bot")
     budget: dict[str, Any] = {}
     if "time_ms" in request:
         budget["time_ms"] = request["time_ms"]
@@ -109,16 +117,17 @@ def move_work(session: "EngineSession", request: Mapping[str, Any]):
             return state.clone(), len(state.actions)
 
     def work(signal) -> dict:
-        from tacocat.players.bots import choose, make_bot
+        from tacocat.players.bots import make_bot
         from tacocat.rules.game import DUEL, REPLACE
 
         bot = make_bot(name, **budget)
         snapshot, moves_before = position()
         decision = snapshot.decision(player)
+        view = snapshot.view(player)  # the seat's information set: all the bot is given
         t0 = time.perf_counter()
         finish = ticker(signal, lambda: {"bot": name, "thinking_ms": int((time.perf_counter() - t0) * 1000)})
         try:
-            action = choose(bot, snapshot, player, random.Random(seed))
+            action = bot.choose(view, random.Random(seed))
         finally:
             finish()
         seconds = time.perf_counter() - t0
@@ -135,8 +144,6 @@ def move_work(session: "EngineSession", request: Mapping[str, Any]):
             "seconds": seconds,
             "applied": False,
         }
-        if name == "oracle":
-            result["cheats"] = True
         if not apply_it:
             return result
         with session._lock:

@@ -51,7 +51,7 @@ from tacocat.protocol.moves import BOT_NAMES, LEVELS, move_work, seat_events
 from tacocat.protocol.store import GameStore
 from tacocat.protocol.streaming import SearchSignal, finite, sliced_search
 
-PROTOCOL_VERSION = "2.2"
+PROTOCOL_VERSION = "3.0"
 """Bumped whenever a message shape changes (docs/protocol.md, "Versions")."""
 
 log = logging.getLogger("tacocat.engine")
@@ -152,6 +152,9 @@ class HelloResult(TypedDict):
     commands: list[str]
     errors: list[str]
     limits: dict[str, Any]
+    bots: list[str]
+    """The bots `move` offers a seat (they choose from its view alone)."""
+    levels: dict[str, str]
     running: dict[str, int]
     """Games open and searches running now."""
 
@@ -249,7 +252,8 @@ COMMANDS: dict[str, Command] = {
                 example={"cmd": "hello"}),
         Command(
             "set_rules",
-            "Set the session's ruleset: games started later and views without `rules` use it.",
+            "Set this connection's default ruleset: its games started later and views without `rules` use it. "
+            "JSON Lines only (one client a session); a shared server (HTTP) refuses it: give `rules` in new_game.",
             (Field("rules", ("object", "string"), True, 'A ruleset object (RULES section 8) or "standard".'),),
             example={"cmd": "set_rules", "rules": {"board": [4, 6, 8, 7, 8, 6, 4], "tie": "arrow"}},
         ),
@@ -319,7 +323,9 @@ COMMANDS: dict[str, Command] = {
                       "optional rules (or a full view from the view command)."),
                 Field("game", ("string",), False, "Hint for this game (with player and token) instead of a view."),
                 Field("player", ("integer",), False, "With game: whose view.", enum=(0, 1)),
-                Field("token", ("string",), False, "With game: the token of the player's seat (or the owner's)."),
+                Field("token", ("string",), False, "With game: the token of the player's seat (or the owner's). "
+                      "With view: any secret of yours; only a stop that sends it ends this search (docs/protocol.md, "
+                      "\"Stopping a search\")."),
                 *_BUDGET,
                 Field("method", ("string",), False, 'Search method (default "auto"); "endgame": the exact endgame '
                       "with lines of play (play phase).", enum=(*HINT_METHODS, ENDGAME_METHOD)),
@@ -345,14 +351,20 @@ COMMANDS: dict[str, Command] = {
                       "gives each hand's floor, R20)."),
                 Field("exploitability", ("number",), False, 'mode "equilibrium": stop at this exploitability (default 0.001).'),
                 Field("time_ms", ("integer",), False, 'mode "equilibrium": time budget in milliseconds.', minimum=1),
+                Field("token", ("string",), False, "Any secret of yours: only a stop that sends it ends this search."),
             ),
             search=True,
             example={"cmd": "solve", "position": {"hands": [[2, 5, 9], [3, 8, 11]], "attacker": 0, "table": []}},
         ),
         Command(
             "stop",
-            "End running searches early: they answer with their best result so far.",
-            (Field("target", ("string", "integer"), False, "The id of the search request to stop; all searches when absent."),),
+            "End your running searches early: they answer with their best result so far. A search is yours when "
+            "its request carried one of the tokens you send (a game's seat or owner token, or the secret you gave a "
+            "view hint or a solve); over JSON Lines every search of the connection is yours. The server's admin "
+            "token stops every search.",
+            (Field("target", ("string", "integer"), False, "The id of the search request to stop; all of yours when absent."),
+             Field("token", ("string",), False, "A token your searches carry."),
+             Field("tokens", ("array",), False, f"Several tokens your searches carry (at most {100})."),),
             example={"cmd": "stop"},
         ),
         Command("quit", "End the session (JSON Lines: the engine stops its searches, answers them, then exits).",
@@ -500,6 +512,10 @@ class SearchJob:
     """The stop flag; also carries the info rate and the transport's info sink."""
     deadline_s: float | None = None
     """Server cap: the search is stopped this many seconds after it starts."""
+    owner: str | None = None
+    """Who may stop it and see it in `busy`: the hash of the token its
+    request carried, else the connection (JSON Lines), else nobody but the
+    server's admin (an anonymous HTTP search)."""
     stopped_by_request: bool = False
     started: float | None = None
     _ran: bool = False
@@ -629,6 +645,21 @@ def new_game_id() -> str:
 MAX_LISTED = 100
 DEADLINE_GRACE_S = 0.25
 """A search still running this long past its time budget is stopped."""
+DEFAULT_IDLE_GAME_S = 3600.0
+"""Game retention: when the server is full, a game nobody has touched for
+this long may be evicted (finished games first, oldest first); a game
+idle this long is also dropped from the store when the server starts."""
+CONNECTION = "connection"
+"""The client key of a private session (JSON Lines: one client a session)."""
+
+
+@dataclass
+class GameMeta:
+    """Who opened a game and when it was last touched: the keys of the
+    per-client limit and of eviction (never shown to any client)."""
+
+    client: str | None
+    touched: float
 
 
 class EngineSession:
@@ -651,6 +682,10 @@ class EngineSession:
         hint_fn: HintFn | None = None,
         solve_fn: SolveFn | None = None,
         store: GameStore | None = None,
+        shared: bool = False,
+        admin_token: str | None = None,
+        max_games_per_client: int | None = None,
+        idle_game_s: float = DEFAULT_IDLE_GAME_S,
     ) -> None:
         """`max_games`: open games at most (then the oldest finished game is
         forgotten, or new_game answers busy).  `max_searches`: searches
@@ -661,7 +696,14 @@ class EngineSession:
         transport limits reported by hello.  `hint_fn`/`solve_fn` replace the
         searches (tests use stand-ins).  `store`: keep the games (and the
         session's ruleset) in this `GameStore`, every change committed
-        before it is answered; the games stored there are opened now."""
+        before it is answered; the games stored there are opened now.
+
+        `shared`: many clients share this session (HTTP): `set_rules` is
+        refused, and a search is stopped only by a request that carries
+        its token.  `admin_token`: the server owner's secret; its `stop`
+        ends every search.  `max_games_per_client`: games one client key
+        (`prepare`'s `client`) may hold open (default half of max_games
+        when shared).  `idle_game_s`: the retention of untouched games."""
         self.rules = rules or load_ruleset(None)
         self.max_games = max_games
         self.max_searches = max_searches
@@ -675,6 +717,14 @@ class EngineSession:
         self._lock = threading.RLock()
         self._turn = threading.Condition(self._lock)
         self.max_queue = max_queue
+        self.shared = shared
+        self._admin = None if admin_token is None else _hash(admin_token)
+        self.max_games_per_client = max_games_per_client if max_games_per_client is not None else (
+            max(1, max_games // 2) if shared else max_games)
+        self.idle_game_s = idle_game_s
+        self._meta: dict[str, GameMeta] = {}
+        self._caller = threading.local()
+        """The client key of the request being prepared on this thread."""
         self.store = store
         if store is not None:
             self._open_store(store)
@@ -688,13 +738,14 @@ class EngineSession:
         """Requests answered so far (errors included)."""
 
     def _open_store(self, store: GameStore) -> None:
-        rules = store.get_meta("rules")
-        if rules is not None:
-            try:
-                self.rules = Ruleset.from_dict(rules)
-            except TacocatError as exc:
-                log.error("game store: the session ruleset is unreadable (%s); using the given one", exc)
+        # The session's ruleset is the server's (--rules), never a stored one:
+        # nothing a client sent survives a restart to change other games.
+        now = time.time()
         for stored in store.games():
+            touched = getattr(stored, "updated", None) or now
+            if now - touched > self.idle_game_s:
+                store.delete(stored.game)  # past retention: capacity comes back
+                continue
             try:
                 state = GameState.from_dict(stored.state)
             except TacocatError as exc:
@@ -702,33 +753,44 @@ class EngineSession:
                 continue
             self._games[stored.game] = state
             self._seats[stored.game] = Seats(stored.seats[0], (stored.seats[1], stored.seats[2]))
+            self._meta[stored.game] = GameMeta(getattr(stored, "client", None), touched)
+        ordered = sorted(self._games, key=lambda g: self._meta[g].touched)
+        self._games = OrderedDict((g, self._games[g]) for g in ordered)
 
     def _commit(self, gid: str, state: GameState) -> None:
         """Make `state` game `gid`'s: stored first (durable), then in memory,
         so a failed write leaves the game as it was.  Under the lock."""
+        meta = self._meta[gid]
         if self.store is not None:
-            self.store.save(gid, self._seats[gid].hashes(), state.to_dict())
+            self.store.save(gid, self._seats[gid].hashes(), state.to_dict(), client=meta.client)
         self._games[gid] = state
         self._games.move_to_end(gid)
+        meta.touched = time.time()
 
     def _forget(self, gid: str) -> None:
         if self.store is not None:
             self.store.delete(gid)
         del self._games[gid]
         del self._seats[gid]
+        del self._meta[gid]
 
     # ---------------------------------------------------------------- entry
-    def handle(self, request: Any) -> Response:
+    def handle(self, request: Any, client: str | None = CONNECTION) -> Response:
         """Answer one request (searches run here, on the caller's thread)."""
-        prepared = self.prepare(request)
+        prepared = self.prepare(request, client)
         if isinstance(prepared, SearchJob):
             return prepared.run()
         return prepared
 
-    def prepare(self, request: Any) -> Response | SearchJob:
+    def prepare(self, request: Any, client: str | None = CONNECTION) -> Response | SearchJob:
         """Answer a request at once, or, for a search, validate it and
-        return the `SearchJob` to run.  Never raises."""
+        return the `SearchJob` to run.  Never raises.  `client`: who sends
+        it, as the transport knows it (JSON Lines: its one connection;
+        HTTP: the page's origin or the peer address); the key of the
+        per-client game limit, and in a private session the owner of its
+        searches."""
         self.handled += 1
+        self._caller.client = client
         request_id = _echoable(request.get("id")) if isinstance(request, dict) else None
         cmd_name = None
         try:
@@ -755,7 +817,8 @@ class EngineSession:
             if command.search:
                 time_ms, _ = self._budget(request)
                 return self._reserve(request_id, cmd_name, handler(request),
-                                     time_ms if time_ms is not None else self.max_time_ms, request.get("info_ms"))
+                                     time_ms if time_ms is not None else self.max_time_ms, request.get("info_ms"),
+                                     owner=self._owner_of(request))
             return _ok(request_id, cmd_name, handler(request))
         except Exception as exc:  # noqa: BLE001 - every failure becomes a response
             return self._error_response(request_id, cmd_name if isinstance(cmd_name, str) and cmd_name in COMMANDS else None, exc)
@@ -774,20 +837,32 @@ class EngineSession:
         return error_response(request_id, "internal", f"{type(exc).__name__}: {exc}", cmd)
 
     # ------------------------------------------------------------ searches
+    def _owner_of(self, request: Mapping[str, Any]) -> str | None:
+        """Whose search a request starts: its token's, else (a private
+        session) the connection's, else nobody's (anonymous HTTP)."""
+        token = request.get("token")
+        if isinstance(token, str):
+            return _hash(token)
+        return None if self.shared else CONNECTION
+
     def _reserve(self, request_id: Any, cmd: str, work: Callable[[threading.Event], dict],
-                 cap_ms: int | None = None, info_ms: int | None = None) -> SearchJob:
+                 cap_ms: int | None = None, info_ms: int | None = None, owner: str | None = None) -> SearchJob:
         """A search slot for `work`; it is stopped `cap_ms` (the request's
         time budget, else the server's cap) plus a grace after it starts.
-        `info_ms`: the rate of its info messages (None: none)."""
+        `info_ms`: the rate of its info messages (None: none).  `owner`:
+        who may stop it and see it named in `busy`."""
         with self._lock:
             if len(self._searches) >= self.max_searches + self.max_queue:
-                running = ", ".join(f"{j.cmd} id {j.request_id!r}" for j in self._searches)
+                mine = [f"{j.cmd} id {j.request_id!r}" for j in self._searches
+                        if not self.shared or (owner is not None and j.owner == owner)]
+                yours = f"; yours: {', '.join(mine)}" if mine else ""
                 raise ProtocolError(
-                    "busy", f"{len(self._searches)} search(es) running or queued ({running}); at most "
-                    f"{self.max_searches} run and {self.max_queue} wait: wait for an answer or send stop"
+                    "busy", f"{len(self._searches)} search(es) running or queued{yours}; at most "
+                    f"{self.max_searches} run and {self.max_queue} wait: wait for an answer"
+                    + (" or stop one of yours" if mine else "")
                 )
             deadline = None if cap_ms is None else cap_ms / 1000 + DEADLINE_GRACE_S
-            job = SearchJob(self, request_id, cmd, work, deadline_s=deadline)
+            job = SearchJob(self, request_id, cmd, work, deadline_s=deadline, owner=owner)
             job.stop_event.info_ms = info_ms
             self._searches.append(job)
             return job
@@ -811,11 +886,13 @@ class EngineSession:
         with self._lock:
             return len(self._searches)
 
-    def stop_searches(self, target: Any = None) -> int:
+    def stop_searches(self, target: Any = None, owners: set[str | None] | None = None) -> int:
         """Stop the running searches (only the one whose request id is
-        `target`, when given); how many were stopped."""
+        `target`, when given; only those whose owner is in `owners`, when
+        given); how many were stopped."""
         with self._lock:
-            jobs = [j for j in self._searches if target is None or j.request_id == target]
+            jobs = [j for j in self._searches if (target is None or j.request_id == target)
+                    and (owners is None or j.owner in owners)]
         for job in jobs:
             job.stop()
         return len(jobs)
@@ -853,6 +930,7 @@ class EngineSession:
                 if player is not None and player != role:
                     raise ProtocolError("forbidden", f"the token opens seat {role}, not seat {_short(player)}", "token")
             self._games.move_to_end(gid)
+            self._meta[gid].touched = time.time()
             return state
 
     def _rules_from(self, value: Any, what: str) -> Ruleset:
@@ -876,18 +954,34 @@ class EngineSession:
             "actions": len(state.actions),
         }
 
-    def _make_room(self) -> None:
-        """Keep at most max_games open: forget the least recently used
-        finished game, else refuse."""
-        if len(self._games) < self.max_games:
-            return
-        for gid, state in self._games.items():
-            if state.over:
+    def _evict_one(self, client: Any = ...) -> bool:
+        """Forget one game to make room (of `client`'s, when given): the
+        least recently used finished game, else the least recently used
+        game idle longer than the retention.  Whether one was forgotten."""
+        now = time.time()
+        candidates = [g for g in self._games if client is ... or self._meta[g].client == client]
+        for gid in candidates:
+            if self._games[gid].over:
                 self._forget(gid)
-                return
-        raise ProtocolError(
-            "busy", f"{len(self._games)} games open, the most this session keeps ({self.max_games}); end_game one first"
-        )
+                return True
+        for gid in candidates:  # least recently used first
+            if now - self._meta[gid].touched > self.idle_game_s:
+                self._forget(gid)
+                return True
+        return False
+
+    def _make_room(self, client: str | None) -> None:
+        """Room for one more game of `client`: within its own limit and the
+        session's, evicting (docs/protocol.md, "Capacity"), else busy."""
+        held = sum(1 for m in self._meta.values() if m.client == client)
+        if held >= self.max_games_per_client and not self._evict_one(client):
+            raise ProtocolError(
+                "busy", f"you hold {held} open games, the most one client may ({self.max_games_per_client}); "
+                "end_game one first (finished games make room by themselves)")
+        if len(self._games) >= self.max_games and not self._evict_one():
+            raise ProtocolError(
+                "busy", f"{len(self._games)} games open, the most this session keeps ({self.max_games}); "
+                f"end_game one first, or wait: a game idle for {self.idle_game_s:g} s makes room")
 
     # ------------------------------------------------------------ commands
     def _cmd_hello(self, request: Mapping[str, Any]) -> HelloResult:
@@ -903,16 +997,21 @@ class EngineSession:
                 "max_searches": self.max_searches,
                 "max_queue": self.max_queue,
                 "max_time_ms": self.max_time_ms,
+                "max_games_per_client": self.max_games_per_client,
+                "idle_game_s": self.idle_game_s,
                 **self.transport_limits,
             },
+            "bots": list(BOT_NAMES),
+            "levels": {str(n): name for n, (name, _) in LEVELS.items()},
             "running": {"games": len(self._games), "searches": self.searching},
         }
 
     def _cmd_set_rules(self, request: Mapping[str, Any]) -> dict:
+        if self.shared:
+            raise ProtocolError("forbidden", "set_rules would change every client's defaults on a shared server; "
+                                "give rules in new_game (and in a view) instead", "rules")
         rules = self._rules_from(request["rules"], "rules")
-        with self._lock:
-            if self.store is not None:
-                self.store.set_meta("rules", rules.to_dict())
+        with self._lock:  # this connection's default only: never stored, gone with the session
             self.rules = rules
         return {"rules": rules.to_dict()}
 
@@ -933,14 +1032,17 @@ class EngineSession:
             seed = request["seed"] if "seed" in request else secrets.randbits(31)
             state = GameState.new(rules, seed)
         with self._lock:
-            self._make_room()
+            client = getattr(self._caller, "client", CONNECTION)
+            self._make_room(client)
             gid = new_game_id()
             seats, tokens = Seats.deal()
             self._seats[gid] = seats
+            self._meta[gid] = GameMeta(client, time.time())
             try:
                 self._commit(gid, state)
             except Exception:
                 del self._seats[gid]
+                del self._meta[gid]
                 raise
             return {**self._status(gid, state), "seed": state.seed, "tokens": tokens}
 
@@ -1018,7 +1120,7 @@ class EngineSession:
 
     def _cmd_hint(self, request: Mapping[str, Any]) -> Callable[[threading.Event], dict]:
         if "view" in request:
-            for key in ("game", "player", "token"):
+            for key in ("game", "player"):
                 if key in request:
                     raise ProtocolError("bad_field", f"hint takes either view, or game and player; got view and {key}", key)
             # The view shapes of `tacocat hint --view` (short or full), read
@@ -1141,7 +1243,16 @@ class EngineSession:
                 self._solvers.append(solver)
 
     def _cmd_stop(self, request: Mapping[str, Any]) -> StopResult:
-        return {"stopped": self.stop_searches(request.get("target"))}
+        tokens = list(request.get("tokens", []))
+        if len(tokens) > MAX_LISTED or not all(isinstance(t, str) for t in tokens):
+            raise ProtocolError("bad_field", f"stop: 'tokens' must be a list of at most {MAX_LISTED} strings", "tokens")
+        if "token" in request:
+            tokens.append(request["token"])
+        hashes = {_hash(t) for t in tokens}
+        if not self.shared or (self._admin is not None and self._admin in hashes):
+            # A private session has one client, whose every search it is; the admin owns the server.
+            return {"stopped": self.stop_searches(request.get("target"))}
+        return {"stopped": self.stop_searches(request.get("target"), set(hashes))}
 
     def _cmd_quit(self, request: Mapping[str, Any]) -> dict:
         if not self.quit_ends_session:
