@@ -29,7 +29,8 @@ from tacocat.rules.ruleset import load_ruleset
               help="Longest request line in bytes; longer lines answer 'bad_json'.")
 @click.option("--store", "store_path", default=None, metavar="FILE",
               help="Keep the games in this SQLite file (every accepted action committed before it is answered): "
-                   "a restarted engine continues them with the same ids and tokens. Memory only by default.")
+                   "a restarted engine continues them with the same ids and tokens. The file is private (0600) and "
+                   "locked while this engine runs: a second process on it is refused. Memory only by default.")
 @click.option("--log-level", type=click.Choice(["debug", "info", "warning", "error"]), default="warning",
               show_default=True, help="Logging on stderr.")
 @friendly_errors
