@@ -260,9 +260,16 @@ BOTS: dict[str, Callable[..., Bot]] = {
     "heuristic": _plain(HeuristicBot),
     "pimc": _search_factory("pimc"),
     "ismcts": _search_factory("ismcts"),
-    "oracle": lambda **budget: OracleBot(**budget),
+    "oracle": OracleBot,
     "pimc_eq": lambda **budget: EquilibriumBot("pimc", **budget),
 }
+
+
+SEAT_BOTS: tuple[str, ...] = tuple(name for name, make in BOTS.items() if not getattr(make, "needs_state", False))
+"""The bots that choose from a seat's view alone (its information set,
+RULES section 5): the only ones a door that serves a seat may offer.  The
+others (the oracle, `needs_state`) read the opponent's hand and play only
+where no seat is hidden: arena, selfplay, analysis of finished games."""
 
 
 def make_bot(name: str, **budget) -> Bot:
@@ -305,14 +312,18 @@ def play_game(bots: tuple[Bot, Bot], seed: int, rules=None, max_actions: int = 1
 def selfplay(bots: tuple[Bot, Bot], games: int, seed: int = 0, rules=None,
              progress: Callable[[int, int], None] | None = None) -> dict:
     """Play `games` whole games between `bots` (player 0, player 1; game i
-    from seed `seed + i`) and count the results.  A game always has a
-    winner (R19), so there are no drawn games; drawn rounds (R17) are
-    counted.  `progress(done, total)` is called after every game."""
-    wins, rounds, drawn = [0, 0], 0, 0
+    from seed `seed + i`) and count the results: wins of each player (the
+    cat in a goal, R19) and drawn games (`max_deals` deals without a winner,
+    RULES §8); drawn rounds (R17) are counted too.  `progress(done, total)`
+    is called after every game."""
+    wins, draws, rounds, drawn = [0, 0], 0, 0, 0
     start = time.perf_counter()
     for i in range(games):
         state = play_game(bots, seed + i, rules)
-        wins[state.winner] += 1
+        if state.winner is None:
+            draws += 1  # RULES §8: over at max_deals with the cat in no goal
+        else:
+            wins[state.winner] += 1
         rounds += len(state.rounds)
         drawn += sum(1 for r in state.rounds if r["winner"] is None)
         if progress is not None:
@@ -323,7 +334,7 @@ def selfplay(bots: tuple[Bot, Bot], games: int, seed: int = 0, rules=None,
         "games": games,
         "seed": seed,
         "p0_wins": wins[0],
-        "draws": 0,
+        "draws": draws,
         "p0_losses": wins[1],
         "rounds": rounds,
         "drawn_rounds": drawn,
