@@ -7,6 +7,7 @@ so that a restart continues them.  Needs the `serve` extra."""
 from __future__ import annotations
 
 import logging
+import re
 import socket
 import sys
 
@@ -39,27 +40,37 @@ from tacocat.rules.ruleset import load_ruleset
 @click.option("--cors-origin", "cors_origins", multiple=True, metavar="URL",
               help="Let pages from this origin (e.g. http://localhost:5173) call the API from a browser; repeatable. "
                    "CORS is off by default.")
+@click.option("--allowed-host", "allowed_hosts", multiple=True, metavar="NAME",
+              help="Also answer requests whose Host is NAME (with this port or none) or NAME:PORT, e.g. a name the "
+                   "server is reached by through a proxy; repeatable. Default: the --host address, and localhost, "
+                   "127.0.0.1 and [::1] when bound to the loopback; any other Host is refused (421).")
+@click.option("--idle-timeout", default=5.0, show_default=True, type=click.FloatRange(0.1, 3600), metavar="SECONDS",
+              help="Close a connection that has not sent a whole request for this long (kept-alive ones too).")
+@click.option("--max-connections", default=256, show_default=True, type=click.IntRange(1, 100_000),
+              help="Connections kept open; past it the longest-idle one is closed (503 busy when all are busy).")
 @click.option("--log-level", type=click.Choice(["debug", "info", "warning", "error"]), default="info", show_default=True)
 @friendly_errors
 def command(host: str, port: int, rules_path: str | None, max_time_ms: int, max_body: int, max_searches: int,
             max_queue: int, max_games: int, store_path: str | None, no_store: bool, cors_origins: tuple[str, ...],
-            log_level: str) -> None:
+            allowed_hosts: tuple[str, ...], idle_timeout: float, max_connections: int, log_level: str) -> None:
     """Serve the engine protocol over HTTP.
 
     \b
     POST /v1/<command> with the command's fields as a JSON body, or POST /v1
     with a whole request {"cmd": ...}; GET /openapi.json describes them all.
       tacocat serve --port 8765
-      curl -s localhost:8765/v1/new_game -d '{"seed": 42}'
-      curl -s localhost:8765/v1/hint -d '{"game": "<id>", "player": 0, "token": "<seat 0 token>", "time_ms": 500}'
+      curl -s localhost:8765/v1/new_game -H 'content-type: application/json' -d '{"seed": 42}'
+      curl -s localhost:8765/v1/hint --json '{"game": "<id>", "player": 0, "token": "<seat 0 token>", "time_ms": 500}'
     new_game answers a secret token per seat and one for the owner; every
     game request needs one.  The web board is at / (play a bot, hints,
     replays), the API described at /docs.  Pages from other origins may
-    call the API only with --cors-origin.  Messages: docs/protocol.md."""
+    call the API only with --cors-origin; every POST must be
+    Content-Type: application/json (curl --json), and the Host header one
+    of the server's names (--allowed-host).  Messages: docs/protocol.md."""
     try:
         import uvicorn
 
-        from tacocat.protocol.http import create_app
+        from tacocat.protocol.http import create_app, host_names, server_config
     except ImportError as exc:
         raise TacocatError(f"tacocat serve needs the 'serve' extra (pip install 'tacocat[serve]'): {exc}") from None
     from tacocat.protocol.session import EngineSession
@@ -75,13 +86,20 @@ def command(host: str, port: int, rules_path: str | None, max_time_ms: int, max_
         if not origin.startswith(("http://", "https://")) or origin.rstrip("/") != origin or origin.count("/") != 2:
             raise TacocatError(f"--cors-origin {origin!r}: expected an origin like http://localhost:5173 "
                                "(scheme, host, optional port; no path)")
+    for name in allowed_hosts:
+        if not re.fullmatch(r"(\*|\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9._-]+)(:[0-9]{1,5})?", name):
+            raise TacocatError(f"--allowed-host {name!r}: expected a host name, NAME:PORT, [IPv6] or * "
+                               "(no scheme, no path)")
     rules = load_ruleset(rules_path)
     sock = bind_socket(host, port)  # before anything starts: a busy port is one line, exit 2
     store = None if no_store else GameStore(store_path or default_store_path())
     session = EngineSession(rules, max_games=max_games, max_searches=max_searches, max_time_ms=max_time_ms,
-                            max_queue=max_queue, store=store)
-    app = create_app(session, max_body=max_body, cors_origins=cors_origins)
-    config = uvicorn.Config(app, log_level=log_level, access_log=log_level == "debug")
+                            max_queue=max_queue, store=store,
+                            limits={"idle_timeout_s": idle_timeout, "max_connections": max_connections})
+    app = create_app(session, max_body=max_body, cors_origins=cors_origins,
+                     allowed_hosts=host_names(host, sock.getsockname()[1], allowed_hosts))
+    config = server_config(app, idle_timeout=idle_timeout, max_connections=max_connections, log_level=log_level,
+                           access_log=log_level == "debug")
     try:
         uvicorn.Server(config).run(sockets=[sock])
     finally:

@@ -101,9 +101,10 @@ def test_errors_map_to_status_codes(server):
     assert call(server, "legal", 422, game="g-none", player=0, token="t")["code"] == "bad_field"
     game = call(server, "new_game", seed=1)
     assert call(server, "state", 403, game=game["game"], token=game["tokens"]["seats"][0])["code"] == "forbidden"
-    r = server.post("/v1", content=b"{not json")
+    as_json = {"content-type": "application/json"}  # any other Content-Type answers 415 (test_http_safety.py)
+    r = server.post("/v1", content=b"{not json", headers=as_json)
     assert r.status_code == 400 and r.json()["error"]["code"] == "bad_json"
-    r = server.post("/v1/hello", content=b"[1, 2]")
+    r = server.post("/v1/hello", content=b"[1, 2]", headers=as_json)
     assert r.status_code == 400
     r = server.post("/v1/new_game", json={"seed": 1, "pad": "x" * (2 * MAX_BODY)})
     assert r.status_code == 413 and r.json()["error"]["code"] == "bad_json"

@@ -14,7 +14,17 @@ Events when the request accepts `text/event-stream`.  CORS is off unless
 
 Every answer is the protocol's response object (`{"id", "ok", "cmd",
 "result" | "error"}`); the HTTP status mirrors the error code
-(`HTTP_STATUS`).  Searches run in the thread pool, off the event loop, so
+(`HTTP_STATUS`, and `TRANSPORT_STATUS` for the refusals below).
+
+The server is meant to run beside a browser, so a web page the user visits
+must not be able to act on it: every POST must say `Content-Type:
+application/json` (a form or `text/plain` POST needs no CORS preflight, so
+it would reach the command: 415); a request whose `Host` is not one of the
+server's names is refused (DNS rebinding: 421); a request whose `Origin` is
+neither the server's own nor one allowed by `cors_origins` is refused before
+any command runs (403).  `server_config` closes connections idle for
+`idle_timeout` seconds (also ones that never send a request) and keeps at
+most `max_connections` open, closing the longest-idle one to make room.  Searches run in the thread pool, off the event loop, so
 other requests are served meanwhile; at most `max_searches` run at once (more
 answer 503 busy), each capped at `max_time_ms`.  A search whose client
 disconnects is stopped.  Bodies over `max_body` bytes answer 413.  Needs the
@@ -23,19 +33,26 @@ disconnects is stopped.  Bodies over `max_body` bytes answer 413.  Needs the
 from __future__ import annotations
 
 import asyncio
+import ipaddress
+import json
+import logging
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Iterable, Sequence
 
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
+from starlette.datastructures import Headers
+from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.responses import Response as HTTPResponse
 from starlette.responses import FileResponse, StreamingResponse
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from tacocat import __version__
+from tacocat.errors import shorten
 from tacocat.protocol.session import (
     COMMANDS,
     ERROR_CODES,
@@ -43,16 +60,25 @@ from tacocat.protocol.session import (
     EngineSession,
     Response,
     SearchJob,
+    _echoable,
     decode_request,
     encode_response,
     error_response,
 )
 from tacocat.protocol.streaming import stream_job
 
+log = logging.getLogger(__name__)
+
 WEB_DIR = Path(__file__).with_name("web")
 
 DEFAULT_MAX_BODY = 1 << 20
 DEFAULT_MAX_TIME_MS = 10_000
+DEFAULT_IDLE_TIMEOUT_S = 5.0
+DEFAULT_MAX_CONNECTIONS = 256
+MAX_HEAD_BYTES = 16 * 1024
+"""A request line and headers larger than this are refused by h11 (400)."""
+
+LOOPBACK_NAMES = ("localhost", "127.0.0.1", "[::1]")
 
 HTTP_STATUS = {
     "bad_json": 400,
@@ -67,6 +93,15 @@ HTTP_STATUS = {
     "busy": 503,
     "internal": 500,
 }
+
+TRANSPORT_STATUS = {
+    413: "bad_json",  # a body over max_body
+    415: "bad_json",  # a POST whose Content-Type is not application/json
+    421: "forbidden",  # a Host that is not one of the server's names
+    405: "unknown_command",  # a method the path does not have
+}
+"""Statuses the HTTP transport answers besides HTTP_STATUS's, with the
+error code their body carries."""
 
 
 class BodyTooLarge(Exception):
@@ -85,10 +120,113 @@ async def _read_body(request: Request, limit: int) -> bytes:
     return bytes(body)
 
 
-def _respond(response: Response, status: int | None = None) -> HTTPResponse:
+def _respond(response: Response, status: int | None = None, headers: dict[str, str] | None = None) -> HTTPResponse:
     if status is None:
         status = 200 if response.get("ok") else HTTP_STATUS.get(response["error"]["code"], 500)
-    return HTTPResponse(encode_response(response), status_code=status, media_type="application/json")
+    try:
+        body = json.dumps(response, allow_nan=False)
+    except (TypeError, ValueError, RecursionError):
+        # Not JSON (a bug): encode_response logs it and answers `internal`,
+        # so the status must say 500 too, never the 200 or 4xx meant.
+        body, status = encode_response(response), 500
+    return HTTPResponse(body, status_code=status, media_type="application/json", headers=headers)
+
+
+# --------------------------------------------------------------------------
+# Guards: what a web page the user happens to visit could send.
+
+
+def host_names(host: str, port: int, extra: Iterable[str] = ()) -> list[str]:
+    """The `Host` values a server bound to host:port answers: its address
+    with and without the port, the loopback aliases when it is bound to the
+    loopback (or to every interface), and `extra` (from --allowed-host):
+    NAME (with this port or none) or NAME:PORT (exactly), or "*" for any."""
+    bound = host.strip("[]").lower()
+    try:
+        address = ipaddress.ip_address(bound)
+    except ValueError:
+        address = None
+    names = [f"[{bound}]" if address is not None and address.version == 6 else bound]
+    if bound == "localhost" or address is not None and (address.is_loopback or address.is_unspecified):
+        names += LOOPBACK_NAMES
+    allowed: list[str] = []
+    for name in [*names, *(e.lower() for e in extra)]:
+        has_port = name.rsplit(":", 1)[-1].isdigit() and (not name.startswith("[") or "]:" in name)
+        for value in ([name] if has_port or name == "*" else [f"{name}:{port}", name]):
+            if value not in allowed:
+                allowed.append(value)
+    return allowed
+
+
+async def _refuse(scope: Scope, receive: Receive, send: Send, status: int, code: str, message: str) -> None:
+    await _respond(error_response(None, code, message), status)(scope, receive, send)
+
+
+class HostGuard:
+    """Refuse a request whose `Host` is not one of the server's names.  A
+    page on evil.example whose name is made to resolve to 127.0.0.1 (DNS
+    rebinding) reaches the server as same-origin, but still says `Host:
+    evil.example`.  (Starlette's TrustedHostMiddleware checks the same but
+    answers plain text, ignores the port and redirects to www.; clients of
+    this API read the protocol's JSON error.)"""
+
+    def __init__(self, app: ASGIApp, allowed_hosts: Sequence[str]) -> None:
+        self.app = app
+        self.allowed = frozenset(h.lower() for h in allowed_hosts)
+        self.example = next(iter(allowed_hosts), "")
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http" and "*" not in self.allowed:
+            host = Headers(scope=scope).get("host", "")
+            if host.lower() not in self.allowed:
+                return await _refuse(scope, receive, send, 421, "forbidden",
+                                     f"Host {shorten(host)} is not this server's address ({self.example}); "
+                                     "a name it is reached by can be allowed with --allowed-host")
+        await self.app(scope, receive, send)
+
+
+class BrowserGuard:
+    """Refuse what a page the user visits could send before any command
+    runs: a foreign `Origin` (403), and a POST that is not
+    `application/json` (415) — a form or `text/plain` POST is a "simple"
+    request that no CORS preflight holds back.  Preflights (OPTIONS) pass:
+    they run nothing, and CORSMiddleware (outside this guard) answers them."""
+
+    def __init__(self, app: ASGIApp, cors_origins: Sequence[str] = ()) -> None:
+        self.app = app
+        self.cors_origins = frozenset(o.lower() for o in cors_origins)
+
+    def origin_allowed(self, origin: str, host: str) -> bool:
+        origin = origin.lower()
+        return origin in self.cors_origins or origin in (f"http://{host.lower()}", f"https://{host.lower()}")
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope["method"] == "OPTIONS":
+            return await self.app(scope, receive, send)
+        headers = Headers(scope=scope)
+        origin = headers.get("origin")
+        content_type = headers.get("content-type")
+        if origin is not None and not self.origin_allowed(origin, headers.get("host", "")):
+            return await _refuse(scope, receive, send, 403, "forbidden",
+                                 f"Origin {shorten(origin)} may not call this server: only its own pages may, "
+                                 "and pages from origins named with --cors-origin")
+        if scope["method"] == "POST":
+            if (content_type or "").split(";", 1)[0].strip().lower() != "application/json":
+                sent = "none" if content_type is None else shorten(content_type)
+                return await _refuse(scope, receive, send, 415, "bad_json",
+                                     f"send the body as JSON with Content-Type: application/json (this POST's "
+                                     f"Content-Type: {sent})")
+        await self.app(scope, receive, send)
+
+
+def client_key(request: Request) -> str:
+    """Who a request comes from, for the per-client game limit: the page's
+    `Origin` (a browser cannot forge it), else the peer address (so local
+    programs share one quota)."""
+    origin = request.headers.get("origin")
+    if origin:
+        return "origin " + origin
+    return "peer " + (request.client.host if request.client else "unknown")
 
 
 def create_app(
@@ -99,17 +237,21 @@ def create_app(
     max_searches: int = 4,
     max_games: int = 1000,
     cors_origins: Sequence[str] = (),
+    allowed_hosts: Sequence[str] | None = None,
 ) -> Starlette:
     """The ASGI app.  Without `session`, a new one with the given limits.
     `cors_origins`: the origins (e.g. "http://localhost:5173") whose pages
-    may call the API from a browser; none by default."""
+    may call the API from a browser; none by default.  `allowed_hosts`: the
+    `Host` values answered (`host_names`); None checks no Host (an app
+    mounted behind something that does).  Origin and Content-Type are always
+    checked (BrowserGuard)."""
     if session is None:
         session = EngineSession(max_games=max_games, max_searches=max_searches, max_time_ms=max_time_ms)
     session.transport_limits["max_body_bytes"] = max_body
-    session.quit_ends_session = False  # one client must not end a shared server
+    session.share()  # many clients: none may stop, list or reconfigure another's (docs/protocol.md, "Seats")
 
     async def run(request: Request, payload: Any) -> HTTPResponse:
-        prepared = await run_in_threadpool(session.prepare, payload)
+        prepared = await run_in_threadpool(session.prepare, payload, client_key(request))
         if not isinstance(prepared, SearchJob):
             return _respond(prepared)
         if prepared.stop_event.info_ms is not None:
@@ -155,12 +297,13 @@ def create_app(
             return payload
         if not isinstance(payload, dict):
             return _respond(error_response(None, "bad_json", f"the body must be a JSON object, got {type(payload).__name__}", None))
+        request_id = _echoable(payload.get("id"))  # as the session answers it: null if JSON cannot carry it back
         if name not in COMMANDS:
-            return _respond(error_response(payload.get("id"), "unknown_command",
-                                           f"no command {name!r}; commands: {', '.join(COMMANDS)}", None, "cmd"))
+            return _respond(error_response(request_id, "unknown_command",
+                                           f"no command {shorten(name)}; commands: {', '.join(COMMANDS)}", None, "cmd"))
         if payload.get("cmd", name) != name:
-            return _respond(error_response(payload.get("id"), "bad_field",
-                                           f"body says cmd {payload['cmd']!r} but the path says {name!r}", name, "cmd"))
+            return _respond(error_response(request_id, "bad_field",
+                                           f"body says cmd {shorten(payload['cmd'])} but the path says {name!r}", name, "cmd"))
         return await run(request, {**payload, "cmd": name})
 
     async def hello(request: Request) -> HTTPResponse:
@@ -192,17 +335,101 @@ def create_app(
         return _respond(error_response(None, "unknown_command", f"no {what} {request.method} {request.url.path[:80]!r}: "
                                        "POST /v1/<command> or /v1; GET /v1/hello, /openapi.json, /docs, /", None), status)
 
+    # Outermost first: a foreign Host is refused before anything; CORS then
+    # answers preflights and adds its headers to every answer for an allowed
+    # origin (the guard's refusals included, so such a page can read them).
     middleware = []
+    if allowed_hosts is not None:
+        middleware.append(Middleware(HostGuard, allowed_hosts=list(allowed_hosts)))
     if cors_origins:
-        from starlette.middleware import Middleware
         from starlette.middleware.cors import CORSMiddleware
 
         middleware.append(Middleware(CORSMiddleware, allow_origins=list(cors_origins), allow_methods=["GET", "POST"],
                                      allow_headers=["content-type", "accept", "authorization"], max_age=600))
+    middleware.append(Middleware(BrowserGuard, cors_origins=list(cors_origins)))
     app = Starlette(routes=routes, middleware=middleware, exception_handlers={404: no_route, 405: no_route})
     app.router.redirect_slashes = False  # /v1/ is not /v1: no 307 to follow
     app.state.session = session
     return app
+
+
+# --------------------------------------------------------------------------
+# Connections: uvicorn closes a kept-alive connection idle for
+# timeout_keep_alive, but only after a response; a connection that never
+# sends a whole request stays open forever (1,100 such sockets starved every
+# new client), and limit_concurrency answers a plain-text 503 to everyone
+# once enough idle sockets are open.  This h11 protocol starts the idle
+# clock when a connection opens and keeps it running until a whole request
+# has arrived (bytes trickled in do not reset it), and past max_connections
+# closes the longest-idle connection to make room; only when every one is
+# busy with a request is the newcomer answered 503 `busy`.
+
+
+def server_config(app: ASGIApp, *, idle_timeout: float = DEFAULT_IDLE_TIMEOUT_S,
+                  max_connections: int = DEFAULT_MAX_CONNECTIONS, **options: Any):
+    """A `uvicorn.Config` serving `app` with the limits above; `options`
+    go to uvicorn (log_level, access_log, ...)."""
+    import uvicorn
+
+    return uvicorn.Config(app, http=_connection_class(max_connections), timeout_keep_alive=idle_timeout,
+                          h11_max_incomplete_event_size=MAX_HEAD_BYTES, **options)
+
+
+def _connection_class(max_connections: int) -> type:
+    from uvicorn.protocols.http.h11_impl import H11Protocol
+
+    busy = error_response(None, "busy", f"all {max_connections} connections are busy with requests; "
+                          "try again shortly (tacocat serve --max-connections)")
+
+    async def answer_busy(scope: Scope, receive: Receive, send: Send) -> None:
+        await _respond(busy, 503, headers={"connection": "close"})(scope, receive, send)
+
+    class Connection(H11Protocol):
+        idle_since = 0.0
+
+        def connection_made(self, transport: Any) -> None:  # type: ignore[override]
+            super().connection_made(transport)
+            self._go_idle()
+            if len(self.connections) > max_connections:
+                self._make_room()
+
+        def on_response_complete(self) -> None:
+            super().on_response_complete()  # arms the keep-alive timer
+            self.idle_since = self.loop.time()
+
+        def data_received(self, data: bytes) -> None:
+            waiting, cycle = self.waiting(), self.cycle
+            super().data_received(data)  # cancels the idle timer
+            if waiting and self.cycle is cycle and self.timeout_keep_alive_task is None \
+                    and not self.transport.is_closing():
+                # Part of a request: its deadline is still the one set when
+                # the connection went idle.
+                self.timeout_keep_alive_task = self.loop.call_at(self.idle_since + self.timeout_keep_alive,
+                                                                 self.timeout_keep_alive_handler)
+
+        def waiting(self) -> bool:
+            """No request running: between requests, or none sent yet."""
+            return self.cycle is None or self.cycle.response_complete
+
+        def _go_idle(self) -> None:
+            self._unset_keepalive_if_required()
+            self.idle_since = self.loop.time()
+            self.timeout_keep_alive_task = self.loop.call_later(self.timeout_keep_alive, self.timeout_keep_alive_handler)
+
+        def _make_room(self) -> None:
+            others = [c for c in self.connections if c is not self and not c.transport.is_closing()]
+            if len(others) < max_connections:
+                return
+            idle = [c for c in others if isinstance(c, Connection) and c.waiting()]
+            if idle:
+                oldest = min(idle, key=lambda c: c.idle_since)
+                oldest._unset_keepalive_if_required()
+                oldest.timeout_keep_alive_handler()  # closed as its idle timeout would
+            else:
+                log.warning("all %d connections are busy: a new one is answered 503 busy", max_connections)
+                self.app = answer_busy
+
+    return Connection
 
 
 # --------------------------------------------------------------------------
@@ -254,7 +481,9 @@ def openapi() -> dict:
         "default": {
             "description": "ok: false; the status mirrors error.code: "
             + ", ".join(f"{code} {status}" for code, status in HTTP_STATUS.items())
-            + ", and 413 for a body over the size limit",
+            + "; also 413 (bad_json) for a body over the size limit, 415 (bad_json) for a POST whose "
+            "Content-Type is not application/json, 421 (forbidden) for a Host that is not the server's, "
+            "405 (unknown_command) for a method the path does not have",
             "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Response"}}},
         },
     }
