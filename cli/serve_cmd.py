@@ -35,7 +35,8 @@ from tacocat.rules.ruleset import load_ruleset
               help="Games kept open; then the oldest finished one is forgotten, or new_game answers busy.")
 @click.option("--store", "store_path", default=None, metavar="FILE",
               help="SQLite file keeping the games (every accepted action is committed before it is answered; a "
-                   "restart continues every game). Default: $XDG_DATA_HOME/tacocat/games.sqlite3.")
+                   "restart continues every game; private, 0600; locked while this server runs, so a second server "
+                   "on it is refused). Default: $XDG_DATA_HOME/tacocat/games.sqlite3.")
 @click.option("--no-store", is_flag=True, help="Keep games in memory only: a restart forgets them.")
 @click.option("--cors-origin", "cors_origins", multiple=True, metavar="URL",
               help="Let pages from this origin (e.g. http://localhost:5173) call the API from a browser; repeatable. "
