@@ -183,7 +183,12 @@ def command(game, player, top, time_ms, iterations, seed, method, score, plot_pa
         result = analyze(record, players=players, iterations=iterations, time_ms=time_ms, seed=seed,
                          method=method, utilities=score, progress=progress)
     viewer = viewer_of(players, humans)
-    winner = "unfinished" if result.winner is None else f"won by {names[result.winner]}"
+    if result.winner is not None:
+        winner = f"won by {names[result.winner]}"
+    elif result.drawn:
+        winner = f"drawn game (max_deals {result.max_deals} reached, RULES §8)"
+    else:
+        winner = "unfinished"
     title = f"seed {result.seed}: {names[0]} vs {names[1]}, {len(result.rounds)} rounds, {winner}"
     if plot_path is not None:
         plot_curve(result, viewer, names, plot_path, title)

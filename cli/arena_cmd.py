@@ -21,6 +21,7 @@ from tacocat.players.bots import BOTS
 from tacocat.players.cluster import Cluster, Stopped, check_reachable, stop_on_sigterm
 from tacocat.players.match import parse_bot, run_match, standings
 from tacocat.players.stats import SPRT
+from tacocat.rules.ruleset import STANDARD, load_ruleset
 
 SAVE_EVERY = 0.5
 """Seconds between two saves of --out while deals finish."""
@@ -69,7 +70,7 @@ def _resume(out_path: str, header: dict) -> dict[str, dict[int, tuple[int, int]]
     saved = read_json(out_path, "--out file")
     if not isinstance(saved, dict) or not isinstance(saved.get("outcomes"), dict):
         raise CliError(f"--out {out_path!r} is not a tacocat arena file (no 'outcomes'); give a new file name")
-    for key in ("mode", "seed", "budget"):
+    for key in ("mode", "seed", "budget", "rules"):
         if saved.get(key) != header[key]:
             raise CliError(f"--out {out_path!r} holds a run with {key} {saved.get(key)!r}, not {header[key]!r}: "
                            "give the same flags to resume it, or a new file name")
@@ -89,6 +90,8 @@ def _resume(out_path: str, header: dict) -> dict[str, dict[int, tuple[int, int]]
 @click.option("--deals", type=click.IntRange(1), default=100, show_default=True,
               help="Deals per pairing (each played twice, seats swapped); with --sprt the most to play.")
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of the deals: the same seed gives every pairing the same deals.")
+@click.option("--rules", "rules_path", default=None,
+              help="Ruleset file (.json or .toml) of --mode game; standard by default.")
 @cluster_options
 @click.option("--time", "time_ms", type=click.IntRange(1), default=None, help="Search time of the search bots, milliseconds per move.")
 @click.option("--iterations", type=click.IntRange(1), default=None, help="Search budget of the search bots per move.")
@@ -100,17 +103,21 @@ def _resume(out_path: str, header: dict) -> dict[str, dict[int, tuple[int, int]]
               help="Save the results and every finished deal to this file as they finish (atomically); "
                    "if it exists, resume: deals already in it are not played again.")
 @friendly_errors
-def command(bots, mode, deals, seed, workers, cluster, batch, time_ms, iterations, sprt_text, as_json, out_path):
+def command(bots, mode, deals, seed, rules_path, workers, cluster, batch, time_ms, iterations, sprt_text, as_json,
+            out_path):
     """Play bots against each other in duplicate format.
 
     Every deal is played twice with the seats swapped, so luck of the cards
     cancels out.  The score is bot A's mean result against bot B (+1 won,
     0 drawn, -1 lost), with a 95% confidence interval over the deals; 0
     means equal strength.  Beside it, A's Elo difference with its 95%
-    interval (from the per-deal pair scores: pentanomial in play mode,
-    trinomial in game mode; see docs/cluster.md).  --mode game plays whole
-    games (scored by the game's winner); --mode play plays the play phase
-    alone from 8-card deals (scored by the round's showdown).  With more
+    interval (from the per-deal pair scores: the pentanomial, whose
+    draw-only cells a game-mode match fills only with drawn games; see
+    docs/cluster.md).  --mode game plays whole games (scored by the game's
+    winner; a game that reaches the ruleset's max_deals deals without a
+    winner is drawn, RULES §8; --rules FILE plays another ruleset);
+    --mode play plays the play phase alone from 8-card deals (scored by
+    the round's showdown).  With more
     than two bots every pairing is played.  A bot may carry its own budget:
     pimc@samples=50,seed=2.
 
@@ -139,6 +146,9 @@ def command(bots, mode, deals, seed, workers, cluster, batch, time_ms, iteration
         parse_bot(b)
     if len(set(bots)) != len(bots):
         raise CliError(f"a bot is named twice in {' '.join(bots)}; name each bot once")
+    if rules_path is not None and mode != "game":
+        raise CliError("--rules applies to --mode game; --mode play deals 8 cards from the standard deck")
+    rules = load_ruleset(rules_path)
     backend = Cluster.parse(cluster, workers, batch)
     if backend.address:
         check_reachable(backend.address)
@@ -149,6 +159,7 @@ def command(bots, mode, deals, seed, workers, cluster, batch, time_ms, iteration
     if iterations is not None:
         budget["iterations"] = iterations
     header = {"mode": mode, "seed": seed, "deals": deals, "budget": budget,
+              "rules": None if rules == STANDARD else rules.to_dict(),
               "sprt": sprt.to_dict() if sprt else None, "backend": backend.describe()}
     known = _resume(out_path, header)
     if known:
@@ -183,7 +194,7 @@ def command(bots, mode, deals, seed, workers, cluster, batch, time_ms, iteration
 
                     result = run_match(a, b, deals=deals, seed=seed, mode=mode, budget=budget or None,
                                        cluster=backend, sprt=sprt, known=known.get(key), on_deal=on_deal,
-                                       progress=progress)
+                                       progress=progress, rules=None if rules == STANDARD else rules)
                 rows.sort()
                 if result.retried:
                     click.echo(f"{key}: {result.retried} batch(es) rerun after a worker died", err=True)
@@ -204,14 +215,15 @@ def command(bots, mode, deals, seed, workers, cluster, batch, time_ms, iteration
     if as_json:
         click.echo(json.dumps(results))
     else:
-        _table(results, bots, mode, deals, seed, sprt)
+        _table(results, bots, mode, deals, seed, sprt, rules)
     if stopped:
         sys.exit(143 if stopped == "terminated" else 130)
 
 
-def _table(results: list[dict], bots, mode: str, deals: int, seed: int, sprt: SPRT | None) -> None:
+def _table(results: list[dict], bots, mode: str, deals: int, seed: int, sprt: SPRT | None, rules=STANDARD) -> None:
     unit = "games" if mode == "game" else "play phases"
-    click.echo(f"duplicate {unit}, {deals} deals a pairing (each played twice, seats swapped), seed {seed}")
+    click.echo(f"duplicate {unit}, {deals} deals a pairing (each played twice, seats swapped), seed {seed}"
+               + (f", ruleset {rules.name} (max_deals {rules.max_deals})" if rules != STANDARD else ""))
     width = max(len(x) for x in bots) + 2
     click.echo(f"  {'A':<{width}}{'B':<{width}}{'deals':>6}  {'A won':>6} {'drawn':>6} {'lost':>6}  "
                f"{'score A':>8}  {'95% CI':<18}  {'points A':>8}  {'Elo A [95% CI]':<20}")
@@ -242,6 +254,8 @@ def _table(results: list[dict], bots, mode: str, deals: int, seed: int, sprt: SP
         click.echo("standing (mean score against the others):")
         for bot, mean in standings(results, bots).items():
             click.echo(f"  {bot:<{width}}{mean:+.3f}")
+    if mode == "game" and any(r.get("draws") for r in results):
+        click.echo(f"drawn: games that reached max_deals ({rules.max_deals}) deals without a winner (RULES §8)")
     click.echo("score: A's mean result (+1 won, 0 drawn, -1 lost) per deal over both seatings; 0 = equal;")
     click.echo("an interval that excludes 0 is a clear difference; points = (score + 1) / 2 (win 1, draw 1/2);")
     click.echo("Elo: the logistic Elo difference of the points, interval from the per-deal pair scores")

@@ -21,7 +21,9 @@ from tacocat.rules.ruleset import load_ruleset
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of text.")
 @friendly_errors
 def command(p0: str, p1: str, games: int, seed: int, rules_path: str | None, as_json: bool) -> None:
-    """Play GAMES whole games between two bots and count the results.
+    """Play GAMES whole games between two bots and count the results:
+    wins, drawn games (a ruleset's max_deals reached without a winner,
+    RULES §8) and losses of p0.
 
     \b
     Example:
@@ -37,8 +39,11 @@ def command(p0: str, p1: str, games: int, seed: int, rules_path: str | None, as_
         click.echo(json.dumps(result))
         return
     click.echo(f"{p0} (p0) vs {p1} (p1), {games} games from seed {seed}:")
-    won, lost, seconds = result["p0_wins"], result["p0_losses"], result["seconds"]
-    click.echo(f"  p0 wins {won}  draws 0  losses {lost}  ({100 * won / games:.1f}% for {p0})")
+    won, draws, lost, seconds = result["p0_wins"], result["draws"], result["p0_losses"], result["seconds"]
+    click.echo(f"  p0 wins {won}  draws {draws}  losses {lost}  ({100 * won / games:.1f}% for {p0})")
+    if draws:
+        click.echo(f"  {draws} game{'s' if draws != 1 else ''} drawn: max_deals ({rules.max_deals}) deals "
+                   "without a winner (RULES §8)")
     click.echo(f"  {result['rounds']} rounds played, {result['drawn_rounds']} drawn (R17); "
                f"{seconds:.1f} s, {1000 * seconds / games:.1f} ms a game")
 

@@ -64,11 +64,18 @@ def test_llr_is_antisymmetric_and_the_mle_meets_its_constraint():
         assert sum(p) == pytest.approx(1) and (mu - 0.5) / sd == pytest.approx(t, abs=1e-9)
 
 
-def test_game_mode_is_a_trinomial_over_pairs():
-    assert stats.pair_counts([-1, 0, 0, 1, 1], "game") == [1, 2, 2]
+def test_game_mode_is_a_trinomial_over_pairs_until_a_game_is_drawn():
+    assert stats.pair_counts([-1, 0, 0, 1, 1], "game") == [1, 0, 2, 0, 2]
     assert stats.pair_counts([-1, -0.5, 0, 0.5, 1, 1], "play") == [1, 1, 1, 1, 2]
+    # a drawn game (max_deals reached, RULES §8) beside a won one: pair score 3/4
+    assert stats.pair_counts([0.5], "game") == [0, 0, 0, 1, 0]
     with pytest.raises(TacocatError, match="not a duplicate result"):
-        stats.pair_counts([0.5], "game")
+        stats.pair_counts([0.3], "game")
+    # without drawn games the SPRT models the trinomial over pairs (LL, WL, WW):
+    # the empty draw-only cells are left out, not padded
+    assert stats.model_cells([1, 0, 2, 0, 2], "game") == ((0.0, 0.5, 1.0), [1, 2, 2])
+    assert stats.model_cells([1, 0, 2, 1, 2], "game") == ((0.0, 0.5, 0.75, 1.0), [1, 2, 1, 2])
+    assert stats.model_cells([1, 0, 2, 0, 2], "play") == (stats.PAIR_VALUES["play"], [1, 0, 2, 0, 2])
 
 
 @pytest.mark.parametrize("text, fragment", [

@@ -21,8 +21,8 @@ outcome of probability 1): a way to replay a recorded game inside OpenSpiel.
 Parameters: the ruleset (`ruleset` = `standard` or a .json/.toml file, with
 `deck`, `board`, `arrows`, `tie` overriding it; RULESET_PARAMS), `units`;
 `tacocat`/`tacocat_turn` also `seed` and `max_deals` (RULES §8: that many
-deals without a winner end the game drawn; `GameState` itself has no such
-bound); `tacocat_play` also `hand_size`, `attacker`, `cat`.  Example:
+deals without a winner end the game drawn; the ruleset's own `max_deals`
+ends it as `GameState` does, whichever comes first); `tacocat_play` also `hand_size`, `attacker`, `cat`.  Example:
 `pyspiel.load_game("tacocat_play", {"deck": "2 2 2 2 0 0 0 0 0 0 0 0",
 "board": "2 2 2 2 2 2 2", "hand_size": 3})`.
 
@@ -573,7 +573,7 @@ class TacocatGame(_Game):
         super().__init__(self.game_type, pyspiel.GameInfo(
             num_distinct_actions=codec.num_actions, max_chance_outcomes=CHANCE_OUTCOMES, num_players=2,
             min_utility=-bound, max_utility=bound, utility_sum=0.0,
-            max_game_length=max_deals * per_round), params)
+            max_game_length=min(max_deals, rules.max_deals) * per_round), params)
         self.cfg = Config(rules=rules, seed=int(params["seed"]), units=units, max_deals=max_deals,
                                    codec=codec, history_slots=3 * top + 4, simultaneous=self.simultaneous)
 
@@ -738,8 +738,10 @@ class TacocatState(pyspiel.State):
         if self.g.units == "round":
             won = [sum(1 for r in self.gs.rounds if r["winner"] == p) for p in (0, 1)]
             return [float(won[0] - won[1]), float(won[1] - won[0])]
-        if not self.gs.over:
-            return [0.0, 0.0]  # max_deals reached: a drawn game
+        if self.gs.winner is None:
+            # a drawn game (RULES §8): cut at the max_deals parameter, or over
+            # at the ruleset's max_deals with the cat in no goal
+            return [0.0, 0.0]
         return [1.0, -1.0] if self.gs.winner == 0 else [-1.0, 1.0]
 
     def __str__(self) -> str:

@@ -16,7 +16,7 @@ On the game scale a cost reads as game-win percentage points: equity is
 decision, from player 0's side: the board's equity at each deal (R6, the
 game-value table) and, after each searched decision, the value of the move
 played as the deciding player saw it (the other player's equity is its
-negative: a game has one winner, R19)."""
+negative: a game has one winner, R19, or is drawn at 0 for both, RULES §8)."""
 
 from __future__ import annotations
 
@@ -159,6 +159,8 @@ class Analysis:
     actions: int
     """Actions in the record."""
     winner: int | None
+    """The player whose goal the cat entered; None for an unfinished game
+    and for a drawn one (`drawn`)."""
     rounds: list[dict]
     complete: bool = True
     """False when stopped early (`stop`)."""
@@ -166,6 +168,23 @@ class Analysis:
     """The scale of every value: "game" (game equity) or "round"."""
     curve: list[CurvePoint] = field(default_factory=list)
     """The game's equity decision by decision (player 0's side)."""
+    over: bool = False
+    """The record ends the game: the cat in a goal (R19) or `max_deals` deals
+    played (RULES §8)."""
+    max_deals: int | None = None
+    """The record's ruleset's `max_deals` (RULES §8)."""
+
+    @property
+    def drawn(self) -> bool:
+        """A drawn game: over at `max_deals` deals with the cat in no goal (RULES §8)."""
+        return self.over and self.winner is None
+
+    @property
+    def outcome(self) -> str:
+        """"won by player N", "drawn game (max_deals reached)" or "unfinished"."""
+        if self.winner is not None:
+            return f"won by player {self.winner}"
+        return "drawn game (max_deals reached)" if self.over else "unfinished"
 
     def costliest(self, top: int | None = None, player: int | None = None) -> list[DecisionReview]:
         """Decisions that gave away value, costliest first."""
@@ -196,6 +215,8 @@ class Analysis:
             "players": list(self.players),
             "actions": self.actions,
             "winner": self.winner,
+            "over": self.over,
+            "drawn": self.drawn,
             "rounds": self.rounds,
             "complete": self.complete,
             "reviewed": len(self.decisions),
@@ -344,6 +365,8 @@ def analyze(
         decisions=reviews,
         actions=len(record.actions),
         winner=final.winner,
+        over=final.over,
+        max_deals=final.rules.max_deals,
         rounds=final.rounds,
         complete=complete,
     )

@@ -8,8 +8,10 @@ the luck of the cards cancels: what is left is the difference in play.
   (the rest is the draw pile, no card face up) and player 0 attacks first;
   one round, scored +1 / 0 / -1 by its showdown (R17).  Search bots use
   round utilities here.
-- mode "game": whole games from `GameState.new(seed=deal seed)`, scored +1 /
-  -1 by the game's winner (R19).
+- mode "game": whole games from `GameState.new(rules, seed=deal seed)`
+  (the standard ruleset unless `rules` is given), scored +1 / -1 by the
+  game's winner (R19) and 0 for a drawn game (`max_deals` deals without a
+  winner, RULES §8).
 
 `score` is bot A's mean score in [-1, 1] over all games (0 = equal).  The
 unit of independence is the deal: `ci95` is [lo, hi], the mean of the
@@ -17,8 +19,8 @@ per-deal duplicate scores ± 1.96 standard errors, clipped to [-1, 1].
 `points` is the same on the 0..1 scale (win 1, draw 1/2, loss 0).
 
 Beside the score: the Elo difference with its 95% interval, the normalized
-Elo and the deals by pair score (pentanomial in play mode, trinomial in game
-mode), and optionally an SPRT that stops the match once decided
+Elo and the deals by pair score (the pentanomial; in game mode its draw-only
+cells stay empty unless a game was drawn), and optionally an SPRT that stops the match once decided
 (`tacocat.players.stats`).
 
 Seeding: deal d uses the shuffle seed "{seed}/{d}" and bot RNGs derived from
@@ -42,7 +44,7 @@ from tacocat.players.cluster import Cluster, RunStats, Stopped, run_tasks
 from tacocat.players.stats import SPRT
 from tacocat.errors import TacocatError
 from tacocat.rules.game import PLAY, GameState
-from tacocat.rules.ruleset import STANDARD
+from tacocat.rules.ruleset import STANDARD, Ruleset
 
 MODES = ("play", "game")
 PLAY_HAND = 8
@@ -76,7 +78,8 @@ class MatchResult:
     nelo: float | None = None
     """Normalized Elo (the SPRT's scale)."""
     pairs: list[int] = field(default_factory=list)
-    """Deals by pair score: pentanomial (play) or trinomial (game), `stats.PAIR_VALUES`."""
+    """Deals by pair score, the pentanomial `stats.PAIR_VALUES` (in game mode the
+    draw-only cells count deals with one drawn game, RULES §8)."""
     sprt: dict | None = None
     """The SPRT's bounds, its log-likelihood ratio and `verdict` (H0, H1 or None)."""
     stopped: str | None = None
@@ -136,10 +139,13 @@ def play_round(bots, deal_seed: str) -> int:
     raise TacocatError(f"play phase of deal {deal_seed} did not end")
 
 
-def play_whole_game(bots, deal_seed: str) -> int:
-    """Player 0's result (+1 / -1) of a whole game."""
+def play_whole_game(bots, deal_seed: str, rules: Ruleset | None = None) -> int:
+    """Player 0's result of a whole game: +1 won, -1 lost, 0 drawn (the
+    ruleset's `max_deals` deals without a winner, RULES §8)."""
     seed = int(random.Random(f"game/{deal_seed}").getrandbits(48))
-    state = play_game(bots, seed)
+    state = play_game(bots, seed, rules)
+    if state.winner is None:
+        return 0
     return 1 if state.winner == 0 else -1
 
 
@@ -186,13 +192,19 @@ def _bots(a: str, b: str, budget: dict, mode: str):
 
 
 def _deal(args) -> tuple[int, int, int]:
-    """(deal index, A's result as player 0, A's result as player 1)."""
-    a, b, d, seed, mode, budget = args
+    """(deal index, A's result as player 0, A's result as player 1).
+    `args`: (a, b, deal index, seed, mode, budget[, rules]); the ruleset is
+    optional so that six-item jobs (results/scale.py) still run."""
+    a, b, d, seed, mode, budget, *rest = args
+    rules = rest[0] if rest else None
     bot_a, bot_b = _bots(a, b, budget, mode)
     deal_seed = f"{seed}/{d}"
-    run = play_round if mode == "play" else play_whole_game
-    first = run((bot_a, bot_b), deal_seed)
-    second = -run((bot_b, bot_a), deal_seed)
+    if mode == "play":
+        first = play_round((bot_a, bot_b), deal_seed)
+        second = -play_round((bot_b, bot_a), deal_seed)
+    else:
+        first = play_whole_game((bot_a, bot_b), deal_seed, rules)
+        second = -play_whole_game((bot_b, bot_a), deal_seed, rules)
     return d, first, second
 
 
@@ -254,6 +266,7 @@ def run_match(
     sprt: SPRT | None = None,
     known: Mapping[int, Sequence[int]] | None = None,
     on_deal: Callable[[int, int, int], None] | None = None,
+    rules: Ruleset | None = None,
 ) -> MatchResult:
     """Duplicate match of bot `a` against bot `b` (see the module docstring).
 
@@ -270,6 +283,8 @@ def run_match(
     run): those deals are not played again.  `on_deal(d, first, second)` is
     called as each new deal finishes; `progress(done, total, summary)` after
     each, with the running score, interval, Elo and LLR in `summary`.
+    `rules`: the ruleset of mode "game" (standard by default; the play
+    phase of mode "play" is always dealt from the standard deck).
     Ctrl-C (or SIGTERM as `cluster.Stopped`) ends the match early: the
     result holds the finished deals and `stopped` is "interrupted" (or
     "terminated")."""
@@ -279,6 +294,8 @@ def run_match(
         raise TacocatError(f"deals must be a positive integer, got {deals!r}")
     if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
         raise TacocatError(f"workers must be a positive integer, got {workers!r}")
+    if rules is not None and mode != "game":
+        raise TacocatError("a ruleset applies to mode game only; mode play deals 8 cards from the standard deck")
     cluster = cluster or Cluster("local", workers)
     budget = dict(budget or {})
     _make(a, budget, mode), _make(b, budget, mode)  # validate names and budgets here, not in a worker
@@ -320,7 +337,7 @@ def run_match(
     advance()
     todo = [d for d in range(deals) if d not in outcomes]
     if stop_at is None and todo:
-        jobs = [(a, b, d, seed, mode, budget) for d in todo]
+        jobs = [(a, b, d, seed, mode, budget, rules) for d in todo]
         try:
             with contextlib.closing(run_tasks(_deal, jobs, cluster, run)) as results:
                 for _, (d, x, y) in results:

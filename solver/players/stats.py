@@ -8,10 +8,13 @@ a deal's pair score is A's points over its two games divided by 2, on the
 
 - mode "play" (rounds can be drawn, R17): a pair score is one of 0, 1/4,
   1/2, 3/4, 1 - the **pentanomial** model (LL, LD, WL or DD, WD, WW);
-- mode "game" (a game has a winner, R19): a pair score is one of 0, 1/2, 1
-  - the pentanomial with its draw cells empty, which is a **trinomial** over
-  pairs (LL, WL, WW).  The impossible cells are left out rather than padded,
-  so they cannot pull the estimates.
+- mode "game": the same pentanomial, since a game reaching `max_deals`
+  deals without a winner is drawn (RULES §8).  Under the standard ruleset
+  that bound is never met in practice, so the draw-only cells (LD, WD) stay
+  empty; the SPRT leaves an empty draw-only cell out rather than padding it
+  (`game_cells`), so that without drawn games the model is the **trinomial**
+  over pairs (LL, WL, WW) and impossible-in-practice cells cannot pull the
+  estimates.
 
 This is fishtest's model for paired games with reversed colours, and it
 measures the variance of the score correctly where a trinomial over single
@@ -42,8 +45,12 @@ from tacocat.errors import TacocatError
 Z95 = 1.959963984540054
 NELO_PER_T = 800 / math.log(10) / math.sqrt(2)
 """Normalized Elo per unit of t-value (mean - 1/2)/sd when the sample is pairs."""
-PAIR_VALUES = {"play": (0.0, 0.25, 0.5, 0.75, 1.0), "game": (0.0, 0.5, 1.0)}
+PAIR_VALUES = {"play": (0.0, 0.25, 0.5, 0.75, 1.0), "game": (0.0, 0.25, 0.5, 0.75, 1.0)}
 """The pair scores each mode can produce (see the module docstring)."""
+DRAW_ONLY = (0.25, 0.75)
+"""Pair scores only a drawn game gives (a deal with one drawn game and one
+decided game); in game mode, where drawn games are rare (RULES §8), they
+enter the SPRT only once seen."""
 REGULARIZE = 1e-3
 """Stands in for an empty cell of the observed distribution so that every
 log-likelihood is finite (fishtest does the same)."""
@@ -66,6 +73,17 @@ def pair_counts(deal_scores: Sequence[float], mode: str) -> list[int]:
             raise TacocatError(f"deal score {s} is not a duplicate result of mode {mode!r}")
         counts[i] += 1
     return counts
+
+
+def model_cells(counts: Sequence[int], mode: str) -> tuple[tuple[float, ...], list[int]]:
+    """The pair scores and counts the SPRT models: every cell in play mode;
+    in game mode the draw-only cells (`DRAW_ONLY`) only when some deal gave
+    one, so that a match without drawn games is the trinomial over pairs."""
+    values = PAIR_VALUES[mode]
+    if len(counts) != len(values):
+        raise TacocatError(f"expected {len(values)} pair-score counts for mode {mode!r}, got {len(counts)}")
+    keep = [i for i, c in enumerate(counts) if mode != "game" or c or values[i] not in DRAW_ONLY]
+    return tuple(values[i] for i in keep), [counts[i] for i in keep]
 
 
 def _mean_var(values: Sequence[float], probs: Sequence[float]) -> tuple[float, float]:
@@ -190,7 +208,7 @@ class SPRT:
         """Log-likelihood ratio of H1 against H0 for the pair-score counts."""
         if sum(counts) == 0:
             return 0.0
-        values = PAIR_VALUES[mode]
+        values, counts = model_cells(counts, mode)
         reg = [c if c > 0 else REGULARIZE for c in counts]
         n = sum(reg)
         phat = [c / n for c in reg]

@@ -14,11 +14,13 @@ in ten lines::
                 engine.apply(game, 0, engine.hint(game, 0).best.action)
             else:                                       # the engine's seat: a bot at strength 3
                 engine.move(game, 1, level=3)
-        print("winner:", game.winner)
+        print("winner:", game.winner)                   # None: a drawn game (game.drawn)
 
 `apply` and `move` update `game` in place (its status), so a loop needs no
-other call.  Every error the engine answers raises `EngineError` with its
-stable `code` (docs/protocol.md, "Error codes").  Searches may stream
+other call.  A game that reaches its ruleset's `max_deals` deals without a
+winner is over and drawn (RULES §8): `game.over` with `game.winner` None,
+which `game.drawn` says.  Every error the engine answers raises
+`EngineError` with its stable `code` (docs/protocol.md, "Error codes").  Searches may stream
 progress: pass `on_info=callable` to `hint` or `move` (with `info_ms`, the
 rate) and it is called with an `Info` while the search runs.  `stop()` (from
 another thread) ends running searches; they answer with their best so far.
@@ -79,6 +81,11 @@ class Status:
     rounds: int
     actions: int
 
+    @property
+    def drawn(self) -> bool:
+        """Over without a winner: `max_deals` deals played and the cat in no goal (RULES §8)."""
+        return self.over and self.winner is None
+
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> "Status":
         return cls(d["phase"], list(d["acting"]), d["over"], d["winner"], dict(d["board"]), d["deals"], d["rounds"],
@@ -101,7 +108,14 @@ class Game:
 
     @property
     def winner(self) -> int | None:
+        """The player whose goal the cat entered; None while the game runs and
+        for a drawn game (`drawn`)."""
         return self.status.winner
+
+    @property
+    def drawn(self) -> bool:
+        """The game is over and drawn: `max_deals` deals without a winner (RULES §8)."""
+        return self.status.drawn
 
     @property
     def acting(self) -> list[int]:

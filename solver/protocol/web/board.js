@@ -121,6 +121,34 @@ function eventText(e) {
   }
 }
 
+// ------------------------------------------------------------------ the end
+
+// R19: the cat in player 0's goal (-1) or player 1's (7) wins the game.  A
+// game over with the cat anywhere else reached its ruleset's max_deals deals
+// without a winner: a drawn game (RULES §8), null, never player 1's win.
+function winnerOf(board) {
+  return board.cat < 0 ? 0 : board.cat > 6 ? 1 : null;
+}
+
+const DRAWN = "drawn game (max_deals reached)";
+
+// The end of a game in words, for `seat` (null: no seat, as in a replay):
+// "log" a line of the game log, "prompt" the prompt, "caption" the board's
+// caption after "Game over after N rounds: ", "replay" the replay's caption.
+function endOfGameText(winner, seat, form) {
+  if (winner === null || winner === undefined) {
+    return { log: `A ${DRAWN}: no winner.`, prompt: `A ${DRAWN}. Press R to replay it.`,
+      caption: DRAWN, replay: DRAWN }[form];
+  }
+  const mine = winner === seat;
+  return {
+    log: mine ? "You win the game!" : "The engine wins the game.",
+    prompt: mine ? "You won the game. Press R to replay it." : "The engine won the game. Press R to replay it.",
+    caption: mine ? "you win" : "the engine wins",
+    replay: `player ${winner} won`,
+  }[form];
+}
+
 // ------------------------------------------------------------------ state
 
 function save() {
@@ -147,7 +175,7 @@ async function refresh() {
   const v = await api("view", withToken({ game: S.game, player: S.seat }, S.seat));
   S.view = v.view;
   S.over = S.view.phase === "over";
-  S.winner = S.over ? (S.view.board.cat < 0 ? 0 : 1) : null;
+  S.winner = S.over ? winnerOf(S.view.board) : null;
   const legal = await api("legal", withToken({ game: S.game, player: S.seat }, S.seat));
   S.legal = legal.actions;
   S.selected.clear();
@@ -183,7 +211,7 @@ async function engineTurns() {
     // The events say what the engine did: its attacks and answers, and its
     // secret choices when they are revealed.
     takeEvents(moved.events);
-    if (moved.status.over) addLog(moved.status.winner === S.seat ? "You win the game!" : "The engine wins the game.", "over");
+    if (moved.status.over) addLog(endOfGameText(moved.status.winner, S.seat, "log"), "over");
     await refresh();
   }
 }
@@ -248,7 +276,7 @@ async function play(action) {
   const applied = await api("apply", withToken({ game: S.game, player: S.seat, action }, S.seat));
   addLog(`You: ${actionText(applied.action)}.`, "mine");
   takeEvents(applied.events);
-  if (applied.status.over) addLog(applied.status.winner === S.seat ? "You win the game!" : "The engine wins the game.", "over");
+  if (applied.status.over) addLog(endOfGameText(applied.status.winner, S.seat, "log"), "over");
   S.hint = null;
   await refresh();
   await engineTurns();
@@ -413,7 +441,7 @@ async function showReplay() {
   renderRound(st.history, st.table, st.discard, st.rules);
   $("replay").dataset.shown = String(R.step);
   $("board-caption").textContent = `Replay — deal ${st.deals}, phase ${st.phase}` +
-    (st.phase === "over" ? `: player ${st.board.cat < 0 ? 0 : 1} won.` : ".");
+    (st.phase === "over" ? `: ${endOfGameText(winnerOf(st.board), null, "replay")}.` : ".");
 }
 
 // Steps are never dropped: keys pressed while a step loads move the
@@ -547,7 +575,7 @@ function toggle(i) {
 
 function promptText() {
   if (!S.view) return "Start a new game.";
-  if (S.over) return S.winner === S.seat ? "You won the game. Press R to replay it." : "The engine won the game. Press R to replay it.";
+  if (S.over) return endOfGameText(S.winner, S.seat, "prompt");
   const d = myDecision();
   const v = S.view;
   switch (d) {
@@ -651,7 +679,7 @@ function render() {
     renderRound(v.history, v.table, v.seen);
     const rounds = v.rounds.length;
     $("board-caption").textContent = S.over
-      ? `Game over after ${rounds} rounds: ${S.winner === S.seat ? "you win" : "the engine wins"}.`
+      ? `Game over after ${rounds} rounds: ${endOfGameText(S.winner, S.seat, "caption")}.`
       : `Round ${rounds + 1} — ${v.history[0] ? v.history[0].hand_size : "?"} cards each; draw pile ${v.draw_pile_size}. Move the cat into your goal to win (R18–R19).`;
   }
   $("opp-title").textContent = `The engine — ${opponentLabel()} (player ${1 - S.seat})`;
