@@ -231,7 +231,7 @@ def test_http_searches_queue_then_answer_busy():
     """--max-searches 1 --max-queue 1: a second search waits its turn, a
     third is refused with 503 busy; stop ends the running and the waiting."""
     with running_server("--max-searches", "1", "--max-queue", "1", "--max-time-ms", "20000") as client:
-        body = {"view": PLAY_VIEW, "method": "pimc", "time_ms": 20000}
+        body = {"view": PLAY_VIEW, "method": "pimc", "time_ms": 20000, "token": "this client's secret"}
         out: dict = {}
 
         def ask(name: str) -> None:
@@ -246,7 +246,10 @@ def test_http_searches_queue_then_answer_busy():
             time.sleep(0.05)
         third = client.post("/v1/hint", json={**body, "id": "third"})
         assert third.status_code == 503 and third.json()["error"]["code"] == "busy"
-        assert client.post("/v1/stop", json={}).json()["result"]["stopped"] == 2
+        # A shared server: a stop ends only the searches that carry one of its tokens.
+        assert client.post("/v1/stop", json={}).json()["result"]["stopped"] == 0
+        assert client.post("/v1/stop", json={"token": "another client's"}).json()["result"]["stopped"] == 0
+        assert client.post("/v1/stop", json={"token": "this client's secret"}).json()["result"]["stopped"] == 2
         for t in threads:
             t.join(30)
         for name in ("first", "second"):

@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import http.client
 import itertools
+import secrets
 import json
 import subprocess
 import sys
@@ -375,6 +376,11 @@ class Engine:
     def __init__(self, transport: Any, *, timeout: float | None = 600) -> None:
         self._transport = transport
         self._ids = itertools.count(1)
+        self._secret = secrets.token_urlsafe(18)
+        """The token this client's view hints carry, so that its `stop` ends
+        them (and only them) on a shared server."""
+        self._tokens: list[str] = []
+        """Every game token this client was given: its `stop` sends them."""
         self.timeout = timeout
 
     @classmethod
@@ -446,10 +452,16 @@ class Engine:
         return self.request("hello")
 
     def new_game(self, seed: int | None = None, *, rules: Mapping | str | None = None, record: Mapping | None = None,
-                 state: Mapping | None = None) -> Game:
-        """Start a game (from a seed, a record or a state document)."""
-        r = self.request("new_game", seed=seed, rules=rules, record=record, state=state)
-        return Game(r["game"], r.get("seed"), Status.from_dict(r), dict(r.get("tokens") or {}))
+                 state: Mapping | None = None, engine: Mapping | None = None) -> Game:
+        """Start a game (from a seed, a record or a state document).
+        `engine`: the server plays that seat, e.g. `{"seat": 1, "level": 3}`;
+        the game then holds only the other seat's token, and every `apply`
+        comes back after the engine's answer (docs/protocol.md, "Playing
+        the engine")."""
+        r = self.request("new_game", seed=seed, rules=rules, record=record, state=state, engine=engine)
+        tokens = dict(r.get("tokens") or {})
+        self._tokens += [t for t in [tokens.get("owner"), *(tokens.get("seats") or [])] if isinstance(t, str)]
+        return Game(r["game"], r.get("seed"), Status.from_dict(r), tokens)
 
     def legal(self, game: Game | str, player: int) -> list[Action]:
         """Every legal action of `player` now (empty when not their turn)."""
@@ -499,14 +511,15 @@ class Engine:
             info_ms = 250
         r = self.request("hint", game=None if game is None else self._gid(game), player=player, view=view,
                          time_ms=time_ms, iterations=iterations, seed=seed, method=method, top=top, score=score,
-                         info_ms=info_ms, token=None if game is None else self._token(game, player),
+                         info_ms=info_ms, token=self._secret if game is None else self._token(game, player),
                          on_info=self._info(on_info))
         return _hint(r, bool(self.last_response.get("stopped")))
 
     def stop(self, target: Any = None) -> int:
-        """Stop running searches (the one with request id `target`, or all);
-        how many were stopped."""
-        return self.request("stop", target=target)["stopped"]
+        """Stop this client's running searches (the one with request id
+        `target`, or all of them); how many were stopped.  It sends every
+        token the client holds, so on a shared server it ends only its own."""
+        return self.request("stop", target=target, tokens=[self._secret, *self._tokens[-99:]])["stopped"]
 
     def status(self, game: Game) -> Status:
         """Refresh `game.status` from the engine."""
@@ -527,4 +540,7 @@ class Engine:
 
     def end_game(self, game: Game | str) -> None:
         """Forget the game on the engine's side."""
-        self.request("end_game", game=self._gid(game), token=self._token(game, "owner"))
+        owner = self._token(game, "owner")
+        if owner is None and isinstance(game, Game):  # a game against the engine: the seat's token ends it
+            owner = next((t for t in game.tokens.get("seats") or [] if t), None)
+        self.request("end_game", game=self._gid(game), token=owner)

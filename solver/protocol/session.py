@@ -33,6 +33,7 @@ import hashlib
 import json
 import logging
 import math
+import random
 import secrets
 import threading
 import time
@@ -47,7 +48,7 @@ from tacocat.errors import shorten as _short
 from tacocat.rules.game import GameRecord, GameState, View
 from tacocat.rules.ruleset import Ruleset, load_ruleset
 from tacocat.rules.views import view_from_json
-from tacocat.protocol.moves import BOT_NAMES, LEVELS, move_work, seat_events
+from tacocat.protocol.moves import BOT_NAMES, LEVELS, move_work, resolve_bot, seat_events
 from tacocat.protocol.store import GameStore
 from tacocat.protocol.streaming import SearchSignal, finite, sliced_search
 
@@ -267,6 +268,9 @@ COMMANDS: dict[str, Command] = {
                 Field("rules", ("object", "string"), False, "This game's ruleset; the session's by default."),
                 Field("record", ("object",), False, 'A game record ({"format": "tacocat-record", ...}) to replay.'),
                 Field("state", ("object",), False, 'A game state document ({"format": "tacocat-state", ...}).'),
+                Field("engine", ("object",), False, 'The server plays one seat: {"seat": 1, "level": 3} or {"seat": 1, '
+                      '"bot": "pimc", "time_ms": 100} (docs/protocol.md, "Playing the engine"). Only the other '
+                      "seat's token is returned, and the engine moves as soon as it must act."),
             ),
             example={"cmd": "new_game", "seed": 42},
         ),
@@ -653,6 +657,41 @@ CONNECTION = "connection"
 """The client key of a private session (JSON Lines: one client a session)."""
 
 
+@dataclass(frozen=True)
+class EngineSeat:
+    """A seat the server plays (new_game's `engine`): the bot that moves for
+    it, from that seat's view alone, as soon as it has a decision."""
+
+    seat: int
+    bot: str
+    budget: dict
+    level: int | None
+
+    @classmethod
+    def read(cls, value: Mapping[str, Any]) -> "EngineSeat":
+        unknown = sorted(set(value) - {"seat", "level", "bot", "time_ms", "iterations"})
+        if unknown:
+            raise ProtocolError("bad_field", f"new_game: engine has unknown field(s) {unknown}; expected seat and "
+                                "level, or seat, bot and an optional time_ms or iterations", "engine")
+        seat = value.get("seat")
+        if type(seat) is not int or seat not in (0, 1):
+            raise ProtocolError("bad_field", f"new_game: engine.seat must be 0 or 1, got {_short(seat)}", "engine")
+        sub = Command("engine", "", tuple(f for f in COMMANDS["move"].fields if f.name in ("bot", "level", "time_ms", "iterations")))
+        try:
+            _check_fields(sub, {k: v for k, v in value.items() if k != "seat"})
+            name, budget, level = resolve_bot(value)
+        except ProtocolError as exc:
+            raise ProtocolError("bad_field", f"new_game: {exc.message}", "engine") from None
+        return cls(seat, name, budget, level)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"seat": self.seat, "bot": self.bot, "budget": dict(self.budget), "level": self.level}
+
+
+MAX_ENGINE_TURNS = 64
+"""More engine actions in a row than any round holds: a guard, never reached."""
+
+
 @dataclass
 class GameMeta:
     """Who opened a game and when it was last touched: the keys of the
@@ -719,10 +758,13 @@ class EngineSession:
         self.max_queue = max_queue
         self.shared = shared
         self._admin = None if admin_token is None else _hash(admin_token)
+        self._per_client_given = max_games_per_client
         self.max_games_per_client = max_games_per_client if max_games_per_client is not None else (
             max(1, max_games // 2) if shared else max_games)
         self.idle_game_s = idle_game_s
         self._meta: dict[str, GameMeta] = {}
+        self._engines: dict[str, EngineSeat] = {}
+        """Games whose other seat the server plays."""
         self._caller = threading.local()
         """The client key of the request being prepared on this thread."""
         self.store = store
@@ -736,6 +778,14 @@ class EngineSession:
         it neither stops searches nor closes the session."""
         self.handled = 0
         """Requests answered so far (errors included)."""
+
+    def share(self) -> None:
+        """Mark the session as shared by many clients (the HTTP transport
+        calls this): see `shared` in the constructor."""
+        self.shared = True
+        self.quit_ends_session = False  # one client must not end a shared server
+        if self._per_client_given is None:
+            self.max_games_per_client = max(1, self.max_games // 2)
 
     def _open_store(self, store: GameStore) -> None:
         # The session's ruleset is the server's (--rules), never a stored one:
@@ -754,6 +804,9 @@ class EngineSession:
             self._games[stored.game] = state
             self._seats[stored.game] = Seats(stored.seats[0], (stored.seats[1], stored.seats[2]))
             self._meta[stored.game] = GameMeta(getattr(stored, "client", None), touched)
+            engine = store.get_meta(f"engine/{stored.game}")
+            if engine is not None:
+                self._engines[stored.game] = EngineSeat(engine["seat"], engine["bot"], engine["budget"], engine["level"])
         ordered = sorted(self._games, key=lambda g: self._meta[g].touched)
         self._games = OrderedDict((g, self._games[g]) for g in ordered)
 
@@ -770,6 +823,9 @@ class EngineSession:
     def _forget(self, gid: str) -> None:
         if self.store is not None:
             self.store.delete(gid)
+            if gid in self._engines:
+                self.store.set_meta(f"engine/{gid}", None)
+        self._engines.pop(gid, None)
         del self._games[gid]
         del self._seats[gid]
         del self._meta[gid]
@@ -907,7 +963,7 @@ class EngineSession:
         return time_ms, iterations
 
     # ------------------------------------------------------------- helpers
-    def _game(self, request: Mapping[str, Any], *, seats_when_over: bool = False) -> GameState:
+    def _game(self, request: Mapping[str, Any], *, seats_when_over: bool = False, human_owns: bool = False) -> GameState:
         """The game `request["game"]`, if `request["token"]` opens it for
         this request: the owner token opens everything; a seat token opens
         requests for its own `player` only (and, with `seats_when_over`,
@@ -922,7 +978,8 @@ class EngineSession:
             role = self._seats[gid].role(request.get("token"))
             if role is None:
                 raise ProtocolError("forbidden", f"{request.get('cmd')}: the token does not open game {_short(gid)}", "token")
-            if role != "owner":
+            engine = self._engines.get(gid)
+            if role != "owner" and not (human_owns and engine is not None and role == 1 - engine.seat):
                 player = request.get("player")
                 if player is None and not (seats_when_over and state.over):
                     raise ProtocolError("forbidden", f"{request.get('cmd')} needs the game's owner token"
@@ -1016,6 +1073,7 @@ class EngineSession:
         return {"rules": rules.to_dict()}
 
     def _cmd_new_game(self, request: Mapping[str, Any]) -> NewGameResult:
+        engine = EngineSeat.read(request["engine"]) if "engine" in request else None
         sources = [k for k in ("seed", "record", "state") if k in request]
         if len(sources) > 1:
             raise ProtocolError("bad_field", f"new_game takes one of seed, record, state; got {', '.join(sources)}", sources[1])
@@ -1039,12 +1097,56 @@ class EngineSession:
             self._seats[gid] = seats
             self._meta[gid] = GameMeta(client, time.time())
             try:
+                if engine is not None and self.store is not None:
+                    self.store.set_meta(f"engine/{gid}", engine.to_dict())
                 self._commit(gid, state)
             except Exception:
                 del self._seats[gid]
                 del self._meta[gid]
                 raise
-            return {**self._status(gid, state), "seed": state.seed, "tokens": tokens}
+            if engine is None:
+                return {**self._status(gid, state), "seed": state.seed, "tokens": tokens}
+            self._engines[gid] = engine
+        # The client holds the human seat's token only: no owner token (it
+        # reads the whole state) and no seed unless it chose one (the seed
+        # decides every deal).
+        human = 1 - engine.seat
+        seats: list[str | None] = [None, None]
+        seats[human] = tokens["seats"][human]
+        events = self._engine_turns(gid)
+        with self._lock:
+            state = self._games[gid]
+            return {**self._status(gid, state), "seed": request.get("seed"), "tokens": {"seats": seats},
+                    "engine": engine.to_dict(), "events": events, "hand": list(state.hands[human])}
+
+    def _engine_turns(self, gid: str) -> list[dict]:
+        """Let the engine seat of game `gid` act while it has a decision;
+        the events its actions caused, as the other (human) seat sees them.
+        The bot chooses outside the lock, from the engine seat's view."""
+        from tacocat.players.bots import make_bot
+
+        engine = self._engines.get(gid)
+        if engine is None:
+            return []
+        human, out = 1 - engine.seat, []
+        for _ in range(MAX_ENGINE_TURNS):
+            with self._lock:
+                state = self._games.get(gid)
+                if state is None or state.over or state.decision(engine.seat) is None:
+                    return out
+                view, moves = state.view(engine.seat), len(state.actions)
+                rng = random.Random(f"{state.seed}/engine/{moves}")
+            action = make_bot(engine.bot, **engine.budget).choose(view, rng)
+            with self._lock:
+                live = self._games.get(gid)
+                if live is None or len(live.actions) != moves:
+                    continue  # the game moved meanwhile: look again
+                live = live.clone()
+                before = live.hands[human]
+                events = live.apply(engine.seat, action)
+                self._commit(gid, live)
+                out += seat_events(events, human, before, live.hands[human])
+        return out
 
     def _cmd_apply(self, request: Mapping[str, Any]) -> ApplyResult:
         try:
@@ -1062,7 +1164,7 @@ class EngineSession:
             before = state.hands[player]
             events = state.apply(player, action)
             self._commit(request["game"], state)
-            return {
+            result = {
                 "game": request["game"],
                 "player": player,
                 "action": {k: v for k, v in state.actions[-1].items() if k != "player"},
@@ -1071,6 +1173,13 @@ class EngineSession:
                 "round": state.rounds[-1] if len(state.rounds) > rounds else None,
                 "status": self._status(request["game"], state),
             }
+        if request["game"] in self._engines:  # the engine answers at once, seen from this seat
+            result["events"] += self._engine_turns(request["game"])
+            with self._lock:
+                state = self._games[request["game"]]
+                result.update(hand=list(state.hands[player]), status=self._status(request["game"], state),
+                              round=state.rounds[-1] if len(state.rounds) > rounds else None)
+        return result
 
     def _cmd_move(self, request: Mapping[str, Any]) -> Callable[[threading.Event], dict]:
         if "time_ms" in request and self.max_time_ms is not None:
@@ -1114,7 +1223,7 @@ class EngineSession:
 
     def _cmd_end_game(self, request: Mapping[str, Any]) -> dict:
         with self._lock:
-            self._game(request)
+            self._game(request, human_owns=True)
             self._forget(request["game"])
             return {"game": request["game"], "ended": True}
 
