@@ -269,3 +269,46 @@ console.log(JSON.stringify({
     assert out["theirs"][:3] == ["The engine wins the game.", "The engine won the game. Press R to replay it.",
                                  "the engine wins"]
     assert out["mine"][3] == "player 0 won" and out["theirs"][3] == "player 1 won"
+
+
+@pytest.mark.slow
+def test_the_board_shows_a_drawn_game_in_a_browser():
+    """A one-deal game played to its end over HTTP, then opened on the web
+    board (resumed from its saved seat): the caption and the prompt say drawn."""
+    import os
+
+    sync_api = pytest.importorskip("playwright.sync_api", reason="Playwright missing: pip install -e '.[test]'")
+    chromium = os.environ.get("TACOCAT_CHROMIUM", "/usr/bin/chromium")
+    if not os.path.exists(chromium):
+        pytest.skip(f"no Chromium at {chromium}: apt-get install chromium (README, Browser tests)")
+    from test_http import running_server
+    from test_web_board import ARGS
+
+    with running_server() as client:
+        g = client.post("/v1/new_game", json={"seed": 6, "rules": ONE_DEAL}).json()["result"]
+        seats, status = g["tokens"]["seats"], g
+        for _ in range(200):
+            if status["over"]:
+                break
+            p = status["acting"][0]
+            moved = client.post("/v1/move", json={"game": g["game"], "player": p, "level": 1, "token": seats[p]})
+            status = moved.json()["result"]["status"]
+        assert status["over"] and status["winner"] is None
+        saved = {"game": g["game"], "tokens": g["tokens"], "seat": 0, "opponent": "level:1", "seed": 6, "log": []}
+        with sync_api.sync_playwright() as pw:
+            browser = pw.chromium.launch(executable_path=chromium, args=ARGS)
+            try:
+                page = browser.new_page()
+                errors: list = []
+                page.on("pageerror", lambda e: errors.append(str(e)))
+                page.set_default_timeout(20_000)
+                page.goto(f"{client.base_url}/?delay=0")
+                page.evaluate("saved => localStorage.setItem('tacocat-board', JSON.stringify(saved))", saved)
+                page.reload()
+                page.wait_for_function("document.body.dataset.phase === 'over'")
+                caption, prompt = page.text_content("#board-caption"), page.text_content("#prompt")
+            finally:
+                browser.close()
+    assert caption == "Game over after 1 rounds: drawn game (max_deals reached).", caption
+    assert "drawn game (max_deals reached)" in prompt and "won" not in prompt, prompt
+    assert not errors, errors
