@@ -126,7 +126,8 @@ def test_the_worker_processes_score_drawn_games_the_same():
     rules = Ruleset.from_dict(FOUR_DEALS)
     here = run_match("heuristic", "random", deals=8, seed=3, mode="game", rules=rules)
     there = run_match("heuristic", "random", deals=8, seed=3, mode="game", rules=rules, workers=2)
-    assert there.outcomes == here.outcomes and (there.wins, there.draws, there.losses) == (here.wins, here.draws, here.losses)
+    assert there.outcomes == here.outcomes
+    assert (there.wins, there.draws, there.losses) == (here.wins, here.draws, here.losses)
     assert here.draws > 0
 
 
