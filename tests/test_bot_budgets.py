@@ -1,0 +1,176 @@
+"""Every bot answers every legal position with a legal action, at every
+legal budget (issue 20): the smallest ones (`time_ms=1`, one sample, one
+iteration) and ordinary ones (20 ms, 8 samples), on random decisions of
+random games under the standard ruleset and small RULES §8 rulesets
+(small decks and boards, `tie: arrow`, one-arrow and two-arrow boards so
+that R7, R8 and R9 decisions all come up, few `max_deals`)."""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from tacocat import build_view
+from tacocat.players.bots import BOTS, choose, make_bot
+from tacocat.rules.board import Board
+from tacocat.rules.game import DUEL, REPLACE, GameState
+from tacocat.rules.ruleset import STANDARD, Ruleset
+from tacocat.search.budget import Budget
+from tacocat.search.decisions import replace_eval
+
+KINDS = (REPLACE, DUEL, "attack", "answer")
+
+RULESETS = (
+    STANDARD,
+    # R8 everywhere: both players replace freely every round (and `tie: arrow` redeals on two arrows)
+    Ruleset.from_dict({"name": "small-both", "deck": [2] * 12, "board": [3, 4, 2, 5, 2, 4, 3],
+                       "arrows": ["both"] * 7, "tie": "arrow", "max_deals": 3}),
+    # R7 everywhere (one arrow a space, the centre too): a first and a capped second replacer
+    Ruleset.from_dict({"name": "one-arrow", "deck": [3, 3, 3, 3, 0, 0, 0, 0, 3, 3, 3, 3],
+                       "board": [4, 3, 5, 6, 5, 3, 4], "arrows": ["p1", "p1", "p1", "p0", "p0", "p0", "p0"],
+                       "tie": "arrow", "max_deals": 4}),
+    # mixed arrows, small hands (test_game's SMALL)
+    Ruleset.from_dict({"name": "small", "deck": [4] * 12, "board": [3, 5, 2, 6, 2, 5, 3],
+                       "arrows": ["p0", "both", "p1", "both", "p0", "both", "p1"], "tie": "arrow", "max_deals": 5}),
+    # two ranks, two-card hands: every duel goes straight to the showdown (R9 ruling), ties are common
+    Ruleset.from_dict({"name": "two-ranks", "deck": [4, 4] + [0] * 10, "board": [2] * 7,
+                       "arrows": ["p0", "p1", "both", "p1", "both", "p0", "p1"], "tie": "arrow", "max_deals": 2}),
+)
+
+BUDGETS = (
+    {"time_ms": 1},
+    {"samples": 1},
+    {"iterations": 1, "replace_samples": 1, "duel_samples": 1, "candidates": 1},
+    {"samples": 1, "time_ms": 1, "replace_samples": 1, "duel_samples": 1},
+    {"time_ms": 20},
+    {"samples": 8, "replace_samples": 8, "duel_samples": 8, "candidates": 4},
+    {"samples": 8, "time_ms": 20},
+    {"samples": 8, "duel_samples": 8, "time_ms": 10_000},  # a time limit the counts end first, as in the arena
+)
+"""Bot budgets (`make_bot` keys): `samples`/`iterations` are PIMC's deals
+or ISMCTS's iterations; the bots' default replacement (240 evaluations)
+and duel (24 deals) budgets stay unless given."""
+
+
+def positions_of(rules: Ruleset, seed: int, nth: int) -> dict[str, tuple[GameState, int]]:
+    """For each kind of decision, its `nth` occurrence (0-based; the last
+    one when the game has fewer) in a game of uniformly random legal
+    actions from `seed`: (state, player to ask).  A kind the game never
+    reaches (two-card hands have no play phase) is left out."""
+    rng = random.Random(seed)
+    state = GameState.new(rules, seed)
+    found: dict[str, tuple[GameState, int]] = {}
+    count: Counter = Counter()
+    while not state.over:
+        player = rng.choice(state.acting_players())
+        kind = state.decision(player)
+        if count[kind] <= nth:
+            found[kind] = (state.clone(), player)
+            count[kind] += 1
+        state.apply(player, rng.choice(state.legal_actions(player)))
+    return found
+
+
+def replace_mode(state: GameState, player: int) -> str:
+    """Which replacement this is: R8 (both at once), R7 first or R7 second."""
+    if state.first_replacer == "both":
+        return "replace both (R8)"
+    return "replace second (R7)" if state.replaced[1 - player] else "replace first (R7)"
+
+
+def check_every_bot(state: GameState, player: int, budgets, bot_seed: int, seen: Counter) -> None:
+    """Ask every bot of BOTS at each budget; each action must be legal
+    in the view, in the state, and accepted by the engine."""
+    view = state.view(player)
+    legal = view.legal_actions()
+    assert legal == state.legal_actions(player)
+    kind = view.decision
+    seen[kind] += 1
+    if kind == REPLACE:
+        seen[replace_mode(state, player)] += 1
+    for name in BOTS:
+        for budget in budgets:
+            bot = make_bot(name, seed=bot_seed, **budget)
+            action = choose(bot, state, player, random.Random(bot_seed))
+            where = f"bot {name} with {budget} at {kind} for player {player}, {state.board}, hand {view.hand}"
+            assert action in legal, f"{where}: illegal action {action}"
+            state.clone().apply(player, action)  # the engine takes it too
+
+
+def _run(max_examples: int) -> Counter:
+    """Every kind of decision of a random game (a ruleset, a seed, which
+    occurrence), each asked of every bot at a budget drawn from BUDGETS;
+    derandomized, so the same examples every run."""
+    seen: Counter = Counter()
+
+    @settings(max_examples=max_examples, deadline=None, derandomize=True, database=None,
+              suppress_health_check=[HealthCheck.too_slow])
+    @given(rules=st.sampled_from(RULESETS), seed=st.integers(0, 2**32 - 1), nth=st.integers(0, 6),
+           budget=st.sampled_from(BUDGETS), bot_seed=st.integers(0, 2**31))
+    def check(rules, seed, nth, budget, bot_seed):
+        for state, player in positions_of(rules, seed, nth).values():
+            check_every_bot(state, player, [budget], bot_seed, seen)
+
+    check()
+    return seen
+
+
+def _assert_coverage(seen: Counter) -> None:
+    missing = [k for k in KINDS + ("replace both (R8)", "replace first (R7)", "replace second (R7)") if not seen[k]]
+    assert not missing, f"the examples never reached {missing}: {dict(seen)}"
+
+
+def test_every_bot_legal_at_every_budget():
+    """About 110 decisions (30 games), every kind among them."""
+    _assert_coverage(_run(30))
+
+
+@pytest.mark.slow
+def test_every_bot_legal_at_every_budget_many():
+    """About 750 decisions (200 games); before the fix of issue 20 it met
+    the replacement crash on a two-card hand (4 discard sets) at
+    `{"samples": 8, "time_ms": 20}`."""
+    _assert_coverage(_run(200))
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_every_budget_at_each_kind(kind):
+    """Each kind of decision (standard ruleset, seeded) asked of every bot
+    at every budget of BUDGETS, so that no budget is left to chance."""
+    state, player = positions_of(STANDARD, 20, 1)[kind]
+    check_every_bot(state, player, BUDGETS, 7, Counter())
+
+
+# ------------------------------------------------- the arena crash (issue 20)
+
+# `tacocat arena pimc heuristic --deals 4 --time 50` died here: player 0
+# replaces first (R7) with `3 4 6 7` on the last space.  The 16 discard sets
+# need 4 halving stages and leave one survivor only after the 4th; the 240
+# evaluations of the bot's replacement budget were not spent by then, so a
+# fifth stage began and shared the time left among `rounds - stage` = 0
+# stages (ZeroDivisionError).
+CRASH_VIEW = dict(hand="3 4 6 7", phase=REPLACE, board=Board(cat=6, covered=frozenset(range(6))), player=0)
+
+
+def test_replace_with_time_left_after_the_last_halving():
+    view = build_view(**CRASH_VIEW)
+    assert view.first_replacer == "p0" and len(view.legal_actions()) == 16
+    # ample time: the evaluation budget ends every stage, as with no time limit at all
+    timed = replace_eval(view, Budget(samples=240, time_ms=60_000, seed=11), candidates=24)
+    counted = replace_eval(view, Budget(samples=240, seed=11), candidates=24)
+    assert timed.moves == counted.moves
+    assert timed.evaluations == counted.evaluations == 224 + 60  # 16x3, 8x7, 4x15, 2x30, then the survivor's 60
+    assert timed.moves[0].action in view.legal_actions()
+
+
+def test_arena_bot_at_the_crash_position():
+    """The bot as the arena ran it (`--time 50`), with time to spare so that
+    the run does not depend on the machine's speed."""
+    view = build_view(**CRASH_VIEW)
+    for time_ms in (50, 60_000):
+        bot = make_bot("pimc", time_ms=time_ms)
+        assert bot.choose(view, random.Random(0)) in view.legal_actions()
