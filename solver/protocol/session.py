@@ -1016,12 +1016,13 @@ class EngineSession:
         least recently used finished game, else the least recently used
         game idle longer than the retention.  Whether one was forgotten."""
         now = time.time()
-        candidates = [g for g in self._games if client is ... or self._meta[g].client == client]
+        candidates = sorted((g for g in self._games if client is ... or self._meta[g].client == client),
+                            key=lambda g: self._meta[g].touched)  # least recently touched first
         for gid in candidates:
             if self._games[gid].over:
                 self._forget(gid)
                 return True
-        for gid in candidates:  # least recently used first
+        for gid in candidates:
             if now - self._meta[gid].touched > self.idle_game_s:
                 self._forget(gid)
                 return True
@@ -1031,10 +1032,10 @@ class EngineSession:
         """Room for one more game of `client`: within its own limit and the
         session's, evicting (docs/protocol.md, "Capacity"), else busy."""
         held = sum(1 for m in self._meta.values() if m.client == client)
-        if held >= self.max_games_per_client and not self._evict_one(client):
+        if self.max_games_per_client < self.max_games and held >= self.max_games_per_client and not self._evict_one(client):
             raise ProtocolError(
                 "busy", f"you hold {held} open games, the most one client may ({self.max_games_per_client}); "
-                "end_game one first (finished games make room by themselves)")
+                f"end_game one first, or wait: a finished game, or one idle for {self.idle_game_s:g} s, makes room")
         if len(self._games) >= self.max_games and not self._evict_one():
             raise ProtocolError(
                 "busy", f"{len(self._games)} games open, the most this session keeps ({self.max_games}); "
