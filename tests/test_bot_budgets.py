@@ -174,3 +174,14 @@ def test_arena_bot_at_the_crash_position():
     for time_ms in (50, 60_000):
         bot = make_bot("pimc", time_ms=time_ms)
         assert bot.choose(view, random.Random(0)) in view.legal_actions()
+
+
+@pytest.mark.parametrize("key", ["samples", "iterations", "time_ms", "replace_samples", "duel_samples", "candidates"])
+def test_a_budget_of_nothing_is_refused_up_front(key):
+    """Zero used to pass make_bot and then end the game at the first search
+    with an error naming another budget; now it is refused in one line."""
+    from tacocat.errors import TacocatError
+
+    for name in ("pimc", "ismcts"):
+        with pytest.raises(TacocatError, match=f"budget {key} must be at least 1"):
+            make_bot(name, **{key: 0})

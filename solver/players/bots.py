@@ -59,6 +59,9 @@ BUDGET_KEYS = frozenset({
 """Keys a bot budget may hold (`make_bot(name, **budget)`); a bot ignores
 the keys that do not concern it, so one budget can serve every bot."""
 NUMERIC_BUDGET_KEYS = BUDGET_KEYS - {"utilities", "rollout"}
+POSITIVE_BUDGET_KEYS = frozenset({"samples", "iterations", "time_ms", "replace_samples", "duel_samples", "candidates",
+                                  "threads"})
+"""Budgets a search spends: zero would leave it nothing to decide with."""
 
 
 class SearchBot:
@@ -285,6 +288,9 @@ def make_bot(name: str, **budget) -> Bot:
             isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0
         ):
             raise TacocatError(f"bot {name!r}: budget {key} must be a non-negative number, got {value!r}")
+        if key in POSITIVE_BUDGET_KEYS and value is not None and value <= 0:
+            raise TacocatError(f"bot {name!r}: budget {key} must be at least 1 (a search needs something to spend), "
+                               f"got {value!r}")
     return BOTS[name](**budget)
 
 
