@@ -167,23 +167,43 @@ def _check_pairs(door, pairs: list[tuple[GameState, GameState, int]], every_leve
     """(pairs checked, answers compared, differences) for `pairs` on `door`."""
     compared, differences = 0, []
     for k, (game, twin, seat) in enumerate(pairs):
-        opened = []
+        # Every third pair is a game against the engine (new_game's engine
+        # seat) when the other seat has nothing to decide yet: the door the
+        # web board uses.  Its new_game answers are compared too.
+        engine = k % 3 == 2 and game.decision(1 - seat) is None
+        opened, created = [], []
         for state in (game, twin):
-            answer, _ = door.send({"cmd": "new_game", "state": state.to_dict()})
+            request = {"cmd": "new_game", "state": state.to_dict()}
+            if engine:
+                request["engine"] = {"seat": 1 - seat, "level": 1}
+            answer, _ = door.send(request)
             assert answer["ok"], answer
-            opened.append((answer["result"]["game"], answer["result"]["tokens"]))
+            tokens = answer["result"]["tokens"]
+            if engine:
+                assert "owner" not in tokens and tokens["seats"][1 - seat] is None
+                tokens = {"owner": tokens["seats"][seat], "seats": tokens["seats"]}  # the seat ends its game
+            opened.append((answer["result"]["game"], tokens))
+            created.append(answer)
+        if engine:
+            texts = [normalized(a, {gid: "<game>", tokens["seats"][seat]: "<seat>"})
+                     for a, (gid, tokens) in zip(created, opened)]
+            compared += 1
+            if texts[0] != texts[1]:
+                differences.append(f"{door.name} pair {k} new_game against the engine:\n  {texts[0][:400]}\n  {texts[1][:400]}")
         revealed = False
         for request in _requests(game, seat, k, every_level):
             texts = []
             for gid, tokens in opened:
                 answer, infos = door.send(_ask(door, gid, tokens, seat, request))
-                names = {gid: "<game>", tokens["owner"]: "<owner>", tokens["seats"][0]: "<seat 0>",
-                         tokens["seats"][1]: "<seat 1>"}
+                names = {t: f"<seat {p}>" for p, t in enumerate(tokens["seats"]) if t}
+                names.update({gid: "<game>", tokens["owner"]: "<owner>"})
                 assert not (answer.get("error") or {}).get("code") == "internal", answer
                 events = (answer.get("result") or {}).get("events") or []
-                if any(e["event"] == "showdown" for e in events):
-                    # The showdown shows the other seat's last card face up (R15): from
-                    # here the seat knows more, and only its choice is compared.
+                if any(e["event"] == "showdown" for e in events) or (engine and request["cmd"] == "move"
+                                                                      and request.get("apply", True)):
+                    # The showdown shows the other seat's last card face up (R15), and
+                    # the engine answers from its own hand: from here the seat knows
+                    # more, and only its choice is compared.
                     revealed = True
                 if revealed:
                     answer = {"action": (answer.get("result") or {}).get("action")}
@@ -234,6 +254,8 @@ def test_twins_are_equal_for_the_seat_and_differ_for_the_other():
 
 def test_a_seat_cannot_tell_twin_games_apart(door):
     pairs = _pairs(1, 6)
+    against_engine = sum(k % 3 == 2 and g.decision(1 - seat) is None for k, (g, _, seat) in enumerate(pairs))
+    assert against_engine >= 2, against_engine
     checked, compared, differences = _check_pairs(door, pairs, every_level=False)
     assert not differences, "\n".join(differences[:5])
     assert checked >= 15 and compared >= 20 * checked
