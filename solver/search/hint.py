@@ -81,6 +81,13 @@ class Knobs:
     """Play phase, method auto: the hidden-hand equilibrium for endgames of at
     most this many cards a hand (None: `tacocat.search.equilibrium.AUTO_CARDS`;
     0: never, as plain PIMC bots ask)."""
+    classic: bool = False
+    """The search as at commit 36be87b (bot `pimc_classic`): a fixed minimum
+    sample (`tacocat.search.pimc.MIN_SAMPLES`) before a time limit is read,
+    and worlds weighted by R20 alone (no inference)."""
+    inference: str | None = None
+    """The model of the opponent's choices that weights the worlds
+    (`tacocat.search.inference.MODELS`); None: the hint's own default."""
 
 
 @dataclass(frozen=True)
