@@ -54,11 +54,11 @@ class HeuristicBot:
 
 BUDGET_KEYS = frozenset({
     "samples", "iterations", "time_ms", "replace_samples", "duel_samples", "candidates",
-    "seed", "threads", "exact_cards", "c_uct", "utilities", "exact_budget", "rollout", "eq_cards",
+    "seed", "threads", "exact_cards", "c_uct", "utilities", "exact_budget", "rollout", "eq_cards", "inference",
 })
 """Keys a bot budget may hold (`make_bot(name, **budget)`); a bot ignores
 the keys that do not concern it, so one budget can serve every bot."""
-NUMERIC_BUDGET_KEYS = BUDGET_KEYS - {"utilities", "rollout"}
+NUMERIC_BUDGET_KEYS = BUDGET_KEYS - {"utilities", "rollout", "inference"}
 POSITIVE_BUDGET_KEYS = frozenset({"samples", "iterations", "time_ms", "replace_samples", "duel_samples", "candidates",
                                   "threads"})
 """Budgets a search spends: zero would leave it nothing to decide with."""
@@ -79,13 +79,21 @@ class SearchBot:
                  time_ms: float | None = None, replace_samples: int | None = None, duel_samples: int | None = None,
                  candidates: int | None = None, seed: int = 0, threads: int = 1, exact_cards: int | None = None,
                  c_uct: float | None = None, utilities="game", exact_budget: int | None = None,
-                 rollout: str | None = None) -> None:
+                 rollout: str | None = None, inference: str | None = None, classic: bool = False) -> None:
         from tacocat.search.pimc import PerfectSolver
 
         if method not in ("pimc", "ismcts"):
             raise TacocatError(f"search bot method {method!r} unknown; expected pimc or ismcts")
-        self.name = method
+        if classic and inference not in (None, "uniform", "off"):
+            raise TacocatError(f"bot pimc_classic: inference {inference!r} is not offered; the classic search "
+                               "weights worlds by R20 alone (use bot pimc for inference)")
+        self.name = f"{method}_classic" if classic else method
         self.method = method
+        # pimc_classic: the search as at commit 36be87b (a fixed minimum sample
+        # before the clock is read, worlds weighted by R20 alone), the
+        # baseline every strength table is measured against (issue 24).
+        self.classic = bool(classic)
+        self.inference = inference
         if method == "pimc":
             self.budget = samples if samples is not None else iterations
             if self.budget is None and time_ms is None:
@@ -110,7 +118,8 @@ class SearchBot:
 
         self.knobs = Knobs(duel_samples=self.duel_samples, duel_exact_budget=-1, replace_samples=self.replace_samples,
                            candidates=self.candidates, threads=threads, exact_cards=exact_cards, c_uct=c_uct,
-                           rollout=rollout, equilibrium_cards=0)  # plain PIMC stays PIMC; EquilibriumBot adds it
+                           rollout=rollout, equilibrium_cards=0,  # plain PIMC stays PIMC; EquilibriumBot adds it
+                           classic=self.classic, inference=inference)
 
     def choose(self, view: View, rng: random.Random) -> Action:
         """The search `hint` runs for this budget (one dispatcher): PIMC
@@ -265,6 +274,7 @@ BOTS: dict[str, Callable[..., Bot]] = {
     "ismcts": _search_factory("ismcts"),
     "oracle": OracleBot,
     "pimc_eq": lambda **budget: EquilibriumBot("pimc", **budget),
+    "pimc_classic": lambda **budget: SearchBot("pimc", classic=True, **budget),
 }
 
 
