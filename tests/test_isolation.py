@@ -217,3 +217,17 @@ def test_the_engine_seat_is_refused_bad_settings():
         r = session.handle({"cmd": "new_game", "engine": engine})
         assert r["error"]["code"] == "bad_field" and r["error"]["field"] == "engine", r
         assert fragment in r["error"]["message"], r
+
+
+def test_hello_lists_the_bots_a_seat_may_use_and_move_refuses_the_oracle():
+    from tacocat.players.bots import BOTS, SEAT_BOTS
+
+    session = EngineSession()
+    hello = ok(session.handle({"cmd": "hello"}))
+    assert hello["bots"] == list(SEAT_BOTS) and "oracle" not in hello["bots"] and "oracle" in BOTS
+    assert hello["levels"] == {"1": "random", "2": "heuristic", "3": "pimc", "4": "pimc", "5": "pimc"}
+    g = ok(session.handle({"cmd": "new_game", "seed": 3}))
+    r = session.handle({"cmd": "move", "game": g["game"], "player": 0, "token": g["tokens"]["seats"][0],
+                        "bot": "oracle", "apply": True})
+    assert r["error"]["code"] == "bad_field" and r["error"]["field"] == "bot" and "pimc" in r["error"]["message"]
+    assert session._games[g["game"]].actions == []  # nothing was played
