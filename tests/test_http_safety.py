@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import select
 import socket
 import threading
 import time
@@ -196,17 +195,18 @@ def closed_within(sock: socket.socket, seconds: float) -> float | None:
 
 def closed_now(socks: list[socket.socket]) -> list[int]:
     """The indexes of the sockets the server has closed (EOF or reset)."""
-    readable, _, _ = select.select(socks, [], [], 0.5)
+    time.sleep(0.5)  # the closes made so far have arrived
     closed = []
-    for s in readable:
+    for i, s in enumerate(socks):
+        s.setblocking(False)
         try:
-            if not s.recv(65536, socket.MSG_DONTWAIT):
-                closed.append(socks.index(s))
+            if not s.recv(65536):
+                closed.append(i)
         except ConnectionResetError:
-            closed.append(socks.index(s))
-        except BlockingIOError:
+            closed.append(i)
+        except BlockingIOError:  # open, nothing sent
             pass
-    return sorted(closed)
+    return closed
 
 
 def test_idle_connections_are_closed_after_the_timeout():
@@ -290,6 +290,21 @@ def test_when_every_connection_is_busy_a_newcomer_is_answered_busy():
         refused(answer, 503, "busy", "--max-connections")
         assert [body["ok"] for body in out] == [True, True]  # the running searches were not disturbed
         assert client.get("/v1/hello").status_code == 200
+
+
+def test_a_request_head_too_large_or_unreadable_is_answered_in_json(server):
+    port = port_of(server)
+    for head in (f"GET /v1/hello HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nX-Big: {'a' * 20_000}".encode(),  # unfinished past 16 KiB
+                 b"NOT HTTP AT ALL\r\n\r\n"):
+        with socket.create_connection(("127.0.0.1", port), timeout=10) as s:
+            s.sendall(head)
+            answer = b""
+            while chunk := s.recv(65536):
+                answer += chunk
+        status, _, body = answer.partition(b"\r\n\r\n")
+        assert status.startswith(b"HTTP/1.1 400 ") and b"content-type: application/json" in status.lower(), answer[:300]
+        assert strict(body.decode())["error"]["code"] == "bad_json"
+    assert server.get("/v1/hello").status_code == 200
 
 
 def test_the_python_client_reconnects_after_an_idle_close():

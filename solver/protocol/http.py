@@ -384,6 +384,9 @@ def _connection_class(max_connections: int) -> type:
     async def answer_busy(scope: Scope, receive: Receive, send: Send) -> None:
         await _respond(busy, 503, headers={"connection": "close"})(scope, receive, send)
 
+    unreadable = encode_response(error_response(None, "bad_json", "not an HTTP/1.1 request this server can read "
+                                                f"(request line and headers at most {MAX_HEAD_BYTES} bytes)")).encode()
+
     class Connection(H11Protocol):
         idle_since = 0.0
 
@@ -406,6 +409,17 @@ def _connection_class(max_connections: int) -> type:
                 # the connection went idle.
                 self.timeout_keep_alive_task = self.loop.call_at(self.idle_since + self.timeout_keep_alive,
                                                                  self.timeout_keep_alive_handler)
+
+        def send_400_response(self, msg: str) -> None:
+            # uvicorn answers plain text; a client of this API reads JSON.
+            import h11
+
+            head = h11.Response(status_code=400, reason=b"Bad Request", headers=[
+                (b"content-type", b"application/json"), (b"content-length", str(len(unreadable)).encode()),
+                (b"connection", b"close")])
+            for event in (head, h11.Data(data=unreadable), h11.EndOfMessage()):
+                self.transport.write(self.conn.send(event))
+            self.transport.close()
 
         def waiting(self) -> bool:
             """No request running: between requests, or none sent yet."""
