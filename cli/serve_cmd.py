@@ -50,10 +50,13 @@ from tacocat.rules.ruleset import load_ruleset
 @click.option("--max-connections", default=256, show_default=True, type=click.IntRange(1, 100_000),
               help="Connections kept open; past it the longest-idle one is closed (503 busy when all are busy).")
 @click.option("--log-level", type=click.Choice(["debug", "info", "warning", "error"]), default="info", show_default=True)
+@click.option("--no-access-log", is_flag=True,
+              help="Do not log each request (by default one line per request on stdout, at --log-level info or debug).")
 @friendly_errors
 def command(host: str, port: int, rules_path: str | None, max_time_ms: int, max_body: int, max_searches: int,
             max_queue: int, max_games: int, store_path: str | None, no_store: bool, cors_origins: tuple[str, ...],
-            allowed_hosts: tuple[str, ...], idle_timeout: float, max_connections: int, log_level: str) -> None:
+            allowed_hosts: tuple[str, ...], idle_timeout: float, max_connections: int, log_level: str,
+            no_access_log: bool) -> None:
     """Serve the engine protocol over HTTP.
 
     \b
@@ -63,8 +66,10 @@ def command(host: str, port: int, rules_path: str | None, max_time_ms: int, max_
       curl -s localhost:8765/v1/new_game -H 'content-type: application/json' -d '{"seed": 42}'
       curl -s localhost:8765/v1/hint --json '{"game": "<id>", "player": 0, "token": "<seat 0 token>", "time_ms": 500}'
     new_game answers a secret token per seat and one for the owner; every
-    game request needs one.  The web board is at / (play a bot, hints,
-    replays), the API described at /docs.  Pages from other origins may
+    game request needs one.  The web board is at / (play the engine, hints,
+    replays; serve prints its URL and opens nothing), the API described at
+    /docs; each request is logged in one line (--no-access-log: none).
+    Pages from other origins may
     call the API only with --cors-origin; every POST must be
     Content-Type: application/json (curl --json), and the Host header one
     of the server's names (--allowed-host).  Messages: docs/protocol.md."""
@@ -100,12 +105,27 @@ def command(host: str, port: int, rules_path: str | None, max_time_ms: int, max_
     app = create_app(session, max_body=max_body, cors_origins=cors_origins,
                      allowed_hosts=host_names(host, sock.getsockname()[1], allowed_hosts))
     config = server_config(app, idle_timeout=idle_timeout, max_connections=max_connections, log_level=log_level,
-                           access_log=log_level == "debug")
+                           access_log=not no_access_log)
+    # The address to open, never opened for the user: a server may run
+    # where no browser should start.
+    url = board_url(host, sock.getsockname()[1])
+    click.echo(f"tacocat serve: the board is at {url} (the API: {url}docs); Ctrl-C stops the server", err=False)
+    sys.stdout.flush()
     try:
         uvicorn.Server(config).run(sockets=[sock])
     finally:
         if store is not None:
             store.close()
+
+
+def board_url(host: str, port: int) -> str:
+    """The URL a browser on this machine opens for a server bound to
+    host:port (every interface: through the loopback)."""
+    if host in ("0.0.0.0", ""):
+        host = "127.0.0.1"
+    elif host == "::":
+        host = "::1"
+    return f"http://[{host}]:{port}/" if ":" in host else f"http://{host}:{port}/"
 
 
 def bind_socket(host: str, port: int) -> socket.socket:

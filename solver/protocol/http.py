@@ -6,6 +6,7 @@
     GET  /openapi.json   an OpenAPI 3.1 description, generated from `tacocat.protocol.session.COMMANDS`
     GET  /docs           that description as a readable page (self-contained, no CDN)
     GET  /               the web board (tacocat/protocol/web/), a client of this API
+    GET  /favicon.ico    the board's icon (an SVG: browsers ask for it on every page)
 
 A search request with `info_ms` is answered as a stream: NDJSON lines
 (`application/x-ndjson`: info messages, then the response), or Server-Sent
@@ -318,6 +319,9 @@ def create_app(
     async def docs(request: Request) -> HTTPResponse:
         return FileResponse(WEB_DIR / "docs.html", media_type="text/html")
 
+    async def favicon(request: Request) -> HTTPResponse:
+        return FileResponse(WEB_DIR / "favicon.svg", media_type="image/svg+xml", headers={"cache-control": "max-age=86400"})
+
     routes = [
         Route("/v1", any_command, methods=["POST"]),
         Route("/v1/hello", hello, methods=["GET"]),
@@ -325,6 +329,7 @@ def create_app(
         Route("/openapi.json", openapi_json, methods=["GET"]),
         Route("/", board, methods=["GET"]),
         Route("/docs", docs, methods=["GET"]),
+        Route("/favicon.ico", favicon, methods=["GET"]),
         Mount("/web", StaticFiles(directory=WEB_DIR), name="web"),
     ]
     async def no_route(request: Request, exc: Exception) -> HTTPResponse:
