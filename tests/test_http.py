@@ -112,7 +112,9 @@ def test_errors_map_to_status_codes(server):
     assert r.status_code == 422 and r.json()["error"]["field"] == "cmd"
     view = {"player": 0, "hand": [1, 1, 5], "seen": [1], "opponent_hand_size": 3, "attacker": 0, "table": []}
     assert call(server, "hint", 422, view=view)["code"] == "impossible_position"
-    assert call(server, "set_rules", 422, rules={"deck": [1] * 12})["code"] == "bad_ruleset"
+    # A shared server takes no set_rules (protocol 3.0); a bad ruleset in new_game is bad_ruleset.
+    assert call(server, "set_rules", 403, rules={"deck": [1] * 12})["code"] == "forbidden"
+    assert call(server, "new_game", 422, rules={"deck": [1] * 12})["code"] == "bad_ruleset"
     assert server.get("/v1/hello").status_code == 200  # still serving
 
 
@@ -176,7 +178,8 @@ def test_concurrent_requests_are_served_during_searches(server):
 
     def long_hint(i: int) -> dict:
         # a minute's budget, cut to the server's cap; stopped below
-        return server.post("/v1/hint", json={"id": f"h{i}", "view": view, "time_ms": 60_000, "method": "pimc"}).json()
+        return server.post("/v1/hint", json={"id": f"h{i}", "view": view, "time_ms": 60_000, "method": "pimc",
+                                             "token": "this test's secret"}).json()
 
     def quick(i: int) -> int:
         game = games[i % 4]
@@ -193,7 +196,9 @@ def test_concurrent_requests_are_served_during_searches(server):
         # The quick requests did not wait for the searches: both still run.
         assert not any(h.done() for h in hints)
         assert server.get("/v1/hello").json()["result"]["running"]["searches"] == 2
-        assert call(server, "stop")["stopped"] == 2
+        # A shared server: stop ends only the searches its token started (protocol 3.0).
+        assert call(server, "stop")["stopped"] == 0
+        assert call(server, "stop", token="this test's secret")["stopped"] == 2
         hint_results = [f.result() for f in hints]
     for body in hint_results:
         assert body["ok"] and body["stopped"] is True, body
@@ -206,12 +211,13 @@ def test_stop_over_http_and_the_time_cap(server):
     out: dict = {}
 
     def long_hint() -> None:
-        out["body"] = server.post("/v1/hint", json={"id": "long", "view": view, "time_ms": 60_000, "method": "pimc"}).json()
+        out["body"] = server.post("/v1/hint", json={"id": "long", "view": view, "time_ms": 60_000, "method": "pimc",
+                                                    "token": "stop test"}).json()
 
     t = threading.Thread(target=long_hint)
     t.start()
     time.sleep(0.5)
-    stopped = call(server, "stop", target="long")
+    stopped = call(server, "stop", target="long", token="stop test")
     t.join(CLIENT_TIMEOUT_S)
     assert not t.is_alive()
     assert stopped["stopped"] == 1
