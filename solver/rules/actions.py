@@ -19,6 +19,7 @@ from typing import Any, Mapping, Sequence
 
 from tacocat.rules.cards import Hand, format_cards, hand, parse_cards
 from tacocat.errors import NotationError, RecordError
+from tacocat.errors import shorten as _short
 
 KINDS = ("replace", "duel", "attack", "answer")
 
@@ -127,16 +128,16 @@ class Action:
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> "Action":
         if not isinstance(data, Mapping):
-            raise RecordError(f"an action must be an object with kind and cards, got {data!r}")
+            raise RecordError(f"an action must be an object with kind and cards, got {_short(data)}")
         kind = data.get("kind")
-        if kind not in KINDS:
-            raise RecordError(f"action kind {kind!r} unknown; expected one of {', '.join(KINDS)}")
+        if not isinstance(kind, str) or kind not in KINDS:
+            raise RecordError(f"action kind {_short(kind)} unknown; expected one of {', '.join(KINDS)}")
         if "cards" not in data:
             raise RecordError("action is missing 'cards'")
         cards = parse_cards(data["cards"], f"{kind} cards")
         beats = data.get("beats")
         if kind == "answer" and beats is not None and not isinstance(beats, bool):
-            raise RecordError(f"answer 'beats' must be true or false, got {beats!r}")
+            raise RecordError(f"answer 'beats' must be true or false, got {_short(beats)}")
         return cls(kind, cards, beats if kind == "answer" else None)
 
 

@@ -10,9 +10,12 @@ and `Board.parse` reads it back."""
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
-from tacocat.errors import NotationError, PositionError
+from tacocat.errors import NotationError, PositionError, RecordError
+from tacocat.errors import shorten as _short
 from tacocat.rules.ruleset import CENTRE, SPACES, Ruleset
 
 GOAL = {0: -1, 1: SPACES}
@@ -27,6 +30,10 @@ class Board:
     """R4: spaces the cat has left, each under a tile."""
 
     def __post_init__(self) -> None:
+        if isinstance(self.cat, bool) or not isinstance(self.cat, int):
+            raise PositionError(f"cat index must be an integer -1..7, got {_short(self.cat)}", "R2")
+        if any(isinstance(s, bool) or not isinstance(s, int) for s in self.covered):
+            raise PositionError(f"covered spaces must be integers 0..6, got {_short(sorted(map(repr, self.covered)))}", "R4")
         if not -1 <= self.cat <= SPACES:
             raise PositionError(f"cat index {self.cat} is off the board; expected -1..7", "R2")
         bad = [s for s in self.covered if not 0 <= s < SPACES]
@@ -108,5 +115,22 @@ class Board:
         return {"cat": self.cat, "covered": sorted(self.covered)}
 
     @classmethod
-    def from_dict(cls, data: dict) -> "Board":
-        return cls(cat=int(data["cat"]), covered=frozenset(int(s) for s in data.get("covered", ())))
+    def from_dict(cls, data: Any, what: str = "board") -> "Board":
+        """The board of `to_dict()`: {"cat": -1..7, "covered": [spaces 0..6]}
+        (`covered` may be left out), every field type-checked: a RecordError
+        names `what` and the field (never a number read as another: 3.0,
+        "3" and true are not spaces)."""
+        expected = '{"cat": -1..7, "covered": [spaces 0..6]}'
+        if not isinstance(data, Mapping) or "cat" not in data:
+            raise RecordError(f"{what} must be {expected}, got {_short(data)}")
+        unknown = sorted(str(k) for k in data if k not in ("cat", "covered"))
+        if unknown:
+            raise RecordError(f"{what}: unknown field(s) {_short(unknown)}; expected {expected}")
+        cat = data["cat"]
+        if isinstance(cat, bool) or not isinstance(cat, int) or not -1 <= cat <= SPACES:
+            raise RecordError(f"{what} 'cat' must be an integer -1..7 (a space 0..6 or a goal), got {_short(cat)}")
+        covered = data.get("covered", [])
+        if not isinstance(covered, list) or len(covered) > SPACES or any(
+                isinstance(s, bool) or not isinstance(s, int) or not 0 <= s < SPACES for s in covered):
+            raise RecordError(f"{what} 'covered' must be a list of spaces 0..6, got {_short(covered)}")
+        return cls(cat=cat, covered=frozenset(covered))

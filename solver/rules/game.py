@@ -22,7 +22,7 @@ from functools import cached_property
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from tacocat.rules.actions import Action
+from tacocat.rules.actions import KINDS, Action
 from tacocat.rules.board import Board
 from tacocat.rules.cards import Hand, contains, counts, format_cards, hand, parse_cards, remove
 from tacocat.errors import IllegalMoveError, PositionError, RecordError, TacocatError
@@ -337,6 +337,8 @@ class GameState:
         if self.places() != list(self.rules.deck_cards()):
             raise PositionError("the cards in hands, draw pile, discard pile and table are not the deck", "R1")
         if self.phase == PLAY:
+            if type(self.attacker) is not int or self.attacker not in (0, 1):
+                raise PositionError(f"the play phase needs an attacker 0 or 1, got {_short(self.attacker)}", "R10")
             a, d = len(self.hands[self.attacker]), len(self.hands[1 - self.attacker])
             if a + len(self.table) != d:
                 raise PositionError("hands hold different numbers of cards in play", "R10")
@@ -376,6 +378,7 @@ class GameState:
             raise RecordError(f"not a game state: expected an object with format {STATE_FORMAT!r}")
         doc = _Doc(data, "game state")
         doc.known(STATE_KEYS)
+        doc.version()
         rules = doc.rules("rules", KeyError)
         phase = doc.choice("phase", (REPLACE, DUEL, PLAY, OVER))
         n_hand = max(HAND_SIZES[1], len(rules.deck_cards()))
@@ -528,6 +531,14 @@ class _Doc:
             raise RecordError(f"{self.what} is missing the field {key!r}")
         return default
 
+    def version(self) -> int:
+        """The document's `version`: the one this code writes (left out,
+        the same); any other is refused rather than read as if it were."""
+        v = self.get("version", VERSION)
+        if type(v) is not int or v != VERSION:
+            raise self.fail("version", f"{VERSION} (the version this engine writes and reads)", v)
+        return v
+
     def int_value(self, v: Any, key: str, lo: int, hi: int) -> int:
         if isinstance(v, bool) or not isinstance(v, int) or not lo <= v <= hi:
             raise self.fail(key, f"an integer {lo}..{hi}", v)
@@ -575,14 +586,7 @@ class _Doc:
         return Ruleset.from_dict(v)
 
     def board(self, key: str, default: Any = KeyError) -> Board:
-        v = self.get(key, default)
-        if not isinstance(v, Mapping) or set(v) - {"cat", "covered"} or "cat" not in v:
-            raise self.fail(key, '{"cat": -1..7, "covered": [spaces 0..6]}', v)
-        sub = _Doc(v, f"{self.what} board")
-        covered = sub.get("covered", [])
-        if not isinstance(covered, list) or len(covered) > SPACES:
-            raise sub.fail("covered", "a list of spaces 0..6", covered)
-        return Board(cat=sub.integer("cat", -1, SPACES), covered=frozenset(sub.int_value(c, "covered", 0, SPACES - 1) for c in covered))
+        return Board.from_dict(self.get(key, default), f"{self.what} {key}")
 
     def _list(self, key: str, limit: int) -> list:
         v = self.get(key, [])
@@ -645,10 +649,13 @@ class _Doc:
         out = []
         for i, a in enumerate(self._list(key, limit)):
             where = f"{key}[{i}]"
-            if not isinstance(a, Mapping) or a.get("player") not in (0, 1) or isinstance(a.get("player"), bool) \
+            if not isinstance(a, Mapping) or type(a.get("player")) is not int or a["player"] not in (0, 1) \
                     or set(a) - {"player", "kind", "cards", "beats"}:
                 raise self.fail(where, '{"player": 0|1, "kind", "cards", "beats"?}', a)
-            action = Action.from_dict(a)
+            try:
+                action = Action.from_dict(a)
+            except TacocatError as exc:
+                raise RecordError(f"{self.what} {where}: {exc}") from None
             out.append({"player": a["player"], **action.to_dict()})
         return out
 
@@ -826,6 +833,10 @@ class View:
         )
         if "unseen_pool" in data:
             doc.cards("unseen_pool", limit)  # derived: checked for type, then recomputed
+        if view.phase != OVER and view.board.winner is None and view.first_replacer != view.board.first_replacer(rules):
+            raise PositionError(
+                f"first_replacer {view.first_replacer!r} but the arrow on space {view.board.cat} says "
+                f"{view.board.first_replacer(rules)!r}", "R3")
         view.validate()
         if "draw_pile_size" in data and view.phase != OVER:
             expected = len(view.unseen_pool) - view.opponent_hand_size
@@ -868,6 +879,21 @@ class View:
             raise PositionError(
                 f"opponent_hand_size {self.opponent_hand_size} impossible: only {pool} cards are unseen", "R5"
             )
+        if self.phase == REPLACE:
+            # A deal starts a round's face-up cards afresh (R6): in the replace
+            # phase they are the first replacer's discards, at most replace_cap.
+            shown = 0 if self.replace_cap is None else self.replace_cap
+            if len(self.seen) > shown:
+                raise PositionError(
+                    f"seen holds {len(self.seen)} cards, but in the replace phase only the first replacer's "
+                    f"discards are face up ({shown}, replace_cap)", "R7")
+            # The draw pile must serve every replacement still to come (as a
+            # dealt game's does: the deck holds four hands, RULES §8).
+            need = 2 * len(self.hand) if self.replace_cap is None else self.replace_cap
+            if pool - self.opponent_hand_size < need:
+                raise PositionError(
+                    f"the draw pile ({pool - self.opponent_hand_size} unseen cards beyond the opponent's hand) cannot "
+                    f"serve the replacements still to come, up to {need} cards", "R7-R8")
         if self.phase == PLAY:
             if self.attacker not in (0, 1):
                 raise PositionError(f"attacker must be 0 or 1 in the play phase, got {self.attacker!r}", "R10")
@@ -924,6 +950,7 @@ class GameRecord:
         (the actions are checked when replayed)."""
         if not isinstance(data, Mapping) or data.get("format") != RECORD_FORMAT:
             raise RecordError(f"not a game record: expected a JSON object with \"format\": \"{RECORD_FORMAT}\"")
+        _Doc(data, "game record").version()
         for key in ("seed", "actions"):
             if key not in data:
                 raise RecordError(f"game record is missing {key!r}")
@@ -936,24 +963,49 @@ class GameRecord:
         limit = rules.max_deals * MAX_ACTIONS_PER_DEAL
         if not isinstance(data["actions"], list) or len(data["actions"]) > limit:
             raise RecordError(f"game record 'actions' must be a list of at most {limit} actions")
+        for i, entry in enumerate(data["actions"]):
+            _record_action(i, entry)  # every entry read before any is played
         return cls(rules, seed, list(data["actions"]))
 
     def replay(self, upto: int | None = None) -> GameState:
         """The state after the first `upto` actions (all by default)."""
         state = GameState.new(self.rules, self.seed)
         for i, entry in enumerate(self.actions[:upto]):
-            if not isinstance(entry, Mapping) or entry.get("player") not in (0, 1):
-                raise RecordError(f"action {i + 1}: expected {{\"player\": 0|1, \"kind\", \"cards\"}}, got {_short(entry)}")
+            player, action = _record_action(i, entry)
             try:
-                state.apply(entry["player"], Action.from_dict(entry))
+                state.apply(player, action)
             except TacocatError as exc:
-                raise RecordError(f"action {i + 1} ({entry.get('kind') if isinstance(entry.get('kind'), str) and len(entry.get('kind')) < 20 else _short(entry.get('kind'))} by player {entry['player']}): {exc}") from None
+                raise RecordError(f"action {i + 1} ({action.kind} by player {player}): {exc}") from None
         return state
 
     def steps(self) -> Iterable[tuple[GameState, int, Action]]:
         """Each decision: the state before it, who acted, what they did."""
         state = GameState.new(self.rules, self.seed)
-        for entry in self.actions:
-            action = Action.from_dict(entry)
-            yield state.clone(), entry["player"], action
-            state.apply(entry["player"], action)
+        for i, entry in enumerate(self.actions):
+            player, action = _record_action(i, entry)
+            yield state.clone(), player, action
+            state.apply(player, action)
+
+
+RECORD_ACTION_FIELDS = {"player", "kind", "cards", "beats"}
+
+
+def _record_action(i: int, entry: Any) -> tuple[int, Action]:
+    """Entry `i` of a record's actions, read: the player (exactly the
+    integer 0 or 1: a list index, never 0.0 or true) and the action; a
+    RecordError names the entry and the field."""
+    where = f"action {i + 1}"
+    if not isinstance(entry, Mapping):
+        raise RecordError(f"{where}: expected {{\"player\": 0|1, \"kind\", \"cards\"}}, got {_short(entry)}")
+    unknown = sorted(str(k) for k in entry if k not in RECORD_ACTION_FIELDS)
+    if unknown:
+        raise RecordError(f"{where}: unknown field(s) {_short(unknown)}; expected player, kind, cards, beats")
+    player = entry.get("player")
+    if type(player) is not int or player not in (0, 1):
+        raise RecordError(f"{where}: 'player' must be 0 or 1, got {_short(player)}")
+    kind = entry.get("kind")
+    try:
+        action = Action.from_dict(entry)
+    except TacocatError as exc:
+        raise RecordError(f"{where} ({kind if kind in KINDS else _short(kind)} by player {player}): {exc}") from None
+    return player, action

@@ -10,6 +10,7 @@ from typing import Any, Mapping, Sequence
 from tacocat.rules.board import Board
 from tacocat.rules.cards import parse_cards
 from tacocat.errors import NotationError, PositionError, RecordError
+from tacocat.errors import shorten as _short
 from tacocat.rules.game import DUEL, PLAY, REPLACE, View
 from tacocat.rules.history import ANSWER, ATTACK, PlayEvent, history_from_json, history_to_json, parse_history
 from tacocat.rules.ruleset import STANDARD, Ruleset, load_ruleset
@@ -56,7 +57,9 @@ def build_view(
     if player not in (0, 1):
         raise PositionError(f"player must be 0 or 1, got {player!r}")
     if phase not in PHASES:
-        raise NotationError(f"phase {phase!r} unknown; expected one of {', '.join(PHASES)}")
+        raise NotationError(f"phase {_short(phase)} unknown; expected one of {', '.join(PHASES)}")
+    if board.winner is not None:  # before the arrows and hand sizes of a space it is not on
+        raise PositionError(f"the cat stands in player {board.winner}'s goal: the game is over", "R19")
     hand, seen, table = (parse_cards(c, label + what) for c, what in ((hand, "hand"), (seen, "seen"), (table, "table")))
     if not hand:
         raise NotationError('your hand is empty; give your cards, e.g. --hand "2 5 7 9"')
@@ -173,17 +176,17 @@ def view_from_json(data: Any, notes: list[str] | None = None, *, allow_rule_file
             full[key] = list(parse_cards(data.get(key), key))
         return View.from_dict(full)
     board_data = data.get("board")
-    try:
-        board = Board.from_dict(board_data) if board_data is not None else Board()
-    except (KeyError, TypeError, ValueError, AttributeError):
-        raise RecordError(f"view 'board' must be {{\"cat\": 0..6, \"covered\": [spaces]}}, got {board_data!r}") from None
+    board = Board.from_dict(board_data, "view board") if board_data is not None else Board()
+    phase = data.get("phase")
+    if phase is not None and (not isinstance(phase, str) or phase not in PHASES):
+        raise RecordError(f"view 'phase' must be one of {', '.join(PHASES)}, got {_short(phase)}")
 
     def int_or_none(key: str) -> int | None:
         v = data.get(key)
         if v is None:
             return None
         if isinstance(v, bool) or not isinstance(v, int):
-            raise RecordError(f"view {key!r} must be an integer, got {v!r}")
+            raise RecordError(f"view {key!r} must be an integer, got {_short(v)}")
         return v
 
     return build_view(
@@ -193,7 +196,7 @@ def view_from_json(data: Any, notes: list[str] | None = None, *, allow_rule_file
         opponent=int_or_none("opponent_hand_size"),
         attacker=int_or_none("attacker"),
         player=int_or_none("player") or 0,
-        phase=data.get("phase"),
+        phase=phase,
         cap=int_or_none("replace_cap"),
         board=board,
         rules=rules,
