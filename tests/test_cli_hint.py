@@ -24,7 +24,7 @@ ISSUE_EXAMPLE = ["hint", "--hand", "2 5 7 9 11 12", "--seen", "3 3 10", "--oppon
         (["--hand", "12 12 12"], ["R1", "your hand holds 3 cards of rank 12 but the deck has only 2"]),
         (["--hand", "12 5", "--seen", "12 12"], ["R1", "is a seen 12 also in your hand?"]),
         (["--hand", "5 9", "--table", "8", "--attacker", "0"], ["R12", "player 1 is to answer"]),
-        (["--hand", "5 9", "--opponent", "7", "--table", "8"], ["R10", "attacker 7 + table 1 vs defender 2"]),
+        (["--hand", "5 9", "--opponent", "7", "--table", "8"], ["R10", "--opponent 7", "give --opponent 1, or leave it out"]),
         (["--hand", "2 5 7", "--phase", "replace", "--board", "cat=1 covered=2,3"], ["R7", "give --cap N"]),
         (["--hand", "2 5 7", "--board", "cat=9"], ["R2", "cat on space 9"]),
         (["--hand", "2 5 7", "--board", "middle"], ["R2", 'expected "cat=N covered=A,B"']),
