@@ -29,6 +29,27 @@ MAX_TIME_MS = 86_400_000
 """Upper bounds (a day): a 400-digit budget is refused here, not overflowed in a float or a C int later."""
 
 
+FLOOR_FULL_MS = 100.0
+"""A time budget of at least this many milliseconds keeps a search's whole
+minimum sample (PIMC's `MIN_SAMPLES` worlds, a replacement stage's
+`MIN_STAGE_DEALS` deals); a shorter one keeps the same fraction of it."""
+
+
+def scaled_minimum(full: int, time_ms: float | None) -> int:
+    """The minimum sample of a search given `time_ms` (issue 24: a time
+    budget is a limit, not a floor).  A search reads the clock only after
+    its minimum sample, so a fixed minimum of 30 worlds made a 1 ms budget
+    cost 10 ms on average.  The minimum now scales with the budget:
+    `full * time_ms / FLOOR_FULL_MS`, rounded down, at least 1 and at most
+    `full` — PIMC's 30 worlds at 100 ms and more, 3 at 10 ms, 1 at 3 ms and
+    less; a replacement stage's 8 deals at 100 ms, 1 at 12 ms and less.
+    No time limit (a sample budget): the full minimum, which then never
+    applies anyway (only a stop or a clock ends such a search early)."""
+    if time_ms is None:
+        return full
+    return max(1, min(full, int(full * time_ms / FLOOR_FULL_MS)))
+
+
 @dataclass(frozen=True)
 class Budget:
     """A search budget (module docstring); validated when built."""

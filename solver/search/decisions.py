@@ -38,7 +38,7 @@ import numpy as np
 from tacocat.rules.actions import Action
 from tacocat.rules.cards import Hand, hand, remove
 from tacocat.errors import PositionError, TacocatError
-from tacocat.rules.game import DUEL, REPLACE, View
+from tacocat.rules.game import DUEL, REPLACE, View, sub_multisets
 from tacocat.search.pimc import MIN_SAMPLES, MixedMove, MoveEval, PerfectSolver, PlayResult, rank_moves
 from tacocat.rules.play import duel_attacker, goes_to_showdown, showdown
 from tacocat.search.budget import Budget, budget_of
@@ -47,6 +47,11 @@ from tacocat.search.sampling import DEFAULT_EXACT_BUDGET, HandSampler, WorldSamp
 
 DEFAULT_DUEL_SAMPLES = 400  # a hint: about 0.2 s, value margins near ±0.02
 DEFAULT_REPLACE_EVALS = 6000  # a hint: about 0.2 s; bots set their own budgets
+MIN_DUEL_WORLDS = 4
+"""A duel's minimum sample under a time budget that is a limit (issue 24),
+scaled with the budget (`tacocat.search.budget.scaled_minimum`): a duel
+world solves a play phase per (my card, their card), dozens of PIMC worlds'
+worth, so PIMC's `MIN_SAMPLES` would make even 100 ms a floor."""
 MIN_STAGE_DEALS = 8
 """Deals every candidate alive in a stage gets even when the time runs out,
 so that no ranking rests on one deal (a few milliseconds)."""
@@ -87,6 +92,44 @@ def solve_matrix_game(payoff: Sequence[Sequence[float]] | np.ndarray) -> tuple[n
     return x, y, float(res.x[-1])
 
 
+def solve_matrix_game_fast(payoff: np.ndarray, seconds_left: float | None) -> tuple[np.ndarray, np.ndarray, float]:
+    """`solve_matrix_game` for a search under a time budget (issue 24: the
+    linear program's set-up costs milliseconds, more than a 1 ms budget).
+    A pure saddle point (maximin = minimax) is an equilibrium and is taken
+    at once; else, with less than `LP_SECONDS` left, regret matching+
+    (`RM_ITERATIONS` iterations, averaged strategies: an approximate
+    equilibrium); else the linear program."""
+    a = np.asarray(payoff, dtype=float)
+    lo = a.min(axis=1)
+    hi = a.max(axis=0)
+    i, j = int(np.argmax(lo)), int(np.argmin(hi))
+    if lo[i] == hi[j]:
+        x, y = np.zeros(a.shape[0]), np.zeros(a.shape[1])
+        x[i] = y[j] = 1.0
+        return x, y, float(a[i, j])
+    if seconds_left is not None and seconds_left >= LP_SECONDS:
+        return solve_matrix_game(a)
+    m, n = a.shape
+    rx, ry = np.zeros(m), np.zeros(n)
+    sx, sy = np.zeros(m), np.zeros(n)
+    x, y = np.full(m, 1.0 / m), np.full(n, 1.0 / n)
+    for t in range(1, RM_ITERATIONS + 1):
+        ux, uy = a @ y, x @ a
+        rx = np.maximum(rx + ux - x @ ux, 0.0)
+        ry = np.maximum(ry - uy + y @ uy, 0.0)
+        x = rx / rx.sum() if rx.sum() > 0 else np.full(m, 1.0 / m)
+        y = ry / ry.sum() if ry.sum() > 0 else np.full(n, 1.0 / n)
+        sx += t * x
+        sy += t * y
+    x, y = sx / sx.sum(), sy / sy.sum()
+    return x, y, float(x @ a @ y)
+
+
+LP_SECONDS = 0.005
+"""Time a duel's linear program needs (a few milliseconds on a loaded core)."""
+RM_ITERATIONS = 100
+
+
 # --------------------------------------------------------- static policies
 
 def static_score(cards: Sequence[int]) -> float:
@@ -104,7 +147,12 @@ def static_rank(cards: Hand, options: list[Hand], pool: Sequence[int]) -> list[H
     """Discard options ordered by the static score of the hand kept plus the
     expected score of the cards drawn (best first)."""
     e = _expected_card(pool)
-    return sorted(options, key=lambda d: (-(static_score(remove(cards, d)) + e * len(d)), len(d), d))
+    # The kept hand's score is the whole hand's less the discard's: every
+    # term is a multiple of 1/2, so both sums are exact in floating point and
+    # the key is the one `static_score(remove(cards, d))` gives, without
+    # building the kept hand (a 9-card hand has hundreds of options).
+    whole = static_score(cards)
+    return sorted(options, key=lambda d: (-((whole - static_score(d)) + e * len(d)), len(d), d))
 
 
 def static_discard(cards: Hand, cap: int, pool: Sequence[int]) -> Hand:
@@ -180,8 +228,18 @@ def duel_matrix(
     stop: threading.Event | None = None,
     progress: Callable[[float], None] | None = None,
     deadline: float | None = None,
+    minimum: int = MIN_SAMPLES,
+    partial: bool = False,
 ) -> dict:
-    """Cells (my card, their card) averaged over `worlds` (hand, weight)."""
+    """Cells (my card, their card) averaged over `worlds` (hand, weight).
+    The clock ends the matrix after `minimum` worlds.  `partial` (a time
+    budget that is a limit, issue 24) also reads it between the rows of a
+    world: a world cut short is dropped whole once `minimum` worlds are in,
+    and a first world cut short keeps the rows it finished (my highest
+    cards first, the duel card every static policy plays), the other rows
+    being left out of the game."""
+    if partial:
+        return _duel_matrix_partial(me, worlds, utilities, solver, stop, progress, deadline, minimum)
     rows = sorted(set(me))
     cols = list(range(1, 13))
     shape = (len(rows), 12)
@@ -193,7 +251,7 @@ def duel_matrix(
     t0 = time.perf_counter()
     used = 0
     for k, (opp, p) in enumerate(worlds):
-        if Budget(stop=stop).ends(used, t0, deadline, MIN_SAMPLES):
+        if Budget(stop=stop).ends(used, t0, deadline, minimum):
             break
         for a, i in enumerate(rows):
             for j in sorted(set(opp)):
@@ -213,6 +271,48 @@ def duel_matrix(
             "su2": su2[:, keep], "wdl": wdl[:, keep], "n": nobs[:, keep], "worlds": used}
 
 
+def _duel_matrix_partial(me, worlds, utilities, solver, stop, progress, deadline, minimum) -> dict:
+    """`duel_matrix` with the clock read between rows (its docstring)."""
+    rows = sorted(set(me))
+    shape = (len(rows), 12)
+    ws, su, su2, nobs = np.zeros(shape), np.zeros(shape), np.zeros(shape), np.zeros(shape)
+    wdl = np.zeros(shape + (3,))
+    b = Budget(stop=stop)
+    t0 = time.perf_counter()
+    used = 0
+    order = list(range(len(rows)))[::-1]
+    for k, (opp, p) in enumerate(worlds):
+        if b.ends(used, t0, deadline, minimum):
+            break
+        cells = []
+        cut = False
+        for done, a in enumerate(order):
+            if done and b.out(deadline) and (used >= minimum or used == 0):
+                cut = True
+                break
+            for j in sorted(set(opp)):
+                cells.append((a, j, 1 - cell_outcome(me, opp, rows[a], j, solver)))
+        if cut and used:
+            break  # dropped whole: every world in the matrix has every row
+        for a, j, idx in cells:
+            u = utilities[idx]
+            ws[a, j - 1] += p
+            su[a, j - 1] += p * u
+            su2[a, j - 1] += p * u * u
+            wdl[a, j - 1, idx] += p
+            nobs[a, j - 1] += 1
+        used += 1
+        if progress is not None and (k + 1) % max(1, len(worlds) // 20) == 0:
+            progress((k + 1) / len(worlds))
+        if cut:
+            break
+    live = [a for a in range(len(rows)) if ws[a].sum() > 0]
+    keep = [c for c in range(12) if ws[live[0], c] > 0]
+    pick = np.ix_(live, keep)
+    return {"rows": [rows[a] for a in live], "cols": [c + 1 for c in keep], "w": ws[pick], "su": su[pick],
+            "su2": su2[pick], "wdl": wdl[live][:, keep], "n": nobs[pick], "worlds": used}
+
+
 def duel_eval(
     view: View,
     budget: Budget | None = None,
@@ -221,6 +321,8 @@ def duel_eval(
     exact_budget: int | None = DEFAULT_EXACT_BUDGET,
     solver: PerfectSolver | None = None,
     sampler: WorldSampler | None = None,
+    minimum: int = MIN_SAMPLES,
+    partial: bool = False,
     **legacy,
 ) -> PlayResult:
     """R9: every duel card with its odds against the opponent's optimal mix
@@ -228,7 +330,8 @@ def duel_eval(
     opponent hand with its probability) when the hands number at most
     `exact_budget` (a negative budget: always sample); else `budget.samples`
     sampled deals (default `DEFAULT_DUEL_SAMPLES`, or as many as its time
-    allows)."""
+    allows).  `minimum` and `partial`: see `duel_matrix` (the defaults
+    keep the classic search)."""
     b = budget_of(budget, legacy, "duel_eval")
     samples, time_ms, seed, stop, progress = b.samples, b.time_ms, b.seed, b.stop, b.progress
     _check(view, DUEL)
@@ -244,9 +347,12 @@ def duel_eval(
         n = samples if samples is not None else (DEFAULT_DUEL_SAMPLES if time_ms is None else 100_000)
         worlds = _Sampled(sampler, rng, n)
     deadline = None if time_ms is None else t0 + time_ms / 1000.0
-    cells = duel_matrix(view.hand, worlds, utilities, solver, stop, progress, deadline)
+    cells = duel_matrix(view.hand, worlds, utilities, solver, stop, progress, deadline, minimum, partial)
     mean = cells["su"] / cells["w"]
-    x, y, value = solve_matrix_game(mean)
+    if partial and deadline is not None:
+        x, y, value = solve_matrix_game_fast(mean, deadline - time.perf_counter())
+    else:
+        x, y, value = solve_matrix_game(mean)
     moves = []
     sampled = not exact
     for a, r in enumerate(cells["rows"]):
@@ -305,19 +411,27 @@ def replace_eval(
     candidates: int | None = DEFAULT_CANDIDATES,
     solver: PerfectSolver | None = None,
     sampler: HandSampler | None = None,
+    min_stage_deals: int = MIN_STAGE_DEALS,
+    partial: bool = False,
     **legacy,
 ) -> PlayResult:
     """R7/R8: candidate discard sets (the best `candidates` by the static
     score, all by default) ranked by sequential halving over common worlds;
     `budget.samples` is the total number of (candidate, world) evaluations
     (default: the larger of `DEFAULT_REPLACE_EVALS` and 8 per candidate;
-    with a time limit, as many as it allows)."""
+    with a time limit, as many as it allows).  A stage's clock is read
+    after `min_stage_deals` deals.  `partial` (a time budget that is a
+    limit, issue 24) also reads the whole budget's clock within a deal:
+    once the minimum is in, a deal cut short is dropped whole, and a first
+    deal cut short keeps the candidates it reached (the static score's best
+    first); the defaults keep the classic search."""
     b = budget_of(budget, legacy, "replace_eval")
     samples, time_ms, seed, stop, progress = b.samples, b.time_ms, b.seed, b.stop, b.progress
     _check(view, REPLACE)
     t0 = time.perf_counter()
     deadline = None if time_ms is None else t0 + time_ms / 1000.0
-    options = [a.cards for a in view.legal_actions()]
+    # the legal discards (RULES R7/R8) without building an Action each
+    options = sub_multisets(view.hand, len(view.hand) if view.replace_cap is None else view.replace_cap)
     n_cand = len(options) if candidates is None else min(max(1, candidates), len(options))
     if samples is None:
         samples = max(DEFAULT_REPLACE_EVALS, 8 * n_cand) if time_ms is None else 10**9
@@ -365,18 +479,20 @@ def replace_eval(
             # A stop ends the search at once (a server enforces its time cap
             # with it); the time budget, or a stage's share of it, only after
             # MIN_STAGE_DEALS, so no move is ranked on a handful of deals.
-            if b.ends(k, t0, stage_end, MIN_STAGE_DEALS):
+            if b.ends(k, t0, stage_end, min_stage_deals):
                 out_of_time = b.out(deadline)
                 break
             while len(worlds) <= k:
                 worlds.append(sampler.deal(rng))
             outcomes = []
             for d in alive:
-                if k > 0 and b.ends(k, t0, None, MIN_STAGE_DEALS):
+                if k > 0 and b.ends(k, t0, deadline if partial else None, min_stage_deals):
                     break  # this deal is dropped whole: every candidate keeps the same deals
                 outcomes.append((d, _replace_outcome(view.hand, d, worlds[k], opp_cap, pool, solver)))
                 if k == 0 and b.ends(len(outcomes), t0, None, len(alive)):
                     break  # stopped within a slow first deal: the candidates it reached, one deal each
+                if k == 0 and partial and b.out(deadline):
+                    break  # out of time within the first deal: likewise
             if len(outcomes) < len(alive) and k > 0:
                 out_of_time = True
                 break

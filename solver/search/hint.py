@@ -38,8 +38,8 @@ from tacocat.rules.actions import Action
 from tacocat.errors import PositionError, TacocatError
 from tacocat.rules.game import DUEL, REPLACE, View
 from tacocat.search.gamevalue import ROUND_UTILITIES, round_game_wins, round_utilities
-from tacocat.search.budget import Budget, budget_of
-from tacocat.search.pimc import MixedMove, MoveEval, PerfectSolver, PlayResult, exact_play, pimc_play
+from tacocat.search.budget import Budget, budget_of, scaled_minimum
+from tacocat.search.pimc import MIN_SAMPLES, MixedMove, MoveEval, PerfectSolver, PlayResult, exact_play, pimc_play
 from tacocat.search.sampling import DEFAULT_EXACT_BUDGET, HandSampler
 
 METHODS = ("auto", "exact", "pimc", "ismcts", "equilibrium")
@@ -209,10 +209,18 @@ def hint(
     solver = solver or PerfectSolver(view.rules)
     kind = view.decision
 
+    # A time budget is a limit, not a floor (issue 24): the searches' minimum
+    # samples scale with it (`scaled_minimum`), the duel and the replacement
+    # read the clock within a world too, and the set-up's time is not given
+    # back.  The classic search (bot pimc_classic) keeps its fixed minimums.
+    classic = knobs.classic
+    minimum = MIN_SAMPLES if classic else scaled_minimum(MIN_SAMPLES, b.time_ms)
+
     def left(samples: int | None = b.samples, ms: float | None = b.time_ms) -> Budget:
-        """The budget with what is left of its time after the set-up (never less than 1 ms)."""
+        """The budget with what is left of its time after the set-up (the
+        classic search: never less than 1 ms; else at least 10 microseconds)."""
         if ms is not None:
-            ms = max(ms - 1000.0 * (time.perf_counter() - t_call), 1.0)
+            ms = max(ms - 1000.0 * (time.perf_counter() - t_call), 1.0 if classic else 0.01)
         return b.with_(samples=samples, time_ms=ms)
 
     equilibrium = None
@@ -233,7 +241,7 @@ def hint(
             except PositionError:  # hands or pool too big for the packed search: PIMC, said in `method`
                 used = "pimc"
                 # an iteration count is no deal count: PIMC's own default, within the time given
-                res = pimc_play(view, left(None), utilities=util, solver=solver)
+                res = pimc_play(view, left(None), utilities=util, solver=solver, minimum=minimum)
             else:
                 extra = {k: v for k, v in (("threads", knobs.threads), ("exact_cards", knobs.exact_cards),
                                            ("c_uct", knobs.c_uct), ("rollout", knobs.rollout)) if v is not None}
@@ -247,14 +255,15 @@ def hint(
                         f"{EXACT_LIMIT}; use auto, pimc or ismcts"
                     )
                 limit = EXACT_LIMIT if method == "exact" else exact_budget
-                res = exact_play(view, left(), utilities=util, max_hands=limit, solver=solver, sampler=sampler)
+                res = exact_play(view, left(), utilities=util, max_hands=limit, solver=solver, sampler=sampler,
+                                 minimum=minimum)
             used = "exact"
             if res is None:
                 spend = left(DEFAULT_HINT_SAMPLES, DEFAULT_HINT_MS) if b.unlimited else left()
-                res = pimc_play(view, spend, utilities=util, solver=solver, sampler=sampler)
+                res = pimc_play(view, spend, utilities=util, solver=solver, sampler=sampler, minimum=minimum)
                 used = "pimc"
     elif kind == DUEL:
-        from tacocat.search.decisions import duel_eval
+        from tacocat.search.decisions import MIN_DUEL_WORLDS, duel_eval
 
         if knobs.duel_exact_budget is not None:
             limit = knobs.duel_exact_budget
@@ -263,14 +272,18 @@ def hint(
         else:
             limit = -1
         samples = knobs.duel_samples if knobs.duel_samples is not None else b.samples
-        res = duel_eval(view, left(samples), utilities=util, exact_budget=limit, solver=solver)
+        res = duel_eval(view, left(samples), utilities=util, exact_budget=limit, solver=solver,
+                        minimum=minimum if classic else scaled_minimum(MIN_DUEL_WORLDS, b.time_ms),
+                        partial=not classic)
         used = "exact" if res.exact else "pimc"
     elif kind == REPLACE:
-        from tacocat.search.decisions import DEFAULT_CANDIDATES, replace_eval
+        from tacocat.search.decisions import DEFAULT_CANDIDATES, MIN_STAGE_DEALS, replace_eval
 
         samples = knobs.replace_samples if knobs.replace_samples is not None else b.samples
         cand = knobs.candidates if knobs.candidates is not None else DEFAULT_CANDIDATES
-        res = replace_eval(view, left(samples), utilities=util, candidates=cand, solver=solver)
+        stage = MIN_STAGE_DEALS if classic else scaled_minimum(MIN_STAGE_DEALS, b.time_ms)
+        res = replace_eval(view, left(samples), utilities=util, candidates=cand, solver=solver,
+                           min_stage_deals=stage, partial=not classic)
         used = "pimc"
     else:  # pragma: no cover - decision kinds are closed
         raise PositionError(f"unknown decision {kind!r}")

@@ -220,13 +220,15 @@ def exact_play(
     max_hands: int | None = _UNSET,
     solver: PerfectSolver | None = None,
     sampler: WorldSampler | None = None,
+    minimum: int = MIN_SAMPLES,
     **legacy: Any,
 ) -> PlayResult | None:
     """Exact odds of every move, averaged over every distinct opponent hand
     with its exact probability; None when there are more than `max_hands`
     hands (default `DEFAULT_EXACT_BUDGET`; None: no limit).  The budget's
     `stop` or time limit cuts the enumeration short (after at least
-    `MIN_SAMPLES` hands; the result is then a partial average, `exact`
+    `minimum` hands, `MIN_SAMPLES` unless the caller scales it with the
+    budget, `tacocat.search.budget.scaled_minimum`; the result is then a partial average, `exact`
     False and `stopped` True); its sample count is not used.  The hands are
     visited in an order shuffled from the seed, so that a partial average
     is a random sample of the hands rather than the lowest ones.  (Before
@@ -253,8 +255,8 @@ def exact_play(
     solver = solver or PerfectSolver(view.rules)
     tally = _Tally(view, utilities)
     stopped = False
-    for batch in _batches(len(worlds)):
-        if b.ends(tally.worlds, t0, deadline, MIN_SAMPLES):
+    for batch in _batches(len(worlds), minimum):
+        if b.ends(tally.worlds, t0, deadline, minimum):
             stopped = True
             break
         chunk = worlds[tally.worlds:tally.worlds + batch]
@@ -290,11 +292,13 @@ def pimc_play(
     utilities: Sequence[float] = ROUND_UTILITIES,
     solver: PerfectSolver | None = None,
     sampler: WorldSampler | None = None,
+    minimum: int = MIN_SAMPLES,
     **legacy: Any,
 ) -> PlayResult:
     """PIMC: `budget.samples` worlds (or as many as fit in its time; both:
     the first limit reached; neither: `DEFAULT_SAMPLES`; a time limit or a
-    stop ends the search only after `MIN_SAMPLES` worlds), each solved
+    stop ends the search only after `minimum` worlds, `MIN_SAMPLES` unless
+    the caller scales it with the budget), each solved
     exactly; per move the mean utility, win/draw/loss frequencies and the
     standard error."""
     b = budget_of(budget, legacy, "pimc_play")
@@ -309,8 +313,8 @@ def pimc_play(
     deadline = b.deadline(t0)
     last = t0
     stopped = False
-    for batch in _batches(samples):
-        if b.ends(tally.worlds, t0, deadline, MIN_SAMPLES):
+    for batch in _batches(samples, minimum):
+        if b.ends(tally.worlds, t0, deadline, minimum):
             stopped = b.stopped()
             break
         tally.add_worlds(solver, [draw(rng) for _ in range(batch)], [1.0] * batch)
