@@ -129,9 +129,12 @@ class SearchBot:
         from tacocat.search.decisions import sample_mixed
         from tacocat.search.hint import Knobs, hint
 
-        legal = view.legal_actions()
-        if len(legal) == 1:
-            return legal[0]
+        if view.decision == REPLACE and view.replace_cap != 0:
+            pass  # two options at least (keep all, or discard one); listing hundreds of discards costs ms
+        else:
+            legal = view.legal_actions()
+            if len(legal) == 1:
+                return legal[0]
         seed = rng.getrandbits(62) ^ self.seed
         result = hint(view, Budget(samples=self.budget, time_ms=self.time_ms, seed=seed),
                       method="auto" if self.method == "pimc" else "ismcts", utilities=self.utilities,
