@@ -30,6 +30,11 @@ EXAMPLE = {"hand": "2 5 7 9 11 12", "seen": "3 3 10", "table": "8", "opponent": 
 EXAMPLE_TEXT = "--hand \"2 5 7 9 11 12\" --seen \"3 3 10\" --opponent 5 --table 8 --attacker 1"
 
 
+def position_flags(**given: object) -> list[str]:
+    """The position flags given (not left at their default), as --names."""
+    return [f"--{name}" for name, value in given.items() if value not in (None, "")]
+
+
 def run_hint(view, *, time_ms, iterations, seed, method, score="game", show_progress=True):
     """Call the engine's hint with a progress indicator on stderr; returns
     the `HintResult`."""
@@ -44,10 +49,10 @@ def run_hint(view, *, time_ms, iterations, seed, method, score="game", show_prog
 
 @click.command(name="hint")
 @click.option("--hand", help='Your cards now, e.g. "2 5 7 9 11 12".')
-@click.option("--seen", default="", help="Every face-up card of this round not on the table: replacement discards, duel cards, earlier attacks and answers.")
+@click.option("--seen", default="", help="Every face-up card of this round not on the table: replacement discards, duel cards, earlier attacks and answers (those of --history count as seen without typing them again).")
 @click.option("--history", default=None,
               help='This round\'s attacks and answers so far, as tacocat play prints them, e.g. "p1 attacks 11; p0 answers 6 sacrifice" '
-                   '(R20: only opponent hands consistent with it are dealt).')
+                   '(R20: only opponent hands consistent with it are dealt).  Its cards count as seen (R15).')
 @click.option("--opponent", type=int, default=None, help="Cards in the opponent's hand now (default: what the rules imply).")
 @click.option("--table", default="", help='The attack you must answer, e.g. "8" or "8 8".')
 @click.option("--attacker", type=click.IntRange(0, 1), default=None, help="Who attacks in this trick (default: the opponent when a table is given, else you).")
@@ -88,11 +93,19 @@ def command(hand, seen, history, opponent, table, attacker, player, phase, cap, 
       tacocat hint --phase replace --board "cat=2 covered=3" --hand "1 3 4 4 8 10 11 12 12" --cap 2 --seen "5 9"
       # a board away from the centre, a longer search, JSON out
       tacocat hint --hand "2 9 10" --board "cat=1 covered=2,3" --time 3000 --json
-      # the round so far: the opponent sacrificed a 6 to my 12, so it holds nothing below 6 (R20)
-      tacocat hint --hand "3 10 11" --seen "1 2 6 9 11 12" --opponent 3 \\
+      # the round so far: the opponent sacrificed a 6 to my 12, so it holds nothing below 6 (R20);
+      # 1 and 2 were discarded, the history's 9 11 12 6 count as seen by themselves
+      tacocat hint --hand "3 10 11" --seen "1 2" --opponent 3 \\
           --history "p1 attacks 9; p0 answers 11 beat; p0 attacks 12; p1 answers 6 sacrifice"
       # a view as JSON (keys player, hand, seen, opponent_hand_size, attacker, table, history)
       echo '{"player":0,"hand":[4,9],"seen":[],"opponent_hand_size":1,"attacker":1,"table":[7]}' | tacocat hint --view -
+
+    \b
+    --seen lists this round's face-up cards; the attacks and answers of
+    --history count as seen without typing them again (R15: all of play
+    is face up).  A card in both counts once: for each rank the larger of
+    the two counts, so list a rank in --seen as often as it was face up
+    when that is more than the history shows (a duel 9, then an attack 9).
 
     \b
     --opponent counts the cards in the opponent's hand now.  If you defend
@@ -103,18 +116,27 @@ def command(hand, seen, history, opponent, table, attacker, player, phase, cap, 
     Output: each move with the win/draw/loss odds of the round (from what
     you know), its expected value and the 95% margin of that value for the
     sampled methods, the chance of winning the game, and the method used.
+    Rows follow the value column, best first; equal values put the move
+    with more deals (n) first, then the engine's order.  "best:" is the
+    engine's pick; when it is not the top row the line says why (a
+    replacement's sequential halving keeps its pick for the most deals).
     The value is the game equity (2 x game-win chance - 1) of the board
     each round outcome leads to, so a round near a goal weighs more;
     --score round scores the round alone (+1 won, 0 drawn, -1 lost)."""
     if example:
-        if hand or view_path:
-            raise CliError("--example brings its own position; drop --hand/--view (or drop --example)")
+        given = position_flags(hand=hand, seen=seen, history=history, table=table, opponent=opponent,
+                               attacker=attacker, phase=phase, cap=cap, board=board_text, cat=cat, covered=covered,
+                               rules=rules_path, view=view_path)
+        if given:
+            raise CliError(f"--example brings its own position; drop {', '.join(given)} (or drop --example)")
         hand, seen, table, opponent, attacker = (EXAMPLE[k] for k in ("hand", "seen", "table", "opponent", "attacker"))
         click.echo(f"example: {EXAMPLE_TEXT}", err=True)
+    if top is not None and as_json:
+        raise CliError("--top shortens the printed table but --json prints every move: drop one of --top and --json")
     if view_path is not None:
-        flags = [n for n, v in (("--hand", hand), ("--seen", seen), ("--history", history), ("--table", table), ("--opponent", opponent),
-                                ("--attacker", attacker), ("--phase", phase), ("--cap", cap), ("--board", board_text),
-                                ("--cat", cat), ("--covered", covered), ("--rules", rules_path)) if v not in (None, "")]
+        flags = position_flags(hand=hand, seen=seen, history=history, table=table, opponent=opponent,
+                               attacker=attacker, phase=phase, cap=cap, board=board_text, cat=cat, covered=covered,
+                               rules=rules_path)
         if flags:
             raise CliError(f"--view gives the whole position; drop {', '.join(flags)} (or drop --view)")
         notes: list[str] = []

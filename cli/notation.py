@@ -16,11 +16,11 @@ import click
 
 from tacocat.rules.actions import KINDS, Action
 from tacocat.rules.board import Board
-from tacocat.rules.cards import format_cards
+from tacocat.rules.cards import format_cards, parse_cards
 from tacocat.rules.files import atomic_write_text
-from tacocat.errors import PositionError, RecordError, TacocatError
+from tacocat.errors import NotationError, PositionError, RecordError, TacocatError
 from tacocat.rules.game import PLAY, REPLACE, View
-from tacocat.rules.history import format_history, hand_floor
+from tacocat.rules.history import ATTACK, format_history, hand_floor, parse_history
 from tacocat.rules.ruleset import SPACES, STANDARD, Ruleset
 from tacocat.rules.views import build_view
 from tacocat.rules.views import view_from_json as _view_from_json
@@ -113,8 +113,20 @@ def stderr() -> Any:
 # ----------------------------------------------------------- board, rules
 def parse_board(text: str | None, cat: int | None = None, covered: str | None = None) -> Board:
     """A round's board from "cat=3 covered=2,4" and/or the --cat/--covered
-    flags (the text wins where both give a field)."""
+    flags: each flag gives a field the text leaves out; a field the text
+    and a flag both give differently is refused, naming both flags."""
     board = Board.parse(text, cat=cat, covered=covered)
+    if text and text.strip():
+        # Board.parse lets the text win, so a flag it overrode differs from the result.
+        if cat is not None and board.cat != cat:
+            raise NotationError(f"--board says cat={board.cat} but --cat says {cat}: give the cat's space once "
+                                "(drop --cat, or cat= from --board)")
+        # the flag alone, with the cat in a goal so that no covered space can clash with it
+        flag_covered = Board.parse(None, cat=-1, covered=covered).covered if covered is not None else None
+        if flag_covered is not None and board.covered != flag_covered:
+            said = ",".join(map(str, sorted(board.covered))) or "none"
+            raise NotationError(f"--board says covered={said} but --covered says {covered!r}: give the covered "
+                                "spaces once (drop --covered, or covered= from --board)")
     if not 0 <= board.cat < SPACES:
         raise PositionError(f"cat on space {board.cat}: a round is played with the cat on a space 0..6", "R2")
     return board
@@ -162,12 +174,39 @@ def view_from_flags(**flags: Any) -> View:
     """The asking player's view from the flags `tacocat hint` and `tacocat
     solve --hand` share (`build_view`'s keywords, cards in plain notation,
     each error naming its flag); the notes `build_view` makes (a lenient
-    reading) go to stderr."""
+    reading) go to stderr.  The cards of --history count as seen
+    (`seen_with_history`), so they need not be typed again in --seen."""
+    history = flags.get("history")
+    if isinstance(history, str) and history.strip():
+        try:
+            events = parse_history(history)
+        except TacocatError:
+            events = None  # build_view reports it, naming --history
+        if events is not None:
+            flags["history"] = events
+            flags["seen"] = seen_with_history(parse_cards(flags.get("seen"), "--seen"), events)
     notes: list[str] = []
     view = build_view(**flags, notes=notes, label="--")
     for note in notes:
         click.echo(note, err=True)
     return view
+
+
+def seen_with_history(seen: Sequence[int], events: Sequence[Any]) -> tuple[int, ...]:
+    """--seen with the cards of the history's attacks and answers (R15:
+    all of play is face up), an attack still to answer left out (it is the
+    --table).  A card in both counts once: for each rank the larger of the
+    two counts, so a --seen that already lists the history's cards (as
+    before) means the same; a rank face up more often than the history
+    shows (a duel 9, then an attack 9) is listed that often in --seen."""
+    done = list(events)
+    if done and done[-1].event == ATTACK:
+        done.pop()
+    shown = [c for e in done for c in e.cards]
+    out: list[int] = []
+    for rank in sorted(set(seen) | set(shown)):
+        out += [rank] * max(list(seen).count(rank), shown.count(rank))
+    return tuple(out)
 
 
 def require_decision(view: View) -> None:
@@ -182,6 +221,11 @@ def require_decision(view: View) -> None:
     raise CliError(f"player {view.player} has no decision to make in this position")
 
 
+def cards(n: int) -> str:
+    """A count of cards that cannot read as a card: "1 card", "5 cards"."""
+    return f"{n} card" if n == 1 else f"{n} cards"
+
+
 def describe_view(view: View, names: Sequence[str] | None = None) -> str:
     """One or two lines: whose decision, hand, table, what is seen."""
     names = names or ("player 0", "player 1")
@@ -189,13 +233,13 @@ def describe_view(view: View, names: Sequence[str] | None = None) -> str:
     decision = view.decision or "nothing to decide"
     lines = [
         f"{me}: {decision} ({view.phase} phase, cat on space {view.board.cat}); hand {format_cards(view.hand)}; "
-        f"{opp} holds {view.opponent_hand_size}; draw pile {view.draw_pile_size}"
+        f"{opp} holds {cards(view.opponent_hand_size)}; draw pile {cards(view.draw_pile_size)}"
     ]
     extra = []
     if view.table:
         extra.append(f"attack on the table: {format_cards(view.table)}")
     if view.phase == REPLACE and view.replace_cap is not None:
-        extra.append(f"may discard at most {view.replace_cap} (R7)")
+        extra.append(f"may discard at most {cards(view.replace_cap)} (R7)")
     if view.seen:
         extra.append(f"seen: {format_cards(view.seen)}")
     if extra:
@@ -275,10 +319,26 @@ def _pct(x: Any) -> str:
     return f"{100 * x:5.1f}%" if isinstance(x, (int, float)) else "    - "
 
 
+def by_value(moves: Sequence[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
+    """The rows of a hint in the order of their value column, best first.
+    Ties: the move with more deals behind its value (n) first, then the
+    engine's own order.  A search may rank otherwise (sequential halving
+    puts the moves that survived every stage first, whatever their final
+    value), so the engine's pick is named on the `best:` line."""
+    def key(item: tuple[int, Mapping[str, Any]]) -> tuple:
+        i, m = item
+        value, n = m.get("value"), m.get("visits")
+        known = isinstance(value, (int, float))
+        return (not known, -value if known else 0.0, -n if isinstance(n, int) else 0, i)
+
+    return [m for _, m in sorted(enumerate(moves), key=key)]
+
+
 def format_hint(result: Mapping[str, Any], top: int | None = None) -> str:
     """A hint as a ranked table: move, win/draw/loss % of the round,
-    expected value and its 95% margin, best first."""
-    moves = list(result.get("moves", []))
+    expected value and its 95% margin, in the order of the value column
+    (`by_value`)."""
+    moves = by_value(list(result.get("moves", [])))
     shown = moves if top is None else moves[:top]
     width = max([len(format_action(m)) for m in shown] + [4])
     has_game = any(isinstance(m.get("game_win"), (int, float)) for m in shown)
@@ -314,8 +374,24 @@ def format_hint(result: Mapping[str, Any], top: int | None = None) -> str:
                                       f"{_pct(m.get('probability')).strip()}" for m in mixed))
     best = result.get("best")
     if best:
-        lines.append(f"best: {format_action(best)}")
+        line = f"best: {format_action(best)}"
+        first = moves[0] if moves else None
+        if first is not None and format_action(first) != format_action(best):
+            line += _why_best(result, best, first)
+        lines.append(line)
     return "\n".join(lines)
+
+
+def _why_best(result: Mapping[str, Any], best: Mapping[str, Any], first: Mapping[str, Any]) -> str:
+    """Why the engine's pick is not the top row of the table."""
+    row = next((m for m in result.get("moves", []) if format_action(m) == format_action(best)), None)
+    n_best, n_first = (row or {}).get("visits"), first.get("visits")
+    if isinstance(n_best, int) and isinstance(n_first, int) and n_best > n_first:
+        return (f" (the engine's pick: it kept this move to the last stage, {n_best} deals; "
+                f"{format_action(first)} values higher on only {n_first})")
+    if result.get("method") == "equilibrium" or result.get("mixed") or result.get("strategy"):
+        return " (the engine's pick: the move the strategy plays most)"
+    return " (the engine's pick)"
 
 
 def progress_bar(label: str, total: int) -> Any:
