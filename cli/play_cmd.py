@@ -84,8 +84,14 @@ def round_counts(state: GameState) -> tuple[list[int], int]:
     return won, sum(1 for r in state.rounds if r["winner"] is None)
 
 
-def rounds(n: int) -> str:
-    return f"{n} round{'s' if n != 1 else ''}"
+def rounds(n: int, more: str = "") -> str:
+    """A count of rounds that reads as one: "1 round", "4 more rounds"."""
+    return f"{n} {more + ' ' if more else ''}round{'s' if n != 1 else ''}"
+
+
+def card_count(n: int) -> str:
+    """A count of cards that cannot read as a card: "1 card", "2 cards"."""
+    return f"{n} card{'s' if n != 1 else ''}"
 
 
 def parse_hint_args(words: list[str]) -> tuple[int, int | None]:
@@ -154,8 +160,8 @@ class Session:
 
     def show_status(self) -> None:
         s, me = self.state, self.seat
-        self.say(f"your hand: {format_cards(s.hands[me])}   the engine holds {len(s.hands[1 - me])}, "
-                 f"draw pile {len(s.draw_pile)}", bold=True)
+        self.say(f"your hand: {format_cards(s.hands[me])}   the engine holds {card_count(len(s.hands[1 - me]))}, "
+                 f"draw pile {card_count(len(s.draw_pile))}", bold=True)
         if s.discard:
             self.say(f"seen this round: {format_cards(s.discard)}")
 
@@ -169,16 +175,16 @@ class Session:
         """Rounds won so far and rounds each side still needs (R18-R19)."""
         s, me = self.state, self.seat
         won, drawn = round_counts(s)
-        head = f"score: you {rounds(won[me])} won, the engine {won[1 - me]}"
+        head = f"score: you {rounds(won[me])} won, the engine {rounds(won[1 - me])} won"
         if drawn:
-            head += f", {drawn} drawn"
+            head += f", {rounds(drawn)} drawn"
         if s.over:
             return head
         need = [rounds_needed(s.board, p) for p in (0, 1)]
         if need[1 - me] < need[me]:
-            tail = f"the engine needs {need[1 - me]} more {rounds(need[1 - me]).split()[1]}; you need {need[me]}"
+            tail = f"the engine needs {rounds(need[1 - me], 'more')}; you need {rounds(need[me], 'more')}"
         else:
-            tail = f"you need {need[me]} more {rounds(need[me]).split()[1]}; the engine needs {need[1 - me]}"
+            tail = f"you need {rounds(need[me], 'more')}; the engine needs {rounds(need[1 - me], 'more')}"
         return f"{head}; {tail}"
 
     def event_text(self, e: dict, following: dict | None = None) -> str:
@@ -193,7 +199,7 @@ class Session:
             p, cards = e["player"], e["cards"]
             if not cards:
                 return f"{self.does(p, 'keep')} the whole hand"
-            return f"{self.does(p, 'discard')} {format_cards(cards)} and draw{'s' if p != self.seat else ''} {len(cards)}"
+            return f"{self.does(p, 'discard')} {format_cards(cards)} and draw{'s' if p != self.seat else ''} {card_count(len(cards))}"
         if kind == "duel":
             c = e["cards"]
             mine, theirs = c[self.seat], c[1 - self.seat]
@@ -513,7 +519,7 @@ class Session:
         won, drawn = round_counts(s)
         played = f"{rounds(len(s.rounds))} played"
         if drawn:
-            played += f", {drawn} drawn"
+            played += f", {rounds(drawn)} drawn"
         if s.winner is None:
             return f"game over: drawn, no winner after {s.deals} deals (R19); {played}"
         who = "you win" if s.winner == me else "the engine wins"
@@ -553,6 +559,8 @@ def build_bot(name: str, budget: dict) -> Any:
 
 
 OPPONENTS = sorted(BOTS)
+SEARCH_BOTS = [name for name in OPPONENTS if name not in ("random", "heuristic", "oracle")]
+"""The bots --strength and --time give a budget to (the others ignore one)."""
 DEFAULT_OPPONENT = "pimc" if "pimc" in BOTS else "heuristic"
 
 
@@ -606,6 +614,8 @@ def command(opponent, strength, time_ms, seat, seed, rules_path, save_path, resu
         state = record.replay()
         players = data.get("players") if isinstance(data.get("players"), dict) else {}
         human = [int(k) for k, v in players.items() if v == "human" and k in ("0", "1")]
+        if seat is not None and human and seat != human[0]:
+            raise CliError(f"--seat {seat}: you sat in seat {human[0]} of the saved game; drop --seat with --resume")
         if seat is None:
             seat = human[0] if human else 0
         if opponent is None:
@@ -629,6 +639,10 @@ def command(opponent, strength, time_ms, seat, seed, rules_path, save_path, resu
         undos = []
     seat = 0 if seat is None else seat
     opponent = opponent or DEFAULT_OPPONENT
+    if opponent not in SEARCH_BOTS and (strength is not None or time_ms is not None):
+        flag = "--strength" if strength is not None else "--time"
+        raise CliError(f"{flag} sets the budget of a search bot, but the engine ({opponent}) does not search: drop "
+                       f"{flag}, or choose a searching --opponent ({', '.join(SEARCH_BOTS)})")
     bot = build_bot(opponent, budget)
     session = Session(state, seat, bot, opponent, seed, save, hint_time, budget, undos)
     session.save()  # an unwritable --save fails here, before the game starts

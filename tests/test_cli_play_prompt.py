@@ -110,7 +110,7 @@ def test_a_word_that_is_not_a_command_is_named(monkeypatch, capsys):
 def test_history_score_rules_moves_at_the_prompt():
     script = "score\nrules R12\nrules\nrules R99\nnone\nhistory\nmoves\nquit\n"
     out = run_cli(["play", "--opponent", "heuristic", "--seed", "1"], script).stdout
-    assert "score: you 0 rounds won, the engine 0; you need 4 more rounds; the engine needs 4" in out
+    assert "score: you 0 rounds won, the engine 0 rounds won; you need 4 more rounds; the engine needs 4 more rounds" in out
     assert "R12 Answer\nThe defender answers each attack card with exactly one card" in out
     assert "  R20  Consistent worlds" in out  # the list of rules
     assert "not understood: there is no rule R99; the rules are R1 to R20" in out
@@ -161,7 +161,7 @@ def test_history_names_the_cards_you_drew():
 def test_drawn_cards_score_lines_and_the_game_over_line(tmp_path):
     out = run_cli(["play", "--opponent", "heuristic", "--seed", "3"], PLAY_SCRIPT).stdout
     assert "you discard 4 and draw 12" in out  # round 2 of seed 3: the card drawn is named
-    assert "the engine needs 3 more rounds; you need 4" in out
+    assert "the engine needs 3 more rounds; you need 4 more rounds" in out
     # the last trick is not told as "attacks next" right before the showdown
     lines = out.splitlines()
     for i, ln in enumerate(lines):

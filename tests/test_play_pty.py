@@ -42,7 +42,7 @@ def test_a_whole_game_at_a_terminal(tmp_path):
     child.expect(PROMPT)
     decision = child.match.group(1)
     assert decision == "replace"
-    decision = command(child, "score", r"score: you 0 rounds won, the engine 0; you need 4 more rounds")
+    decision = command(child, "score", r"score: you 0 rounds won, the engine 0 rounds won; you need 4 more rounds")
     decision = command(child, "rules R12", r"R12 Answer", r"exactly one card of its own")
     decision = command(child, "hint --top 3", r"  1  replace ", r"  3  replace ", r"more \(--top\)", r"best: replace")
     undone = history = last_undone = False
@@ -93,9 +93,9 @@ def test_a_whole_game_at_a_terminal(tmp_path):
     assert state.over and state.actions == data["actions"]
     won = [sum(1 for r in state.rounds if r["winner"] == p) for p in (0, 1)]
     who = "you win" if state.winner == 0 else "the engine wins"
+    drawn = sum(1 for r in state.rounds if r["winner"] is None)
     assert over == f"{who}, {won[state.winner]} rounds to {won[1 - state.winner]} ({len(state.rounds)} rounds played" + (
-        f", {sum(1 for r in state.rounds if r['winner'] is None)} drawn)" if None in [r["winner"] for r in state.rounds]
-        else ")")
+        f", {drawn} round{'s' if drawn != 1 else ''} drawn)" if drawn else ")")
 
     # the same moves typed into a fresh game (piped) give the same game: the record is the game
     script = "".join(format_action(a) + "\n" for a in data["actions"] if a["player"] == 0)
