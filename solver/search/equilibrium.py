@@ -377,11 +377,17 @@ def solve(
     progress: Callable[[float], None] | None = None,
     max_sequences: int = DEFAULT_MAX_SEQUENCES,
     utilities: Sequence[float] | None = None,
+    info: Callable[[dict[str, Any]], None] | None = None,
 ) -> EquilibriumResult:
     """Solve an endgame (or a play-phase view's endgame) to `target`
     exploitability, or until `iterations`, `time_ms` or `stop` ends it,
     whichever comes first.  Raises `EndgameTooLarge` beyond
-    `max_sequences`, other `TacocatError`s for bad input."""
+    `max_sequences`, other `TacocatError`s for bad input.  `info`, if
+    given, hears how it goes: once the tree is built {"stage": "built",
+    "nodes", "sequences", "bytes", "seconds"}, then after every
+    exploitability check {"stage": "iterating", "iterations",
+    "exploitability", "seconds"} (a front door shows it; the build of a
+    large endgame takes most of the time)."""
     if isinstance(endgame, View):
         endgame = endgame_from_view(endgame, utilities)
     if not isinstance(endgame, Endgame):
@@ -394,6 +400,10 @@ def solve(
         raise TacocatError(f"time_ms must be a positive number, got {time_ms!r}")
     t0 = time.perf_counter()
     eng = build(endgame, max_sequences)
+    if info is not None:
+        built = eng.stats()
+        info({"stage": "built", "nodes": built["nodes"], "sequences": built["sequences"], "bytes": built["bytes"],
+              "seconds": time.perf_counter() - t0})
     deadline = t0 + time_ms / 1000.0 if time_ms is not None else None
     curve: list[Check] = []
     expl, br = exploitability_of(eng)
@@ -417,6 +427,9 @@ def solve(
         expl, br = exploitability_of(eng)
         curve.append(Check(eng.iterations, time.perf_counter() - t0, expl))
         next_check = eng.iterations + max(4, eng.iterations // 4)
+        if info is not None:
+            info({"stage": "iterating", "iterations": eng.iterations, "exploitability": expl,
+                  "seconds": curve[-1].seconds})
         if progress is not None and first > 0 and expl > 0:
             progress(min(1.0, max(0.0, math.log(first / expl) / math.log(first / max(target, 1e-12)))))
     if progress is not None:
