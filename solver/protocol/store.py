@@ -214,7 +214,14 @@ def _take_lock(path: Path) -> IO[bytes] | None:
     if fcntl is None:  # pragma: no cover - no flock here: one writer is then up to the user
         log.warning("game store %s: this system has no flock; nothing stops a second process opening it", path)
         return None
-    sidecar = lock_path(path)
+    # One lock per file, whatever name it is given: a symlink's is its
+    # target's; a file with a second name (a hard link) is refused, since
+    # SQLite keeps a journal per name and two names would be two writers.
+    links = path.stat().st_nlink if path.exists() else 1
+    if links > 1:
+        raise StoreError(f"game store {str(path)!r} has {links} names (hard links); one store has one writer "
+                         "and one name: remove the other names, or copy the file")
+    sidecar = lock_path(path.resolve())
     handle = open(sidecar, "r+b", opener=lambda name, flags: os.open(name, os.O_RDWR | os.O_CREAT, 0o600))
     try:
         _tighten(sidecar)
