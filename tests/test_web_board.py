@@ -56,10 +56,12 @@ def page_of(browser, errors: list):
 
 def wait_turn(page) -> str:
     """Wait until the board waits for the player (or the game is over);
-    the decision, or "over"."""
+    the decision, "round-end" (a showdown shown until the player goes on)
+    or "over"."""
     page.wait_for_function("document.body.dataset.ready === '1' && !document.body.classList.contains('busy') && "
-                           "(document.body.dataset.decision || document.body.dataset.phase === 'over')")
-    return page.evaluate("document.body.dataset.phase === 'over' ? 'over' : document.body.dataset.decision")
+                           "(document.body.dataset.decision || ['over', 'round-end'].includes(document.body.dataset.phase))")
+    return page.evaluate("['over', 'round-end'].includes(document.body.dataset.phase) ? document.body.dataset.phase "
+                         ": document.body.dataset.decision")
 
 
 @pytest.mark.slow
@@ -77,7 +79,6 @@ def test_a_whole_game_on_the_board(browser, board_url):
     assert page.locator("#track li.space").nth(3).locator("svg.cat").count() == 1
     assert page.locator("#my-hand .card").count() == 7
     assert page.locator("#opp-hand .card.back").count() == 7
-    page.screenshot(path=str(DOCS / "board-1-deal.png"), full_page=True)
 
     tried_illegal = hinted = reloaded = False
     game_id = page.evaluate("JSON.parse(localStorage.getItem('tacocat-board')).game")
@@ -85,6 +86,9 @@ def test_a_whole_game_on_the_board(browser, board_url):
         decision = wait_turn(page)
         if decision == "over":
             break
+        if decision == "round-end":
+            page.keyboard.press("Enter")  # the showdown was shown; go on to the next deal
+            continue
         page.locator("#play").focus()
         if decision == "replace":
             page.keyboard.press("Enter")  # keep all
@@ -118,7 +122,6 @@ def test_a_whole_game_on_the_board(browser, board_url):
                 page.keyboard.press("Enter")  # a hint row selects its cards and moves the focus to Play
                 assert page.locator("#my-hand .card.selected").count() >= 1
                 assert page.evaluate("document.activeElement.id") == "play", page.evaluate("document.activeElement.outerHTML.slice(0, 200)")
-                page.screenshot(path=str(DOCS / "board-2-hint.png"), full_page=True)
                 hinted = True
                 page.keyboard.press("Enter")
             else:
@@ -149,7 +152,6 @@ def test_a_whole_game_on_the_board(browser, board_url):
         page.keyboard.press("ArrowRight")
     page.wait_for_function("document.getElementById('replay').dataset.shown === '9'")
     assert page.text_content("#rp-step").strip() == f"9 / {total}"
-    page.screenshot(path=str(DOCS / "board-3-replay.png"), full_page=True)
     page.keyboard.press("End")
     page.wait_for_function(f"document.getElementById('replay').dataset.shown === '{total}'")
     assert "won" in page.text_content("#board-caption")
@@ -230,3 +232,192 @@ def test_a_page_on_another_origin_calls_the_api_only_when_allowed(browser):
             page.wait_for_function("document.getElementById('out').textContent !== 'waiting'", timeout=20_000)
             assert page.text_content("#out") == "blocked"
             page.close()
+
+
+# ------------------------------------------------------------ one screen
+
+DESKTOP, PHONE = (1280, 800), (390, 844)
+PLAY_ELEMENTS = ("#track", "#opp-hand", ".table-area", "#tricks", "#my-hand", "#play", "#hint-area", ".log-area")
+
+
+def inside_viewport(page, selector: str) -> bool:
+    return page.evaluate("""(sel) => { const r = document.querySelector(sel).getBoundingClientRect();
+        return r.width > 0 && r.height > 0 && r.left >= 0 && r.top >= 0 && r.right <= innerWidth && r.bottom <= innerHeight; }""",
+                         selector)
+
+
+def no_sideways_scroll(page) -> bool:
+    return page.evaluate("document.documentElement.scrollWidth <= innerWidth")
+
+
+def cat_is_the_largest_on_the_board(page) -> bool:
+    return page.evaluate("""() => {
+        const cat = document.querySelector('#track svg.cat').getBoundingClientRect();
+        const others = [...document.querySelectorAll('#track li:not(.has-cat) > *')].map((e) => e.getBoundingClientRect());
+        return others.every((r) => r.width * r.height < cat.width * cat.height); }""")
+
+
+def open_board(browser, board_url, size, errors, opponent="level:1", seed=None):
+    page = browser.new_page(viewport={"width": size[0], "height": size[1]})
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.set_default_timeout(30_000)
+    page.goto(f"{board_url}/")
+    page.wait_for_function("document.body.dataset.ready === '1'")
+    page.select_option("#opponent", opponent)
+    if seed is not None:
+        page.fill("#seed", str(seed))
+    page.click("#new-game")
+    return page
+
+
+def step(page, decision: str) -> None:
+    """One move with the page's own keys and clicks."""
+    if decision == "round-end":
+        page.keyboard.press("Enter")
+        return
+    page.locator("#play").focus()
+    if decision in ("duel", "attack"):
+        page.keyboard.press("1")
+    if decision == "answer":
+        page.locator("#legal .chip").first.click()
+    else:
+        page.keyboard.press("Enter")
+
+
+def play_to(page, wanted: str, after_tricks: int = 0) -> None:
+    """Play on until the board waits for `wanted` (with at least
+    `after_tricks` tricks of the round on the table)."""
+    for _ in range(300):
+        decision = wait_turn(page)
+        if decision == wanted and page.locator("#tricks li.trick").count() >= after_tricks:
+            return
+        assert decision != "over", f"the game ended before {wanted}"
+        step(page, decision)
+    raise AssertionError(f"no {wanted} in 300 steps")
+
+
+@pytest.mark.slow
+def test_the_board_is_one_screen_on_a_desktop_and_no_wider_than_a_phone(browser, board_url):
+    errors: list = []
+    page = open_board(browser, board_url, DESKTOP, errors, seed=11)
+    assert wait_turn(page) == "replace"
+    play_to(page, "attack")
+    page.keyboard.press("h")
+    page.wait_for_selector("#hint-table:not([hidden]) tbody tr")
+    # board, both hands, the table, the hint and the log at once, and no page scroll
+    for selector in PLAY_ELEMENTS + ("#hint-table",):
+        assert inside_viewport(page, selector), f"{selector} is not on the 1280x800 screen"
+    assert page.evaluate("document.documentElement.scrollHeight <= innerHeight && scrollY === 0")
+    page.close()
+
+    page = open_board(browser, board_url, PHONE, errors, seed=11)
+    assert wait_turn(page) == "replace"
+    assert no_sideways_scroll(page), page.evaluate("document.documentElement.scrollWidth")
+    assert cat_is_the_largest_on_the_board(page)
+    play_to(page, "attack")
+    page.click("#hint")  # one tap: the ranked moves come into view
+    page.wait_for_selector("#hint-table:not([hidden]) tbody tr")
+    page.wait_for_function("""(() => { const r = document.getElementById('hint-table').getBoundingClientRect();
+        return r.top >= 0 && r.bottom <= innerHeight; })()""")
+    assert no_sideways_scroll(page)
+    page.close()
+    assert errors == []
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name,size", [("desktop", DESKTOP), ("phone", PHONE)])
+def test_screenshots_of_the_deal_a_hint_a_round_end_and_the_replay(browser, board_url, name, size):
+    """docs/board-<name>-{1-deal,2-hint,3-round-end,4-replay}.png, as the
+    README shows them, checked on the way."""
+    errors: list = []
+    page = open_board(browser, board_url, size, errors, opponent="level:2", seed=7)
+    shot = lambda what: page.screenshot(path=str(DOCS / f"board-{name}-{what}.png"))  # noqa: E731
+    fits = (lambda: page.evaluate("document.documentElement.scrollHeight <= innerHeight")) if name == "desktop" \
+        else (lambda: no_sideways_scroll(page))
+    assert wait_turn(page) == "replace"
+    assert fits() and cat_is_the_largest_on_the_board(page)
+    shot("1-deal")
+    play_to(page, "attack", after_tricks=1)
+    page.click("#hint")
+    page.wait_for_selector("#hint-table:not([hidden]) tbody tr")
+    page.wait_for_timeout(400)  # the phone scrolls the hint into view
+    assert fits()
+    shot("2-hint")
+    page.keyboard.press("Escape")
+    play_to(page, "round-end")
+    # both last cards face up, who won, the cat's move; a tile where it was
+    assert page.locator("#round-end .card").count() == 2
+    assert "round" in page.text_content("#re-verdict") and "cat" in page.text_content("#re-cat")
+    page.wait_for_timeout(1300)  # the cat's walk
+    assert page.locator("#track li.covered .tile").count() == 1
+    assert page.evaluate("""(() => { const li = document.querySelector('#track li.covered');
+        const t = li.querySelector('.tile').getBoundingClientRect(), r = li.getBoundingClientRect();
+        return t.width >= r.width - 4 && t.height >= r.height - 4; })()""")  # the whole space, not a bar
+    assert fits() and inside_viewport(page, "#round-end") and inside_viewport(page, "#track")
+    shot("3-round-end")
+    for _ in range(600):
+        decision = wait_turn(page)
+        if decision == "over":
+            break
+        step(page, decision)
+    assert wait_turn(page) == "over"
+    page.keyboard.press("r")
+    page.wait_for_selector("#replay:not([hidden])")
+    page.keyboard.press("Home")
+    for _ in range(6):
+        page.keyboard.press("ArrowRight")
+    page.wait_for_function("document.getElementById('replay').dataset.shown === '6'")
+    assert page.locator("#rp-hand0 .card").count() >= 1 and page.locator("#rp-hand1 .card").count() >= 1
+    page.evaluate("scrollTo(0, 0)")
+    assert fits()
+    shot("4-replay")
+    page.close()
+    assert errors == []
+
+
+# ------------------------------------------------------------ the host
+
+
+def serve_and_read(*options: str) -> tuple[str, str, list[int]]:
+    """Start `tacocat serve --port 0 OPTIONS`, open the URL it prints, ask
+    for / and /favicon.ico, stop it; its stdout and the two statuses."""
+    import subprocess
+    import tempfile
+
+    from helpers import tacocat_argv
+
+    proc = subprocess.Popen([*tacocat_argv(), "serve", "--port", "0", "--no-store", *options],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            cwd=tempfile.mkdtemp(prefix="tacocat-serve-"))
+    try:
+        first = proc.stdout.readline()  # printed once the port is bound
+        url = first.split("the board is at ", 1)[1].split()[0]
+        statuses = []
+        with httpx.Client(timeout=10) as client:
+            for path in ("", "favicon.ico"):
+                for _ in range(50):  # the socket is bound: the app answers as soon as it has started
+                    try:
+                        statuses.append(client.get(url + path).status_code)
+                        break
+                    except httpx.TransportError:
+                        import time
+
+                        time.sleep(0.1)
+    finally:
+        proc.terminate()
+        out, _ = proc.communicate(timeout=15)
+    return first, first + out, statuses
+
+
+def test_serve_prints_the_url_logs_each_request_and_has_a_favicon():
+    first, out, statuses = serve_and_read()
+    assert first.startswith("tacocat serve: the board is at http://127.0.0.1:") and "/docs" in first, first
+    assert statuses == [200, 200]
+    lines = [line for line in out.splitlines() if "HTTP/1.1" in line]
+    assert len(lines) == 2 and '"GET / HTTP/1.1" 200' in lines[0] and '"GET /favicon.ico HTTP/1.1" 200' in lines[1], out
+
+
+def test_serve_logs_no_request_with_no_access_log():
+    first, out, statuses = serve_and_read("--no-access-log")
+    assert statuses == [200, 200] and "the board is at" in first
+    assert [line for line in out.splitlines() if "HTTP/1.1" in line] == [], out
