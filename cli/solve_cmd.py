@@ -24,6 +24,8 @@ from tacocat.cli.notation import (
     CliError,
     Progress,
     describe_view,
+    is_terminal,
+    stderr,
     format_action,
     format_hint,
     loads_json,
@@ -286,6 +288,17 @@ Examples: exact endgame (--hand: only your cards and what you have seen)
   tacocat solve --hand "1 4 6 9 12" --seen "3 3" --lines 5 --max-hands 50000
 
 \b
+Examples: equilibrium endgame (--equilibrium: hidden hands to the end)
+  # three cards each, 15 unseen: under a second
+  tacocat solve --equilibrium --hand "2 9 10" --seen "1 1 3 3 3 4 4 5 5 6 6 7 7 8 8 9 11 11 12 12"
+  # four cards each, 18 unseen: seconds to a minute; stderr shows the
+  # tree being built, then each CFR check's exploitability
+  tacocat solve --equilibrium --hand "2 5 9 11" --seen "1 1 3 3 3 4 4 4 12 12"
+  # stop after 5 s, or at a looser exploitability, with the answer so far
+  tacocat solve --equilibrium --hand "2 5 9 11" --seen "1 1 3 3 3 4 4 4 12 12" --time 5000
+  tacocat solve --equilibrium --hand "2 5 9 11" --seen "1 1 3 3 3 4 4 4 12 12" --exploitability 0.01
+
+\b
 Every card known (--hands):
   --hands gives player 0's cards, then player 1's.  Without --table both
   hold the same number and the attacker is to attack (R10).  With --table
@@ -324,7 +337,18 @@ Exact endgame (--hand):
   --lines of them) and shows each line of play.  --json prints one object:
   method, exact, hands, moves (kind, cards, beats on answers, win, draw,
   loss, value, game_win), best, best_hands, pv (opponent, probability,
-  fraction, steps, showdown as [yours, theirs], outcome)."""
+  fraction, steps, showdown as [yours, theirs], outcome).
+
+\b
+Equilibrium endgame (--equilibrium --hand):
+  The same flags as the exact endgame, solved as the round is really
+  played: neither side sees the other's cards to the end (CFR to an
+  exploitability of --exploitability, default 0.001, or until --time).
+  Hands of at most 6 cards; the public tree of every hand and move must
+  fit in memory, which in practice means up to 4 or 5 cards a hand, fewer
+  the more cards are unseen.  On stderr a progress line says when the
+  tree is built (its size) and then each check's exploitability; the
+  answer goes to stdout.  --history (R20) narrows both hands."""
 
 
 ENDGAME_ONLY = ("--seen", "--history", "--opponent", "--player", "--board", "--max-hands", "--lines", "--score")
@@ -387,7 +411,13 @@ def command(hands, hand, seen, history, opponent, attacker, table, player, board
         raise CliError('give either --hands P0 P1 (every card known) or --hand (your cards; the opponent\'s '
                        'are enumerated), not both')
     rules = load_ruleset(rules_path)
-    if equilibrium or target is not None or time_ms is not None:
+    if not equilibrium and (target is not None or time_ms is not None):
+        flag = "--time" if time_ms is not None else "--exploitability"
+        raise CliError(f"{flag} budgets --equilibrium: add --equilibrium (with --hand), or drop {flag}")
+    if hand is not None and click.get_current_context().get_parameter_source("tt_mb") != click.core.ParameterSource.DEFAULT:
+        raise CliError("--tt-mb sizes the table of --hands (every card known); --hand enumerates hands with its "
+                       "own tables: drop --tt-mb")
+    if equilibrium:
         if hand is None:
             raise CliError('--equilibrium solves an endgame from your side: give --hand (your cards), e.g. '
                            '--equilibrium --hand "2 9 10" --seen "1 3"')
@@ -482,10 +512,61 @@ def _endgame(hand, seen, history, opponent, attacker, table, player, board_text,
     click.echo(format_endgame(result))
 
 
+class EquilibriumProgress:
+    """`solve --equilibrium`'s progress on stderr, as the `info` callback of
+    `tacocat.search.equilibrium.solve`: building the tree (the longest
+    step of a large endgame), the tree's size once built, then each CFR
+    check's exploitability against the target.  On a terminal one line is
+    redrawn (at most ten times a second) and cleared at the end; elsewhere
+    (a pipe, a log) it prints a line per stage, the checks at most one
+    every two seconds.  Never touches stdout."""
+
+    def __init__(self, target: float) -> None:
+        import time
+
+        self._time = time.perf_counter
+        self.target = target
+        self.stream = stderr()
+        self.tty = is_terminal(self.stream)
+        self.last = -1e9
+        self.shown = False
+        self.say("building the endgame's public tree (every hand, every move) ...", always=True)
+
+    def say(self, text: str, always: bool = False) -> None:
+        now = self._time()
+        if not always and now - self.last < (0.1 if self.tty else 2.0):
+            return
+        self.last = now
+        if self.tty:
+            self.stream.write("\r" + text[:100].ljust(100))
+            self.shown = True
+        else:
+            self.stream.write(text + "\n")
+        self.stream.flush()
+
+    def __call__(self, info: dict) -> None:
+        if info.get("stage") == "built":
+            self.say(f"tree built: {info['nodes']:,} public nodes, {info['sequences']:,} sequences, "
+                     f"{info['bytes'] / 1e6:.1f} MB in {info['seconds']:.1f} s; CFR to exploitability "
+                     f"{self.target:g} ...", always=True)
+        else:
+            self.say(f"CFR: {info['iterations']} iterations, exploitability {info['exploitability']:.2g} "
+                     f"(target {self.target:g}), {info['seconds']:.1f} s")
+
+    def __enter__(self) -> "EquilibriumProgress":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        if self.shown:
+            self.stream.write("\r" + " " * 100 + "\r")
+            self.stream.flush()
+
+
 def _equilibrium(hand, seen, history, opponent, attacker, table, player, board_text, score, utilities, rules,
                  json_path, target, time_ms) -> None:
     """Parse the endgame flags, call `tacocat.search.equilibrium.solve`, print."""
-    from tacocat.search.equilibrium import DEFAULT_TARGET, METHOD_WORDS, EndgameTooLarge, endgame_from_view, report, solve
+    from tacocat.search.equilibrium import (DEFAULT_TARGET, MAX_CARDS, METHOD_WORDS, EndgameTooLarge, endgame_from_view,
+                                            report, solve)
     from tacocat.search.gamevalue import round_utilities
 
     if json_path is not None and json_path != "-":
@@ -496,14 +577,22 @@ def _equilibrium(hand, seen, history, opponent, attacker, table, player, board_t
                            player=0 if player is None else player, board=parse_board(board_text), rules=rules,
                            history=history)
     require_decision(view)
+    most = max(len(view.hand), view.opponent_hand_size)
+    if most > MAX_CARDS:
+        raise CliError(f"--equilibrium solves hands of at most {MAX_CARDS} cards (a limit of the solver, not a rule), "
+                       f"and a hand here holds {most}: drop --equilibrium for the exact double-dummy endgame "
+                       f"(the same flags), or ask tacocat hint")
     util = round_utilities(view.board, view.player, rules,
                            parse_utilities(utilities) if utilities is not None else (score or "round"))
     eg = endgame_from_view(view, util)  # its history (R20 floors) comes with the view
+    goal = DEFAULT_TARGET if target is None else target
     try:
-        with Progress("solving the endgame equilibrium") as progress:
-            r = solve(eg, target=DEFAULT_TARGET if target is None else target, time_ms=time_ms, progress=progress)
+        with EquilibriumProgress(goal) as info:
+            r = solve(eg, target=goal, time_ms=time_ms, info=info)
     except EndgameTooLarge as exc:
-        raise CliError(f"{exc.message}") from None
+        raise CliError(f"{exc.message.split(';')[0]} (the solver's memory bound, not a rule): drop --equilibrium for "
+                       f"the exact double-dummy endgame with the same flags, or solve a later position with fewer "
+                       f"cards in each hand (every face-up card in --seen or --history shrinks it too)") from None
     out = report(r, view.player, view.hand, util)
     hand_value = out["hand_value"]
     moves = r.hand_report(view.player, view.hand)[1]

@@ -50,8 +50,12 @@ def test_history_sets_the_floor_and_bad_history_is_one_line():
     ok = run(["solve", "--equilibrium", "--hand", "9 10", "--seen", seen, "--history", "p1 attacks 2; p0 answers 6 beat",
               "--attacker", "0", "--json"])
     assert ok.exit_code == 0, ok.output
-    one_line_error(run(["solve", "--equilibrium", "--hand", "9 10", "--seen", "1 1", "--history",
-                        "p1 attacks 2; p0 answers 6 beat"]), "R15")
+    # the history's cards count as seen (issue 21): typing them again in --seen changes nothing
+    short = run(["solve", "--equilibrium", "--hand", "9 10", "--seen", "1 1", "--history",
+                 "p1 attacks 2; p0 answers 6 beat", "--attacker", "0", "--json"])
+    typed = run(["solve", "--equilibrium", "--hand", "9 10", "--seen", "1 1 2 6", "--history",
+                 "p1 attacks 2; p0 answers 6 beat", "--attacker", "0", "--json"])
+    assert short.exit_code == 0 and json.loads(short.stdout)["moves"] == json.loads(typed.stdout)["moves"]
     one_line_error(run(["solve", "--equilibrium", "--hand", "9 10", "--seen", seen, "--history", "p1 hits 2"]),
                    "history event 1")
     one_line_error(run(["solve", "--equilibrium", "--seen", SEEN]), "--hand")
