@@ -197,6 +197,10 @@ def field_value(draw, name: str) -> Any:
         "method": st.sampled_from(["auto", "exact", "pimc", "ismcts", "magic"]),
         "target": st.integers(0, 5) | st.text(max_size=4) | hostile,
         "tokens": st.lists(st.sampled_from(PLACEHOLDER_TOKENS) | hostile, max_size=4) | hostile,
+        # new_game's engine seat: small budgets (the engine moves inside new_game and apply)
+        "engine": st.fixed_dictionaries({"seat": st.sampled_from([0, 1, 1, 2, -1, "1", None])}, optional={
+            "level": st.sampled_from([1, 2, 3, 0, 6, "3"]), "bot": st.sampled_from(["random", "heuristic", "pimc", "oracle", "x"]),
+            "time_ms": st.integers(1, 30), "iterations": st.integers(1, 4), "colour": hostile}),
     }.get(name, hostile)
     return draw(st.one_of(plausible, plausible, plausible, hostile) if name not in ("time_ms", "iterations") else plausible)
 
