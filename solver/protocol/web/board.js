@@ -525,7 +525,7 @@ async function showReplay() {
   $("rp-step").textContent = `${R.step} / ${n}`;
   const last = R.step > 0 ? R.record.actions[R.step - 1] : null;
   $("rp-what").textContent = last ? `Action ${R.step}: player ${last.player} — ${actionText(last)}.` : "The first deal.";
-  for (const p of [0, 1]) renderCards($("rp-hand" + p), st.hands[p], { small: true });
+  for (const p of [0, 1]) renderCards($("rp-hand" + p), st.hands[p]);
   renderTrack(st.board, st.rules);
   renderRound(st.history, st.table, st.discard);
   $("replay").dataset.shown = String(R.step);
