@@ -85,7 +85,8 @@ def command(host: str, port: int, rules_path: str | None, max_time_ms: int, max_
     logging.basicConfig(stream=sys.stderr, level=getattr(logging, log_level.upper()),
                         format="tacocat serve %(levelname)s: %(message)s")
     if host not in ("127.0.0.1", "localhost", "::1"):
-        click.echo(f"warning: binding {host}: the engine has no authentication; anyone who reaches it can use it", err=True)
+        click.echo(f"warning: binding {host}: the engine has no authentication; anyone who reaches it can use it "
+                   "(requests naming a Host other than its address need --allowed-host)", err=True)
     if store_path is not None and no_store:
         raise TacocatError("give --store FILE or --no-store, not both")
     for origin in cors_origins:

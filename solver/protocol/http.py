@@ -361,9 +361,10 @@ def create_app(
 # --------------------------------------------------------------------------
 # Connections: uvicorn closes a kept-alive connection idle for
 # timeout_keep_alive, but only after a response; a connection that never
-# sends a whole request stays open forever (1,100 such sockets starved every
-# new client), and limit_concurrency answers a plain-text 503 to everyone
-# once enough idle sockets are open.  This h11 protocol starts the idle
+# sends a whole request stays open forever (enough of them use up the
+# process's file descriptors: issue 20 saw 1,100 make every new client time
+# out), and limit_concurrency answers a plain-text 503 to everyone once
+# enough idle sockets are open.  This h11 protocol starts the idle
 # clock when a connection opens and keeps it running until a whole request
 # has arrived (bytes trickled in do not reset it), and past max_connections
 # closes the longest-idle connection to make room; only when every one is
