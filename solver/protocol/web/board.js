@@ -764,16 +764,17 @@ function renderRoundEnd() {
   if (!R) { box.hidden = true; return; }
   const sd = R.showdown;
   const opp = 1 - S.seat;
+  // A round's winner (R17), never the game's: a drawn round has none.
+  const side = sd.winner === null ? "draw" : sd.winner === opp ? "engine" : "me";
   box.hidden = false;
-  box.dataset.winner = sd.winner === null ? "draw" : sd.winner === S.seat ? "me" : "engine";
+  box.dataset.winner = side;
   $("re-title").textContent = `${R.round ? `Round ${R.round}: ` : ""}showdown — the lower card wins (R17)`;
   renderCards($("re-me"), [sd.cards[S.seat]], { big: true });
   renderCards($("re-opp"), [sd.cards[opp]], { big: true });
-  const lower = sd.winner === null ? null : sd.winner === S.seat ? "me" : "opp";
-  $("re-me").parentElement.classList.toggle("winner", lower === "me");
-  $("re-opp").parentElement.classList.toggle("winner", lower === "opp");
-  $("re-verdict").textContent = sd.winner === null ? `${sd.cards[0]} and ${sd.cards[1]}: a drawn round.`
-    : sd.winner === S.seat ? "You win the round!" : "The engine wins the round.";
+  $("re-me").parentElement.classList.toggle("winner", side === "me");
+  $("re-opp").parentElement.classList.toggle("winner", side === "engine");
+  $("re-verdict").textContent = { draw: `${sd.cards[0]} and ${sd.cards[1]}: a drawn round.`,
+    me: "You win the round!", engine: "The engine wins the round." }[side];
   $("re-cat").textContent = catMoveText(sd, R.from, R.to, R.over);
   $("next").textContent = "";
   $("next").append(R.over ? "See the result " : "Next deal ");
