@@ -386,8 +386,11 @@ class _Sampled:
         return self.n
 
     def __iter__(self):
+        weigh = self.sampler.weight if getattr(self.sampler, "active", False) else None
         for _ in range(self.n):
-            yield self.sampler.sample(self.rng), 1.0
+            h = self.sampler.sample(self.rng)
+            # inference: importance weights (tacocat.search.inference)
+            yield h, (1.0 if weigh is None else weigh(h))
 
 
 def sample_mixed(mixed: Sequence[MixedMove], rng: random.Random) -> Action:

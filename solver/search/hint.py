@@ -53,6 +53,9 @@ table states every row's margin); a position that solves fast stays
 reproducible from the seed, a slow one (8-card hands on a loaded machine)
 stops at the time.  Give `iterations` for a result reproducible anywhere."""
 EXACT_LIMIT = 200_000
+DEFAULT_INFERENCE = "off"
+"""The inference model of a hint when none is asked for (issue 24: the
+default is whatever measures stronger, results/strength_whole.md)."""
 
 
 @dataclass(frozen=True)
@@ -121,6 +124,12 @@ class HintResult:
     equilibrium: dict | None = None
     """Method "equilibrium": exploitability, hand and endgame values, the
     strategy (`tacocat.search.equilibrium.hint_moves`)."""
+    inference: str = "off"
+    """The model that weighted the worlds (`tacocat.search.inference`): "off"
+    when R20's weights alone were used (no model asked for, nothing to read
+    yet this round, or a search that takes no weights: ISMCTS, equilibrium)."""
+    effective_samples: float | None = None
+    """Inference: the effective sample size (sum w)^2 / sum w^2 of the weighted worlds."""
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "moves", tuple(self.moves))
@@ -152,6 +161,9 @@ class HintResult:
             d["stopped"] = True
         if self.equilibrium is not None:
             d.update(self.equilibrium)
+        d["inference"] = self.inference
+        if self.effective_samples is not None:
+            d["effective_samples"] = round(self.effective_samples, 3)
         return d
 
 
@@ -188,6 +200,7 @@ def hint(
     exact_budget: int = DEFAULT_EXACT_BUDGET,
     solver: PerfectSolver | None = None,
     knobs: Knobs = Knobs(),
+    inference: str | None = None,
     **legacy: Any,
 ) -> HintResult:
     """Rank every move of `view`'s decision (see the module docstring): the
@@ -199,12 +212,21 @@ def hint(
     best answer so far; progress(fraction) is called now and then.  With
     no budget a sampled play-phase hint takes `DEFAULT_HINT_SAMPLES` deals
     or `DEFAULT_HINT_MS`, the first reached.  Raises `TacocatError`
-    subclasses for bad input."""
+    subclasses for bad input.  `inference`: the model of the opponent's
+    choices that weights the worlds (`tacocat.search.inference`; default
+    the knobs', else `DEFAULT_INFERENCE`; "off" or "uniform": R20 alone)."""
     t_call = time.perf_counter()
     b = budget_of(budget, legacy, "hint")
     view = _validate(view, method)
     if not isinstance(knobs, Knobs):
         raise TacocatError(f"knobs must be a Knobs, got {type(knobs).__name__}")
+    from tacocat.search.inference import check_inference, inference_sampler
+
+    asked = inference if inference is not None else knobs.inference if knobs.inference is not None \
+        else DEFAULT_INFERENCE
+    asked = check_inference(asked)
+    if knobs.classic and asked not in ("off", "uniform"):
+        raise TacocatError(f"inference {asked!r}: the classic search weights worlds by R20 alone")
     util = round_utilities(view.board, view.player, view.rules, utilities)
     solver = solver or PerfectSolver(view.rules)
     kind = view.decision
@@ -224,6 +246,7 @@ def hint(
         return b.with_(samples=samples, time_ms=ms)
 
     equilibrium = None
+    sampler = None
     if kind in ("attack", "answer") and (method == "equilibrium" or (method == "auto" and _equilibrium_fits(view, b.time_ms, knobs.equilibrium_cards))):
         # the hidden-hand equilibrium (a separate search: see tacocat.search.equilibrium)
         from tacocat.search.equilibrium import hint_moves
@@ -247,7 +270,7 @@ def hint(
                                            ("c_uct", knobs.c_uct), ("rollout", knobs.rollout)) if v is not None}
                 res = ismcts_play(view, left(), utilities=util, **extra)
         else:
-            sampler = HandSampler(view)
+            sampler = inference_sampler(view, asked)
             if method in ("exact", "auto"):
                 if method == "exact" and (n_hands := sampler.count()) > EXACT_LIMIT:
                     raise TacocatError(
@@ -272,7 +295,8 @@ def hint(
         else:
             limit = -1
         samples = knobs.duel_samples if knobs.duel_samples is not None else b.samples
-        res = duel_eval(view, left(samples), utilities=util, exact_budget=limit, solver=solver,
+        sampler = inference_sampler(view, asked)
+        res = duel_eval(view, left(samples), utilities=util, exact_budget=limit, solver=solver, sampler=sampler,
                         minimum=minimum if classic else scaled_minimum(MIN_DUEL_WORLDS, b.time_ms),
                         partial=not classic)
         used = "exact" if res.exact else "pimc"
@@ -282,7 +306,8 @@ def hint(
         samples = knobs.replace_samples if knobs.replace_samples is not None else b.samples
         cand = knobs.candidates if knobs.candidates is not None else DEFAULT_CANDIDATES
         stage = MIN_STAGE_DEALS if classic else scaled_minimum(MIN_STAGE_DEALS, b.time_ms)
-        res = replace_eval(view, left(samples), utilities=util, candidates=cand, solver=solver,
+        sampler = inference_sampler(view, asked)
+        res = replace_eval(view, left(samples), utilities=util, candidates=cand, solver=solver, sampler=sampler,
                            min_stage_deals=stage, partial=not classic)
         used = "pimc"
     else:  # pragma: no cover - decision kinds are closed
@@ -310,4 +335,6 @@ def hint(
         worlds=None if used in ("ismcts", "equilibrium") else res.worlds,
         search=res,
         equilibrium=equilibrium,
+        inference=sampler.model.name if getattr(sampler, "active", False) else "off",
+        effective_samples=sampler.ess() if getattr(sampler, "active", False) else None,
     )

@@ -308,6 +308,7 @@ def pimc_play(
     sampler = sampler or HandSampler(view)
     solver = solver or PerfectSolver(view.rules)
     draw = sampler.sample_packed if isinstance(sampler, HandSampler) else (lambda r: packed(sampler.sample(r)))
+    weigh = sampler.weight if getattr(sampler, "active", False) else None
     tally = _Tally(view, utilities)
     t0 = time.perf_counter()
     deadline = b.deadline(t0)
@@ -317,7 +318,11 @@ def pimc_play(
         if b.ends(tally.worlds, t0, deadline, minimum):
             stopped = b.stopped()
             break
-        tally.add_worlds(solver, [draw(rng) for _ in range(batch)], [1.0] * batch)
+        if weigh is None:
+            tally.add_worlds(solver, [draw(rng) for _ in range(batch)], [1.0] * batch)
+        else:  # inference: uniform worlds with importance weights (tacocat.search.inference)
+            hands = [sampler.sample(rng) for _ in range(batch)]
+            tally.add_worlds(solver, [packed(h) for h in hands], [weigh(h) for h in hands])
         if b.progress is not None:
             now = time.perf_counter()
             if now - last > 0.05:
