@@ -102,6 +102,7 @@ class StaticSoftmax:
         self.x = [0.0] + [math.exp((e - abs(r - 6.5)) / self.temperature) for r in range(1, 13)]
         self._z: dict[tuple, float] = {}
         self._zc: dict[tuple, float] = {}
+        self._g: dict[tuple, float] = {}
 
     def _z_of(self, dealt: Hand, cap: int) -> float:
         key = (dealt, cap)
@@ -129,6 +130,16 @@ class StaticSoftmax:
 
     def discard_likelihoods(self, dealt: Sequence[Hand], discard: Hand, cap: int) -> list[float]:
         return [1.0 / self._z_of(h, cap) for h in dealt]
+
+    def rank_factor(self, rank: int, m: int) -> float:
+        """1 / (1 + x + ... + x^m) for x = x_rank: with no binding cap, 1/Z of
+        a dealt hand is the product of these over its ranks (m cards each)."""
+        key = (rank, m)
+        f = self._g.get(key)
+        if f is None:
+            x = self.x[rank]
+            f = self._g[key] = 1.0 / sum(x ** t for t in range(m + 1))
+        return f
 
     def count_likelihood(self, dealt: tuple[int, ...], cap: int) -> float:
         """`discard_likelihoods` of one dealt hand given as rank counts
@@ -284,6 +295,29 @@ class InferenceSampler(HandSampler):
             for c in self.discard:
                 dc[c] += 1
             ranks = [r for r in range(1, 13) if pc[r]]
+            factor = getattr(self.model, "rank_factor", None)
+            if factor is not None and self.cap >= len(post):
+                # No cap binds (R8, or the first replacer): Z(H0) is a product over
+                # ranks, so the sum over S is the z^k coefficient of a product of
+                # per-rank polynomials: sum_t C(pc_r, t) / g_r(pc_r - t + dc_r) z^t.
+                poly = [1.0] + [0.0] * k
+                for r in ranks:
+                    terms = [comb(pc[r], t) * factor(r, pc[r] - t + dc[r]) for t in range(min(pc[r], k) + 1)]
+                    new = [0.0] * (k + 1)
+                    for a, pa in enumerate(poly):
+                        if pa:
+                            for t, q in enumerate(terms):
+                                if a + t > k:
+                                    break
+                                new[a + t] += pa * q
+                    poly = new
+                # ranks the hand after the replacement lacks: only discarded cards, t = 0
+                for r in range(1, 13):
+                    if dc[r] and not pc[r]:
+                        poly = [x * factor(r, dc[r]) for x in poly]
+                w *= poly[k] / comb(len(post), k)
+                self._w[opp] = w
+                return w
             z_of = self.model.count_likelihood
             total = 0.0
             # every sub-multiset S of post with k cards (the cards drawn), weighted by its card-subset count
