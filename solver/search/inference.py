@@ -24,8 +24,12 @@ Models (`MODELS`, swappable: `model_of(name)`):
   probability proportional to exp(score(H0 - D, D) / T), the static score
   of the hand kept plus the expected score of the |D| cards drawn; a duel
   card j from hand H, proportional to exp(j / (T * DUEL_SCALE)) over H's
-  distinct ranks (the static policy duels its highest card).  T -> 0 is the
-  static policy itself, T -> infinity the uniform model.
+  distinct ranks (the static policy duels its highest card), or uniform
+  (`DUEL_SCALE` None, the default: the fit to pimc_classic's duels).  T -> 0
+  is the static policy itself, T -> infinity the uniform model.  T = 1 is
+  the best of 0.25 .. 8 on 140 replacements of `pimc_classic` at level-5
+  budgets (log-likelihood a decision: -2.33 at T = 1, -2.58 at 0.5, -2.69
+  at 2, -3.45 at 8).
 - room for a model fitted to recorded games: `register_model(name,
   factory)` with an object of the `PlayerModel` shape.
 
@@ -60,9 +64,14 @@ from tacocat.rules.game import View
 from tacocat.search.sampling import DEFAULT_EXACT_BUDGET, HandSampler
 
 DEFAULT_TEMPERATURE = 1.0
-DUEL_SCALE = 3.0
-"""The duel card's temperature is T * DUEL_SCALE: the search bots duel by a
-mixed strategy, far from always their highest card, so a duel says less."""
+DUEL_SCALE: float | None = None
+"""The duel card's temperature is T * DUEL_SCALE; None: a duel card says
+nothing of the hand beyond the card itself (every card equally likely).
+Fitted on 150 duels of `pimc_classic` at level-5 budgets (results/strength_whole.md):
+the search bots duel by a mixed strategy, and the log-likelihood of their
+duel cards rises toward the uniform model's as the scale grows (-2.20 a
+duel at T * DUEL_SCALE = 3, -1.67 at 24), so the default reads no more
+into a duel than the card it removes from the hand."""
 OFF = ("off", "uniform")
 SIR_POOL = 256
 """Replacement worlds (a hand and a draw pile) are drawn from the weighted
@@ -96,6 +105,7 @@ class StaticSoftmax:
         if not (isinstance(temperature, (int, float)) and 0 < temperature < 1e6):
             raise TacocatError(f"inference policy: the temperature must be a positive number, got {temperature!r}")
         self.temperature = float(temperature)
+        self.duel_scale = DUEL_SCALE
         self.name = "policy" if self.temperature == DEFAULT_TEMPERATURE else f"policy:{self.temperature:g}"
         cards = list(deck) if deck else list(range(1, 13))
         e = sum(abs(r - 6.5) for r in cards) / len(cards)
@@ -166,7 +176,9 @@ class StaticSoftmax:
         return z
 
     def duel_likelihood(self, held: Hand, card: int) -> float:
-        beta = 1.0 / (self.temperature * DUEL_SCALE)
+        if self.duel_scale is None:
+            return 1.0
+        beta = 1.0 / (self.temperature * self.duel_scale)
         ranks = set(held)
         top = max(ranks)
         return math.exp(beta * (card - top)) / sum(math.exp(beta * (r - top)) for r in ranks)
