@@ -565,8 +565,8 @@ class EquilibriumProgress:
 def _equilibrium(hand, seen, history, opponent, attacker, table, player, board_text, score, utilities, rules,
                  json_path, target, time_ms) -> None:
     """Parse the endgame flags, call `tacocat.search.equilibrium.solve`, print."""
-    from tacocat.search.equilibrium import (DEFAULT_TARGET, MAX_CARDS, METHOD_WORDS, EndgameTooLarge, endgame_from_view,
-                                            report, solve)
+    from tacocat.search.equilibrium import (DEFAULT_TARGET, MAX_CARDS, METHOD_WORDS, PURIFY_BELOW, EndgameTooLarge,
+                                            endgame_from_view, purified, report, solve)
     from tacocat.search.gamevalue import round_utilities
 
     if json_path is not None and json_path != "-":
@@ -588,7 +588,7 @@ def _equilibrium(hand, seen, history, opponent, attacker, table, player, board_t
     goal = DEFAULT_TARGET if target is None else target
     try:
         with EquilibriumProgress(goal) as info:
-            r = solve(eg, target=goal, time_ms=time_ms, info=info)
+            r = solve(eg, target=goal, time_ms=time_ms, info=info, hand_of=(view.player, view.hand))
     except EndgameTooLarge as exc:
         raise CliError(f"{exc.message.split(';')[0]} (the solver's memory bound, not a rule): drop --equilibrium for "
                        f"the exact double-dummy endgame with the same flags, or solve a later position with fewer "
@@ -608,12 +608,15 @@ def _equilibrium(hand, seen, history, opponent, attacker, table, player, board_t
         f"exploitability {r.exploitability:.2g} after {r.iterations} iterations, {r.seconds:.2f} s "
         f"({r.nodes} public nodes, {r.sequences} sequences, {r.memory_bytes / 1e6:.1f} MB)"
         + ("  [stopped before the target]" if r.stopped else ""),
+        f"your hand's own regret {out['hand_regret']:.2g} (what a best response with {format_cards(view.hand)} "
+        "would gain over this strategy)",
         f"your {kind} (equilibrium probability, then your value after it, win/draw/loss):",
     ]
     width = max(len(format_action(m.action)) for m in moves)
-    for m in moves:
+    for m in purified(moves):  # probabilities under PURIFY_BELOW are noise at this exploitability
         lines.append(f"  {format_action(m.action):<{width}}  {m.probability:6.1%}  {m.value:+.4f}   "
                      f"{m.win:.1%} / {m.draw:.1%} / {m.loss:.1%}")
+    lines.append(f"(moves played with less than {PURIFY_BELOW:.1%} are shown as 0%; --json keeps the exact mix)")
     lines.append("(a mixed strategy: play each move with its probability; the other player's hand stays hidden "
                  "to the end, and the endgame assumes nothing about how play got here beyond R20 consistency)")
     click.echo("\n".join(lines))

@@ -31,8 +31,9 @@ def test_solve_equilibrium_json_has_the_promised_fields_and_matches_the_api():
     assert all(set(m) >= {"cards", "probability", "value"} for m in d["moves"])
     # the same numbers from the API
     seen = hand(int(x) for x in SEEN.split())
-    res = solve(Endgame(STANDARD, seen, (), (), 0, (3, 3)))
+    res = solve(Endgame(STANDARD, seen, (), (), 0, (3, 3)), hand_of=(0, (2, 9, 10)))  # the door solves for the hand
     api = report(res, 0, (2, 9, 10), (1.0, 0.0, -1.0))
+    assert d["hand_regret"] == api["hand_regret"] and 0 <= d["hand_regret"] <= 1e-3
     assert api["value"] == pytest.approx(d["value"], abs=1e-12) and api["moves"] == d["moves"]
 
 

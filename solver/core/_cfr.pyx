@@ -43,11 +43,28 @@ with a max over each hand's actions against the other's average strategy;
 it is exact up to floating point (checked against a brute force in the tests).
 """
 
-from libc.stdint cimport int32_t, int64_t, uint8_t, uint16_t, uint64_t
+from libc.stdint cimport int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t
 from libc.stdlib cimport calloc, free, malloc, qsort, realloc
-from libc.string cimport memset
+from libc.string cimport memcpy, memset
+from posix.time cimport CLOCK_MONOTONIC, clock_gettime, timespec
+
+from tacocat.core._search cimport (BEATS_BIT, HAND_MASK, MAX_ANSWERS, MAX_ATTACKS, gen_answers, gen_attacks,
+                                   hand_contains, hand_size)
+
+
+class Stopped(Exception):
+    """The deadline or the stop callback ended a build or a traversal."""
+
+
+cdef inline double _now() noexcept nogil:
+    # the clock of Python's time.monotonic() on Linux, so deadlines pass as floats
+    cdef timespec ts
+    clock_gettime(CLOCK_MONOTONIC, &ts)
+    return ts.tv_sec + 1e-9 * ts.tv_nsec
 
 ctypedef float real   # regrets and strategy weights
+
+cdef double POLL_S = 0.01   # the stop callback (which takes the GIL) is asked at most this often
 
 cdef enum:
     MAXK = 6
@@ -90,44 +107,16 @@ cdef int to_cards(uint64_t p, int* out) noexcept nogil:
             n += 1
     return n
 
-cdef bint all_beat(uint64_t attack, uint64_t cards) noexcept nogil:
-    # sorted pairing is optimal for "every answer >= its attack card"
-    cdef int a[16]
-    cdef int c[16]
-    cdef int n = to_cards(attack, a), i
-    to_cards(cards, c)
-    for i in range(n):
-        if c[i] < a[i]:
-            return False
-    return True
+cdef struct Pair:
+    uint64_t key        # action: packed cards << 1 | beats
+    int32_t hand        # index of a hand (in its level) that may take it
 
-cdef bint big_cards_beat(uint64_t attack, uint64_t cards, int t) noexcept nogil:
-    # the cards above t each take the lowest attack card left, lowest first
-    cdef int a[16]
-    cdef int c[16]
-    cdef int na = to_cards(attack, a), nc = to_cards(cards, c), i, j = 0
-    for i in range(nc):
-        if c[i] <= t:
-            continue
-        if j >= na or a[j] > c[i]:
-            return False
-        j += 1
-    return True
-
-cdef int answer_floor(uint64_t attack, uint64_t cards) noexcept nogil:
-    """The least max sacrifice of an answer `cards` to `attack` that loses
-    the trick (tacocat.rules.history.answer_floor); 0 when none can."""
-    cdef int t, s, a
-    for t in range(1, 13):
-        if not nib(cards, t):
-            continue
-        for s in range(1, t + 1):
-            if not nib(cards, s):
-                continue
-            for a in range(s + 1, 13):
-                if nib(attack, a) and big_cards_beat(attack - one(a), cards - one(s), t):
-                    return t
-    return 0
+cdef int cmp_pair(const void* x, const void* y) noexcept nogil:
+    cdef const Pair* p = <const Pair*>x
+    cdef const Pair* q = <const Pair*>y
+    if p.key != q.key:
+        return (p.key > q.key) - (p.key < q.key)
+    return (p.hand > q.hand) - (p.hand < q.hand)
 
 cdef int cmp_u64(const void* x, const void* y) noexcept nogil:
     cdef uint64_t a = (<uint64_t*>x)[0], b = (<uint64_t*>y)[0]
@@ -187,6 +176,24 @@ cdef class Engine:
     cdef int mode   # 0: DCFR, 1: best response, 2: evaluate the average profile
     cdef double* root_q   # action values at the root for mode 2
     cdef uint8_t* mbuf[MAXDEPTH][2]
+    # bounds: every build step and traversal polls `_poll` (the clock every
+    # 64 calls, the stop callback every POLL_S), and unwinds once it is set
+    cdef double deadline        # time.monotonic() seconds; 0: none
+    cdef double next_callback
+    cdef object stop_cb         # a callable returning True to stop, or None
+    cdef uint32_t ticks
+    cdef public bint aborted
+    cdef public bint built
+    cdef int64_t reserve
+    cdef double* rootv[3][2]     # [mode][player]: root counterfactual values of the last traversal
+    # build scratch: one node's (action, hand) pairs, its children's first pairs, one hand's moves
+    cdef Pair* pairs
+    cdef int64_t pairs_cap
+    cdef int32_t* gstart
+    cdef int64_t gcap
+    cdef uint64_t atk[MAX_ATTACKS]
+    cdef uint64_t ans[MAX_ANSWERS]
+    cdef uint64_t upool      # the pool packed (4 bits a rank)
 
     def __cinit__(self):
         self.nodes = NULL
@@ -209,6 +216,13 @@ cdef class Engine:
             self.mbuf[d][1] = NULL
         self.allowed[0] = NULL
         self.allowed[1] = NULL
+        self.pairs = NULL
+        self.pairs_cap = 0
+        for d in range(3):
+            self.rootv[d][0] = NULL
+            self.rootv[d][1] = NULL
+        self.gstart = NULL
+        self.gcap = 0
 
     def __dealloc__(self):
         free(self.nodes); free(self.spar); free(self.schi); free(self.sreg); free(self.ssum); free(self.root_q)
@@ -217,17 +231,23 @@ cdef class Engine:
         for d in range(MAXDEPTH):
             free(self.pbuf[d][0]); free(self.pbuf[d][1]); free(self.vbuf[d]); free(self.cbuf[d])
             free(self.sbuf[d]); free(self.qbuf[d]); free(self.mbuf[d][0]); free(self.mbuf[d][1])
-        free(self.allowed[0]); free(self.allowed[1])
+        free(self.allowed[0]); free(self.allowed[1]); free(self.pairs); free(self.gstart)
+        for d in range(3):
+            free(self.rootv[d][0]); free(self.rootv[d][1])
 
     def __init__(self, pool_counts, int k0, int k1, int attacker, table_counts, int floor0, int floor1,
-                 utilities, long max_sequences):
+                 utilities, long max_sequences=-1):
         """pool_counts / table_counts: 13 counts (index 0 unused); k0, k1 the
         current hand sizes (the attacker's without the table); utilities:
-        player 0's worth of (win, drawn round, loss)."""
+        player 0's worth of (win, drawn round, loss).  The public tree is
+        built by `build` (at once when `max_sequences` is given)."""
         cdef int r, a, b, k, i
         cdef uint64_t tab = 0
+        self.upool = 0
         for r in range(13):
             self.U[r] = int(pool_counts[r]) if r else 0
+            if r:
+                self.upool += one(r) * self.U[r]
             if r and table_counts[r]:
                 tab += one(r) * int(table_counts[r])
         self.K = max(k0, k1)
@@ -256,6 +276,8 @@ cdef class Engine:
         for i in range(2):
             k = k0 if i == 0 else k1
             self.allowed[i] = <uint8_t*>calloc(self.lsize[k] + 1, 1)
+            if self.allowed[i] == NULL:
+                raise MemoryError("the hand masks do not fit in memory")
             for a in range(self.lsize[k]):
                 self.allowed[i][a] = minrank(self.lhand[k][a]) >= (floor0 if i == 0 else floor1)
         for d in range(MAXDEPTH):
@@ -265,8 +287,31 @@ cdef class Engine:
             self.cbuf[d] = <double*>calloc(self.maxm, sizeof(double))
             self.mbuf[d][0] = <uint8_t*>calloc(self.maxm, 1)
             self.mbuf[d][1] = <uint8_t*>calloc(self.maxm, 1)
+            if (self.pbuf[d][0] == NULL or self.pbuf[d][1] == NULL or self.vbuf[d] == NULL or self.cbuf[d] == NULL
+                    or self.mbuf[d][0] == NULL or self.mbuf[d][1] == NULL):
+                raise MemoryError("the traversal vectors do not fit in memory")
+        for d in range(3):
+            for i in range(2):
+                self.rootv[d][i] = <double*>calloc(self.maxm, sizeof(double))
+                if self.rootv[d][i] == NULL:
+                    raise MemoryError("the traversal vectors do not fit in memory")
+        self.built = False
+        if max_sequences >= 0:
+            self.build(max_sequences)
+
+    def build(self, long max_sequences, long reserve=0):
+        """Build the public tree, refusing (MemoryError) beyond `max_sequences`
+        sequences, ending early (Stopped) at the `limit`.  `reserve`: the
+        sequences to allocate at once (an estimate), so that the arrays need
+        not grow by doubling."""
+        cdef int d
+        if self.built:
+            raise ValueError("the tree is already built")
         self.max_seq = max_sequences
+        self.reserve = min(reserve, max_sequences) if reserve > 0 else 0
         self._build()
+        if self.aborted:
+            raise Stopped("stopped while building the public tree")
         if self.too_big:
             raise MemoryError(f"more than {max_sequences} sequences")
         # give back the growth slack: the tree does not change from here on
@@ -282,8 +327,15 @@ cdef class Engine:
             self.sbuf[d] = <double*>calloc(self.max_node_seq + 1, sizeof(double))
             self.qbuf[d] = <double*>calloc(self.max_node_seq + 1, sizeof(double))
         self.root_q = <double*>calloc(self.max_node_seq + 1, sizeof(double))
+        if self.root_q == NULL or (self.nseq > 0 and (self.spar == NULL or self.schi == NULL or self.sreg == NULL
+                                                       or self.ssum == NULL)) or self.nodes == NULL:
+            raise MemoryError("the public tree does not fit in memory")
+        for d in range(MAXDEPTH):
+            if self.sbuf[d] == NULL or self.qbuf[d] == NULL:
+                raise MemoryError("the traversal vectors do not fit in memory")
         self._normaliser()
         self.iterations = 0
+        self.built = True
 
     # ------------------------------------------------------------ levels
     cdef void _levels(self):
@@ -330,19 +382,38 @@ cdef class Engine:
         return first
 
     cdef int64_t _new_seqs(self, int n) noexcept nogil:
-        cdef int64_t first = self.nseq
+        cdef int64_t first = self.nseq, cap
+        cdef void* p
         if self.nseq + n > self.max_seq:
             self.too_big = True
             return -1
         if self.nseq + n > self.cap_seq:
-            self.cap_seq = min(max(2 * self.cap_seq, self.nseq + n + 4096), self.max_seq)
-            self.spar = <uint16_t*>realloc(self.spar, self.cap_seq * sizeof(uint16_t))
-            self.schi = <uint16_t*>realloc(self.schi, self.cap_seq * sizeof(uint16_t))
-            self.sreg = <real*>realloc(self.sreg, self.cap_seq * sizeof(real))
-            self.ssum = <real*>realloc(self.ssum, self.cap_seq * sizeof(real))
-            if self.spar == NULL or self.schi == NULL or self.sreg == NULL or self.ssum == NULL:
+            if self.cap_seq == 0 and self.reserve >= n:
+                cap = self.reserve
+            else:
+                cap = min(max(2 * self.cap_seq, self.nseq + n + 4096), self.max_seq)
+            # one array at a time, each kept if the next fails (freed with the engine)
+            p = realloc(self.spar, cap * sizeof(uint16_t))
+            if p == NULL:
                 self.too_big = True
                 return -1
+            self.spar = <uint16_t*>p
+            p = realloc(self.schi, cap * sizeof(uint16_t))
+            if p == NULL:
+                self.too_big = True
+                return -1
+            self.schi = <uint16_t*>p
+            p = realloc(self.sreg, cap * sizeof(real))
+            if p == NULL:
+                self.too_big = True
+                return -1
+            self.sreg = <real*>p
+            p = realloc(self.ssum, cap * sizeof(real))
+            if p == NULL:
+                self.too_big = True
+                return -1
+            self.ssum = <real*>p
+            self.cap_seq = cap
             self._note_peak()
         self.nseq += n
         return first
@@ -361,35 +432,95 @@ cdef class Engine:
         self.nodes[root].k0 = self.root_k[0]
         self.nodes[root].k1 = self.root_k[1]
         self.nodes[root].attacker = self.root_att
-        for i in range(2):
-            k = self.root_k[i]
-            memset(self.mbuf[0][i], 0, self.maxm)
-            for j in range(self.lsize[k]):
-                self.mbuf[0][i][j] = self.allowed[i][j]
+        self._root_masks()
         with nogil:
             self._expand(root, self.root_table, 0, 0, 0)
 
-    cdef bint _fits(self, uint64_t S, uint64_t ca, uint64_t cb) noexcept nogil:
-        # a hand S next to the cards both players played since the root: within the pool?
-        cdef int r
-        for r in range(1, 13):
-            if nib(S, r) + nib(ca, r) + nib(cb, r) > self.U[r]:
-                return False
-        return True
+    cdef int _moves(self, uint64_t table, int k, uint8_t* alive) noexcept nogil:
+        """Every (action, hand) pair of the alive hands of k cards at a node
+        with `table` on it, from the core's move generators (R10-R13,
+        `_search.gen_attacks` / `gen_answers`), into `self.pairs` sorted by
+        action key (packed cards << 1 | beats), then hand index; returns how
+        many (-1: out of memory).  Equal keys form one child, in hand order."""
+        cdef int i, x, n, np = 0
+        cdef int64_t want = <int64_t>self.lsize[k] * (MAX_ANSWERS if table else MAX_ATTACKS)
+        cdef uint64_t R
+        cdef Pair* grown
+        if want > self.pairs_cap:
+            # at most the alive hands times the moves one hand has; grown to the need of this level
+            want = 0
+            for i in range(self.lsize[k]):
+                if alive[i]:
+                    R = self.lhand[k][i]
+                    want += gen_attacks(R, self.atk) if table == 0 else gen_answers(table, R, self.ans)
+            if want > self.pairs_cap:
+                grown = <Pair*>realloc(self.pairs, (want + 64) * sizeof(Pair))
+                if grown == NULL:
+                    return -1
+                self.pairs = grown
+                self.pairs_cap = want + 64
+        for i in range(self.lsize[k]):
+            if not alive[i]:
+                continue
+            R = self.lhand[k][i]
+            if table == 0:
+                n = gen_attacks(R, self.atk)
+                for x in range(n):
+                    self.pairs[np].key = self.atk[x] << 1
+                    self.pairs[np].hand = i
+                    np += 1
+            else:
+                n = gen_answers(table, R, self.ans)
+                for x in range(n):
+                    self.pairs[np].key = ((self.ans[x] & HAND_MASK) << 1) | (1 if self.ans[x] & BEATS_BIT else 0)
+                    self.pairs[np].hand = i
+                    np += 1
+        qsort(self.pairs, np, sizeof(Pair), cmp_pair)
+        return np
+
+    cdef int _groups(self, int np) noexcept nogil:
+        """Split the sorted pairs into children: self.gstart[c] is the first
+        pair of child c (and gstart[nact] == np); returns nact (-1: no memory)."""
+        cdef int i, nact = 0
+        cdef int32_t* grown
+        if np + 1 > self.gcap:
+            grown = <int32_t*>realloc(self.gstart, (np + 1) * sizeof(int32_t))
+            if grown == NULL:
+                return -1
+            self.gstart = grown
+            self.gcap = np + 1
+        for i in range(np):
+            if i == 0 or self.pairs[i].key != self.pairs[i - 1].key:
+                self.gstart[nact] = i
+                nact += 1
+        self.gstart[nact] = np
+        return nact
+
+    cdef inline bint _fits(self, uint64_t S, uint64_t played, uint64_t a) noexcept nogil:
+        # a hand S beside every card played since the root and the action: within the pool?
+        return hand_contains(self.upool - played - a, S)
+
+    cdef void _other_alive(self, int ko, uint8_t* other, uint8_t* out, uint64_t played, uint64_t a) noexcept nogil:
+        # the other player's hands still within the pool once `a` is face up too
+        cdef int j
+        cdef uint64_t room = self.upool - played - a
+        memset(out, 0, self.maxm)
+        for j in range(self.lsize[ko]):
+            out[j] = other[j] and hand_contains(room, self.lhand[ko][j])
 
     cdef void _expand(self, int64_t n, uint64_t table, int depth, uint64_t c0, uint64_t c1) noexcept nogil:
         cdef Node* nd = &self.nodes[n]
-        cdef int att = nd.attacker, actor, k, ka, kd, i, j, m, ncand = 0, nact, c, bits, mask, cnt, fl
+        cdef int att = nd.attacker, actor, k, j, nact, c, cnt, np, g
         cdef int k0 = nd.k0, k1 = nd.k1
-        cdef uint64_t R, a, sub, key
-        cdef uint64_t* cand
+        cdef uint64_t a, key
         cdef uint8_t* alive
         cdef uint8_t* other
-        cdef int cards[16]
         cdef int64_t first, s0, ch
         cdef int total_seq = 0
         if table == 0 and k0 == 1 and k1 == 1:
             nd.kind = KIND_SHOWDOWN
+            return
+        if self._poll_now():
             return
         if depth + 1 >= MAXDEPTH:
             self.too_big = True
@@ -400,120 +531,212 @@ cdef class Engine:
         k = k0 if actor == 0 else k1
         alive = self.mbuf[depth][actor]
         other = self.mbuf[depth][1 - actor]
-        # candidate actions: key = packed cards << 1 | beats
-        cand = <uint64_t*>malloc((self.lsize[k] * 64 + 16) * sizeof(uint64_t))
-        if cand == NULL:
+        # the actions some alive hand may take, each with the hands that may;
+        # children get ids in key order, their sequences in hand order
+        np = self._moves(table, k, alive)
+        nact = self._groups(np) if np >= 0 else -1
+        if nact < 0:
             self.too_big = True
             return
-        m = size_of(table)
-        for i in range(self.lsize[k]):
-            if not alive[i]:
-                continue
-            R = self.lhand[k][i]
-            if table == 0:
-                ncand = _attacks(R, k, cand, ncand)
-            else:
-                to_cards(R, cards)
-                for mask in range(1 << k):
-                    if _popcount(mask) != m:
-                        continue
-                    sub = 0
-                    for j in range(k):
-                        if mask & (1 << j):
-                            sub += one(cards[j])
-                    cand[ncand] = sub << 1
-                    cand[ncand + 1] = (sub << 1) | 1
-                    ncand += 2
-            if ncand > self.lsize[k] * 64 - 256:
-                ncand = _unique(cand, ncand)
-        ncand = _unique(cand, ncand)
-        # keep the actions some alive hand may take; children get ids in order
-        nact = 0
-        for c in range(ncand):
-            key = cand[c]
-            a = key >> 1
-            cnt = 0
-            fl = self._legal_floor(table, key)
-            if fl < 0:
-                continue
-            for i in range(self.lsize[k]):
-                if alive[i] and contains(self.lhand[k][i], a) and (fl == 0 or minrank(self.lhand[k][i] - a) >= fl):
-                    cnt += 1
-            if cnt:
-                cand[nact] = key
-                nact += 1
         first = self._new_nodes(nact)
         if first < 0:
-            free(cand)
             return
         nd = &self.nodes[n]
         nd.first = <int32_t>first
         nd.nchild = <uint16_t>nact
         for c in range(nact):
-            key = cand[c]
+            key = self.pairs[self.gstart[c]].key
             a = key >> 1
-            fl = self._legal_floor(table, key)
             ch = first + c
             self.nodes[ch].act = a
             self.nodes[ch].beats = <uint8_t>(key & 1) if table != 0 else 0
             self.nodes[ch].parent = <int32_t>n
-            ka = k0 - (size_of(a) if actor == 0 else 0)
-            kd = k1 - (size_of(a) if actor == 1 else 0)
-            self.nodes[ch].k0 = ka
-            self.nodes[ch].k1 = kd
+            self.nodes[ch].k0 = k0 - (hand_size(a) if actor == 0 else 0)
+            self.nodes[ch].k1 = k1 - (hand_size(a) if actor == 1 else 0)
             if table == 0:
                 self.nodes[ch].attacker = att
             else:
                 self.nodes[ch].attacker = actor if (key & 1) else att
-            cnt = 0
-            for i in range(self.lsize[k]):
-                if alive[i] and contains(self.lhand[k][i], a) and (fl == 0 or minrank(self.lhand[k][i] - a) >= fl):
-                    cnt += 1
+            cnt = self.gstart[c + 1] - self.gstart[c]
             s0 = self._new_seqs(cnt)
             if s0 < 0:
-                free(cand)
                 return
             self.nodes[ch].seq = <int32_t>s0
             self.nodes[ch].nseq = cnt
             total_seq += cnt
-            j = 0
-            for i in range(self.lsize[k]):
-                if alive[i] and contains(self.lhand[k][i], a) and (fl == 0 or minrank(self.lhand[k][i] - a) >= fl):
-                    self.spar[s0 + j] = <uint16_t>i
-                    self.schi[s0 + j] = <uint16_t>self.idx(self.lhand[k][i] - a)
-                    self.sreg[s0 + j] = 0.0
-                    self.ssum[s0 + j] = 0.0
-                    j += 1
+            for j in range(cnt):
+                g = self.pairs[self.gstart[c] + j].hand
+                self.spar[s0 + j] = <uint16_t>g
+                self.schi[s0 + j] = <uint16_t>self.idx(self.lhand[k][g] - a)
+                self.sreg[s0 + j] = 0.0
+                self.ssum[s0 + j] = 0.0
         if total_seq > self.max_node_seq:
             self.max_node_seq = total_seq
         for c in range(nact):
             ch = first + c
             a = self.nodes[ch].act
-            # the child's masks: the actor's hands after the action, the other's unchanged
+            # the child's masks: the actor's hands after the action, the other's still within the pool
             memset(self.mbuf[depth + 1][actor], 0, self.maxm)
             for j in range(self.nodes[ch].nseq):
                 self.mbuf[depth + 1][actor][self.schi[self.nodes[ch].seq + j]] = 1
-            memset(self.mbuf[depth + 1][1 - actor], 0, self.maxm)
-            for j in range(self.lsize[k1 if actor == 0 else k0]):
-                self.mbuf[depth + 1][1 - actor][j] = other[j] and self._fits(
-                    self.lhand[k1 if actor == 0 else k0][j], c0 + c1, a)
+            self._other_alive(k1 if actor == 0 else k0, other, self.mbuf[depth + 1][1 - actor], c0 + c1, a)
             self._expand(ch, a if table == 0 else 0, depth + 1,
                          c0 + (a if actor == 0 else 0), c1 + (a if actor == 1 else 0))
-            if self.too_big:
+            if self.too_big or self.aborted:
                 break
-        free(cand)
 
-    cdef int _legal_floor(self, uint64_t table, uint64_t key) noexcept nogil:
-        """-1: no hand may take it; 0: legal for every hand holding the cards;
-        f: legal when the cards kept back are all >= f (a sacrifice, R12)."""
-        cdef uint64_t a = key >> 1
-        cdef int f
-        if table == 0:
-            return 0 if (key & 1) == 0 else -1
-        if key & 1:
-            return 0 if all_beat(table, a) else -1
-        f = answer_floor(table, a)
-        return f if f > 0 else -1
+    cdef void _probe(self, uint64_t* rng, double* est, Pair* root_pairs, int32_t* root_start,
+                     int root_child) noexcept nogil:
+        """One random path from the root's child `root_child` to a leaf
+        (Knuth's estimator, stratified over the root's children, each later
+        child drawn with probability proportional to its sequences and
+        weighted by the inverse): adds to est[0] the public nodes and to
+        est[1] the sequences below that child, an unbiased estimate.  The root's moves: `root_pairs`, its
+        children's first pairs `root_start` (as `_moves` / `_groups` give)."""
+        cdef uint64_t table = self.root_table, c0 = 0, c1 = 0, a, key
+        cdef int k0 = self.root_k[0], k1 = self.root_k[1], att = self.root_att, depth = 0, actor, k, nact, np, c, j
+        cdef double weight = 1.0
+        cdef Pair* P
+        cdef int32_t* G
+        while not (table == 0 and k0 == 1 and k1 == 1) and depth + 1 < MAXDEPTH:
+            if self._poll_now():
+                return
+            actor = att if table == 0 else 1 - att
+            k = k0 if actor == 0 else k1
+            if depth == 0:
+                P, G, c = root_pairs, root_start, root_child
+            else:
+                np = self._moves(table, k, self.mbuf[depth][actor])
+                nact = self._groups(np) if np > 0 else 0
+                if nact <= 0:
+                    return
+                est[0] += weight * nact
+                est[1] += weight * np
+                # a child with probability (its hands / all pairs): subtrees grow with the hands that reach them
+                rng[0] ^= rng[0] << 13
+                rng[0] ^= rng[0] >> 7
+                rng[0] ^= rng[0] << 17
+                j = <int>((rng[0] >> 11) % <uint64_t>np)
+                c = 0
+                while self.gstart[c + 1] <= j:
+                    c += 1
+                weight *= <double>np / (self.gstart[c + 1] - self.gstart[c])
+                P, G = self.pairs, self.gstart
+            key = P[G[c]].key
+            a = key >> 1
+            memset(self.mbuf[depth + 1][actor], 0, self.maxm)
+            for j in range(G[c], G[c + 1]):
+                self.mbuf[depth + 1][actor][self.idx(self.lhand[k][P[j].hand] - a)] = 1
+            self._other_alive(k1 if actor == 0 else k0, self.mbuf[depth][1 - actor], self.mbuf[depth + 1][1 - actor],
+                              c0 + c1, a)
+            if actor == 0:
+                c0 += a
+                k0 -= hand_size(a)
+            else:
+                c1 += a
+                k1 -= hand_size(a)
+            if table == 0:
+                table = a
+            else:
+                att = actor if (key & 1) else att
+                table = 0
+            depth += 1
+
+    cdef void _root_masks(self):
+        cdef int i, j, k
+        for i in range(2):
+            k = self.root_k[i]
+            memset(self.mbuf[0][i], 0, self.maxm)
+            for j in range(self.lsize[k]):
+                self.mbuf[0][i][j] = self.allowed[i][j]
+
+    def estimate(self, int probes, uint64_t seed=0x9E3779B97F4A7C15):
+        """(public nodes, sequences) of the tree `build` would make, estimated
+        from about `probes` random paths, as many below each of the root's
+        children (nothing of the tree is allocated)."""
+        cdef double est[2]
+        cdef double total_nodes = 1.0, total_seqs = 0.0
+        cdef uint64_t rng = seed | 1
+        cdef int i, c, nact, np, per, actor, k
+        cdef Pair* root_pairs = NULL
+        cdef int32_t* root_start = NULL
+        if self.root_table == 0 and self.root_k[0] == 1 and self.root_k[1] == 1:
+            return 1.0, 0.0
+        self._root_masks()
+        actor = self.root_att if self.root_table == 0 else 1 - self.root_att
+        k = self.root_k[actor]
+        with nogil:
+            np = self._moves(self.root_table, k, self.mbuf[0][actor])
+            nact = self._groups(np) if np > 0 else 0
+        if np < 0 or nact < 0:
+            raise MemoryError("the root's moves do not fit in memory")
+        root_pairs = <Pair*>malloc((np + 1) * sizeof(Pair))
+        root_start = <int32_t*>malloc((nact + 1) * sizeof(int32_t))
+        if root_pairs == NULL or root_start == NULL:
+            free(root_pairs)
+            free(root_start)
+            raise MemoryError("the root's moves do not fit in memory")
+        memcpy(root_pairs, self.pairs, np * sizeof(Pair))
+        memcpy(root_start, self.gstart, (nact + 1) * sizeof(int32_t))
+        total_nodes += nact
+        total_seqs += np
+        per = max(1, (probes + nact - 1) // max(nact, 1))
+        try:
+            with nogil:
+                for c in range(nact):
+                    est[0] = 0.0
+                    est[1] = 0.0
+                    for i in range(per):
+                        self._probe(&rng, est, root_pairs, root_start, c)
+                    total_nodes += est[0] / per
+                    total_seqs += est[1] / per
+                    if self.aborted:
+                        break
+        finally:
+            free(root_pairs)
+            free(root_start)
+        if self.aborted:
+            raise Stopped("stopped while estimating the tree")
+        return total_nodes, total_seqs
+
+    cdef bint _poll(self) noexcept nogil:
+        """True once the deadline has passed or the stop callback said so
+        (the clock is read every 64 calls: for cheap steps, a traversal's nodes)."""
+        if self.aborted:
+            return True
+        self.ticks += 1
+        if self.ticks & 63:
+            return False
+        return self._poll_now()
+
+    cdef bint _poll_now(self) noexcept nogil:
+        """`_poll` reading the clock at once (for steps that may take a millisecond: building a node)."""
+        cdef double t
+        cdef bint stop = False
+        if self.aborted:
+            return True
+        t = _now()
+        if self.deadline > 0 and t >= self.deadline:
+            self.aborted = True
+        elif t >= self.next_callback:
+            self.next_callback = t + POLL_S
+            with gil:
+                if self.stop_cb is not None:
+                    try:
+                        stop = bool(self.stop_cb())
+                    except BaseException:
+                        stop = True
+            if stop:
+                self.aborted = True
+        return self.aborted
+
+    def limit(self, double deadline=0.0, stop=None):
+        """Bound what follows: a `time.monotonic()` deadline (0: none) and a
+        callable returning True to stop; clears an earlier abort."""
+        self.deadline = deadline
+        self.stop_cb = stop
+        self.next_callback = 0.0
+        self.aborted = False
 
     # ------------------------------------------------------------ chance
     cdef void _normaliser(self):
@@ -646,6 +869,8 @@ cdef class Engine:
         if nd.kind == KIND_SHOWDOWN:
             self._showdown(p, opp, out, c0, c1)
             return
+        if self._poll():
+            return
         tot = 0.0
         for j in range(self.lsize[ko]):
             tot += opp[j]
@@ -743,7 +968,7 @@ cdef class Engine:
         cdef double tot = 0.0, q
         cdef double* sig = self.sbuf[depth]
         cdef double* child_reach = self.pbuf[depth][0]
-        if nd.kind == KIND_SHOWDOWN:
+        if nd.kind == KIND_SHOWDOWN or self._poll():
             return
         if nd.actor != p:
             for c in range(nd.nchild):
@@ -786,11 +1011,26 @@ cdef class Engine:
         self._walk(0, p, mine, opp, out, 0, 0, 0)
         for j in range(self.lsize[k]):
             v += out[j] * self.allowed[p][j]
+            self.rootv[mode][p][j] = out[j]
         return v
+
+    def root_value(self, int p, int mode, uint64_t packed):
+        """The counterfactual value (over every deal, not divided by the
+        hand's own chance) of player p's root hand `packed` in the last
+        traversal of `mode` (1: best response, 2: the average profile)."""
+        cdef int i
+        if mode not in (1, 2) or p not in (0, 1) or hand_size(packed) != self.root_k[p]:
+            raise ValueError("root_value: mode 1 or 2, player 0 or 1, a hand of the root size")
+        i = self.idx(packed)
+        if i < 0:
+            raise ValueError("root_value: the hand is not in the pool")
+        return self.rootv[mode][p][i]
 
     # ------------------------------------------------------------ Python API
     def run(self, int n):
-        """n more DCFR iterations (both players, alternating)."""
+        """n more DCFR iterations (both players, alternating).  Stopped by the
+        `limit` inside one, the profile holds part of that iteration
+        (`iterations` counts it)."""
         cdef int i, p
         cdef double t, ta
         with nogil:
@@ -812,6 +1052,10 @@ cdef class Engine:
                     self.dstrat = (((t - 1.0) / t) ** 2) if self.iterations > 1 else 1.0
                 for p in range(2):
                     self._root(p, 0)
+                if self.aborted:
+                    break
+        if self.aborted:
+            raise Stopped("stopped inside a CFR iteration")
 
     def best_response(self):
         """(player 0's best-response value against player 1's average strategy,
@@ -820,6 +1064,8 @@ cdef class Engine:
         with nogil:
             b0 = self._root(0, 1)
             b1 = self._root(1, 1)
+        if self.aborted:
+            raise Stopped("stopped inside a best response")
         return b0, b1
 
     def values(self, int p):
@@ -830,6 +1076,8 @@ cdef class Engine:
         cdef int j, total = 0
         with nogil:
             v = self._root(p, 2)
+        if self.aborted:
+            raise Stopped("stopped while evaluating the profile")
         for c in range(self.nodes[0].nchild):
             total += self.nodes[self.nodes[0].first + c].nseq
         return v, [self.root_q[j] for j in range(total)]

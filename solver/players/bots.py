@@ -150,13 +150,22 @@ class EquilibriumBot(SearchBot):
     solved once when the endgame is entered, to exploitability 1e-3), each
     move drawn from the equilibrium strategy with the seeded RNG.  The solved
     endgame is kept for the rest of the round and followed by the public
-    history (re-solved only if play leaves it)."""
+    history (re-solved only if play leaves it).
+
+    With a `time_ms` budget the decision stays within it: the solve gets
+    `EQ_SHARE` of the budget (its size is estimated first, its build and
+    iterations stop at the deadline); when it cannot reach the target in
+    that time the decision falls back to PIMC with the time left, and the
+    endgame of that size is not tried again this round."""
+
+    EQ_SHARE = 0.5
 
     def __init__(self, method: str = "pimc", *, eq_cards: int | None = None, **budget) -> None:
         super().__init__(method, **budget)
         self.name = f"{method}+equilibrium"
         self.eq_cards = 3 if eq_cards is None else int(eq_cards)
         self._solved = None  # (round key, root history length, table at root, result)
+        self._failed: set = set()  # (round key, sizes, table) the budget could not solve
 
     def choose(self, view: View, rng: random.Random) -> Action:
         if view.decision not in ("attack", "answer") or max(len(view.hand), view.opponent_hand_size) > self.eq_cards:
@@ -164,7 +173,15 @@ class EquilibriumBot(SearchBot):
         legal = view.legal_actions()
         if len(legal) == 1:
             return legal[0]
+        t0 = time.perf_counter()
         moves = self._strategy(view)
+        if moves is None:  # not solvable in the budget: PIMC with the time left
+            budget = self.time_ms
+            self.time_ms = max(1.0, budget - 1000 * (time.perf_counter() - t0)) if budget is not None else None
+            try:
+                return super().choose(view, rng)
+            finally:
+                self.time_ms = budget
         x, acc = rng.random(), 0.0
         for m in moves:
             acc += m.probability
@@ -172,13 +189,18 @@ class EquilibriumBot(SearchBot):
                 return m.action
         return moves[-1].action
 
+    @staticmethod
+    def _key(view: View) -> tuple:
+        return (len(view.rounds), view.board.cat, tuple(sorted(view.board.covered)), view.history[0].get("hand_size"))
+
     def _strategy(self, view: View):
         from tacocat.errors import PositionError
         from tacocat.rules.history import history_from_json
-        from tacocat.search.equilibrium import endgame_from_view, solve
+        from tacocat.search.equilibrium import (DEFAULT_TARGET, EndgameTooLarge, EquilibriumStopped, endgame_from_view,
+                                                solve)
 
         events = history_from_json([e for e in view.history if e.get("event") in ("attack", "answer")])
-        key = (len(view.rounds), view.board.cat, tuple(sorted(view.board.covered)), view.history[0].get("hand_size"))
+        key = self._key(view)
         if self._solved is not None and self._solved[0] == key:
             _, n, had_table, result = self._solved
             rest = list(events[n + (1 if had_table else 0):])
@@ -194,8 +216,20 @@ class EquilibriumBot(SearchBot):
                     pass
         from tacocat.search.gamevalue import round_utilities
 
+        tried = (key, len(view.hand), view.opponent_hand_size, tuple(view.table))
+        if tried in self._failed:
+            return None
         eg = endgame_from_view(view, round_utilities(view.board, view.player, view.rules, self.utilities))
-        result = solve(eg)
+        if self.time_ms is None:
+            result = solve(eg)
+        else:
+            try:
+                result = solve(eg, time_ms=self.time_ms * self.EQ_SHARE)
+            except (EquilibriumStopped, EndgameTooLarge):
+                result = None
+            if result is None or result.exploitability > DEFAULT_TARGET:
+                self._failed.add(tried)
+                return None
         self._solved = (key, len(eg.history), bool(eg.table), result)
         return result.strategy(view.player, view.hand, ())
 

@@ -778,6 +778,10 @@ class EngineSession:
         it neither stops searches nor closes the session."""
         self.handled = 0
         """Requests answered so far (errors included)."""
+        from tacocat.search.equilibrium import SolveSlots
+
+        self.equilibrium = SolveSlots()
+        """Equilibrium solves running at once, and each one's memory cap (issue 22)."""
 
     def share(self) -> None:
         """Mark the session as shared by many clients (the HTTP transport
@@ -1056,6 +1060,8 @@ class EngineSession:
                 "max_queue": self.max_queue,
                 "max_time_ms": self.max_time_ms,
                 "max_games_per_client": self.max_games_per_client,
+                "max_equilibrium": self.equilibrium.limit,
+                "max_equilibrium_mb": self.equilibrium.max_bytes // 1_000_000,
                 "idle_game_s": self.idle_game_s,
                 **self.transport_limits,
             },
@@ -1255,6 +1261,8 @@ class EngineSession:
             )
         time_ms, iterations = self._budget(request)
         seed, method = request.get("seed", 0), request.get("method", "auto")
+        if method == "equilibrium" and time_ms is None and view.decision in ("attack", "answer"):
+            time_ms = self.max_time_ms  # the solve plans for the cap rather than being cut by it
         score, top = request.get("score", "game"), request.get("top")
         if method == ENDGAME_METHOD:
             if view.decision not in ("attack", "answer"):
@@ -1287,6 +1295,13 @@ class EngineSession:
             else:
                 result = one(stop)
             return _top(result, top)
+
+        if method == "equilibrium":  # at most `max_equilibrium` of these at once, each under its memory cap
+            plain = work
+
+            def work(stop: threading.Event) -> dict:
+                with self.equilibrium.slot():
+                    return plain(stop)
 
         return work
 
@@ -1330,10 +1345,12 @@ class EngineSession:
         endgame.check()
         target = request.get("exploitability", DEFAULT_TARGET)
         time_ms, _ = self._budget(request)
+        time_ms = time_ms if time_ms is not None else self.max_time_ms  # plan for the cap, not be cut by it
 
         def work(stop: threading.Event) -> dict:
-            r = solve(endgame, target=target, time_ms=time_ms, stop=stop)
-            return report(r, view.player, view.hand, (1.0, 0.0, -1.0))
+            with self.equilibrium.slot():
+                r = solve(endgame, target=target, time_ms=time_ms, stop=stop, hand_of=(view.player, view.hand))
+                return report(r, view.player, view.hand, (1.0, 0.0, -1.0))
 
         return work
 

@@ -32,6 +32,8 @@ at a target exploitability, an iteration budget, a time budget or `stop`.
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import math
 import threading
 import time
@@ -51,7 +53,19 @@ DEFAULT_TARGET = 1e-3
 DEFAULT_MAX_SEQUENCES = 24_000_000
 """Refuse endgames with more (public node, hand, action) sequences: 12 bytes
 each (two hand indices, float32 regret and average weight) plus the public
-nodes (32 bytes, about one per six sequences): ~420 MB at the limit."""
+nodes (32 bytes, about one per eight sequences): ~420 MB at the limit."""
+DEFAULT_MAX_BYTES = 1_000_000_000
+"""Refuse endgames whose tree is estimated (before anything of it is
+allocated) to need more bytes than this; servers pass a smaller cap."""
+ESTIMATE_PROBES = 128
+"""Random root-to-leaf paths of the size estimate (Knuth's estimator,
+`_cfr.Engine.estimate`); within about 20 % on the benchmark endgames (4 cards: 0.1 s)."""
+NODE_BYTES, SEQUENCE_BYTES = 32, 12
+PURIFY_BELOW = 0.005
+"""Human output only: a move the equilibrium plays with less probability
+than this is shown as never played (0 %) and the others renormalised.  At
+exploitability 1e-3 such weights are within the solver's noise; JSON keeps
+the exact mix."""
 MAX_CARDS = 6
 """The core indexes hands of at most this many cards."""
 AUTO_CARDS = 3
@@ -68,6 +82,55 @@ class EndgameTooLarge(TacocatError):
     """More sequences than the memory bound allows."""
 
     code = "endgame_too_large"
+
+
+class EquilibriumBusy(TacocatError):
+    """A server's equilibrium solves are all taken (`SolveSlots`)."""
+
+    code = "busy"
+
+
+SERVER_MAX_EQUILIBRIUM = 2
+"""Equilibrium solves a server runs at once (each holds its own tree)."""
+SERVER_MAX_BYTES = 200_000_000
+"""The memory cap of each equilibrium solve on a server: with
+`SERVER_MAX_EQUILIBRIUM` at once the trees stay under 400 MB."""
+_max_bytes: contextvars.ContextVar[int] = contextvars.ContextVar("equilibrium_max_bytes", default=DEFAULT_MAX_BYTES)
+
+
+class SolveSlots:
+    """A server's cap on equilibrium solves running at once: `slot()` is a
+    context manager that takes one (else `EquilibriumBusy`, the protocol's
+    `busy`) and, inside it, caps every `solve` of this thread at
+    `max_bytes`."""
+
+    def __init__(self, limit: int = SERVER_MAX_EQUILIBRIUM, max_bytes: int = SERVER_MAX_BYTES) -> None:
+        self.limit = int(limit)
+        self.max_bytes = int(max_bytes)
+        self.running = 0
+        self._lock = threading.Lock()
+
+    @contextlib.contextmanager
+    def slot(self):
+        with self._lock:
+            if self.running >= self.limit:
+                raise EquilibriumBusy(f"{self.running} equilibrium solve(s) running, the most this server runs at "
+                                      f"once ({self.limit}); wait for an answer or use another method")
+            self.running += 1
+        token = _max_bytes.set(self.max_bytes)
+        try:
+            yield
+        finally:
+            _max_bytes.reset(token)
+            with self._lock:
+                self.running -= 1
+
+
+class EquilibriumStopped(TacocatError):
+    """The time budget or `stop` ended the solve before it had a strategy
+    (while estimating or building the public tree, or while reporting)."""
+
+    code = "stopped"
 
 
 @dataclass(frozen=True)
@@ -239,6 +302,14 @@ class EquilibriumResult:
     stopped: bool
     """True when `stop` or a budget ended the solve before the target."""
     _engine: Any = field(repr=False, compare=False)
+    hand_regret: float | None = None
+    """The asking hand's own regret (`hand_regret_of`) at the last check, or None."""
+    hand_of: tuple[int, tuple[int, ...]] | None = None
+    """(player, cards) of the asking hand, or None."""
+    measured_at: int = 0
+    """The iteration of the last exploitability check; below `iterations`
+    when the budget cut a chunk short (the strategy then holds part of the
+    iterations after it)."""
     _lock: Any = field(repr=False, compare=False, default_factory=threading.Lock)
 
     # ------------------------------------------------------------ queries
@@ -305,22 +376,29 @@ class EquilibriumResult:
         if p_hand <= 0:
             raise PositionError(f"hand {format_cards(cards)} is impossible here (R20 floor or the unseen cards)", "R20")
         u = self.endgame.utilities
+        own = u if player == 0 else (-u[2], -u[1], -u[0])   # the player's worth of (win, draw, loss)
         with self._lock:
-            _, q = eng.values(player)
+            # win and loss chances as the values of indicator games (player 0's order: win, draw, loss);
+            # a draw is the rest, and the move's value follows from the three (two traversals, not four)
             outcome_q = []
-            # win/draw/loss as utilities of indicator games, player 0's order: (win, draw, loss)
-            for ind in ((1, 0, 0), (0, 1, 0), (0, 0, 1)):
-                eng.set_utilities(ind if player == 0 else tuple(-x for x in ind[::-1]))
-                outcome_q.append(eng.values(player)[1])
-            eng.set_utilities(u)
+            try:
+                for ind in ((1, 0, 0), (0, 0, 1)):
+                    eng.set_utilities(ind if player == 0 else tuple(-x for x in ind[::-1]))
+                    outcome_q.append(eng.values(player)[1])
+            except _cfr.Stopped:
+                raise EquilibriumStopped("the equilibrium solve was stopped while reporting its moves") from None
+            finally:
+                eng.set_utilities(u)
         moves, off = [], 0
         for c in range(first, first + nchild):
             info = eng.node(c)
             seqs = eng.sequences(c)
             for j, (par, _chi, w) in enumerate(seqs):
                 if par == i:
-                    moves.append([self._action(kind, info), w, q[off + j] / p_hand,
-                                  *(oq[off + j] / p_hand for oq in outcome_q)])
+                    win, loss = outcome_q[0][off + j] / p_hand, outcome_q[1][off + j] / p_hand
+                    draw = 1.0 - win - loss
+                    moves.append([self._action(kind, info), w, own[0] * win + own[1] * draw + own[2] * loss,
+                                  win, draw, loss])
             off += len(seqs)
         total = sum(m[1] for m in moves)
         out = [Move(a, (w / total) if total > 0 else 1.0 / len(moves), v, win, draw, loss)
@@ -348,23 +426,83 @@ class EquilibriumResult:
         }
 
 
-def build(endgame: Endgame, max_sequences: int = DEFAULT_MAX_SEQUENCES):
-    """The core engine of an endgame (the public tree, every hand)."""
+def _engine(endgame: Endgame):
+    """The core engine of an endgame, its hand levels only (no tree yet)."""
     endgame.check()
     f0, f1 = endgame.floors
+    return _cfr.Engine(counts(endgame.pool), endgame.sizes[0], endgame.sizes[1], endgame.attacker,
+                       counts(endgame.table), f0, f1, endgame.utilities)
+
+
+def _stopped(what: str, time_ms: float | None, stop: threading.Event | None) -> EquilibriumStopped:
+    if time_ms is None or (stop is not None and stop.is_set()):
+        return EquilibriumStopped(f"the equilibrium solve was stopped while {what}")
+    return EquilibriumStopped(f"the equilibrium solve ran out of its time budget ({time_ms:g} ms) while {what}; "
+                              "give it more time (time_ms) or use the double-dummy method (method exact)")
+
+
+def estimate(endgame: Endgame, engine=None) -> tuple[float, float, int]:
+    """(public nodes, sequences, bytes) the endgame's tree is estimated to
+    take, before any of it is allocated."""
+    eng = engine if engine is not None else _engine(endgame)
+    nodes, seqs = eng.estimate(ESTIMATE_PROBES)
+    return nodes, seqs, int(nodes * NODE_BYTES + seqs * SEQUENCE_BYTES + eng.stats()["bytes"])
+
+
+def build(endgame: Endgame, max_sequences: int = DEFAULT_MAX_SEQUENCES, *, max_bytes: int = DEFAULT_MAX_BYTES,
+          deadline: float = 0.0, stop: threading.Event | None = None, time_ms: float | None = None):
+    """The core engine of an endgame (the public tree, every hand).  Its
+    size is estimated first: over `max_sequences` or `max_bytes`, it is
+    refused (`EndgameTooLarge`) before the tree is allocated; the build
+    itself stops at the same bounds.  `deadline` (`time.monotonic()`
+    seconds, 0: none) and `stop` end the estimate and the build
+    (`EquilibriumStopped`); both are polled at least every 10 ms."""
+    eng = _engine(endgame)
+    eng.limit(deadline, stop.is_set if stop is not None else None)
     try:
-        return _cfr.Engine(counts(endgame.pool), endgame.sizes[0], endgame.sizes[1], endgame.attacker,
-                           counts(endgame.table), f0, f1, endgame.utilities, max_sequences)
+        nodes, seqs, need = estimate(endgame, eng)
+    except _cfr.Stopped:
+        raise _stopped("estimating the size of the public tree", time_ms, stop) from None
+    fixed = eng.stats()["bytes"]
+    per_seq = SEQUENCE_BYTES + NODE_BYTES * (nodes / max(seqs, 1.0))
+    hard = int(min(max_sequences, max(0, (max_bytes - fixed)) / per_seq))
+    if seqs > max_sequences or need > max_bytes:
+        raise EndgameTooLarge(
+            f"the endgame needs about {need / 1e6:.0f} MB ({nodes / 1e6:.2g} M public nodes, {seqs / 1e6:.2g} M "
+            f"(node, hand, move) sequences, estimated), over the cap of {max_bytes / 1e6:.0f} MB / "
+            f"{max_sequences / 1e6:.2g} M sequences; fewer unseen cards or smaller hands are needed "
+            "(or use the double-dummy method)")
+    try:
+        eng.build(hard, int(min(hard, seqs * 1.25)))
+    except _cfr.Stopped:
+        raise _stopped(f"building the public tree (about {seqs / 1e6:.2g} M sequences)", time_ms, stop) from None
     except MemoryError:
         raise EndgameTooLarge(
-            f"the endgame has more than {max_sequences} (public node, hand, move) sequences; "
-            "fewer unseen cards or smaller hands are needed (or use the double-dummy method)") from None
+            f"the endgame has more than {hard} (public node, hand, move) sequences (the cap of "
+            f"{min(max_bytes, hard * per_seq + fixed) / 1e6:.0f} MB); fewer unseen cards or smaller hands are needed "
+            "(or use the double-dummy method)") from None
+    return eng
 
 
 def exploitability_of(engine) -> tuple[float, tuple[float, float]]:
     """(exploitability, (b0, b1)) of the engine's average profile."""
     b0, b1 = engine.best_response()
     return (b0 + b1) / 2.0, (b0, b1)
+
+
+def hand_regret_of(engine, player: int, cards: Sequence[int]) -> float:
+    """What `player` holding `cards` at the root gains, on average over the
+    deals where it holds them, by a best response (every later move of
+    that hand included) instead of the average profile, in its own
+    utility.  Reads the last best-response traversal, evaluating the
+    profile for `player` once."""
+    p = packed(cards)
+    chance = engine.marginal(player, p)
+    if chance <= 0:
+        raise PositionError(f"hand {format_cards(hand(cards))} is impossible here (R20 floor or the unseen cards)", "R20")
+    br = engine.root_value(player, 1, p)
+    engine.values(player)
+    return max(0.0, (br - engine.root_value(player, 2, p)) / chance)
 
 
 def solve(
@@ -376,19 +514,32 @@ def solve(
     stop: threading.Event | None = None,
     progress: Callable[[float], None] | None = None,
     max_sequences: int = DEFAULT_MAX_SEQUENCES,
+    max_bytes: int | None = None,
     utilities: Sequence[float] | None = None,
     info: Callable[[dict[str, Any]], None] | None = None,
+    hand_of: tuple[int, Sequence[int]] | None = None,
 ) -> EquilibriumResult:
     """Solve an endgame (or a play-phase view's endgame) to `target`
     exploitability, or until `iterations`, `time_ms` or `stop` ends it,
-    whichever comes first.  Raises `EndgameTooLarge` beyond
-    `max_sequences`, other `TacocatError`s for bad input.  `info`, if
-    given, hears how it goes: once the tree is built {"stage": "built",
-    "nodes", "sequences", "bytes", "seconds"}, then after every
-    exploitability check {"stage": "iterating", "iterations",
-    "exploitability", "seconds"} (a front door shows it; the build of a
-    large endgame takes most of the time)."""
+    whichever comes first.  `max_bytes`: default `DEFAULT_MAX_BYTES`, or
+    the cap of the server's `SolveSlots.slot()` this runs in.  With `hand_of` = (player, cards) (a view's own
+    hand by default) it also goes on until that hand's own regret
+    (`hand_regret_of`) is at most `target`.
+
+    Bounded: the tree's size is estimated first and refused over
+    `max_sequences` / `max_bytes` (`EndgameTooLarge`); the time budget and
+    `stop` are polled at least every 10 ms while estimating, building and
+    iterating.  Iterations are planned to leave time for the answer; one
+    cut short keeps the exploitability last measured (`measured_at`).
+    Stopped before a strategy exists: `EquilibriumStopped`.  Other
+    `TacocatError`s for bad input.  `info`, if given, hears how it goes:
+    once the tree is built {"stage": "built", "nodes", "sequences",
+    "bytes", "seconds"}, then after every exploitability check {"stage":
+    "iterating", "iterations", "exploitability", "seconds"} (a front door
+    shows it; the build of a large endgame takes much of the time)."""
     if isinstance(endgame, View):
+        if hand_of is None:
+            hand_of = (endgame.player, tuple(endgame.hand))
         endgame = endgame_from_view(endgame, utilities)
     if not isinstance(endgame, Endgame):
         raise TacocatError(f"solve needs an Endgame or a View, got {type(endgame).__name__}")
@@ -398,46 +549,112 @@ def solve(
         raise TacocatError(f"iterations must be a positive integer, got {iterations!r}")
     if time_ms is not None and (isinstance(time_ms, bool) or not isinstance(time_ms, (int, float)) or not time_ms > 0):
         raise TacocatError(f"time_ms must be a positive number, got {time_ms!r}")
+    if max_bytes is None:
+        max_bytes = _max_bytes.get()
     t0 = time.perf_counter()
-    eng = build(endgame, max_sequences)
+    m0 = time.monotonic()
+    deadline = m0 + time_ms / 1000.0 if time_ms is not None else 0.0
+    eng = build(endgame, max_sequences, max_bytes=max_bytes, deadline=deadline, stop=stop, time_ms=time_ms)
+    if hand_of is not None:
+        _check_hand(eng, endgame, *hand_of)
     if info is not None:
         built = eng.stats()
         info({"stage": "built", "nodes": built["nodes"], "sequences": built["sequences"], "bytes": built["bytes"],
               "seconds": time.perf_counter() - t0})
-    deadline = t0 + time_ms / 1000.0 if time_ms is not None else None
     curve: list[Check] = []
-    expl, br = exploitability_of(eng)
-    curve.append(Check(0, time.perf_counter() - t0, expl))
+    stopped = False
+
+    def measure() -> tuple[float, tuple[float, float], float | None]:
+        e, b = exploitability_of(eng)
+        return e, b, (hand_regret_of(eng, hand_of[0], hand_of[1]) if hand_of is not None else None)
+
+    def per(seconds: float, count: int) -> float:
+        return seconds / max(count, 1)
+
+    expl: float | None = None
+    br: tuple[float, float] = (math.nan, math.nan)
+    hreg: float | None = None
+    t_iter = t_measure = 0.0
+    if not deadline:
+        # the uniform profile's exploitability starts the convergence curve; under a
+        # deadline the first iteration goes first (its time plans the rest)
+        try:
+            tm = time.perf_counter()
+            expl, br, hreg = measure()
+            t_measure = time.perf_counter() - tm
+        except _cfr.Stopped:
+            raise _stopped("measuring the first strategy", time_ms, stop) from None
+        curve.append(Check(0, time.perf_counter() - t0, expl))
+    measured_at = 0
     first = expl
-    next_check, stopped = 4, False
-    while expl > target:
+    next_check = 4
+    while expl is None or expl > target or (hreg is not None and hreg > target):
         if iterations is not None and eng.iterations >= iterations:
             stopped = True
             break
-        if (stop is not None and stop.is_set()) or (deadline is not None and time.perf_counter() >= deadline):
+        if stop is not None and stop.is_set():
             stopped = True
             break
         n = next_check - eng.iterations
         if iterations is not None:
             n = min(n, iterations - eng.iterations)
-        if deadline is not None and eng.iterations:
-            per = (time.perf_counter() - t0) / max(eng.iterations, 1)
-            n = max(1, min(n, int((deadline - time.perf_counter()) / per)))
-        eng.run(max(n, 1))
-        expl, br = exploitability_of(eng)
+        if deadline and expl is None:
+            n = 1  # nothing measured yet: one iteration, then its check (the core stops either at the deadline)
+        elif deadline:
+            # leave room for the check after the chunk and for the answer (about one more check)
+            room = deadline - time.monotonic() - 2 * t_measure
+            n = min(n, int(room / max(t_iter, 1e-9)))
+            if n < 1:
+                stopped = True
+                break
+        tr = time.perf_counter()
+        try:
+            eng.run(max(n, 1))
+        except _cfr.Stopped:
+            stopped = True
+            break
+        t_iter = per(time.perf_counter() - tr, n)
+        try:
+            tm = time.perf_counter()
+            expl, br, hreg = measure()
+            t_measure = time.perf_counter() - tm
+        except _cfr.Stopped:
+            stopped = True
+            break
+        if first is None:
+            first = expl
+        measured_at = eng.iterations
         curve.append(Check(eng.iterations, time.perf_counter() - t0, expl))
         next_check = eng.iterations + max(4, eng.iterations // 4)
         if info is not None:
             info({"stage": "iterating", "iterations": eng.iterations, "exploitability": expl,
                   "seconds": curve[-1].seconds})
-        if progress is not None and first > 0 and expl > 0:
+        if progress is not None and first is not None and first > 0 and expl > 0:
             progress(min(1.0, max(0.0, math.log(first / expl) / math.log(first / max(target, 1e-12)))))
+    if expl is None:
+        raise _stopped("running and measuring the first iteration", time_ms, stop)
     if progress is not None:
         progress(1.0)
-    v, _ = eng.values(0)
+    # the answer: no deadline (the iterations left it room), `stop` still ends it
+    eng.limit(0.0, stop.is_set if stop is not None else None)
+    try:
+        v, _ = eng.values(0)
+    except _cfr.Stopped:
+        raise _stopped("evaluating the strategy found", time_ms, stop) from None
     st = eng.stats()
     return EquilibriumResult(endgame, v, expl, br, eng.iterations, time.perf_counter() - t0, st["nodes"],
-                             st["sequences"], st["bytes"], st["peak_bytes"], tuple(st["hands"]), tuple(curve), stopped, eng)
+                             st["sequences"], st["bytes"], st["peak_bytes"], tuple(st["hands"]), tuple(curve), stopped,
+                             eng, hand_regret=hreg, hand_of=hand_of, measured_at=measured_at)
+
+
+def _check_hand(eng, endgame: Endgame, player: int, cards: Sequence[int]) -> None:
+    cards = hand(cards)
+    if player not in (0, 1):
+        raise PositionError(f"player must be 0 or 1, got {player!r}", "R14")
+    if len(cards) != endgame.sizes[player]:
+        raise PositionError(f"player {player} holds {endgame.sizes[player]} cards here, not {len(cards)}", "R10")
+    if eng.marginal(player, packed(cards)) <= 0:
+        raise PositionError(f"hand {format_cards(cards)} is impossible here (R20 floor or the unseen cards)", "R20")
 
 
 def report(result: EquilibriumResult, player: int, cards: Sequence[int], utilities: Sequence[float]) -> dict[str, Any]:
@@ -451,6 +668,8 @@ def report(result: EquilibriumResult, player: int, cards: Sequence[int], utiliti
         "value": result.value_for(player),
         "hand_value": hand_value,
         "exploitability": result.exploitability,
+        "hand_regret": (result.hand_regret if result.hand_of is not None and result.hand_of[0] == player
+                        and tuple(result.hand_of[1]) == hand(cards) else None),
         "iterations": result.iterations,
         "seconds": result.seconds,
         "stopped": result.stopped,
@@ -477,6 +696,16 @@ def small_enough(view: View, time_ms: float | None = None, cards: int | None = N
             and (time_ms is None or time_ms >= AUTO_MIN_MS))
 
 
+def purified(moves: Sequence[Move], below: float = PURIFY_BELOW) -> list[Move]:
+    """The moves with every probability under `below` shown as 0 and the
+    rest renormalised (human output; `PURIFY_BELOW`).  The likeliest move
+    is always kept."""
+    keep = [m.probability >= below or j == 0 for j, m in enumerate(moves)]
+    total = sum(m.probability for m, k in zip(moves, keep) if k)
+    return [Move(m.action, (m.probability / total) if k else 0.0, m.value, m.win, m.draw, m.loss)
+            for m, k in zip(moves, keep)]
+
+
 def hint_moves(view: View, utilities: Sequence[float], budget):
     """For `tacocat.search.hint`: (a `PlayResult` whose moves come likeliest
     under the equilibrium first, the equilibrium fields of the answer).
@@ -490,5 +719,6 @@ def hint_moves(view: View, utilities: Sequence[float], budget):
     evals = tuple(MoveEval(m.action, m.win, m.draw, m.loss, m.value) for m in moves)
     fields = {"method_words": METHOD_WORDS["equilibrium"], "hand_value": hand_value,
               "endgame_value": r.value_for(view.player), "exploitability": r.exploitability,
+              "hand_regret": r.hand_regret,
               "cfr_iterations": r.iterations, "strategy": [{"kind": m.action.kind, **m.to_dict()} for m in moves]}
     return PlayResult(moves=evals, worlds=0, exact=False, seconds=r.seconds, stopped=r.stopped), fields
