@@ -488,6 +488,7 @@ def check_known_counts(rules: Ruleset, own: Hand, seen: Hand, table: Hand) -> No
 
 
 RULE_OF = {REPLACE: "R7-R8", DUEL: "R9", "attack": "R10-R11", "answer": "R12-R13"}
+RULE_OF_PHASE = {REPLACE: "R7-R8", DUEL: "R9", PLAY: "R10-R12", OVER: "R19"}
 
 VIEW_FIELDS = {
     "player", "rules", "board", "phase", "hand", "seen", "table", "attacker", "opponent_hand_size", "draw_pile_size",
@@ -833,7 +834,8 @@ class View:
         )
         if "unseen_pool" in data:
             doc.cards("unseen_pool", limit)  # derived: checked for type, then recomputed
-        if view.phase != OVER and view.board.winner is None and view.first_replacer != view.board.first_replacer(rules):
+        if ("first_replacer" in data and view.phase != OVER and view.board.winner is None
+                and view.first_replacer != view.board.first_replacer(rules)):  # left out: "both", as ever
             raise PositionError(
                 f"first_replacer {view.first_replacer!r} but the arrow on space {view.board.cat} says "
                 f"{view.board.first_replacer(rules)!r}", "R3")
@@ -921,6 +923,35 @@ class View:
                              play_start=_play_start(self.history))
         elif self.phase in (REPLACE, DUEL) and self.play_history:
             raise PositionError(f"a history of attacks and answers exists only in the play phase, not in {self.phase}", "R10")
+        self._check_acting()
+
+    def _check_acting(self) -> None:
+        """Who acts follows from the public facts (a search trusts it):
+        the attacker, or the defender facing the table (R10, R12); the
+        first replacer, then the second (R7); at a secret choice, whoever
+        has not chosen (R8, R9: only your own choice is known to you)."""
+        acting = list(self.acting)
+        secret = self.phase == DUEL or (self.phase == REPLACE and self.first_replacer == "both")
+        if self.my_pending is not None and not secret:
+            raise PositionError(f"my_pending is a secret choice of a replace on a two-arrow space or of a duel, "
+                                f"not of the {self.phase} phase here", "R8-R9")
+        if self.phase == OVER:
+            allowed = [[]]
+        elif self.phase == PLAY:
+            allowed = [[1 - self.attacker] if self.table else [self.attacker]]
+        elif not secret:
+            first = 0 if self.first_replacer == "p0" else 1
+            allowed = [[first] if self.replace_cap is None else [1 - first]]
+        else:
+            if self.phase == REPLACE and self.replace_cap is not None:
+                raise PositionError("on a two-arrow space both replace in secret: replace_cap is unset", "R8")
+            # Both in reveals at once: with your choice in, only the other acts;
+            # without it, you act, and the other may or may not have chosen.
+            allowed = [[1 - self.player]] if self.my_pending is not None else [[self.player], [0, 1]]
+        if acting not in allowed:
+            raise PositionError(f"acting {acting} does not follow from the {self.phase} phase (expected "
+                                f"{' or '.join(map(str, allowed))}: attacker, table, first_replacer, replace_cap, "
+                                f"my_pending)", RULE_OF_PHASE[self.phase])
 
 
 def _play_start(history: list) -> int | None:
