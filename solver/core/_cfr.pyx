@@ -650,14 +650,18 @@ cdef class Engine:
             for j in range(self.lsize[k]):
                 self.mbuf[0][i][j] = self.allowed[i][j]
 
-    def estimate(self, int probes, uint64_t seed=0x9E3779B97F4A7C15):
+    def estimate(self, int probes, uint64_t seed=0x9E3779B97F4A7C15, double enough=0.0):
         """(public nodes, sequences) of the tree `build` would make, estimated
         from about `probes` random paths, as many below each of the root's
-        children (nothing of the tree is allocated)."""
+        children (nothing of the tree is allocated).  The paths go in passes
+        of one below each child; with `enough` > 0 it stops after the pass
+        whose estimate is below `enough` sequences (a tree far under a cap
+        needs no precision)."""
         cdef double est[2]
-        cdef double total_nodes = 1.0, total_seqs = 0.0
+        cdef double* sub = NULL   # per root child: nodes, sequences summed over the passes
+        cdef double nodes, seqs
         cdef uint64_t rng = seed | 1
-        cdef int i, c, nact, np, per, actor, k
+        cdef int i, c, nact, np, passes, actor, k, done = 0
         cdef Pair* root_pairs = NULL
         cdef int32_t* root_start = NULL
         if self.root_table == 0 and self.root_k[0] == 1 and self.root_k[1] == 1:
@@ -672,32 +676,45 @@ cdef class Engine:
             raise MemoryError("the root's moves do not fit in memory")
         root_pairs = <Pair*>malloc((np + 1) * sizeof(Pair))
         root_start = <int32_t*>malloc((nact + 1) * sizeof(int32_t))
-        if root_pairs == NULL or root_start == NULL:
+        sub = <double*>calloc(2 * nact + 2, sizeof(double))
+        if root_pairs == NULL or root_start == NULL or sub == NULL:
             free(root_pairs)
             free(root_start)
+            free(sub)
             raise MemoryError("the root's moves do not fit in memory")
         memcpy(root_pairs, self.pairs, np * sizeof(Pair))
         memcpy(root_start, self.gstart, (nact + 1) * sizeof(int32_t))
-        total_nodes += nact
-        total_seqs += np
-        per = max(1, (probes + nact - 1) // max(nact, 1))
+        passes = max(1, (probes + nact - 1) // max(nact, 1))
+        nodes = 1.0 + nact
+        seqs = np
         try:
             with nogil:
-                for c in range(nact):
-                    est[0] = 0.0
-                    est[1] = 0.0
-                    for i in range(per):
+                for i in range(passes):
+                    for c in range(nact):
+                        est[0] = 0.0
+                        est[1] = 0.0
                         self._probe(&rng, est, root_pairs, root_start, c)
-                    total_nodes += est[0] / per
-                    total_seqs += est[1] / per
+                        sub[2 * c] += est[0]
+                        sub[2 * c + 1] += est[1]
+                        if self.aborted:
+                            break
                     if self.aborted:
+                        break
+                    done = i + 1
+                    nodes = 1.0 + nact
+                    seqs = np
+                    for c in range(nact):
+                        nodes += sub[2 * c] / done
+                        seqs += sub[2 * c + 1] / done
+                    if enough > 0 and seqs < enough:
                         break
         finally:
             free(root_pairs)
             free(root_start)
+            free(sub)
         if self.aborted:
             raise Stopped("stopped while estimating the tree")
-        return total_nodes, total_seqs
+        return nodes, seqs
 
     cdef bint _poll(self) noexcept nogil:
         """True once the deadline has passed or the stop callback said so

@@ -441,11 +441,12 @@ def _stopped(what: str, time_ms: float | None, stop: threading.Event | None) -> 
                               "give it more time (time_ms) or use the double-dummy method (method exact)")
 
 
-def estimate(endgame: Endgame, engine=None) -> tuple[float, float, int]:
+def estimate(endgame: Endgame, engine=None, enough: float = 0.0) -> tuple[float, float, int]:
     """(public nodes, sequences, bytes) the endgame's tree is estimated to
-    take, before any of it is allocated."""
+    take, before any of it is allocated; `enough`: stop refining once the
+    estimate is under this many sequences."""
     eng = engine if engine is not None else _engine(endgame)
-    nodes, seqs = eng.estimate(ESTIMATE_PROBES)
+    nodes, seqs = eng.estimate(ESTIMATE_PROBES, enough=enough)
     return nodes, seqs, int(nodes * NODE_BYTES + seqs * SEQUENCE_BYTES + eng.stats()["bytes"])
 
 
@@ -460,7 +461,8 @@ def build(endgame: Endgame, max_sequences: int = DEFAULT_MAX_SEQUENCES, *, max_b
     eng = _engine(endgame)
     eng.limit(deadline, stop.is_set if stop is not None else None)
     try:
-        nodes, seqs, need = estimate(endgame, eng)
+        # a tree far under the caps (a tenth) needs one path below each root move, not the full estimate
+        nodes, seqs, need = estimate(endgame, eng, enough=min(max_sequences, max_bytes / SEQUENCE_BYTES) / 10)
     except _cfr.Stopped:
         raise _stopped("estimating the size of the public tree", time_ms, stop) from None
     fixed = eng.stats()["bytes"]
