@@ -514,12 +514,13 @@ def _endgame(hand, seen, history, opponent, attacker, table, player, board_text,
 
 class EquilibriumProgress:
     """`solve --equilibrium`'s progress on stderr, as the `info` callback of
-    `tacocat.search.equilibrium.solve`: building the tree (the longest
-    step of a large endgame), the tree's size once built, then each CFR
-    check's exploitability against the target.  On a terminal one line is
-    redrawn (at most ten times a second) and cleared at the end; elsewhere
-    (a pipe, a log) it prints a line per stage, the checks at most one
-    every two seconds.  Never touches stdout."""
+    `tacocat.search.equilibrium.solve`: sizing and building the tree (the
+    longest step of a large endgame), the tree's size once built, then
+    each CFR check's exploitability against the target.  On a terminal one
+    line is redrawn (at most ten times a second) and cleared at the end;
+    elsewhere (a pipe, a log) it prints a line per stage from the tree
+    built on, the checks at most one every two seconds, so a refusal
+    before the tree exists stays one line.  Never touches stdout."""
 
     def __init__(self, target: float) -> None:
         import time
@@ -530,7 +531,8 @@ class EquilibriumProgress:
         self.tty = is_terminal(self.stream)
         self.last = -1e9
         self.shown = False
-        self.say("building the endgame's public tree (every hand, every move) ...", always=True)
+        if self.tty:
+            self.say("sizing and building the endgame's public tree (every hand, every move) ...", always=True)
 
     def say(self, text: str, always: bool = False) -> None:
         now = self._time()
