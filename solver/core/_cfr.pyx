@@ -155,6 +155,10 @@ cdef class Engine:
     cdef int64_t peak   # most bytes the tree arrays held at once (growth slack included)
     cdef int max_node_seq
     cdef double F[13][9][9]
+    cdef double FA[13][9][9]     # F[r][a+1][b] / F[r][a][b]: one more card of rank r for player 0 at a showdown
+    cdef double FB[13][9][9]     # ... for player 1
+    cdef double FG[13][9][9]     # ... for both
+    cdef int rank1[16]           # the rank of each one-card hand (level 1)
     cdef double Z
     cdef double u_win, u_draw, u_loss
     cdef uint8_t* allowed[2]
@@ -242,6 +246,8 @@ cdef class Engine:
         player 0's worth of (win, drawn round, loss).  The public tree is
         built by `build` (at once when `max_sequences` is given)."""
         cdef int r, a, b, k, i
+        cdef double base
+        cdef bint ok
         cdef uint64_t tab = 0
         self.upool = 0
         for r in range(13):
@@ -263,7 +269,18 @@ cdef class Engine:
                 for b in range(9):
                     if a + b <= self.U[r]:
                         self.F[r][a][b] = _fact(self.U[r]) / (_fact(a) * _fact(b) * _fact(self.U[r] - a - b))
+        # a showdown's chance factors, F[a+1][b] / F[a][b] etc. (R6 weights of the last cards), once
+        for r in range(13):
+            for a in range(9):
+                for b in range(9):
+                    base = self.F[r][a][b]
+                    ok = base > 0 and a + 1 < 9 and b + 1 < 9
+                    self.FA[r][a][b] = self.F[r][a + 1][b] / base if ok else 0.0
+                    self.FB[r][a][b] = self.F[r][a][b + 1] / base if ok else 0.0
+                    self.FG[r][a][b] = self.F[r][a + 1][b + 1] / base if ok else 0.0
         self._levels()
+        for i in range(self.lsize[1]):
+            self.rank1[i] = minrank(self.lhand[1][i])
         self.maxm = 1
         for k in range(1, self.K + 1):
             if self.lsize[k] > self.maxm:
@@ -799,24 +816,19 @@ cdef class Engine:
 
     cdef void _showdown(self, int p, double* opp, double* out, uint64_t c0, uint64_t c1) noexcept nogil:
         cdef double W = 1.0 / self.Z
-        cdef int r, x, n1 = self.lsize[1]
+        cdef int r, x, a, b, n1 = self.lsize[1]
         cdef double al[13]
         cdef double be[13]
         cdef double ga[13]
         cdef double pre[14]
         cdef double base, u_lo, u_hi, u_eq
-        cdef uint64_t* L = self.lhand[1]
         for r in range(1, 13):
-            base = self.F[r][nib(c0, r)][nib(c1, r)]
-            W *= base
-            if base > 0:
-                al[r] = self.F[r][nib(c0, r) + 1][nib(c1, r)] / base
-                be[r] = self.F[r][nib(c0, r)][nib(c1, r) + 1] / base
-                ga[r] = self.F[r][nib(c0, r) + 1][nib(c1, r) + 1] / base
-            else:
-                al[r] = 0.0
-                be[r] = 0.0
-                ga[r] = 0.0
+            a = nib(c0, r)
+            b = nib(c1, r)
+            W *= self.F[r][a][b]
+            al[r] = self.FA[r][a][b]
+            be[r] = self.FB[r][a][b]
+            ga[r] = self.FG[r][a][b]
         if W == 0.0:
             for x in range(n1):
                 out[x] = 0.0
@@ -824,14 +836,14 @@ cdef class Engine:
         # pre[i]: sum over opponent last cards of index < i of factor * reach
         pre[0] = 0.0
         for x in range(n1):
-            r = minrank(L[x])
+            r = self.rank1[x]
             pre[x + 1] = pre[x] + (be[r] if p == 0 else al[r]) * opp[x]
         if p == 0:
             u_lo, u_hi, u_eq = self.u_loss, self.u_win, self.u_draw   # opponent lower: I lose
         else:
             u_lo, u_hi, u_eq = -self.u_win, -self.u_loss, -self.u_draw  # opponent (p0) lower: p0 wins
         for x in range(n1):
-            r = minrank(L[x])
+            r = self.rank1[x]
             out[x] = W * ((al[r] if p == 0 else be[r]) * (pre[x] * u_lo + (pre[n1] - pre[x + 1]) * u_hi)
                           + ga[r] * opp[x] * u_eq)
 
@@ -846,9 +858,12 @@ cdef class Engine:
         cdef int c, j, off = 0
         cdef Node* ch
         cdef double x
-        for j in range(self.lsize[k]):
-            den[j] = 0.0
-            cnt[j] = 0.0
+        # only the actor's hands at this node are read: clear those (not the whole level)
+        for c in range(nd.nchild):
+            ch = &self.nodes[nd.first + c]
+            for j in range(ch.nseq):
+                den[self.spar[ch.seq + j]] = 0.0
+                cnt[self.spar[ch.seq + j]] = 0.0
         for c in range(nd.nchild):
             ch = &self.nodes[nd.first + c]
             for j in range(ch.nseq):
