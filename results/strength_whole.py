@@ -64,6 +64,23 @@ def run(args) -> None:
             f.flush()
 
 
+LEVEL5 = "samples=25,replace_samples=80,duel_samples=12,candidates=12"
+RUN_NOTES = {
+    "inf20_v_classic": "first version of the policy model (its duel cards weighted at T * 3; the "
+                       "likelihood computed card subset by card subset, about 10x slower than now)",
+    "inf20_v_off": "the same first version of the model",
+    "inf20b_v_classic": "the model as committed (duel cards uniform); stopped early: the time-limit "
+                        "change alone already decides this comparison (off20_v_classic)",
+    "off20_v_classic": "the budget as a limit alone, no inference: what equal nominal time means",
+    "inf_v_off_level5": "equal counts (level 5), the time limit never binds: the model's value alone",
+    "inf2_v_off_level5": "the same at temperature 2",
+}
+
+
+def label(spec: str) -> str:
+    return spec.replace("," + LEVEL5, " (level-5 counts)").replace("@" + LEVEL5, " (level-5 counts)")
+
+
 def report() -> None:
     rows = []
     for path in sorted(RUNS.glob("*.jsonl")):
@@ -87,14 +104,17 @@ def report() -> None:
         "shared (2 cores, other engineers' test runs): the 1-minute load average at each deal's start is "
         "given; a loaded core buys fewer worlds in the same time for both bots.",
         "",
-        "| run | A | B | time ms / decision | deals (games) | score of A | 95% interval | A wins / draws / losses "
+        "| run | A | B | budget a decision | deals (games) | score of A | 95% interval | A wins / draws / losses "
         "(games) | load min / mean / max | wall s |",
-        "| --- | --- | --- | ---: | ---: | ---: | --- | --- | --- | ---: |",
+        "| --- | --- | --- | --- | ---: | ---: | --- | --- | --- | ---: |",
     ]
     for name, r0, res, lo, hi, mean, secs in rows:
-        lines.append(f"| {name} | `{r0['a']}` | `{r0['b']}` | {r0['time_ms']:g} | {res.deals} ({2 * res.deals}) | "
+        budget = "level-5 counts" if r0["time_ms"] >= 100_000 else f"{r0['time_ms']:g} ms"
+        lines.append(f"| {name} | `{label(r0['a'])}` | `{label(r0['b'])}` | {budget} | {res.deals} ({2 * res.deals}) | "
                      f"{res.score:+.3f} | [{res.ci95[0]:+.3f}, {res.ci95[1]:+.3f}] | {res.wins} / {res.draws} / "
                      f"{res.losses} | {lo:.1f} / {mean:.1f} / {hi:.1f} | {secs:.0f} |")
+    lines += ["", "Runs:", ""]
+    lines += [f"- {name}: {RUN_NOTES.get(name, '')}" for name, *_ in rows]
     text = "\n".join(lines) + "\n"
     OUT.write_text(text)
     print(text)

@@ -181,3 +181,14 @@ def test_a_bad_inference_option_is_one_line():
         check_inference("policy:-1")
     assert check_inference("policy:0.5") == "policy:0.5"
     assert isinstance(inference_sampler(VIEWS[0], "off"), HandSampler)
+
+
+def test_bots_take_inference_as_an_option():
+    with pytest.raises(TacocatError, match="inference 'bogus' unknown"):
+        make_bot("pimc", inference="bogus")
+    bot = make_bot("pimc", samples=4, replace_samples=8, duel_samples=2, candidates=2, inference="policy")
+    # a play-phase view whose opponent replaced: the bot's search weights it (hint reports the model)
+    v = next(v for v in VIEWS if v.decision in ("attack", "answer") and InferenceSampler(v, StaticSoftmax()).active)
+    assert bot.choose(v, random.Random(0)) in v.legal_actions()
+    d = hint(v, iterations=4, seed=0, method="pimc", knobs=bot.knobs).to_dict()
+    assert d["inference"] == "policy" and d["effective_samples"] > 0

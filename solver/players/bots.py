@@ -93,6 +93,10 @@ class SearchBot:
         # before the clock is read, worlds weighted by R20 alone), the
         # baseline every strength table is measured against (issue 24).
         self.classic = bool(classic)
+        if inference is not None:
+            from tacocat.search.inference import check_inference
+
+            check_inference(inference)  # a bad model name is refused when the bot is made, in one line
         self.inference = inference
         if method == "pimc":
             self.budget = samples if samples is not None else iterations
