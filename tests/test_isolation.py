@@ -231,3 +231,22 @@ def test_hello_lists_the_bots_a_seat_may_use_and_move_refuses_the_oracle():
                         "bot": "oracle", "apply": True})
     assert r["error"]["code"] == "bad_field" and r["error"]["field"] == "bot" and "pimc" in r["error"]["message"]
     assert session._games[g["game"]].actions == []  # nothing was played
+
+
+def test_the_engine_seat_keeps_to_the_servers_time_cap(monkeypatch):
+    """A client cannot make the server think for an hour a decision by
+    giving its engine seat a huge budget: the cap binds it as it binds move."""
+    import tacocat.players.bots as bots
+
+    budgets: list[dict] = []
+    real = bots.make_bot
+    monkeypatch.setattr(bots, "make_bot", lambda name, **budget: budgets.append(budget) or real("heuristic"))
+    session = EngineSession(max_time_ms=50, shared=True)
+    g = ok(session.handle({"cmd": "new_game", "seed": 1, "engine": {"seat": 0, "bot": "pimc", "time_ms": 3_600_000}}))
+    token, rng = g["tokens"]["seats"][1], random.Random(0)
+    for _ in range(6):
+        legal = ok(session.handle({"cmd": "legal", "game": g["game"], "player": 1, "token": token}))["actions"]
+        if not legal:
+            break
+        ok(session.handle({"cmd": "apply", "game": g["game"], "player": 1, "token": token, "action": rng.choice(legal)}))
+    assert len(budgets) >= 3 and all(b["time_ms"] == 50 for b in budgets), budgets

@@ -1143,7 +1143,10 @@ class EngineSession:
                     return out
                 view, moves = state.view(engine.seat), len(state.actions)
                 rng = random.Random(f"{state.seed}/engine/{moves}")
-            action = make_bot(engine.bot, **engine.budget).choose(view, rng)
+            budget = dict(engine.budget)
+            if self.max_time_ms is not None:  # the server's cap binds the engine's seat as it binds move
+                budget["time_ms"] = min(budget.get("time_ms", self.max_time_ms), self.max_time_ms)
+            action = make_bot(engine.bot, **budget).choose(view, rng)
             with self._lock:
                 live = self._games.get(gid)
                 if live is None or len(live.actions) != moves:
