@@ -441,7 +441,7 @@ PINNED_VERSION = "3.0"
 PINNED_REQUESTS = {
     "hello": "",
     "set_rules": "rules:object|string",
-    "new_game": "?seed:integer ?rules:object|string ?record:object ?state:object",
+    "new_game": "?seed:integer ?rules:object|string ?record:object ?state:object ?engine:object",
     "apply": "game:string player:integer token:string action:object",
     "move": "game:string player:integer token:string ?bot:string ?level:integer ?time_ms:integer ?iterations:integer "
             "?seed:integer ?apply:boolean ?info_ms:integer",
