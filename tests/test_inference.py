@@ -119,10 +119,8 @@ def test_policy_likelihood_matches_a_brute_force_over_drawn_cards():
         s = InferenceSampler(v, model)
         if not s.discard or s.duels or s.played:
             continue
-        a, b = model, None
         for _ in range(3):
             opp = s.sample(rng)
-            ratio_base = None
             got = s.likelihood(opp)
             want = brute_likelihood(model, list(opp), s.discard, s.cap)
             # equal up to the factor common to every hand: prod_{c in D} x_c
@@ -164,7 +162,7 @@ def test_every_hint_says_which_model_it_used_and_its_effective_sample():
 
 def test_observations_read_the_opponents_round():
     for v in VIEWS:
-        discard, cap, duels, played = observations(v)
+        discard, cap, duels, _ = observations(v)
         o = 1 - v.player
         events = v.history
         if any(e["event"] == "replace" and e["player"] == o for e in events):

@@ -36,9 +36,9 @@ from typing import Callable, Sequence
 import numpy as np
 
 from tacocat.rules.actions import Action
-from tacocat.rules.cards import Hand, hand, remove
+from tacocat.rules.cards import Hand, counts, hand, remove
 from tacocat.errors import PositionError, TacocatError
-from tacocat.rules.game import DUEL, REPLACE, View, sub_multisets
+from tacocat.rules.game import DUEL, REPLACE, View
 from tacocat.search.pimc import MIN_SAMPLES, MixedMove, MoveEval, PerfectSolver, PlayResult, rank_moves
 from tacocat.rules.play import duel_attacker, goes_to_showdown, showdown
 from tacocat.search.budget import Budget, budget_of
@@ -153,6 +153,28 @@ def static_rank(cards: Hand, options: list[Hand], pool: Sequence[int]) -> list[H
     # building the kept hand (a 9-card hand has hundreds of options).
     whole = static_score(cards)
     return sorted(options, key=lambda d: (-((whole - static_score(d)) + e * len(d)), len(d), d))
+
+
+def _ranked_discards(cards: Hand, cap: int, pool: Sequence[int]) -> list[Hand]:
+    """`static_rank(cards, every legal discard of at most cap cards, pool)`,
+    built rank by rank with each discard's score summed as it grows (a
+    9-card hand has hundreds of discards; a 1 ms budget cannot list them
+    one Action at a time).  The sort key is `static_rank`'s, and it orders
+    distinct discards totally, so the list is the same."""
+    e = _expected_card(pool)
+    whole = static_score(cards)
+    c = counts(cards)
+    opts: list[tuple[float, int, Hand]] = [(0.0, 0, ())]
+    for r in range(1, 13):
+        if not c[r]:
+            continue
+        v = abs(r - 6.5)
+        grown = []
+        for score, k, d in opts:
+            for t in range(1, min(c[r], cap - k) + 1):
+                grown.append((score + t * v, k + t, d + (r,) * t))
+        opts += grown
+    return [d for _, _, d in sorted(opts, key=lambda o: (-((whole - o[0]) + e * o[1]), o[1], o[2]))]
 
 
 def static_discard(cards: Hand, cap: int, pool: Sequence[int]) -> Hand:
@@ -434,7 +456,10 @@ def replace_eval(
     t0 = time.perf_counter()
     deadline = None if time_ms is None else t0 + time_ms / 1000.0
     # the legal discards (RULES R7/R8) without building an Action each
-    options = sub_multisets(view.hand, len(view.hand) if view.replace_cap is None else view.replace_cap)
+    cap = len(view.hand) if view.replace_cap is None else view.replace_cap
+    pool = view.unseen_pool
+    ranked_all = _ranked_discards(view.hand, cap, pool)
+    options = ranked_all
     n_cand = len(options) if candidates is None else min(max(1, candidates), len(options))
     if samples is None:
         samples = max(DEFAULT_REPLACE_EVALS, 8 * n_cand) if time_ms is None else 10**9
@@ -443,9 +468,8 @@ def replace_eval(
     rng = rng_from(seed)
     solver = solver or PerfectSolver(view.rules)
     sampler = sampler or HandSampler(view)
-    pool = view.unseen_pool
-    ranked = static_rank(view.hand, options, pool)[:n_cand]
-    if () in options and () not in ranked:
+    ranked = ranked_all[:n_cand]
+    if () not in ranked:  # keeping every card is always legal (R7/R8: any k from 0)
         ranked.append(())
     # does the opponent still replace, and with what cap?
     me = f"p{view.player}"

@@ -40,7 +40,7 @@ from tacocat.rules.game import DUEL, REPLACE, View
 from tacocat.search.gamevalue import ROUND_UTILITIES, round_game_wins, round_utilities
 from tacocat.search.budget import Budget, budget_of, scaled_minimum
 from tacocat.search.pimc import MIN_SAMPLES, MixedMove, MoveEval, PerfectSolver, PlayResult, exact_play, pimc_play
-from tacocat.search.sampling import DEFAULT_EXACT_BUDGET, HandSampler
+from tacocat.search.sampling import DEFAULT_EXACT_BUDGET
 
 METHODS = ("auto", "exact", "pimc", "ismcts", "equilibrium")
 """The hint methods: the one list the CLI and the protocol offer."""
