@@ -137,6 +137,8 @@ def command(hand, seen, history, opponent, table, attacker, player, phase, cap, 
         flags = position_flags(hand=hand, seen=seen, history=history, table=table, opponent=opponent,
                                attacker=attacker, phase=phase, cap=cap, board=board_text, cat=cat, covered=covered,
                                rules=rules_path)
+        if click.get_current_context().get_parameter_source("player") != click.core.ParameterSource.DEFAULT:
+            flags.append("--player")  # the view's own "player" key says who asks
         if flags:
             raise CliError(f"--view gives the whole position; drop {', '.join(flags)} (or drop --view)")
         notes: list[str] = []

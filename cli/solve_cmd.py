@@ -452,6 +452,10 @@ def command(hands, hand, seen, history, opponent, attacker, table, player, board
     if json_path is not None:
         if hands is not None:
             raise CliError("give positions either with --hands or with --json, not both")
+        given = [name for name, value in (("--attacker", attacker), ("--table", table)) if value not in (None, "")]
+        if given:
+            raise CliError(f"{' and '.join(given)} {'belongs' if len(given) == 1 else 'belong'} to --hands; each JSON Lines position carries its own "
+                           f"(keys attacker, table): drop {', '.join(given)}")
         if json_path == "-":
             failed = batch_lines(sys.stdin)
         else:

@@ -81,9 +81,12 @@ def test_history_counting_as_seen_is_documented():
     (["solve", "--hand", "2 9 10", "--time", "500"], ["--time", "--equilibrium"]),
     (["solve", "--hand", "2 9 10", "--tt-mb", "4"], ["--tt-mb", "--hand"]),
     (["play", "--opponent", "heuristic", "--strength", "50", "--seed", "1"], ["--strength", "heuristic"]),
+    (["solve", "--json", "-", "--attacker", "1"], ["--attacker belongs to --hands", "JSON Lines"]),
+    (["hint", "--view", "-", "--player", "1"], ["--view gives the whole position", "drop --player"]),
 ])
 def test_conflicting_flags_are_refused_naming_both(args, flags):
-    one_line_error(run(args, stdin=""), *flags)
+    stdin = '{"hand": [4, 9]}' if "--view" in args else '{"hands": [[2, 9], [3, 8]], "attacker": 0, "table": []}'
+    one_line_error(run(args, stdin=stdin), *flags)
 
 
 def test_equal_flags_do_not_conflict():
