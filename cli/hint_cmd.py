@@ -116,7 +116,7 @@ def command(hand, seen, history, opponent, table, attacker, player, phase, cap, 
     Output: each move with the win/draw/loss odds of the round (from what
     you know), its expected value and the 95% margin of that value for the
     sampled methods, the chance of winning the game, and the method used.
-    Rows follow the value column, best first; equal values put the move
+    Rows follow the value column, best first; values equal as printed put the move
     with more deals (n) first, then the engine's order.  "best:" is the
     engine's pick; when it is not the top row the line says why (a
     replacement's sequential halving keeps its pick for the most deals).

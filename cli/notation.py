@@ -321,15 +321,16 @@ def _pct(x: Any) -> str:
 
 def by_value(moves: Sequence[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
     """The rows of a hint in the order of their value column, best first.
-    Ties: the move with more deals behind its value (n) first, then the
-    engine's own order.  A search may rank otherwise (sequential halving
-    puts the moves that survived every stage first, whatever their final
-    value), so the engine's pick is named on the `best:` line."""
+    Ties (values equal as printed, to 3 decimals): the move with more deals
+    behind its value (n) first, then the engine's own order.  A search may
+    rank otherwise (sequential halving puts the moves that survived every
+    stage first, whatever their final value), so the engine's pick is named
+    on the `best:` line."""
     def key(item: tuple[int, Mapping[str, Any]]) -> tuple:
         i, m = item
         value, n = m.get("value"), m.get("visits")
         known = isinstance(value, (int, float))
-        return (not known, -value if known else 0.0, -n if isinstance(n, int) else 0, i)
+        return (not known, -round(value, 3) if known else 0.0, -n if isinstance(n, int) else 0, i)
 
     return [m for _, m in sorted(enumerate(moves), key=key)]
 
