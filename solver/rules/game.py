@@ -879,7 +879,7 @@ class View:
         pool = len(self.unseen_pool)
         if self.opponent_hand_size < 0 or self.opponent_hand_size > pool:
             raise PositionError(
-                f"opponent_hand_size {self.opponent_hand_size} impossible: only {pool} cards are unseen", "R5"
+                f"opponent_hand_size {self.opponent_hand_size} impossible: only {pool} cards are unseen", "R1"
             )
         if self.phase == REPLACE:
             # A deal starts a round's face-up cards afresh (R6): in the replace

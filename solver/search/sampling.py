@@ -93,7 +93,7 @@ class HandSampler:
             raise PositionError(
                 f"opponent_hand_size {self.size} impossible with {len(self.opp_pool)} unseen cards"
                 + (f" of rank {self.floor} or more (its sacrifices, R20)" if self.floor > 1 else ""),
-                "R20" if self.floor > 1 else "R5",
+                "R20" if self.floor > 1 else "R1",
             )
         self.pool_counts = counts(self.opp_pool)
         self._cards = list(self.opp_pool)
