@@ -881,10 +881,14 @@ cdef class Engine:
                     sig[off] = 1.0 / cnt[self.spar[ch.seq + j]]
                 off += 1
 
-    cdef void _walk(self, int64_t n, int p, double* mine, double* opp, double* out, uint64_t c0, uint64_t c1,
-                    int depth) noexcept nogil:
+    cdef void _walk(self, int64_t n, int p, double* mine, double* opp, double opp_tot, double* out, uint64_t c0,
+                    uint64_t c1, int depth) noexcept nogil:
         """Counterfactual values of traverser p's hands at node n into `out`
-        (p's level), given p's reach `mine` and the opponent's reach `opp`."""
+        (p's level), given p's reach `mine` and the opponent's reach `opp`
+        (`opp_tot`: its sum).  Reach vectors hold the hands alive at the node
+        (the ones its sequences or its showdown read); other entries may be
+        stale, so they are never read (a level-1 reach reaching a showdown is
+        written whole)."""
         cdef Node* nd = &self.nodes[n]
         cdef Node* ch
         cdef int kp = nd.k0 if p == 0 else nd.k1
@@ -903,9 +907,7 @@ cdef class Engine:
             return
         if self._poll():
             return
-        tot = 0.0
-        for j in range(self.lsize[ko]):
-            tot += opp[j]
+        tot = opp_tot
         if tot == 0.0 and not self.noprune:
             # the opponent never gets here: every counterfactual value is 0, so
             # only the discount and the average strategy (own reach) change
@@ -927,12 +929,10 @@ cdef class Engine:
                 a = ch.act
                 kc = kp - size_of(a)
                 if self.mode == 0:
-                    for j in range(self.lsize[kc]):
-                        child_reach[j] = 0.0
                     for j in range(ch.nseq):
                         s = ch.seq + j
                         child_reach[self.schi[s]] = mine[self.spar[s]] * sig[off + j]
-                self._walk(nd.first + c, p, child_reach, opp, child_v,
+                self._walk(nd.first + c, p, child_reach, opp, opp_tot, child_v,
                            c0 + (a if p == 0 else 0), c1 + (a if p == 1 else 0), depth + 1)
                 for j in range(ch.nseq):
                     s = ch.seq + j
@@ -970,8 +970,9 @@ cdef class Engine:
                 ch = &self.nodes[nd.first + c]
                 a = ch.act
                 kc = ko - size_of(a)
-                for j in range(self.lsize[kc]):
-                    child_reach[j] = 0.0
+                if kc == 1:  # a showdown reads every one-card hand
+                    for j in range(self.lsize[1]):
+                        child_reach[j] = 0.0
                 tot = 0.0
                 for j in range(ch.nseq):
                     s = ch.seq + j
@@ -983,7 +984,7 @@ cdef class Engine:
                     if self.mode == 0:
                         self._average_only(nd.first + c, p, mine, depth + 1)
                     continue
-                self._walk(nd.first + c, p, mine, child_reach, child_v,
+                self._walk(nd.first + c, p, mine, child_reach, tot, child_v,
                            c0 + (a if p == 1 else 0), c1 + (a if p == 0 else 0), depth + 1)
                 for j in range(self.lsize[kp]):
                     out[j] += child_v[j]
@@ -1007,8 +1008,10 @@ cdef class Engine:
                 self._average_only(nd.first + c, p, mine, depth + 1)
             return
         self._strategy(n, sig, False)
-        for j in range(self.lsize[kp]):
-            tot += mine[j]
+        for c in range(nd.nchild):   # whether any hand here is reached (reads only the alive ones)
+            ch = &self.nodes[nd.first + c]
+            for j in range(ch.nseq):
+                tot += mine[self.spar[ch.seq + j]]
         for c in range(nd.nchild):
             ch = &self.nodes[nd.first + c]
             kc = kp - size_of(ch.act)
@@ -1021,8 +1024,6 @@ cdef class Engine:
                 self.sreg[s] = <real>q
                 self.ssum[s] = <real>(self.ssum[s] * self.dstrat + mine[self.spar[s]] * sig[off + j])
             if tot > 0.0 or self.dpos != 1.0 or self.dneg != 1.0 or self.dstrat != 1.0:
-                for j in range(self.lsize[kc]):
-                    child_reach[j] = 0.0
                 for j in range(ch.nseq):
                     s = ch.seq + j
                     child_reach[self.schi[s]] = mine[self.spar[s]] * sig[off + j]
@@ -1034,13 +1035,15 @@ cdef class Engine:
         cdef double* mine = self.pbuf[MAXDEPTH - 1][0]
         cdef double* opp = self.pbuf[MAXDEPTH - 1][1]
         cdef double* out = self.cbuf[MAXDEPTH - 2]
-        cdef double v = 0.0
+        cdef double v = 0.0, tot = 0.0
         for j in range(self.lsize[k]):
             mine[j] = self.allowed[p][j]
         for j in range(self.lsize[ko]):
             opp[j] = self.allowed[1 - p][j]
         self.mode = mode
-        self._walk(0, p, mine, opp, out, 0, 0, 0)
+        for j in range(self.lsize[ko]):
+            tot += opp[j]
+        self._walk(0, p, mine, opp, tot, out, 0, 0, 0)
         for j in range(self.lsize[k]):
             v += out[j] * self.allowed[p][j]
             self.rootv[mode][p][j] = out[j]
