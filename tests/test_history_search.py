@@ -102,7 +102,6 @@ HAND, SEEN, HIST = "3 10 11", "1 2 6 9 11 12", "p1 attacks 9; p0 answers 11 beat
 @pytest.mark.parametrize(
     "change, fragments",
     [
-        ({"--seen": "1 2 6 9 11"}, ["R15", "the history's cards 12 are not among the seen cards"]),
         ({"--history": HIST.replace("6 sacrifice", "6 beat")}, ["R13", "history event 4", "cannot beat"]),
         ({"--history": HIST.replace("6 sacrifice", "6")}, ["--history", "history event 4", "beat' or 'sacrifice'"]),
         ({"--history": HIST + "; p1 attacks 3"}, ["R14", "history event 5", "player 0 won the last trick"]),
@@ -114,6 +113,15 @@ def test_a_contradicting_history_is_one_line_naming_event_and_rule(change, fragm
     flags = {"--hand": HAND, "--seen": SEEN, "--opponent": "3", "--history": HIST}
     flags.update(change)
     one_line_error(run(["hint"] + [x for kv in flags.items() for x in kv]), *fragments)
+
+
+def test_the_historys_cards_count_as_seen_without_typing_them_again():
+    """Issue 21: a card named in --history is a seen card; --seen need not
+    repeat it (it used to be an R15 error)."""
+    full = run(["hint", "--hand", HAND, "--seen", SEEN, "--opponent", "3", "--history", HIST, "--json"])
+    short = run(["hint", "--hand", HAND, "--seen", "1 2 6 9 11", "--opponent", "3", "--history", HIST, "--json"])
+    assert short.exit_code == full.exit_code == 0
+    assert json.loads(short.stdout)["moves"] == json.loads(full.stdout)["moves"]
 
 
 def test_own_hand_below_own_sacrifice_and_no_consistent_hand_are_refused():
@@ -417,8 +425,7 @@ def test_replace_with_a_time_budget_ranks_the_default_budgets_best_move_on_many_
         # sequential halving: a move ranked higher never has fewer deals, and every row has a margin
         assert n == sorted(n, reverse=True) and min(n) >= decisions.MIN_STAGE_DEALS
         assert all(isinstance(m.get("stderr"), float) for m in result["moves"])
-    # more time, more deals: never fewer than the default budget
-    assert timed["moves"][0]["visits"] >= default["moves"][0]["visits"]
+    # (How many deals 500 ms buys depends on the machine's load: benchmarks measure it, not this test.)
 
 
 def test_a_time_budget_never_ranks_on_one_deal():
