@@ -49,7 +49,7 @@ from typing import Any, Callable, Mapping, Sequence
 
 from tacocat.rules.actions import Action
 from tacocat.rules.game import View
-from tacocat.search.pimc import MoveEval
+from tacocat.search.results import MoveEval
 
 __all__ = ["Engine", "EngineError", "Game", "Status", "Applied", "Moved", "Odds", "Hint", "Info"]
 
@@ -160,7 +160,7 @@ class Moved:
 Odds = MoveEval
 """One ranked move of a hint: the action with its round odds (`win`,
 `draw`, `loss`), expected `value`, `stderr` (sampled) and `game_win` — the
-search's own `tacocat.search.pimc.MoveEval`."""
+search's own `tacocat.search.results.MoveEval`."""
 
 
 def _odds(d: Mapping[str, Any]) -> MoveEval:

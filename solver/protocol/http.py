@@ -54,13 +54,12 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from tacocat import __version__
 from tacocat.errors import shorten
-from tacocat.protocol.session import (
-    COMMANDS,
+from tacocat.protocol.commands import COMMANDS
+from tacocat.protocol.session import EngineSession, SearchJob
+from tacocat.protocol.wire import (
     ERROR_CODES,
     PROTOCOL_VERSION,
-    EngineSession,
     Response,
-    SearchJob,
     _echoable,
     decode_request,
     encode_response,

@@ -20,7 +20,8 @@ import sys
 import threading
 from typing import BinaryIO
 
-from tacocat.protocol.session import EngineSession, Response, SearchJob, decode_request, encode_response, error_response
+from tacocat.protocol.session import EngineSession, SearchJob
+from tacocat.protocol.wire import Response, decode_request, encode_response, error_response
 from tacocat.protocol.streaming import info_message
 
 log = logging.getLogger("tacocat.engine")

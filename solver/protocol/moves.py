@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any, Mapping
 
 from tacocat.players.bots import BOTS, SEAT_BOTS
 from tacocat.protocol.streaming import ticker
+from tacocat.protocol.wire import ProtocolError
 
 if TYPE_CHECKING:  # pragma: no cover
     from tacocat.protocol.session import EngineSession
@@ -54,8 +55,6 @@ DEFAULT_BOT = "pimc"
 
 def resolve_bot(request: Mapping[str, Any]) -> tuple[str, dict[str, Any], int | None]:
     """(bot name, budget, level) of a move request; raises ProtocolError."""
-    from tacocat.protocol.session import ProtocolError
-
     if "level" in request and "bot" in request:
         raise ProtocolError("bad_field", "move takes either bot or level, not both", "level")
     if "level" in request:
@@ -95,8 +94,6 @@ def seat_events(events: list[dict], player: int, before: tuple, after: tuple) ->
 def move_work(session: "EngineSession", request: Mapping[str, Any]):
     """Validate a move request now; return the search work that chooses
     (and applies) the action on the worker thread."""
-    from tacocat.protocol.session import ProtocolError
-
     name, budget, level = resolve_bot(request)
     gid, player = request["game"], request["player"]
     apply_it = request.get("apply", True)

@@ -25,396 +25,46 @@ its best result so far.  `tacocat.protocol.jsonlines` (JSON Lines on stdin/stdou
 
 Every command is described once, in `COMMANDS` (fields, JSON types, which
 are required): validation, `hello`, the OpenAPI document and the docs all
-read that table."""
+read that table.
+
+The protocol's parts live in their own rooms: the wire format and error
+codes in `wire`, the command table in `commands`, tokens in `seats`; this
+module is the session that answers the commands (and re-exports those
+names, which transports and older code import from here)."""
 
 from __future__ import annotations
 
-import hashlib
-import json
 import logging
-import math
 import random
 import secrets
 import threading
 import time
 from collections import OrderedDict
 from dataclasses import dataclass, field
-from typing import Any, Callable, Literal, Mapping, NotRequired, TypedDict
+from typing import Any, Callable, Mapping
 
 from tacocat import __version__
-from tacocat.rules.actions import Action
 from tacocat.errors import RecordError, TacocatError
 from tacocat.errors import shorten as _short
+from tacocat.protocol.commands import (  # noqa: F401 - re-exported
+    COMMANDS, DEFAULT_MAX_QUEUE, ENDGAME_METHOD, ENVELOPE_FIELDS, HINT_METHODS, MAX_BYTES, MAX_GAMES, MAX_ITERATIONS,
+    MAX_SEARCHES, MAX_TIME_MS, Command, Field, _check_fields,
+)
+from tacocat.protocol.moves import BOT_NAMES, LEVELS, move_work, resolve_bot, seat_events
+from tacocat.protocol.seats import Seats, _hash, new_game_id  # noqa: F401 - re-exported
+from tacocat.protocol.store import GameStore
+from tacocat.protocol.streaming import SearchSignal, finite, sliced_search
+from tacocat.protocol.wire import (  # noqa: F401 - re-exported
+    _ERROR_CODE_OF, ERROR_CODES, INT_LIMIT, MAX_DEPTH, MAX_ID_LENGTH, PROTOCOL_VERSION, ActionDict, ApplyResult,
+    ErrorInfo, GameStatus, HelloResult, LegalResult, NewGameResult, ProtocolError, Request, Response, StopResult,
+    _echoable, _ok, _too_deep, _valid_id, decode_request, encode_response, error_response,
+)
+from tacocat.rules.actions import Action
 from tacocat.rules.game import GameRecord, GameState, View
 from tacocat.rules.ruleset import Ruleset, load_ruleset
 from tacocat.rules.views import view_from_json
-from tacocat.protocol.moves import BOT_NAMES, LEVELS, move_work, resolve_bot, seat_events
-from tacocat.protocol.store import GameStore
-from tacocat.protocol.streaming import SearchSignal, finite, sliced_search
-
-PROTOCOL_VERSION = "3.0"
-"""Bumped whenever a message shape changes (docs/protocol.md, "Versions")."""
 
 log = logging.getLogger("tacocat.engine")
-
-ERROR_CODES: dict[str, str] = {
-    "bad_json": "the request is not one JSON object (or the line or body is too large)",
-    "unknown_command": "`cmd` names no command of this protocol version",
-    "missing_field": "a required field is absent",
-    "bad_field": "a field has the wrong type or value, an unknown field, or an unknown game id",
-    "illegal_action": "the action is not legal at this decision (the game is unchanged)",
-    "impossible_position": "a view or position no game can produce (e.g. more cards of a rank than the deck holds)",
-    "bad_ruleset": "a ruleset that cannot be played (RULES section 8)",
-    "bad_record": "a malformed game record, game state, view or position",
-    "forbidden": "the token does not open this game, this seat or this command (docs/protocol.md, Seats)",
-    "busy": "a limit is reached: the search queue is full, too many games are open, or the game store cannot be "
-            "written; try again later",
-    "internal": "a bug in the engine; the message says what failed and the session keeps serving",
-}
-"""Every error code the protocol uses, with what it means.  Stable: a
-frontend may switch on them."""
-
-# TacocatError.code values that are not protocol codes map onto one.
-_ERROR_CODE_OF = {"bad_notation": "bad_field", "invalid": "bad_field"}
-
-
-class ProtocolError(Exception):
-    """A request the session refuses; becomes an error response."""
-
-    def __init__(self, code: str, message: str, field: str | None = None) -> None:
-        if code not in ERROR_CODES:  # a bug in this module, not user input
-            raise ValueError(f"unknown error code {code!r}")
-        super().__init__(message)
-        self.code = code
-        self.message = message
-        self.field = field
-
-
-# --------------------------------------------------------------------------
-# Message shapes.  These TypedDicts are the documentation of record for
-# type checkers; `COMMANDS` below is what validation actually reads.
-
-
-class ErrorInfo(TypedDict):
-    code: str
-    """One of ERROR_CODES."""
-    message: str
-    """One line naming the problem (and the rule, for rule errors)."""
-    field: NotRequired[str]
-    """The request field at fault, when there is one."""
-
-
-class Response(TypedDict):
-    id: Any
-    """The request's `id`, echoed (null when the request had none or could
-    not be read)."""
-    ok: bool
-    cmd: NotRequired[str]
-    """The command answered (absent when the request could not be read)."""
-    result: NotRequired[dict[str, Any]]
-    """When ok: the command's result."""
-    error: NotRequired[ErrorInfo]
-    """When not ok."""
-    stopped: NotRequired[bool]
-    """Searches only: true when `stop` (or the server's time cap) ended the
-    search early and `result` is its best answer so far."""
-
-
-class Request(TypedDict, total=False):
-    id: Any
-    cmd: str
-
-
-class ActionDict(TypedDict):
-    kind: Literal["replace", "duel", "attack", "answer"]
-    cards: list[int]
-    beats: NotRequired[bool]
-
-
-class GameStatus(TypedDict):
-    """Public summary of a game, part of several results."""
-
-    game: str
-    phase: str
-    acting: list[int]
-    over: bool
-    winner: int | None
-    board: dict[str, Any]
-    deals: int
-    rounds: int
-    actions: int
-
-
-class HelloResult(TypedDict):
-    protocol: str
-    engine: str
-    version: str
-    rules: dict[str, Any]
-    commands: list[str]
-    errors: list[str]
-    limits: dict[str, Any]
-    bots: list[str]
-    """The bots `move` offers a seat (they choose from its view alone)."""
-    levels: dict[str, str]
-    running: dict[str, int]
-    """Games open and searches running now."""
-
-
-class NewGameResult(GameStatus):
-    seed: int
-
-
-class ApplyResult(TypedDict):
-    game: str
-    player: int
-    action: ActionDict
-    round: dict[str, Any] | None
-    """The round summary when this action finished a round, else null."""
-    status: GameStatus
-
-
-class LegalResult(TypedDict):
-    game: str
-    player: int
-    decision: str | None
-    actions: list[ActionDict]
-
-
-class StopResult(TypedDict):
-    stopped: int
-
-
-# --------------------------------------------------------------------------
-# The command table.
-
-
-@dataclass(frozen=True)
-class Field:
-    name: str
-    types: tuple[str, ...]
-    """JSON types accepted: integer, number, string, boolean, object, array, null."""
-    required: bool = False
-    doc: str = ""
-    minimum: int | None = None
-    enum: tuple[Any, ...] | None = None
-    maximum: int | None = None
-    """Integers: the largest accepted (`INT_LIMIT` when unset)."""
-
-
-@dataclass(frozen=True)
-class Command:
-    name: str
-    doc: str
-    fields: tuple[Field, ...] = ()
-    search: bool = False
-    """Searches run on a worker thread and can be stopped."""
-    example: dict[str, Any] = field(default_factory=dict)
-
-
-# The hint methods, checked when the request arrives: a bad method never
-# takes a search slot.  (Light to import: the searches load on first use.)
-from tacocat.search.hint import METHODS as HINT_METHODS  # noqa: E402
-
-ENDGAME_METHOD = "endgame"
-"""hint's extra method: the exact endgame of `tacocat.search.endgame`
-(`tacocat solve --hand`), with representative lines of play."""
-DEFAULT_MAX_QUEUE = 8
-"""Searches that may wait behind the running ones (then `busy`)."""
-INT_LIMIT = 2**63 - 1
-"""No integer field accepts more (nor less than -INT_LIMIT): a 400-digit
-number is refused when it arrives, not deep inside a search."""
-MAX_TIME_MS = 3_600_000
-MAX_ITERATIONS = 10**9
-MAX_GAMES = 100_000
-MAX_SEARCHES = 64
-MAX_BYTES = 1 << 30
-"""The largest server limits `tacocat engine` and `tacocat serve` accept
-(--max-games, --max-searches, --max-line/--max-body; --max-time-ms is
-MAX_TIME_MS)."""
-
-_GAME = Field("game", ("string",), True, "A game id returned by new_game.")
-_PLAYER = Field("player", ("integer",), True, "0 or 1.", enum=(0, 1))
-_SEAT_TOKEN = Field("token", ("string",), True, "The token of this player's seat, or the game's owner token (new_game).")
-_OWNER_TOKEN = Field("token", ("string",), True, "The game's owner token (new_game).")
-_BUDGET = (
-    Field("time_ms", ("integer",), False, "Search time budget in milliseconds (capped by the server's limit).",
-          minimum=1, maximum=MAX_TIME_MS),
-    Field("iterations", ("integer",), False, "Search iteration budget.", minimum=1, maximum=MAX_ITERATIONS),
-    Field("seed", ("integer",), False, "Seed of the search's sampler (default 0): equal requests give equal answers.",
-          minimum=-INT_LIMIT),
-)
-_INFO = Field("info_ms", ("integer",), False, "Send an info message about every this many milliseconds while the "
-              "search runs (docs/protocol.md, \"Live search info\").", minimum=20)
-
-COMMANDS: dict[str, Command] = {
-    c.name: c
-    for c in (
-        Command("hello", "Protocol and engine versions, the session's ruleset, the commands and limits.",
-                example={"cmd": "hello"}),
-        Command(
-            "set_rules",
-            "Set this connection's default ruleset: its games started later and views without `rules` use it. "
-            "JSON Lines only (one client a session); a shared server (HTTP) refuses it: give `rules` in new_game.",
-            (Field("rules", ("object", "string"), True, 'A ruleset object (RULES section 8) or "standard".'),),
-            example={"cmd": "set_rules", "rules": {"board": [4, 6, 8, 7, 8, 6, 4], "tie": "arrow"}},
-        ),
-        Command(
-            "new_game",
-            "Start a game from a seed (the cat on the centre, the first round dealt), or resume one from a "
-            "game record or state document. Returns the game id and its secret tokens: one per seat and the owner's.",
-            (
-                Field("seed", ("integer",), False, "The deal seed; a random one when absent (returned in the result).",
-                      minimum=-INT_LIMIT),
-                Field("rules", ("object", "string"), False, "This game's ruleset; the session's by default."),
-                Field("record", ("object",), False, 'A game record ({"format": "tacocat-record", ...}) to replay.'),
-                Field("state", ("object",), False, 'A game state document ({"format": "tacocat-state", ...}).'),
-                Field("engine", ("object",), False, 'The server plays one seat: {"seat": 1, "level": 3} or {"seat": 1, '
-                      '"bot": "pimc", "time_ms": 100} (docs/protocol.md, "Playing the engine"). Only the other '
-                      "seat's token is returned, and the engine moves as soon as it must act."),
-            ),
-            example={"cmd": "new_game", "seed": 42},
-        ),
-        Command(
-            "apply",
-            "Apply one player's action. An illegal action is refused and leaves the game unchanged.",
-            (_GAME, _PLAYER, _SEAT_TOKEN, Field("action", ("object",), True, 'An action: {"kind", "cards", "beats" (answers)}.')),
-            example={"cmd": "apply", "game": "g1", "player": 0, "token": "<seat 0 token>",
-                     "action": {"kind": "replace", "cards": [1, 12]}},
-        ),
-        Command(
-            "move",
-            "The engine chooses a seat's action with a bot (by name and budget, or by strength level) and applies "
-            "it unless apply is false; returns the action and the events it caused.",
-            (
-                _GAME, _PLAYER, _SEAT_TOKEN,
-                Field("bot", ("string",), False, 'The bot (default "pimc").', enum=BOT_NAMES),
-                Field("level", ("integer",), False, f"A strength level instead of bot and budget: 1 (random) .. {max(LEVELS)} "
-                      "(docs/protocol.md, results/levels.md).", enum=tuple(LEVELS)),
-                Field("time_ms", ("integer",), False, "The bot's time budget per decision (capped by the server's limit).",
-                      minimum=1, maximum=MAX_TIME_MS),
-                Field("iterations", ("integer",), False, "The bot's sample (pimc) or iteration (ismcts) budget.",
-                      minimum=1, maximum=MAX_ITERATIONS),
-                Field("seed", ("integer",), False, "Seed of the bot's random choices (a random one when absent; "
-                      "returned in the result).", minimum=-INT_LIMIT),
-                Field("apply", ("boolean",), False, "Apply the chosen action (default true)."),
-                _INFO,
-            ),
-            search=True,
-            example={"cmd": "move", "game": "g1", "player": 1, "token": "<seat 1 token>", "level": 3},
-        ),
-        Command("legal", "Every legal action of a player now (empty when it is not their turn).",
-                (_GAME, _PLAYER, _SEAT_TOKEN),
-                example={"cmd": "legal", "game": "g1", "player": 0, "token": "<seat 0 token>"}),
-        Command("view", "A player's view of a game: what they know (RULES section 5).", (_GAME, _PLAYER, _SEAT_TOKEN),
-                example={"cmd": "view", "game": "g1", "player": 1, "token": "<seat 1 token>"}),
-        Command("state", "The whole game state, hidden cards included (owner only).", (_GAME, _OWNER_TOKEN),
-                example={"cmd": "state", "game": "g1", "token": "<owner token>"}),
-        Command("record", "The game record: ruleset, seed and every action; replays to the same state. "
-                "Owner only while the game runs (the seed decides every deal); any seat once it is over.",
-                (_GAME, Field("token", ("string",), True, "The owner token; a seat token once the game is over.")),
-                example={"cmd": "record", "game": "g1", "token": "<owner token>"}),
-        Command("games", "The status of the games the given tokens open, and how many games are open.",
-                (Field("tokens", ("array",), False, "Tokens (owner or seat) of the games to list."),),
-                example={"cmd": "games", "tokens": ["<owner token>"]}),
-        Command("end_game", "Forget a game (frees its slot; owner only).", (_GAME, _OWNER_TOKEN),
-                example={"cmd": "end_game", "game": "g1", "token": "<owner token>"}),
-        Command(
-            "hint",
-            "Ranked moves with win/draw/loss odds for a player's view (same shapes as `tacocat hint --json`). "
-            "Give `view`, or `game` and `player` to hint from a game in progress.",
-            (
-                Field("view", ("object",), False, "A view: player, hand, seen, opponent_hand_size, attacker, table, "
-                      "optional rules (or a full view from the view command)."),
-                Field("game", ("string",), False, "Hint for this game (with player and token) instead of a view."),
-                Field("player", ("integer",), False, "With game: whose view.", enum=(0, 1)),
-                Field("token", ("string",), False, "With game: the token of the player's seat (or the owner's). "
-                      "With view: any secret of yours; only a stop that sends it ends this search (docs/protocol.md, "
-                      "\"Stopping a search\")."),
-                *_BUDGET,
-                Field("method", ("string",), False, 'Search method (default "auto"); "endgame": the exact endgame '
-                      "with lines of play (play phase).", enum=(*HINT_METHODS, ENDGAME_METHOD)),
-                Field("top", ("integer",), False, "Return only the best N moves.", minimum=1),
-                Field("score", ("string",), False, 'Score a move by the "game" it leads to (default) or the "round" alone.',
-                      enum=("game", "round")),
-                _INFO,
-            ),
-            search=True,
-            example={"cmd": "hint", "game": "g1", "player": 0, "token": "<seat 0 token>", "time_ms": 200},
-        ),
-        Command(
-            "solve",
-            "Solve a play-phase position with every card known, exactly (same shapes as `tacocat solve --json`); "
-            'or, with mode "equilibrium", the endgame of a view with hidden hands (the shape of '
-            "`tacocat solve --equilibrium --json`).",
-            (
-                Field("position", ("object",), False, 'A position: {"hands": [[...], [...]], "attacker", "table", '
-                      'optional "utilities" and "rules"} (required unless mode is "equilibrium").'),
-                Field("mode", ("string",), False, '"perfect" (every card known, default) or "equilibrium".',
-                      enum=("perfect", "equilibrium")),
-                Field("view", ("object",), False, 'mode "equilibrium": the view (as for hint; its history, if any, '
-                      "gives each hand's floor, R20)."),
-                Field("exploitability", ("number",), False, 'mode "equilibrium": stop at this exploitability (default 0.001).'),
-                Field("time_ms", ("integer",), False, 'mode "equilibrium": time budget in milliseconds.', minimum=1),
-                Field("token", ("string",), False, "Any secret of yours: only a stop that sends it ends this search."),
-            ),
-            search=True,
-            example={"cmd": "solve", "position": {"hands": [[2, 5, 9], [3, 8, 11]], "attacker": 0, "table": []}},
-        ),
-        Command(
-            "stop",
-            "End your running searches early: they answer with their best result so far. A search is yours when "
-            "its request carried one of the tokens you send (a game's seat or owner token, or the secret you gave a "
-            "view hint or a solve); over JSON Lines every search of the connection is yours. The server's admin "
-            "token stops every search.",
-            (Field("target", ("string", "integer"), False, "The id of the search request to stop; all of yours when absent."),
-             Field("token", ("string",), False, "A token your searches carry."),
-             Field("tokens", ("array",), False, f"Several tokens your searches carry (at most {100})."),),
-            example={"cmd": "stop"},
-        ),
-        Command("quit", "End the session (JSON Lines: the engine stops its searches, answers them, then exits).",
-                example={"cmd": "quit"}),
-    )
-}
-
-_JSON_TYPES: dict[str, Callable[[Any], bool]] = {
-    "integer": lambda v: isinstance(v, int) and not isinstance(v, bool),
-    "number": lambda v: isinstance(v, (int, float)) and not isinstance(v, bool),
-    "string": lambda v: isinstance(v, str),
-    "boolean": lambda v: isinstance(v, bool),
-    "object": lambda v: isinstance(v, dict),
-    "array": lambda v: isinstance(v, list),
-    "null": lambda v: v is None,
-}
-
-ENVELOPE_FIELDS = ("id", "cmd")
-
-
-def _check_fields(cmd: Command, request: Mapping[str, Any]) -> None:
-    """Raise ProtocolError unless `request` fits `cmd`'s fields."""
-    known = {f.name for f in cmd.fields} | set(ENVELOPE_FIELDS)
-    unknown = sorted(k for k in request if k not in known)
-    if unknown:
-        expected = ", ".join(f.name for f in cmd.fields) or "no fields"
-        raise ProtocolError("bad_field", f"{cmd.name}: unknown field(s) {', '.join(map(repr, unknown))}; expected {expected}", unknown[0])
-    for f in cmd.fields:
-        if f.name not in request:
-            if f.required:
-                raise ProtocolError("missing_field", f"{cmd.name} needs the field {f.name!r}: {f.doc}", f.name)
-            continue
-        value = request[f.name]
-        if not any(_JSON_TYPES[t](value) for t in f.types):
-            raise ProtocolError(
-                "bad_field", f"{cmd.name}: {f.name!r} must be {' or '.join(f.types)}, got {_short(value)}", f.name
-            )
-        if f.enum is not None and value not in f.enum:
-            raise ProtocolError(
-                "bad_field", f"{cmd.name}: {f.name!r} must be one of {', '.join(map(str, f.enum))}, got {_short(value)}", f.name
-            )
-        if isinstance(value, int) and not isinstance(value, bool):
-            lo = -INT_LIMIT if f.minimum is None else f.minimum
-            hi = INT_LIMIT if f.maximum is None else f.maximum
-            if not lo <= value <= hi:
-                raise ProtocolError("bad_field", f"{cmd.name}: {f.name!r} must be an integer {lo}..{hi}, got {_short(value)}", f.name)
 
 
 def _top(result: dict, top: int | None) -> dict:
@@ -422,55 +72,6 @@ def _top(result: dict, top: int | None) -> dict:
     if top is not None and isinstance(result.get("moves"), list) and len(result["moves"]) > top:
         result = {**result, "moves": result["moves"][:top], "more": len(result["moves"]) - top}
     return result
-
-
-MAX_DEPTH = 32
-"""The deepest nesting of lists and objects a request may have (a game
-record or state document needs 5)."""
-MAX_ID_LENGTH = 256
-
-
-def _too_deep(value: Any, limit: int = MAX_DEPTH) -> bool:
-    """Whether `value` nests lists/objects deeper than `limit` (iterative:
-    a deep document cannot overflow the stack here)."""
-    stack = [(value, 1)]
-    while stack:
-        v, depth = stack.pop()
-        if isinstance(v, dict):
-            items = v.values()
-        elif isinstance(v, list):
-            items = v
-        else:
-            continue
-        if depth > limit:
-            return True
-        stack.extend((x, depth + 1) for x in items if isinstance(x, (dict, list)))
-    return False
-
-
-def _echoable(rid: Any) -> Any:
-    """The id to answer with: as sent, even a malformed one (its error names
-    the field), unless JSON cannot carry it back as it came — Infinity (sent
-    as 1e400), a huge or deeply nested value — then null."""
-    if rid is None or isinstance(rid, (bool, str, int, float)) and _valid_id(rid):
-        return rid
-    if isinstance(rid, bool):
-        return rid
-    try:
-        text = json.dumps(rid, allow_nan=False)
-    except (TypeError, ValueError, RecursionError):
-        return None
-    return rid if len(text) <= MAX_ID_LENGTH and not _too_deep(rid, 4) else None
-
-
-def _valid_id(rid: Any) -> bool:
-    if isinstance(rid, bool) or rid is None:
-        return rid is None
-    if isinstance(rid, str):
-        return len(rid) <= MAX_ID_LENGTH
-    if isinstance(rid, int):
-        return -INT_LIMIT <= rid <= INT_LIMIT
-    return isinstance(rid, float) and math.isfinite(rid)
 
 
 # --------------------------------------------------------------------------
@@ -555,95 +156,6 @@ class SearchJob:
 
 # --------------------------------------------------------------------------
 # The session.
-
-
-def _ok(request_id: Any, cmd: str, result: dict) -> Response:
-    return {"id": request_id, "ok": True, "cmd": cmd, "result": result}
-
-
-def error_response(request_id: Any, code: str, message: str, cmd: str | None = None, field: str | None = None) -> Response:
-    """An error response (for transports that fail before a session sees
-    the request, e.g. a line that is not JSON)."""
-    err: ErrorInfo = {"code": code, "message": message}
-    if field is not None:
-        err["field"] = field
-    response: Response = {"id": request_id, "ok": False}
-    if cmd is not None:
-        response["cmd"] = cmd
-    response["error"] = err
-    return response
-
-
-def _no_constants(name: str) -> Any:
-    raise ValueError(f"{name} is not JSON")
-
-
-def decode_request(data: bytes | str) -> tuple[Any, Response | None]:
-    """The request in one line or body, or the `bad_json` response for it
-    (not JSON, NaN/Infinity, nested too deeply, not UTF-8)."""
-    try:
-        return json.loads(data, parse_constant=_no_constants), None
-    except RecursionError:
-        return None, error_response(None, "bad_json", "request nested too deeply to read")
-    except ValueError as exc:  # JSONDecodeError, UnicodeDecodeError, our constants
-        return None, error_response(None, "bad_json", f"not a JSON object: {exc}")
-
-
-def encode_response(response: Response) -> str:
-    """A response as one line of strict JSON.  A result that is not plain
-    JSON (a bug) becomes an `internal` error instead of a broken line."""
-    try:
-        return json.dumps(response, allow_nan=False)
-    except (TypeError, ValueError) as exc:
-        log.error("cannot encode the answer to %r: %s", response.get("cmd"), exc)
-        rid = response.get("id")
-        if not isinstance(rid, (str, int, type(None))):
-            rid = None
-        return json.dumps(error_response(rid, "internal", f"answer not encodable as JSON: {exc}", response.get("cmd")))
-
-
-# --------------------------------------------------------------------------
-# Seats: who may read and act in a game (docs/protocol.md, "Seats").
-
-
-def _hash(token: str) -> str:
-    return hashlib.sha256(token.encode("utf-8", "surrogatepass")).hexdigest()
-
-
-@dataclass(frozen=True)
-class Seats:
-    """The SHA-256 hashes of one game's tokens: the owner's and one per
-    seat.  Only hashes are kept (in memory and in the store)."""
-
-    owner: str
-    seats: tuple[str, str]
-
-    @classmethod
-    def deal(cls) -> tuple["Seats", dict[str, Any]]:
-        """Fresh unguessable tokens, and the `tokens` object new_game returns."""
-        owner, s0, s1 = (secrets.token_urlsafe(24) for _ in range(3))
-        return cls(_hash(owner), (_hash(s0), _hash(s1))), {"owner": owner, "seats": [s0, s1]}
-
-    def hashes(self) -> tuple[str, str, str]:
-        return (self.owner, *self.seats)
-
-    def role(self, token: Any) -> str | int | None:
-        """"owner", the seat 0 or 1 the token opens, or None."""
-        if not isinstance(token, str):
-            return None
-        h = _hash(token)
-        if secrets.compare_digest(h, self.owner):
-            return "owner"
-        for p in (0, 1):
-            if secrets.compare_digest(h, self.seats[p]):
-                return p
-        return None
-
-
-def new_game_id() -> str:
-    """An unguessable game id (ids alone open nothing, but a client must
-    not be able to name another client's game)."""
-    return "g" + secrets.token_urlsafe(12)
 
 
 MAX_LISTED = 100

@@ -30,7 +30,6 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator, Sequence
 
-from tacocat.rules.actions import Action
 from tacocat.rules.cards import Hand
 from tacocat.errors import PositionError, TacocatError
 from tacocat.rules.game import PLAY, View
@@ -38,6 +37,7 @@ from tacocat.core.exact import Solver, packed
 from tacocat.search.budget import Budget, budget_of
 from tacocat.search.gamevalue import ROUND_UTILITIES
 from tacocat.rules.ruleset import STANDARD, Ruleset
+from tacocat.search.results import MixedMove, MoveEval  # noqa: F401 - their home; imported from here too
 from tacocat.search.sampling import DEFAULT_EXACT_BUDGET, HandSampler, WorldSampler, rng_from, world_hands
 
 DEFAULT_SAMPLES = 200
@@ -46,37 +46,6 @@ budget; `tacocat.search.hint` spends a time budget instead)."""
 MIN_SAMPLES = 30
 """Worlds a sampled search takes before a time limit or a stop may end it,
 so that no ranking rests on one deal (milliseconds)."""
-
-
-@dataclass(frozen=True)
-class MoveEval:
-    """One candidate move with its odds, from the asking player's side."""
-
-    action: Action
-    win: float
-    """Probability of winning the round."""
-    draw: float
-    """Probability of a drawn round (R17)."""
-    loss: float
-    value: float
-    """Expected utility (see `tacocat.search.gamevalue.round_utilities`)."""
-    stderr: float | None = None
-    """Standard error of `value` (sampled methods only)."""
-    game_win: float | None = None
-    """Probability of winning the game (when a board is known)."""
-    visits: int | None = None
-    """ISMCTS: iterations through this move."""
-
-    def to_dict(self) -> dict[str, Any]:
-        d = self.action.to_dict()
-        d.update(win=self.win, draw=self.draw, loss=self.loss, value=self.value)
-        if self.stderr is not None:
-            d["stderr"] = self.stderr
-        if self.game_win is not None:
-            d["game_win"] = self.game_win
-        if self.visits is not None:
-            d["visits"] = self.visits
-        return d
 
 
 def rank_moves(moves: list[MoveEval]) -> list[MoveEval]:
@@ -165,17 +134,6 @@ def check_play_view(view: View) -> None:
         raise PositionError(
             f"player {view.player} has no play-phase decision here (phase {view.phase}, acting {view.acting})", "R10"
         )
-
-
-@dataclass(frozen=True)
-class MixedMove:
-    """One card of a mixed strategy (the duel, R9) and its probability."""
-
-    card: int
-    probability: float
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"cards": [self.card], "probability": self.probability}
 
 
 @dataclass(frozen=True)
