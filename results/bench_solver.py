@@ -11,7 +11,7 @@ and the pure-Python reference on a subset of the same positions, in the same
 run (`tacocat.rules.play.play_value` / `move_values`, its lru_caches cleared before
 each position).  Reports median and p95 times, nodes per second, the
 table's hit rate, peak memory, the speed ratio and the fixed bench's node
-count (`tacocat.core.exact.bench_signature`), and writes results/solver_bench.md.
+count (`tacocat.core.exact.bench_signature`), and writes results/bench_solver.md.
 
     python results/bench_solver.py            # the full run (about a minute)
     python results/bench_solver.py --quick    # fewer positions
@@ -37,7 +37,7 @@ from tacocat.rules.ruleset import STANDARD
 from tacocat.core.exact import BENCH_SEED, Solver, bench_positions, bench_signature
 
 HERE = Path(__file__).resolve().parent
-OUT = HERE / "solver_bench.md"
+OUT = HERE / "bench_solver.md"
 SIZES = range(2, 9)
 SEED = 12345
 

@@ -4,7 +4,7 @@ done by one thread, then split over two threads (each with its own
 free cores the wall time should nearly halve.
 
 Regenerate: python results/bench_threads.py [--positions 400] [--repeats 5]
-Writes results/threads_bench.md.  The machine is shared: the script
+Writes results/bench_threads.md.  The machine is shared: the script
 reports the load average, and the median of several repeats."""
 
 from __future__ import annotations
@@ -64,7 +64,7 @@ def main() -> None:
         f"| 1 | {m1:.3f} | {args.positions / m1:,.0f} | 1.00x |",
         f"| 2 | {m2:.3f} | {args.positions / m2:,.0f} | {m1 / m2:.2f}x |",
     ]
-    Path(__file__).with_name("threads_bench.md").write_text("\n".join(lines) + "\n")
+    Path(__file__).with_name("bench_threads.md").write_text("\n".join(lines) + "\n")
     print("\n".join(lines))
 
 

@@ -1,5 +1,5 @@
 """`tacocat bench`: the fixed bench's node count is the signature the
-solver test pins (results/solver_bench.md), and the speeds are numbers."""
+solver test pins (results/bench_solver.md), and the speeds are numbers."""
 
 import json
 import math
@@ -9,7 +9,7 @@ from pathlib import Path
 from helpers import one_line_error, run_cli
 from tacocat.core.exact import bench_signature
 
-RECORDED = Path(__file__).resolve().parent.parent / "results" / "solver_bench.md"
+RECORDED = Path(__file__).resolve().parent.parent / "results" / "bench_solver.md"
 SMALL = ["--repeat", "2", "--positions", "1", "--deals", "20", "--iterations", "500"]
 
 

@@ -393,11 +393,11 @@ def test_other_rules_through_the_dict_form():
 def test_bench_node_count_is_deterministic_and_recorded():
     first = bench_signature()
     assert first == bench_signature()
-    recorded = RESULTS / "solver_bench.md"
-    assert recorded.exists(), "results/solver_bench.md is missing: run results/bench_solver.py to record the bench"
+    recorded = RESULTS / "bench_solver.md"
+    assert recorded.exists(), "results/bench_solver.md is missing: run results/bench_solver.py to record the bench"
     m = re.search(r"bench signature: (\d+) nodes", recorded.read_text())
-    assert m, "results/solver_bench.md has no bench signature line"
+    assert m, "results/bench_solver.md has no bench signature line"
     assert first == int(m.group(1)), (
-        "the solver's bench node count drifted from results/solver_bench.md: "
+        "the solver's bench node count drifted from results/bench_solver.md: "
         "rerun results/bench_solver.py if the change is intended"
     )

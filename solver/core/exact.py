@@ -554,6 +554,6 @@ def bench_signature() -> int:
     """Total nodes of full solves (value, every root move, variation) of the
     fixed bench with a fresh 2**16-entry table per position.  Deterministic:
     it changes only when the search changes (move ordering, pruning, table
-    policy), so results/solver_bench.md records it and a test compares."""
+    policy), so results/bench_solver.md records it and a test compares."""
     solver = Solver(tt_entries=1 << 16, keep_tt=False)
     return sum(solver.solve(pos).nodes for pos in bench_positions())

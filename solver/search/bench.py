@@ -5,7 +5,7 @@ when the search changes, and the speed of each search on this machine.
 - exact: full solves of `tacocat.core.exact.bench_positions()` (6 seeded
   deals per hand size 2..8, both hands known); the node total is
   `bench_signature()`, the number tests/test_solver.py and
-  results/solver_bench.md pin;
+  results/bench_solver.md pin;
 - PIMC: sampled deals per second from seeded 8-card play-phase views, each
   deal solved exactly for every root move;
 - ISMCTS: iterations per second from the same views.
