@@ -66,3 +66,22 @@ def test_three_card_endgames_with_a_big_pool():
         eg = Endgame(STANDARD, tuple(sorted(deck[:22])), (), (), rng.randint(0, 1), (3, 3))
         compared += walk_and_compare(build(eg), ())
     assert compared > 10_000
+
+
+def test_the_core_checks_its_inputs_at_the_door():
+    from tacocat.core import _cfr
+
+    pool = [0] + [3] * 12
+    for bad, fragment in [
+        (dict(k0=7, k1=7), "1..6"),
+        (dict(attacker=2), "attacker"),
+        (dict(pool=[0] + [16] + [3] * 11), "15 cards of rank 1"),
+        (dict(pool=[0] + [3] * 11), "13 counts"),
+        (dict(table=[0, 1] + [0] * 11), "R10"),   # a table on hands of equal size
+        (dict(floor0=0), "floors"),
+    ]:
+        args = dict(pool=pool, k0=3, k1=3, attacker=0, table=[0] * 13, floor0=1, floor1=1)
+        args.update(bad)
+        with pytest.raises(ValueError, match=fragment):
+            _cfr.Engine(args["pool"], args["k0"], args["k1"], args["attacker"], args["table"], args["floor0"],
+                        args["floor1"], (1.0, 0.0, -1.0))

@@ -48,8 +48,8 @@ from libc.stdlib cimport calloc, free, malloc, qsort, realloc
 from libc.string cimport memcpy, memset
 from posix.time cimport CLOCK_MONOTONIC, clock_gettime, timespec
 
-from tacocat.core._search cimport (BEATS_BIT, HAND_MASK, MAX_ANSWERS, MAX_ATTACKS, gen_answers, gen_attacks,
-                                   hand_contains, hand_size)
+from tacocat.core._search cimport (BEATS_BIT, HAND_MASK, MAX_ANSWERS, MAX_ATTACKS, check_hand, gen_answers,
+                                   gen_attacks, hand_contains, hand_size, pack_cards)
 
 
 class Stopped(Exception):
@@ -249,16 +249,21 @@ cdef class Engine:
         cdef double base
         cdef bint ok
         cdef uint64_t tab = 0
-        self.upool = 0
+        # the door: what the fixed C arrays cannot hold is a ValueError here, never a write past an array
+        if len(pool_counts) != 13 or len(table_counts) != 13:
+            raise ValueError("pool and table: 13 counts each (index 0 unused)")
+        if min(k0, k1) < 1 or max(k0, k1) > MAXK:
+            raise ValueError(f"hand sizes {k0} and {k1}: each must lie in 1..{MAXK}")
+        if attacker not in (0, 1) or not (1 <= floor0 <= 13 and 1 <= floor1 <= 13):
+            raise ValueError(f"attacker {attacker} (0 or 1), floors {floor0}, {floor1} (1..13)")
+        self.upool = pack_cards([r for r in range(1, 13) for _ in range(int(pool_counts[r]))], "pool", 15 * 12)
+        tab = pack_cards([r for r in range(1, 13) for _ in range(int(table_counts[r]))], "table", MAXK - 1)
+        check_hand(tab, "table")
+        if tab and hand_size(tab) != (k1 if attacker == 0 else k0) - (k0 if attacker == 0 else k1):
+            raise ValueError("the table must hold the defender's cards less the attacker's (R10)")
         for r in range(13):
-            self.U[r] = int(pool_counts[r]) if r else 0
-            if r:
-                self.upool += one(r) * self.U[r]
-            if r and table_counts[r]:
-                tab += one(r) * int(table_counts[r])
+            self.U[r] = nib(self.upool, r) if r else 0
         self.K = max(k0, k1)
-        if self.K > MAXK or self.K < 1:
-            raise ValueError(f"hand size {self.K} outside 1..{MAXK}")
         self.u_win, self.u_draw, self.u_loss = float(utilities[0]), float(utilities[1]), float(utilities[2])
         for r in range(13):
             for a in range(9):
@@ -355,7 +360,7 @@ cdef class Engine:
         self.built = True
 
     # ------------------------------------------------------------ levels
-    cdef void _levels(self):
+    cdef int _levels(self) except -1:
         cdef int k, n, code_size, i, j
         cdef int cards[16]
         cdef uint64_t p
@@ -367,12 +372,15 @@ cdef class Engine:
             for i in range(k):
                 code_size *= 13
             self.lcode[k] = <int32_t*>malloc(code_size * sizeof(int32_t))
+            if self.lhand[k] == NULL or self.lcode[k] == NULL:
+                raise MemoryError("the hand levels do not fit in memory")
             for i in range(code_size):
                 self.lcode[k][i] = -1
             n = 0
             _fill_multisets(self.U, 1, k, 0, self.lhand[k], &n)
             for i in range(n):
                 self.lcode[k][_code(self.lhand[k][i])] = i
+        return 0
 
     cdef inline int idx(self, uint64_t p) noexcept nogil:
         return self.lcode[size_of(p)][_code(p)]
