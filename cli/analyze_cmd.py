@@ -11,7 +11,7 @@ from pathlib import Path
 
 import click
 
-from tacocat.cli.notation import METHODS, CliError, format_action, friendly_errors, progress_bar, read_json
+from tacocat.cli.terminal import METHODS, CliError, format_action, friendly_errors, progress_bar, read_json
 from tacocat.rules.cards import format_cards
 from tacocat.rules.game import GameRecord
 

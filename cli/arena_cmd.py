@@ -16,7 +16,7 @@ import time
 import click
 
 from tacocat.cli.backend import cluster_options
-from tacocat.cli.notation import CliError, friendly_errors, progress_bar, read_json, write_json
+from tacocat.cli.terminal import CliError, friendly_errors, progress_bar, read_json, write_json
 from tacocat.players.bots import BOTS
 from tacocat.players.cluster import Cluster, Stopped, check_reachable, stop_on_sigterm
 from tacocat.players.match import parse_bot, run_match, standings

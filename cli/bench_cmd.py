@@ -11,7 +11,7 @@ import platform
 import click
 
 import tacocat
-from tacocat.cli.notation import friendly_errors
+from tacocat.cli.terminal import friendly_errors
 
 
 @click.command(name="bench")

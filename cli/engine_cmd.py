@@ -8,7 +8,7 @@ import sys
 
 import click
 
-from tacocat.cli.notation import friendly_errors
+from tacocat.cli.terminal import friendly_errors
 from tacocat.protocol.jsonlines import DEFAULT_MAX_LINE, serve_stdio
 from tacocat.protocol.session import MAX_BYTES, MAX_GAMES, MAX_SEARCHES, MAX_TIME_MS, EngineSession
 from tacocat.protocol.store import GameStore

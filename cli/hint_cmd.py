@@ -8,7 +8,7 @@ import json
 
 import click
 
-from tacocat.cli.notation import (
+from tacocat.cli.terminal import (
     METHODS,
     CliError,
     Progress,

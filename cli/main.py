@@ -39,7 +39,7 @@ def _one_line(exc: click.UsageError, group_ctx: click.Context | None = None) -> 
     """A usage mistake (unknown option, bad option value, missing argument)
     as one line `error: ...` naming the command's help, like every other
     bad input (`cli.notation.CliError`, imported only on this path)."""
-    from tacocat.cli.notation import CliError
+    from tacocat.cli.terminal import CliError
 
     ctx = exc.ctx or group_ctx
     where = ctx.command_path if ctx is not None else "tacocat"

@@ -19,7 +19,7 @@ from typing import Any
 
 import click
 
-from tacocat.cli.notation import (
+from tacocat.cli.terminal import (
     CliError,
     arrow_text,
     draw_board,

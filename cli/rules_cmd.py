@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import click
 
-from tacocat.cli.notation import friendly_errors
+from tacocat.cli.terminal import friendly_errors
 from tacocat.rules.rulebook import rule_numbers, rule_text, rules_text
 
 

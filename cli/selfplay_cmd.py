@@ -7,7 +7,7 @@ import json
 
 import click
 
-from tacocat.cli.notation import friendly_errors, progress_bar
+from tacocat.cli.terminal import friendly_errors, progress_bar
 from tacocat.players.bots import BOTS, make_bot, selfplay
 from tacocat.rules.ruleset import load_ruleset
 

@@ -13,7 +13,7 @@ import sys
 
 import click
 
-from tacocat.cli.notation import friendly_errors
+from tacocat.cli.terminal import friendly_errors
 from tacocat.errors import TacocatError
 from tacocat.protocol.session import MAX_BYTES, MAX_GAMES, MAX_SEARCHES, MAX_TIME_MS
 from tacocat.rules.ruleset import load_ruleset

@@ -20,7 +20,7 @@ from typing import Any, TextIO
 import click
 
 from tacocat.cli.backend import cluster_options
-from tacocat.cli.notation import (
+from tacocat.cli.terminal import (
     CliError,
     Progress,
     describe_view,

@@ -5,7 +5,7 @@ import json
 
 import pytest
 
-from tacocat.cli.notation import build_view, parse_board, view_from_json
+from tacocat.cli.terminal import build_view, parse_board, view_from_json
 from helpers import one_line_error
 from helpers import run_cli as run
 from tacocat.rules.board import Board

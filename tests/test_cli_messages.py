@@ -14,7 +14,7 @@ import pytest
 
 from helpers import PLAY_SCRIPT, one_line_error
 from helpers import run_cli as run
-from tacocat.cli.notation import format_hint
+from tacocat.cli.terminal import format_hint
 
 HISTORY = "p1 attacks 9; p0 answers 11 beat; p0 attacks 12; p1 answers 6 sacrifice"
 EQ_SEEN = "1 1 3 3 3 4 4 5 5 6 6 7 7 8 8 9 11 11 12 12"  # 15 unseen: a 3-card equilibrium in well under a second

@@ -12,7 +12,7 @@ import subprocess
 import pytest
 
 from helpers import run_cli, tacocat_argv
-from tacocat.cli.notation import format_action
+from tacocat.cli.terminal import format_action
 from tacocat.rules.game import GameRecord
 
 pexpect = pytest.importorskip("pexpect")

@@ -10,6 +10,8 @@ import logging
 import math
 from typing import Any, Literal, NotRequired, TypedDict
 
+from tacocat.rules.files import TooDeep, loads_json
+
 
 log = logging.getLogger("tacocat.engine")
 
@@ -220,16 +222,12 @@ def error_response(request_id: Any, code: str, message: str, cmd: str | None = N
     return response
 
 
-def _no_constants(name: str) -> Any:
-    raise ValueError(f"{name} is not JSON")
-
-
 def decode_request(data: bytes | str) -> tuple[Any, Response | None]:
     """The request in one line or body, or the `bad_json` response for it
     (not JSON, NaN/Infinity, nested too deeply, not UTF-8)."""
     try:
-        return json.loads(data, parse_constant=_no_constants), None
-    except RecursionError:
+        return loads_json(data), None
+    except TooDeep:
         return None, error_response(None, "bad_json", "request nested too deeply to read")
     except ValueError as exc:  # JSONDecodeError, UnicodeDecodeError, our constants
         return None, error_response(None, "bad_json", f"not a JSON object: {exc}")

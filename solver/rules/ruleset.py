@@ -9,7 +9,6 @@ ranks present, every hand size 2..12, `max_deals` 1..MAX_DEALS_LIMIT."""
 
 from __future__ import annotations
 
-import json
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -17,6 +16,7 @@ from typing import Any, Iterable, Mapping
 
 from tacocat.errors import PositionError, RulesetError
 from tacocat.errors import shorten as _short
+from tacocat.rules.files import TooDeep, loads_json
 
 SPACES = 7
 CENTRE = 3
@@ -218,8 +218,8 @@ def load_ruleset(source: str | Path | Mapping[str, Any] | None) -> Ruleset:
         raise RulesetError(f"ruleset file {str(path)!r} is not UTF-8 text; expected JSON or TOML") from None
     kind = "TOML" if path.suffix.lower() == ".toml" else "JSON"
     try:
-        data = tomllib.loads(text) if kind == "TOML" else json.loads(text, parse_constant=_no_constant)
-    except RecursionError:
+        data = tomllib.loads(text) if kind == "TOML" else loads_json(text)
+    except (RecursionError, TooDeep):
         raise RulesetError(f"ruleset file {str(path)!r} is nested too deeply to be a ruleset") from None
     except (ValueError, tomllib.TOMLDecodeError) as exc:
         raise RulesetError(f"ruleset file {str(path)!r} is not valid {kind}: {_short(str(exc), 120)}") from None
@@ -228,6 +228,3 @@ def load_ruleset(source: str | Path | Mapping[str, Any] | None) -> Ruleset:
 
 MAX_FILE_BYTES = 1 << 16
 
-
-def _no_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not a JSON number")

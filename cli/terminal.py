@@ -1,4 +1,4 @@
-"""Shared glue of the commands: views from flags, drawing the board,
+"""What the terminal reads and shows, shared by the commands: views from flags, drawing the board,
 formatting engine results, turning user errors into one line.  Nothing here
 decides anything about the game, and nothing here reads notation of its
 own: cards, moves and boards are read by the types of the rules layer
@@ -7,9 +7,7 @@ own: cards, moves and boards are read by the types of the rules layer
 from __future__ import annotations
 
 import functools
-import json
 import sys
-from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
 import click
@@ -17,8 +15,8 @@ import click
 from tacocat.rules.actions import KINDS, Action
 from tacocat.rules.board import Board
 from tacocat.rules.cards import format_cards, parse_cards
-from tacocat.rules.files import atomic_write_text
-from tacocat.errors import NotationError, PositionError, RecordError, TacocatError
+from tacocat.rules.files import dumps_readable, loads_json, read_json, write_json  # noqa: F401 - the commands import them from here
+from tacocat.errors import NotationError, PositionError, TacocatError
 from tacocat.rules.game import PLAY, REPLACE, View
 from tacocat.rules.history import ATTACK, format_history, hand_floor, parse_history
 from tacocat.rules.ruleset import SPACES, STANDARD, Ruleset
@@ -50,59 +48,6 @@ def friendly_errors(func: Callable) -> Callable:
             raise CliError(str(exc)) from None
 
     return wrapper
-
-
-def read_json(path: str, what: str) -> Any:
-    """JSON from a file or `-` (stdin); a bad file is a RecordError naming it."""
-    try:
-        text = sys.stdin.read() if path == "-" else Path(path).read_text()
-    except OSError as exc:
-        raise RecordError(f"cannot read {what} {path!r}: {exc.strerror or exc}") from None
-    except UnicodeDecodeError:
-        raise RecordError(f"{what} {path!r} is not a text file; expected JSON") from None
-    try:
-        return loads_json(text)
-    except ValueError as exc:
-        where = "stdin" if path == "-" else repr(path)
-        raise RecordError(f"{what} {where} is not valid JSON ({exc}); expected a JSON object") from None
-
-
-def _not_json(name: str) -> Any:
-    raise ValueError(f"{name} is not a JSON number")
-
-
-def loads_json(text: str | bytes) -> Any:
-    """Strict JSON: NaN and Infinity refused, and a document nested too
-    deeply to read is a ValueError like any other bad JSON (never a
-    RecursionError traceback)."""
-    try:
-        return json.loads(text, parse_constant=_not_json)
-    except RecursionError:
-        raise ValueError("nested too deeply to read") from None
-
-
-def write_json(path: str | Path, data: Any) -> None:
-    """Write JSON atomically (`atomic_write_text`: a crash never leaves
-    half a file, the previous file stays whole)."""
-    try:
-        atomic_write_text(path, dumps_readable(data))
-    except OSError as exc:
-        raise RecordError(f"cannot write {str(path)!r}: {exc.strerror or exc}") from None
-
-
-def dumps_readable(data: Any) -> str:
-    """JSON with one top-level key a line and one list item a line (a game
-    record reads one action a line)."""
-    if not isinstance(data, Mapping):
-        return json.dumps(data) + "\n"
-    parts = []
-    for key, value in data.items():
-        if isinstance(value, list) and value and all(isinstance(v, (Mapping, list)) for v in value):
-            items = ",\n".join(f"  {json.dumps(v)}" for v in value)
-            parts.append(f" {json.dumps(key)}: [\n{items}\n ]")
-        else:
-            parts.append(f" {json.dumps(key)}: {json.dumps(value)}")
-    return "{\n" + ",\n".join(parts) + "\n}\n"
 
 
 def stderr() -> Any:
