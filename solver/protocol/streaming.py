@@ -185,6 +185,10 @@ def info_payload(result: dict, top: int = 3) -> dict:
     return payload
 
 
+COUNTED_SLICES = 8
+"""Slices of an iteration budget that has no time budget beside it."""
+
+
 def sliced_search(run_slice: Callable[..., dict], *, time_ms: int | None, iterations: int | None, seed: int,
                   signal: SearchSignal) -> dict:
     """Run a sampled search in slices of `signal.info_ms`, sending an info
@@ -198,10 +202,17 @@ def sliced_search(run_slice: Callable[..., dict], *, time_ms: int | None, iterat
     parts: list[dict] = []
     done_samples = 0
     k = 0
+    # An iteration budget alone is cut into COUNTED_SLICES equal slices of
+    # iterations, never of time: the answer is then the same on a fast or a
+    # loaded machine (equal requests, equal answers), only the info rate varies.
+    counted = time_ms is None and iterations is not None
+    per_slice = -(-iterations // COUNTED_SLICES) if counted else None
     while True:
         left_ms = None if time_ms is None else time_ms - (time.perf_counter() - t0) * 1000
-        slice_ms = info_ms if left_ms is None else max(1, int(min(info_ms, left_ms)))
+        slice_ms = None if counted else info_ms if left_ms is None else max(1, int(min(info_ms, left_ms)))
         left_its = None if iterations is None else iterations - done_samples
+        if counted:
+            left_its = min(left_its, per_slice)
         part = run_slice(time_ms=slice_ms, iterations=left_its, seed=seed + k)
         k += 1
         if part.get("exact") and not parts:
@@ -214,6 +225,8 @@ def sliced_search(run_slice: Callable[..., dict], *, time_ms: int | None, iterat
             return merged
         if left_its is not None and done_samples >= iterations:
             return merged
+        if counted and (k >= 2 * COUNTED_SLICES or not (part.get("samples") or part.get("iterations"))):
+            return merged  # a slice that spent nothing: more of them would not either
         if time_ms is not None and (time.perf_counter() - t0) * 1000 >= time_ms:
             return merged
         signal.info(info_payload(merged))
