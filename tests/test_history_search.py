@@ -428,12 +428,19 @@ def test_replace_with_a_time_budget_ranks_the_default_budgets_best_move_on_many_
     # (How many deals 500 ms buys depends on the machine's load: benchmarks measure it, not this test.)
 
 
-def test_a_time_budget_never_ranks_on_one_deal():
+def test_a_time_budget_keeps_its_scaled_minimum_sample():
+    """Issue 24: a time budget is a limit, so the minimum sample scales with
+    it (`scaled_minimum`): the full 30 worlds at 100 ms, one at 1 ms."""
+    from tacocat.search.budget import scaled_minimum
+
     view = build_view(hand=(2, 3, 5, 7, 8, 9, 10, 12), opponent=8)
-    r = hint(view, time_ms=1)
-    assert r.method == "pimc" and r.samples >= pimc.MIN_SAMPLES and not r.exact
+    for time_ms in (1, 100):
+        r = hint(view, time_ms=time_ms)
+        assert r.method == "pimc" and not r.exact
+        assert r.samples >= scaled_minimum(pimc.MIN_SAMPLES, time_ms)
+    assert scaled_minimum(pimc.MIN_SAMPLES, 100) == pimc.MIN_SAMPLES
     replace = hint(build_view(hand=(2, 2, 3, 5, 8, 9, 11), phase=REPLACE), time_ms=1)
-    assert min(m.visits for m in replace.moves) >= decisions.MIN_STAGE_DEALS
+    assert min(m.visits for m in replace.moves) >= scaled_minimum(decisions.MIN_STAGE_DEALS, 1)
 
 
 def test_default_play_hint_buys_a_stated_margin():
