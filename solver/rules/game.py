@@ -846,12 +846,10 @@ class View:
                 raise PositionError(
                     f"draw_pile_size {view.draw_pile_size}: the unseen pool less the opponent's hand leaves {expected}", "R6")
         if view.history and view.phase != OVER:
+            # (The play's facts — R12-R20 against this hand and the unseen pool —
+            # were checked once, by validate's check_view_facts.)
             _check_history(view.history, view.board, view.board.hand_size(rules) if view.board.winner is None else 0,
                            list(view.seen + view.table))
-            if view.phase == PLAY:
-                other = 1 - view.player
-                _check_play(view.history, view.attacker, {view.player: view.hand},
-                            {other: (view.unseen_pool, view.opponent_hand_size)})
         return view
 
     def validate(self) -> None:
