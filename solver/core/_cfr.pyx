@@ -415,6 +415,8 @@ cdef class Engine:
         if self.nseq + n > self.cap_seq:
             if self.cap_seq == 0 and self.reserve >= n:
                 cap = self.reserve
+            elif self.reserve > 0:  # past a (close) estimate: grow by a quarter, not double
+                cap = min(max(self.cap_seq + self.cap_seq // 4, self.nseq + n + 4096), self.max_seq)
             else:
                 cap = min(max(2 * self.cap_seq, self.nseq + n + 4096), self.max_seq)
             # one array at a time, each kept if the next fails (freed with the engine)

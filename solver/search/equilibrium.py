@@ -475,7 +475,7 @@ def build(endgame: Endgame, max_sequences: int = DEFAULT_MAX_SEQUENCES, *, max_b
             f"{max_sequences / 1e6:.2g} M sequences; fewer unseen cards or smaller hands are needed "
             "(or use the double-dummy method)")
     try:
-        eng.build(hard, int(min(hard, seqs * 1.25)))
+        eng.build(hard, int(min(hard, seqs * 1.1)))  # the estimate is within a few per cent
     except _cfr.Stopped:
         raise _stopped(f"building the public tree (about {seqs / 1e6:.2g} M sequences)", time_ms, stop) from None
     except MemoryError:
