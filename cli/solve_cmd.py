@@ -614,8 +614,9 @@ def _equilibrium(hand, seen, history, opponent, attacker, table, player, board_t
         f"exploitability {r.exploitability:.2g} after {r.iterations} iterations, {r.seconds:.2f} s "
         f"({r.nodes} public nodes, {r.sequences} sequences, {r.memory_bytes / 1e6:.1f} MB)"
         + ("  [stopped before the target]" if r.stopped else ""),
-        f"your hand's own regret {out['hand_regret']:.2g} (what a best response with {format_cards(view.hand)} "
-        "would gain over this strategy)",
+        (f"your hand's own regret {out['hand_regret']:.2g} (what a best response with {format_cards(view.hand)} "
+         "would gain over this strategy)" if out["hand_regret"] is not None
+         else "your hand's own regret: not measured (the time budget ended inside an iteration)"),
         f"your {kind} (equilibrium probability, then your value after it, win/draw/loss):",
     ]
     width = max(len(format_action(m.action)) for m in moves)

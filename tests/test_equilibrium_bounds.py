@@ -79,7 +79,9 @@ def test_a_time_budget_ends_the_iterations_with_room_for_the_answer():
     took = time.perf_counter() - t
     assert r.stopped and r.iterations >= 8 and r.exploitability > 1e-12
     assert took <= 1.0 + 2 * SLACK_S, took
-    assert answer["hand_regret"] is not None and abs(sum(m["probability"] for m in answer["moves"]) - 1) < 1e-9
+    assert abs(sum(m["probability"] for m in answer["moves"]) - 1) < 1e-9
+    # the hand's regret is measured unless the budget cut an iteration short
+    assert (answer["hand_regret"] >= 0) if r.measured_at == r.iterations else answer["hand_regret"] is None
 
 
 def test_server_slots_cap_the_solves_at_once_and_their_memory():

@@ -303,7 +303,9 @@ class EquilibriumResult:
     """True when `stop` or a budget ended the solve before the target."""
     _engine: Any = field(repr=False, compare=False)
     hand_regret: float | None = None
-    """The asking hand's own regret (`hand_regret_of`) at the last check, or None."""
+    """The asking hand's own regret (`hand_regret_of`) of the strategy
+    returned; None without an asking hand, or when the budget cut the last
+    iteration short (the strategy was not measured)."""
     hand_of: tuple[int, tuple[int, ...]] | None = None
     """(player, cards) of the asking hand, or None."""
     measured_at: int = 0
@@ -567,8 +569,10 @@ def solve(
     stopped = False
 
     def measure() -> tuple[float, tuple[float, float], float | None]:
+        # the hand's regret (one more traversal) only matters once the exploitability is in: measured then,
+        # else once at the end
         e, b = exploitability_of(eng)
-        return e, b, (hand_regret_of(eng, hand_of[0], hand_of[1]) if hand_of is not None else None)
+        return e, b, (hand_regret_of(eng, hand_of[0], hand_of[1]) if hand_of is not None and e <= target else None)
 
     def per(seconds: float, count: int) -> float:
         return seconds / max(count, 1)
@@ -577,6 +581,7 @@ def solve(
     br: tuple[float, float] = (math.nan, math.nan)
     hreg: float | None = None
     t_iter = t_measure = 0.0
+    fresh = False
     if not deadline:
         # the uniform profile's exploitability starts the convergence curve; under a
         # deadline the first iteration goes first (its time plans the rest)
@@ -584,6 +589,7 @@ def solve(
             tm = time.perf_counter()
             expl, br, hreg = measure()
             t_measure = time.perf_counter() - tm
+            fresh = True
         except _cfr.Stopped:
             raise _stopped("measuring the first strategy", time_ms, stop) from None
         curve.append(Check(0, time.perf_counter() - t0, expl))
@@ -611,6 +617,7 @@ def solve(
                 break
         tr = time.perf_counter()
         try:
+            fresh = False  # the profile is no longer the one measured
             eng.run(max(n, 1))
         except _cfr.Stopped:
             stopped = True
@@ -620,6 +627,7 @@ def solve(
             tm = time.perf_counter()
             expl, br, hreg = measure()
             t_measure = time.perf_counter() - tm
+            fresh = True
         except _cfr.Stopped:
             stopped = True
             break
@@ -640,6 +648,8 @@ def solve(
     # the answer: no deadline (the iterations left it room), `stop` still ends it
     eng.limit(0.0, stop.is_set if stop is not None else None)
     try:
+        if hand_of is not None and hreg is None and fresh:
+            hreg = hand_regret_of(eng, hand_of[0], hand_of[1])  # the last best response is the profile's
         v, _ = eng.values(0)
     except _cfr.Stopped:
         raise _stopped("evaluating the strategy found", time_ms, stop) from None

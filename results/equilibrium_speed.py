@@ -1,0 +1,104 @@
+"""Today's equilibrium solver against an older build of its core, on the
+same seeded endgames, in one process (issue 22).
+
+    python results/equilibrium_speed.py OLD_CFR_SO --sizes 3:20,4:8 --out results/equilibrium_speed.json
+
+OLD_CFR_SO: the compiled `_cfr` extension of the older commit (kept aside,
+e.g. `cp solver/core/_cfr.*.so /tmp/old_cfr.so` before rebuilding); it is
+loaded by path under another module name, beside the installed one, and
+driven by that commit's own loop (a best response at iteration 0, then every
+max(4, t/4) iterations, to exploitability 1e-3).  Today's side is
+`tacocat.search.equilibrium.solve` (size estimate, build, the same check
+schedule).  Endgames: `results/exploitability.py`'s generator.  Each
+endgame is solved old then new; wall and CPU seconds, iterations,
+exploitability, value and peak bytes are recorded with the load average:
+on a shared machine the CPU seconds are the fairer comparison."""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import json
+import os
+import statistics
+import sys
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+
+
+def load_old(path: str):
+    import tacocat.search.equilibrium  # noqa: F401  (the installed core registers first)
+
+    spec = importlib.util.spec_from_file_location("old_core._cfr", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def old_solve(core, eg, target: float = 1e-3):
+    from tacocat.rules.cards import counts
+
+    t0, c0 = time.perf_counter(), time.process_time()
+    f0, f1 = eg.floors
+    eng = core.Engine(counts(eg.pool), eg.sizes[0], eg.sizes[1], eg.attacker, counts(eg.table), f0, f1, eg.utilities,
+                      24_000_000)
+    b0, b1 = eng.best_response()
+    expl, nxt = (b0 + b1) / 2, 4
+    while expl > target:
+        eng.run(nxt - eng.iterations)
+        b0, b1 = eng.best_response()
+        expl = (b0 + b1) / 2
+        nxt = eng.iterations + max(4, eng.iterations // 4)
+    value = eng.values(0)[0]
+    return {"s": time.perf_counter() - t0, "cpu": time.process_time() - c0, "iterations": eng.iterations,
+            "exploitability": expl, "value": value, "peak_bytes": eng.stats()["peak_bytes"]}
+
+
+def new_solve(eg):
+    from tacocat.search.equilibrium import solve
+
+    t0, c0 = time.perf_counter(), time.process_time()
+    r = solve(eg)
+    return {"s": time.perf_counter() - t0, "cpu": time.process_time() - c0, "iterations": r.iterations,
+            "exploitability": r.exploitability, "value": r.value, "peak_bytes": r.peak_bytes}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("old", help="the older build's _cfr extension")
+    ap.add_argument("--sizes", default="3:20,4:8", help="cards:endgames, comma separated")
+    ap.add_argument("--out", default=str(HERE / "equilibrium_speed.json"))
+    args = ap.parse_args()
+    core = load_old(args.old)
+    sys.path.insert(0, str(HERE))
+    from exploitability import endgames
+
+    out: dict = {"load_before": os.getloadavg(), "cpus": os.cpu_count(), "sizes": {}}
+    for part in args.sizes.split(","):
+        k, n = (int(x) for x in part.split(":"))
+        rows = []
+        for i, eg in enumerate(endgames(k, n)):
+            rows.append({"i": i, "old": old_solve(core, eg), "new": new_solve(eg), "load": os.getloadavg()[0]})
+            print(k, json.dumps(rows[-1]), flush=True)
+
+        def med(side, key):
+            return statistics.median(r[side][key] for r in rows)
+
+        out["sizes"][k] = {
+            "endgames": n,
+            **{f"{side}_median_{key}": med(side, key) for side in ("old", "new") for key in ("s", "cpu")},
+            **{f"{side}_max_{key}": max(r[side][key] for r in rows) for side in ("old", "new") for key in ("s", "cpu")},
+            **{f"{side}_median_peak_mb": med(side, "peak_bytes") / 1e6 for side in ("old", "new")},
+            "max_value_difference": max(abs(r["old"]["value"] - r["new"]["value"]) for r in rows),
+            "max_new_exploitability": max(r["new"]["exploitability"] for r in rows),
+            "rows": rows,
+        }
+        print(k, {key: v for key, v in out["sizes"][k].items() if key != "rows"}, flush=True)
+    out["load_after"] = os.getloadavg()
+    Path(args.out).write_text(json.dumps(out, indent=1) + "\n")
+
+
+if __name__ == "__main__":
+    main()
