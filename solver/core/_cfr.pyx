@@ -860,36 +860,39 @@ cdef class Engine:
     # ------------------------------------------------------------ traversal
     cdef void _strategy(self, int64_t n, double* sig, bint average) noexcept nogil:
         """The actor's strategy at node n for every sequence of its children,
-        in sequence order (regret matching, or the average)."""
+        in sequence order (regret matching, or the average).  A node's
+        children's sequences are contiguous (the build allocates them in one
+        run), so this reads one flat range."""
         cdef Node* nd = &self.nodes[n]
-        cdef int k = nd.k0 if nd.actor == 0 else nd.k1
         cdef double* den = self.cbuf[MAXDEPTH - 1]
         cdef double* cnt = self.vbuf[MAXDEPTH - 1]
-        cdef int c, j, off = 0
-        cdef Node* ch
-        cdef double x
+        cdef int64_t s, s0, s1
+        cdef const uint16_t* par = self.spar
+        cdef const real* w = self.ssum if average else self.sreg
+        cdef double x, d
+        cdef int h
+        if nd.nchild == 0:
+            return
+        s0 = self.nodes[nd.first].seq
+        s1 = self.nodes[nd.first + nd.nchild - 1].seq + self.nodes[nd.first + nd.nchild - 1].nseq
         # only the actor's hands at this node are read: clear those (not the whole level)
-        for c in range(nd.nchild):
-            ch = &self.nodes[nd.first + c]
-            for j in range(ch.nseq):
-                den[self.spar[ch.seq + j]] = 0.0
-                cnt[self.spar[ch.seq + j]] = 0.0
-        for c in range(nd.nchild):
-            ch = &self.nodes[nd.first + c]
-            for j in range(ch.nseq):
-                x = self.ssum[ch.seq + j] if average else self.sreg[ch.seq + j]
-                if x > 0:
-                    den[self.spar[ch.seq + j]] += x
-                cnt[self.spar[ch.seq + j]] += 1.0
-        for c in range(nd.nchild):
-            ch = &self.nodes[nd.first + c]
-            for j in range(ch.nseq):
-                x = self.ssum[ch.seq + j] if average else self.sreg[ch.seq + j]
-                if den[self.spar[ch.seq + j]] > 0:
-                    sig[off] = (x if x > 0 else 0.0) / den[self.spar[ch.seq + j]]
-                else:
-                    sig[off] = 1.0 / cnt[self.spar[ch.seq + j]]
-                off += 1
+        for s in range(s0, s1):
+            den[par[s]] = 0.0
+            cnt[par[s]] = 0.0
+        for s in range(s0, s1):
+            h = par[s]
+            x = w[s]
+            if x > 0:
+                den[h] += x
+            cnt[h] += 1.0
+        for s in range(s0, s1):
+            h = par[s]
+            x = w[s]
+            d = den[h]
+            if d > 0:
+                sig[s - s0] = (x if x > 0 else 0.0) / d
+            else:
+                sig[s - s0] = 1.0 / cnt[h]
 
     cdef void _walk(self, int64_t n, int p, double* mine, double* opp, double opp_tot, double* out, uint64_t c0,
                     uint64_t c1, int depth) noexcept nogil:
@@ -903,9 +906,10 @@ cdef class Engine:
         cdef Node* ch
         cdef int kp = nd.k0 if p == 0 else nd.k1
         cdef int ko = nd.k1 if p == 0 else nd.k0
-        cdef int c, j, off, kc, i
-        cdef int64_t s
+        cdef int c, j, off, kc, i, h
+        cdef int64_t s, s0
         cdef double tot, sg, best, q
+        cdef double* qd
         cdef double* sig
         cdef double* child_reach
         cdef double* child_v
@@ -960,19 +964,19 @@ cdef class Engine:
                 for j in range(self.lsize[kp]):
                     if out[j] == -1e300:
                         out[j] = 0.0
-            if self.mode == 0:
-                off = 0
-                for c in range(nd.nchild):
-                    ch = &self.nodes[nd.first + c]
-                    for j in range(ch.nseq):
-                        s = ch.seq + j
-                        q = self.sreg[s]
-                        q = q * (self.dpos if q > 0 else self.dneg) + (self.qbuf[depth][off + j] - out[self.spar[s]])
-                        if self.plus == 1 and q < 0:
-                            q = 0.0
-                        self.sreg[s] = <real>q
-                        self.ssum[s] = <real>(self.ssum[s] * self.dstrat + mine[self.spar[s]] * sig[off + j])
-                    off += ch.nseq
+            if self.mode == 0 and off > 0:
+                # the children's sequences are one contiguous run (see _strategy)
+                s0 = self.nodes[nd.first].seq
+                qd = self.qbuf[depth]
+                for j in range(off):
+                    s = s0 + j
+                    h = self.spar[s]
+                    q = self.sreg[s]
+                    q = q * (self.dpos if q > 0 else self.dneg) + (qd[j] - out[h])
+                    if self.plus == 1 and q < 0:
+                        q = 0.0
+                    self.sreg[s] = <real>q
+                    self.ssum[s] = <real>(self.ssum[s] * self.dstrat + mine[h] * sig[j])
         else:
             self._strategy(n, sig, self.mode != 0)
             off = 0
