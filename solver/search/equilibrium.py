@@ -440,7 +440,8 @@ def _stopped(what: str, time_ms: float | None, stop: threading.Event | None) -> 
     if time_ms is None or (stop is not None and stop.is_set()):
         return EquilibriumStopped(f"the equilibrium solve was stopped while {what}")
     return EquilibriumStopped(f"the equilibrium solve ran out of its time budget ({time_ms:g} ms) while {what}; "
-                              "give it more time (time_ms) or use the double-dummy method (method exact)")
+                              "give it more time (time_ms, --time) or use the double-dummy method (method exact, "
+                              "or solve without --equilibrium)")
 
 
 def estimate(endgame: Endgame, engine=None, enough: float = 0.0) -> tuple[float, float, int]:
