@@ -74,6 +74,8 @@ RUN_NOTES = {
     "off20_v_classic": "the budget as a limit alone, no inference: what equal nominal time means",
     "inf_v_off_level5": "equal counts (level 5), the time limit never binds: the model's value alone",
     "inf2_v_off_level5": "the same at temperature 2",
+    "inf2_100_v_classic": "the new search with inference (temperature 2) against the reference at 100 ms, "
+                          "where the reference's floor of 30 worlds costs about the budget",
 }
 
 
