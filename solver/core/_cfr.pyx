@@ -21,15 +21,27 @@ Vector form
 -----------
 Each player's hands of k cards are indexed once (`level k`: every multiset
 of k cards of the pool).  Reach probabilities and counterfactual values are
-dense vectors over a level, one entry per private hand.  A *sequence* is
-(public child, hand of the acting player at the parent that may legally
-take the child's action); it stores the parent hand, the hand it becomes
-(the parent hand less the cards played) and its regret and average-strategy
-weight.  An answer (C, beats) is legal for a hand R exactly when C is in R,
-and either it beats throughout (sorted pairing) or min(R - C) reaches the
-answer's floor (`answer_floor`, the characterisation proved in
-`tacocat.rules.history`).  So the whole tree is built once, and legality is
-never tested again.
+vectors over a level, one entry per private hand, written and read only at
+the hands alive at a node.  A *sequence* is (public child, hand of the
+acting player at the parent that may legally take the child's action); it
+stores the parent hand, the hand it becomes (the parent hand less the cards
+played) and its regret and average-strategy weight; a node's children's
+sequences are one contiguous run.  The moves are the core's own
+(`_search.gen_attacks` / `gen_answers`, R10-R13, one vocabulary with the
+exact solver): each alive hand lists its moves, the (move, hand) pairs are
+sorted and grouped into children.  So the whole tree is built once, and
+legality is never tested again.
+
+Bounds
+------
+`estimate` predicts the tree's nodes and sequences before anything is
+allocated (Knuth's random-path estimator, stratified over the root's moves,
+later moves drawn in proportion to their hands).  `limit` sets a deadline
+and a stop callback: every build step and every traversal polls them (the
+clock at once while building, every 64 nodes while traversing; the callback
+at most every POLL_S), and an aborted call raises `Stopped`.  Inputs are
+checked at the door (`pack_cards` / `check_hand`); every allocation is
+checked.
 
 Chance weights enter only at showdowns: with c0, c1 the cards each player
 played since the root and x, y the last cards, the pair weight is
