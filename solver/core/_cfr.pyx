@@ -60,8 +60,10 @@ from libc.stdlib cimport calloc, free, malloc, qsort, realloc
 from libc.string cimport memcpy, memset
 from posix.time cimport CLOCK_MONOTONIC, clock_gettime, timespec
 
+# one vocabulary with the exact solver: packed hands, their helpers, the move generators, the input checks
 from tacocat.core._search cimport (BEATS_BIT, HAND_MASK, MAX_ANSWERS, MAX_ATTACKS, check_hand, gen_answers,
-                                   gen_attacks, hand_contains, hand_size, pack_cards)
+                                   gen_attacks, hand_card, hand_contains, hand_count, hand_lowest, hand_size,
+                                   pack_cards)
 
 
 class Stopped(Exception):
@@ -85,40 +87,6 @@ cdef enum:
     KIND_ANSWER = 1
     KIND_SHOWDOWN = 2
 
-cdef inline int nib(uint64_t p, int r) noexcept nogil:
-    return <int>((p >> (4 * (r - 1))) & 15)
-
-cdef inline uint64_t one(int r) noexcept nogil:
-    return (<uint64_t>1) << (4 * (r - 1))
-
-cdef inline bint contains(uint64_t big, uint64_t small) noexcept nogil:
-    cdef int r
-    for r in range(1, 13):
-        if nib(small, r) > nib(big, r):
-            return False
-    return True
-
-cdef inline int minrank(uint64_t p) noexcept nogil:
-    cdef int r
-    for r in range(1, 13):
-        if nib(p, r):
-            return r
-    return 13
-
-cdef inline int size_of(uint64_t p) noexcept nogil:
-    cdef int r, n = 0
-    for r in range(1, 13):
-        n += nib(p, r)
-    return n
-
-cdef int to_cards(uint64_t p, int* out) noexcept nogil:
-    cdef int r, i, n = 0
-    for r in range(1, 13):
-        for i in range(nib(p, r)):
-            out[n] = r
-            n += 1
-    return n
-
 cdef struct Pair:
     uint64_t key        # action: packed cards << 1 | beats
     int32_t hand        # index of a hand (in its level) that may take it
@@ -129,11 +97,6 @@ cdef int cmp_pair(const void* x, const void* y) noexcept nogil:
     if p.key != q.key:
         return (p.key > q.key) - (p.key < q.key)
     return (p.hand > q.hand) - (p.hand < q.hand)
-
-cdef int cmp_u64(const void* x, const void* y) noexcept nogil:
-    cdef uint64_t a = (<uint64_t*>x)[0], b = (<uint64_t*>y)[0]
-    return (a > b) - (a < b)
-
 
 cdef struct Node:
     uint64_t act        # cards of the action leading here (packed), 0 at the root
@@ -274,7 +237,7 @@ cdef class Engine:
         if tab and hand_size(tab) != (k1 if attacker == 0 else k0) - (k0 if attacker == 0 else k1):
             raise ValueError("the table must hold the defender's cards less the attacker's (R10)")
         for r in range(13):
-            self.U[r] = nib(self.upool, r) if r else 0
+            self.U[r] = hand_count(self.upool, r) if r else 0
         self.K = max(k0, k1)
         self.u_win, self.u_draw, self.u_loss = float(utilities[0]), float(utilities[1]), float(utilities[2])
         for r in range(13):
@@ -297,7 +260,7 @@ cdef class Engine:
                     self.FG[r][a][b] = self.F[r][a + 1][b + 1] / base if ok else 0.0
         self._levels()
         for i in range(self.lsize[1]):
-            self.rank1[i] = minrank(self.lhand[1][i])
+            self.rank1[i] = hand_lowest(self.lhand[1][i])
         self.maxm = 1
         for k in range(1, self.K + 1):
             if self.lsize[k] > self.maxm:
@@ -313,7 +276,7 @@ cdef class Engine:
             if self.allowed[i] == NULL:
                 raise MemoryError("the hand masks do not fit in memory")
             for a in range(self.lsize[k]):
-                self.allowed[i][a] = minrank(self.lhand[k][a]) >= (floor0 if i == 0 else floor1)
+                self.allowed[i][a] = hand_lowest(self.lhand[k][a]) >= (floor0 if i == 0 else floor1)
         for d in range(MAXDEPTH):
             self.pbuf[d][0] = <double*>calloc(self.maxm, sizeof(double))
             self.pbuf[d][1] = <double*>calloc(self.maxm, sizeof(double))
@@ -395,7 +358,7 @@ cdef class Engine:
         return 0
 
     cdef inline int idx(self, uint64_t p) noexcept nogil:
-        return self.lcode[size_of(p)][_code(p)]
+        return self.lcode[hand_size(p)][_code(p)]
 
     # ------------------------------------------------------------ build
     cdef void _note_peak(self) noexcept nogil:
@@ -809,7 +772,7 @@ cdef class Engine:
                 B = self.lhand[k1][j]
                 w = 1.0
                 for r in range(1, 13):
-                    w *= self.F[r][nib(A, r)][nib(B, r)]
+                    w *= self.F[r][hand_count(A, r)][hand_count(B, r)]
                     if w == 0.0:
                         break
                 z += w
@@ -823,7 +786,7 @@ cdef class Engine:
         cdef int j, r, ko = self.root_k[1 - player]
         cdef double z = 0.0, w
         cdef uint64_t B
-        cdef int i = self.idx(packed) if size_of(packed) == self.root_k[player] else -1
+        cdef int i = self.idx(packed) if hand_size(packed) == self.root_k[player] else -1
         if i < 0 or not self.allowed[player][i]:
             return 0.0
         for j in range(self.lsize[ko]):
@@ -832,7 +795,7 @@ cdef class Engine:
             B = self.lhand[ko][j]
             w = 1.0
             for r in range(1, 13):
-                w *= self.F[r][nib(packed if player == 0 else B, r)][nib(B if player == 0 else packed, r)]
+                w *= self.F[r][hand_count(packed if player == 0 else B, r)][hand_count(B if player == 0 else packed, r)]
             z += w
         return z / self.Z if self.Z > 0 else 0.0
 
@@ -845,8 +808,8 @@ cdef class Engine:
         cdef double pre[14]
         cdef double base, u_lo, u_hi, u_eq
         for r in range(1, 13):
-            a = nib(c0, r)
-            b = nib(c1, r)
+            a = hand_count(c0, r)
+            b = hand_count(c1, r)
             W *= self.F[r][a][b]
             al[r] = self.FA[r][a][b]
             be[r] = self.FB[r][a][b]
@@ -953,7 +916,7 @@ cdef class Engine:
             for c in range(nd.nchild):
                 ch = &self.nodes[nd.first + c]
                 a = ch.act
-                kc = kp - size_of(a)
+                kc = kp - hand_size(a)
                 if self.mode == 0:
                     for j in range(ch.nseq):
                         s = ch.seq + j
@@ -995,7 +958,7 @@ cdef class Engine:
             for c in range(nd.nchild):
                 ch = &self.nodes[nd.first + c]
                 a = ch.act
-                kc = ko - size_of(a)
+                kc = ko - hand_size(a)
                 if kc == 1:  # a showdown reads every one-card hand
                     for j in range(self.lsize[1]):
                         child_reach[j] = 0.0
@@ -1040,7 +1003,7 @@ cdef class Engine:
                 tot += mine[self.spar[ch.seq + j]]
         for c in range(nd.nchild):
             ch = &self.nodes[nd.first + c]
-            kc = kp - size_of(ch.act)
+            kc = kp - hand_size(ch.act)
             for j in range(ch.nseq):
                 s = ch.seq + j
                 q = self.sreg[s]
@@ -1204,17 +1167,10 @@ cdef int _pow13(int k) noexcept nogil:
         v *= 13
     return v
 
-cdef int _popcount(int x) noexcept nogil:
-    cdef int n = 0
-    while x:
-        n += x & 1
-        x >>= 1
-    return n
-
 cdef int _code(uint64_t p) noexcept nogil:
     cdef int r, i, code = 0, mult = 1
     for r in range(1, 13):
-        for i in range(nib(p, r)):
+        for i in range(hand_count(p, r)):
             code += r * mult
             mult *= 13
     return code
@@ -1246,35 +1202,4 @@ cdef void _fill_multisets(int* U, int r, int left, uint64_t cur, uint64_t* out, 
     if r > 12:
         return
     for t in range(min(U[r], left), -1, -1):
-        _fill_multisets(U, r + 1, left - t, cur + one(r) * t, out, n)
-
-cdef int _attacks(uint64_t R, int k, uint64_t* out, int n) noexcept nogil:
-    """R10-R11: singles, sets and sequences of at most k - 1 cards (key << 1)."""
-    cdef int r, size, length, limit = k - 1
-    cdef uint64_t seq
-    for r in range(1, 13):
-        if nib(R, r) == 0 or limit < 1:
-            continue
-        for size in range(1, min(nib(R, r), limit) + 1):
-            out[n] = (one(r) * size) << 1
-            n += 1
-        seq = 0
-        length = 0
-        while r + length <= 12 and nib(R, r + length) > 0:
-            seq += one(r + length)
-            length += 1
-            if 3 <= length <= limit:
-                out[n] = seq << 1
-                n += 1
-    return n
-
-cdef int _unique(uint64_t* a, int n) noexcept nogil:
-    cdef int i, m = 0
-    if n == 0:
-        return 0
-    qsort(a, n, sizeof(uint64_t), cmp_u64)
-    for i in range(n):
-        if m == 0 or a[i] != a[m - 1]:
-            a[m] = a[i]
-            m += 1
-    return m
+        _fill_multisets(U, r + 1, left - t, cur + hand_card(r) * t, out, n)
