@@ -313,6 +313,8 @@ class EquilibriumResult:
     when the budget cut a chunk short (the strategy then holds part of the
     iterations after it)."""
     _lock: Any = field(repr=False, compare=False, default_factory=threading.Lock)
+    _reports: dict = field(repr=False, compare=False, default_factory=dict)
+    """hand_report's answers by (player, hand): each costs two traversals of the tree."""
 
     # ------------------------------------------------------------ queries
     def node_after(self, history: Sequence[PlayEvent]) -> int:
@@ -372,6 +374,9 @@ class EquilibriumResult:
         if actor != player:
             raise PositionError(f"player {player} does not move first in this endgame", "R14")
         cards = hand(cards)
+        if (player, cards) in self._reports:
+            value, moves = self._reports[(player, cards)]
+            return value, list(moves)
         i = self._hand_index(cards, (k0, k1)[player], player)
         eng = self._engine
         p_hand = eng.marginal(player, packed(cards))
@@ -406,7 +411,8 @@ class EquilibriumResult:
         out = [Move(a, (w / total) if total > 0 else 1.0 / len(moves), v, win, draw, loss)
                for a, w, v, win, draw, loss in moves]
         out.sort(key=lambda m: (-m.probability, -m.value))
-        return sum(m.probability * m.value for m in out), out
+        self._reports[(player, cards)] = (sum(m.probability * m.value for m in out), tuple(out))
+        return self._reports[(player, cards)][0], out
 
     def value_for(self, player: int) -> float:
         """The endgame's value for `player`, in its own utility."""
