@@ -106,9 +106,17 @@ class CachedBuildExt(build_ext):
     KEEP = 3  # cached builds kept per module (release, debug, one older)
 
     def build_extension(self, ext: Extension) -> None:
-        key = _digest(*[os.path.join(HERE, s) for s in ext.sources], self.compiler.compiler_so,
-                      self.compiler.linker_so, ext.extra_compile_args, ext.extra_link_args, ext.define_macros,
-                      ext.undef_macros, sysconfig.get_config_var("EXT_SUFFIX"), sys.version)[:20]
+        key = _digest(
+            *[os.path.join(HERE, s) for s in ext.sources],
+            self.compiler.compiler_so,
+            self.compiler.linker_so,
+            ext.extra_compile_args,
+            ext.extra_link_args,
+            ext.define_macros,
+            ext.undef_macros,
+            sysconfig.get_config_var("EXT_SUFFIX"),
+            sys.version,
+        )[:20]
         target = self.get_ext_fullpath(ext.name)
         cached = os.path.join(EXT_CACHE, f"{ext.name}-{key}" + os.path.splitext(target)[1])
         if os.path.isfile(cached):
@@ -121,7 +129,7 @@ class CachedBuildExt(build_ext):
         shutil.copy2(target, cached + ".tmp")
         os.replace(cached + ".tmp", cached)
         mine = sorted(glob.glob(os.path.join(EXT_CACHE, ext.name + "-*")), key=os.path.getmtime, reverse=True)
-        for old in mine[self.KEEP:]:
+        for old in mine[self.KEEP :]:
             os.remove(old)
 
 
@@ -146,8 +154,9 @@ extensions = [extension(path) for path in PYX]
 stale = [path for path in PYX if not up_to_date(path)]
 if stale:
     # force: the fingerprint, not a timestamp, said these changed
-    extensions = cythonize(extensions, language_level=3, include_path=[cython_include()],
-                           compiler_directives=DIRECTIVES, force=True)
+    extensions = cythonize(
+        extensions, language_level=3, include_path=[cython_include()], compiler_directives=DIRECTIVES, force=True
+    )
     os.makedirs(STAMPS, exist_ok=True)
     for path in stale:
         with open(_stamp_path(path), "w") as f:

@@ -70,22 +70,31 @@ def plot_curve(result, viewer: int, names: dict[int, str], path: str, title: str
     for c in points:
         if c.kind == "deal":
             ax.axvline(c.index, color="#999999", linestyle=":", linewidth=0.9)
-            ax.text(c.index + 0.3, 101 if result.utilities == "game" else 1.02, f"round {c.round}", fontsize=7,
-                    color="#666666", va="bottom")
+            ax.text(
+                c.index + 0.3,
+                101 if result.utilities == "game" else 1.02,
+                f"round {c.round}",
+                fontsize=7,
+                color="#666666",
+                va="bottom",
+            )
     by_index = {c.index: c for c in points if c.kind == "decision"}
     for p, colour, dy in ((viewer, "#cc0000", -12), (1 - viewer, "#f57900", 7)):
         costly = [d for d in result.costly(p) if (d.index + 1) in by_index]
         if not costly:
             continue
         cx = [d.index + 1 for d in costly]
-        cy = [_pct(by_index[x].for_player(viewer)) if result.utilities == "game" else by_index[x].for_player(viewer)
-              for x in cx]
+        cy = [
+            _pct(by_index[x].for_player(viewer)) if result.utilities == "game" else by_index[x].for_player(viewer)
+            for x in cx
+        ]
         ax.scatter(cx, cy, color=colour, zorder=3, s=30, label=f"costly decision of {names[p]}")
         for d, x, y in zip(costly, cx, cy):
             pts = result.points(d.cost)
             label = f"-{pts:.1f}" if pts is not None else f"-{d.cost:.2f}"
-            ax.annotate(label, (x, y), textcoords="offset points", xytext=(0, dy), ha="center", fontsize=7,
-                        color=colour)
+            ax.annotate(
+                label, (x, y), textcoords="offset points", xytext=(0, dy), ha="center", fontsize=7, color=colour
+            )
     if result.utilities == "game":
         ax.set_ylim(-3, 108)
         ax.axhline(50, color="#cccccc", linewidth=0.8)
@@ -108,16 +117,39 @@ def plot_curve(result, viewer: int, names: dict[int, str], path: str, title: str
 
 @click.command(name="analyze")
 @click.argument("game", metavar="GAME.json")
-@click.option("--player", type=click.Choice(["0", "1", "both"]), default="both", show_default=True, help="Whose decisions to review.")
+@click.option(
+    "--player",
+    type=click.Choice(["0", "1", "both"]),
+    default="both",
+    show_default=True,
+    help="Whose decisions to review.",
+)
 @click.option("--top", type=click.IntRange(1), default=10, show_default=True, help="List the N costliest decisions.")
 @click.option("--time", "time_ms", type=click.IntRange(1), default=None, help="Search time per decision, milliseconds.")
-@click.option("--iterations", type=click.IntRange(1), default=None, help="Search budget per decision (sampled deals or iterations).")
+@click.option(
+    "--iterations",
+    type=click.IntRange(1),
+    default=None,
+    help="Search budget per decision (sampled deals or iterations).",
+)
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of the searches (decision i uses SEED+i).")
-@click.option("--method", type=click.Choice(METHODS), default="auto", show_default=True, help="Search method, as in tacocat hint.")
-@click.option("--score", type=click.Choice(["game", "round"]), default="game", show_default=True,
-              help="Value of a move: game equity of the board the round leads to, or the round alone (+1/0/-1).")
-@click.option("--plot", "plot_path", type=click.Path(dir_okay=False), default=None,
-              help="Draw the equity curve into this PNG file (needs the 'plot' extra: matplotlib).")
+@click.option(
+    "--method", type=click.Choice(METHODS), default="auto", show_default=True, help="Search method, as in tacocat hint."
+)
+@click.option(
+    "--score",
+    type=click.Choice(["game", "round"]),
+    default="game",
+    show_default=True,
+    help="Value of a move: game equity of the board the round leads to, or the round alone (+1/0/-1).",
+)
+@click.option(
+    "--plot",
+    "plot_path",
+    type=click.Path(dir_okay=False),
+    default=None,
+    help="Draw the equity curve into this PNG file (needs the 'plot' extra: matplotlib).",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the whole analysis as one JSON object.")
 @friendly_errors
 def command(game, player, top, time_ms, iterations, seed, method, score, plot_path, as_json):
@@ -180,8 +212,16 @@ def command(game, player, top, time_ms, iterations, seed, method, score, plot_pa
             bar.update(done - last[0])
             last[0] = done
 
-        result = analyze(record, players=players, iterations=iterations, time_ms=time_ms, seed=seed,
-                         method=method, utilities=score, progress=progress)
+        result = analyze(
+            record,
+            players=players,
+            iterations=iterations,
+            time_ms=time_ms,
+            seed=seed,
+            method=method,
+            utilities=score,
+            progress=progress,
+        )
     viewer = viewer_of(players, humans)
     if result.winner is not None:
         winner = f"won by {names[result.winner]}"
@@ -213,20 +253,25 @@ def command(game, player, top, time_ms, iterations, seed, method, score, plot_pa
         noise = sum(d.cost or 0.0 for d in result.decisions if d.player == p and d.cost and not d.significant)
         given = sum(d.cost or 0.0 for d in costly)
         if game_scale:
-            line = (f"{you[p]} gave away {result.points(given):.1f} game-win points over {len(costly)} costly "
-                    f"decision{'s' if len(costly) != 1 else ''}")
+            line = (
+                f"{you[p]} gave away {result.points(given):.1f} game-win points over {len(costly)} costly "
+                f"decision{'s' if len(costly) != 1 else ''}"
+            )
             if noise:
                 line += f" (and {result.points(noise):.1f} more within the sampling noise)"
         else:
-            line = (f"{you[p]} gave away {given:.3f} in round value (+1 won, -1 lost) over {len(costly)} costly "
-                    f"decision{'s' if len(costly) != 1 else ''}")
+            line = (
+                f"{you[p]} gave away {given:.3f} in round value (+1 won, -1 lost) over {len(costly)} costly "
+                f"decision{'s' if len(costly) != 1 else ''}"
+            )
         click.echo(line)
     rows = result.costliest(top)
     if not rows:
         click.echo("no decision cost anything: every move played was the engine's best.")
     else:
-        unit = "game-win chance after the move; cost in game-win points" if game_scale else \
-            "round value, +1 won, -1 lost"
+        unit = (
+            "game-win chance after the move; cost in game-win points" if game_scale else "round value, +1 won, -1 lost"
+        )
         click.echo(f"\ncostliest decisions ({unit}):")
         for rank, d in enumerate(rows, 1):
             if d.significant:
@@ -237,7 +282,9 @@ def command(game, player, top, time_ms, iterations, seed, method, score, plot_pa
                 flag = "  (within the sampling noise)"
             who = names[d.player] if len(players) > 1 else ""
             ctx = f"hand {format_cards(d.hand)}" + (f", answering {format_cards(d.table)}" if d.table else "")
-            click.echo(f"{rank:3}. action {d.index + 1}, round {d.round}, {d.decision}{' by ' + who if who else ''}: {ctx}")
+            click.echo(
+                f"{rank:3}. action {d.index + 1}, round {d.round}, {d.decision}{' by ' + who if who else ''}: {ctx}"
+            )
             if game_scale:
                 margin = f" ±{result.points(d.margin):.1f}" if d.margin is not None and not d.exact else ""
                 click.echo(
@@ -286,7 +333,11 @@ def _curve_lines(result, viewer: int, names: dict[int, str], game_scale: bool) -
     end = result.curve[-1]
     if game_scale:
         click.echo(f"equity of {names[viewer]}, game-win % after every searched decision ('|' a new deal):")
-        tail = f"  {values[-1]:.0f}% -> {_pct(end.for_player(viewer)):.0f}%" if end.kind == "end" else f"  {values[-1]:.0f}%"
+        tail = (
+            f"  {values[-1]:.0f}% -> {_pct(end.for_player(viewer)):.0f}%"
+            if end.kind == "end"
+            else f"  {values[-1]:.0f}%"
+        )
         click.echo(f"  {values[0]:.0f}% {line}{tail}   (low {min(values):.0f}%, high {max(values):.0f}%)")
     else:
         click.echo(f"round value of {names[viewer]} after every searched decision ('|' a new deal; low -1, high +1):")

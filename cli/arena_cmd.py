@@ -72,8 +72,10 @@ def _resume(out_path: str, header: dict) -> dict[str, dict[int, tuple[int, int]]
         raise CliError(f"--out {out_path!r} is not a tacocat arena file (no 'outcomes'); give a new file name")
     for key in ("mode", "seed", "budget", "rules"):
         if saved.get(key) != header[key]:
-            raise CliError(f"--out {out_path!r} holds a run with {key} {saved.get(key)!r}, not {header[key]!r}: "
-                           "give the same flags to resume it, or a new file name")
+            raise CliError(
+                f"--out {out_path!r} holds a run with {key} {saved.get(key)!r}, not {header[key]!r}: "
+                "give the same flags to resume it, or a new file name"
+            )
     known: dict[str, dict[int, tuple[int, int]]] = {}
     try:
         for pairing, rows in saved["outcomes"].items():
@@ -85,26 +87,65 @@ def _resume(out_path: str, header: dict) -> dict[str, dict[int, tuple[int, int]]
 
 @click.command(name="arena")
 @click.argument("bots", nargs=-1, metavar="BOT BOT [BOT...]")
-@click.option("--mode", type=click.Choice(["game", "play"]), default="game", show_default=True,
-              help="game: whole games; play: the play phase alone, from dealt positions.")
-@click.option("--deals", type=click.IntRange(1), default=100, show_default=True,
-              help="Deals per pairing (each played twice, seats swapped); with --sprt the most to play.")
-@click.option("--seed", type=int, default=0, show_default=True, help="Seed of the deals: the same seed gives every pairing the same deals.")
-@click.option("--rules", "rules_path", default=None,
-              help="Ruleset file (.json or .toml) of --mode game; standard by default.")
+@click.option(
+    "--mode",
+    type=click.Choice(["game", "play"]),
+    default="game",
+    show_default=True,
+    help="game: whole games; play: the play phase alone, from dealt positions.",
+)
+@click.option(
+    "--deals",
+    type=click.IntRange(1),
+    default=100,
+    show_default=True,
+    help="Deals per pairing (each played twice, seats swapped); with --sprt the most to play.",
+)
+@click.option(
+    "--seed",
+    type=int,
+    default=0,
+    show_default=True,
+    help="Seed of the deals: the same seed gives every pairing the same deals.",
+)
+@click.option(
+    "--rules", "rules_path", default=None, help="Ruleset file (.json or .toml) of --mode game; standard by default."
+)
 @cluster_options
-@click.option("--time", "time_ms", type=click.IntRange(1), default=None, help="Search time of the search bots, milliseconds per move.")
+@click.option(
+    "--time",
+    "time_ms",
+    type=click.IntRange(1),
+    default=None,
+    help="Search time of the search bots, milliseconds per move.",
+)
 @click.option("--iterations", type=click.IntRange(1), default=None, help="Search budget of the search bots per move.")
-@click.option("--sprt", "sprt_text", default=None, metavar="elo0=0,elo1=10,alpha=0.05,beta=0.05",
-              help="Sequential test of each pairing (fishtest's form, normalized Elo): stop as soon as H0 "
-                   "(A is at most elo0 stronger) or H1 (at least elo1) is accepted.")
-@click.option("--json", "as_json", is_flag=True, help="Print per-pairing results as JSON (a, b, deals, score, ci95, elo, ...) instead of the table.")
-@click.option("--out", "out_path", type=click.Path(dir_okay=False), default=None,
-              help="Save the results and every finished deal to this file as they finish (atomically); "
-                   "if it exists, resume: deals already in it are not played again.")
+@click.option(
+    "--sprt",
+    "sprt_text",
+    default=None,
+    metavar="elo0=0,elo1=10,alpha=0.05,beta=0.05",
+    help="Sequential test of each pairing (fishtest's form, normalized Elo): stop as soon as H0 "
+    "(A is at most elo0 stronger) or H1 (at least elo1) is accepted.",
+)
+@click.option(
+    "--json",
+    "as_json",
+    is_flag=True,
+    help="Print per-pairing results as JSON (a, b, deals, score, ci95, elo, ...) instead of the table.",
+)
+@click.option(
+    "--out",
+    "out_path",
+    type=click.Path(dir_okay=False),
+    default=None,
+    help="Save the results and every finished deal to this file as they finish (atomically); "
+    "if it exists, resume: deals already in it are not played again.",
+)
 @friendly_errors
-def command(bots, mode, deals, seed, rules_path, workers, cluster, batch, time_ms, iterations, sprt_text, as_json,
-            out_path):
+def command(
+    bots, mode, deals, seed, rules_path, workers, cluster, batch, time_ms, iterations, sprt_text, as_json, out_path
+):
     """Play bots against each other in duplicate format.
 
     Every deal is played twice with the seats swapped, so luck of the cards
@@ -138,7 +179,9 @@ def command(bots, mode, deals, seed, rules_path, workers, cluster, batch, time_m
       tacocat arena pimc ismcts --deals 1000 --cluster ray --workers 8 --out run.json
       tacocat arena pimc ismcts --deals 100 --seed 1 --json > results.json"""
     if len(bots) < 2:
-        raise CliError(f"name at least two bots, e.g. tacocat arena heuristic random; known bots: {', '.join(sorted(BOTS))}")
+        raise CliError(
+            f"name at least two bots, e.g. tacocat arena heuristic random; known bots: {', '.join(sorted(BOTS))}"
+        )
     unknown = [b for b in bots if b.partition("@")[0] not in BOTS]
     if unknown:
         raise CliError(f"unknown bot(s) {', '.join(unknown)}; expected some of {', '.join(sorted(BOTS))}")
@@ -158,9 +201,15 @@ def command(bots, mode, deals, seed, rules_path, workers, cluster, batch, time_m
         budget["time_ms"] = time_ms
     if iterations is not None:
         budget["iterations"] = iterations
-    header = {"mode": mode, "seed": seed, "deals": deals, "budget": budget,
-              "rules": None if rules == STANDARD else rules.to_dict(),
-              "sprt": sprt.to_dict() if sprt else None, "backend": backend.describe()}
+    header = {
+        "mode": mode,
+        "seed": seed,
+        "deals": deals,
+        "budget": budget,
+        "rules": None if rules == STANDARD else rules.to_dict(),
+        "sprt": sprt.to_dict() if sprt else None,
+        "backend": backend.describe(),
+    }
     known = _resume(out_path, header)
     if known:
         click.echo(f"resuming from {out_path}: {sum(len(v) for v in known.values())} deals already played", err=True)
@@ -192,9 +241,20 @@ def command(bots, mode, deals, seed, rules_path, workers, cluster, batch, time_m
                         rows.append([d, x, y])
                         save()
 
-                    result = run_match(a, b, deals=deals, seed=seed, mode=mode, budget=budget or None,
-                                       cluster=backend, sprt=sprt, known=known.get(key), on_deal=on_deal,
-                                       progress=progress, rules=None if rules == STANDARD else rules)
+                    result = run_match(
+                        a,
+                        b,
+                        deals=deals,
+                        seed=seed,
+                        mode=mode,
+                        budget=budget or None,
+                        cluster=backend,
+                        sprt=sprt,
+                        known=known.get(key),
+                        on_deal=on_deal,
+                        progress=progress,
+                        rules=None if rules == STANDARD else rules,
+                    )
                 rows.sort()
                 if result.retried:
                     click.echo(f"{key}: {result.retried} batch(es) rerun after a worker died", err=True)
@@ -209,9 +269,11 @@ def command(bots, mode, deals, seed, rules_path, workers, cluster, batch, time_m
         stopped = "terminated" if isinstance(exc, Stopped) else "interrupted"
     save(force=True)
     if stopped:
-        click.echo(f"{stopped}: {len(results)} pairing(s) shown, partial ones marked; "
-                   + (f"saved to {out_path}, run the same command to resume" if out_path else "give --out FILE to keep them"),
-                   err=True)
+        click.echo(
+            f"{stopped}: {len(results)} pairing(s) shown, partial ones marked; "
+            + (f"saved to {out_path}, run the same command to resume" if out_path else "give --out FILE to keep them"),
+            err=True,
+        )
     if as_json:
         click.echo(json.dumps(results))
     else:
@@ -222,11 +284,15 @@ def command(bots, mode, deals, seed, rules_path, workers, cluster, batch, time_m
 
 def _table(results: list[dict], bots, mode: str, deals: int, seed: int, sprt: SPRT | None, rules=STANDARD) -> None:
     unit = "games" if mode == "game" else "play phases"
-    click.echo(f"duplicate {unit}, {deals} deals a pairing (each played twice, seats swapped), seed {seed}"
-               + (f", ruleset {rules.name} (max_deals {rules.max_deals})" if rules != STANDARD else ""))
+    click.echo(
+        f"duplicate {unit}, {deals} deals a pairing (each played twice, seats swapped), seed {seed}"
+        + (f", ruleset {rules.name} (max_deals {rules.max_deals})" if rules != STANDARD else "")
+    )
     width = max(len(x) for x in bots) + 2
-    click.echo(f"  {'A':<{width}}{'B':<{width}}{'deals':>6}  {'A won':>6} {'drawn':>6} {'lost':>6}  "
-               f"{'score A':>8}  {'95% CI':<18}  {'points A':>8}  {'Elo A [95% CI]':<20}")
+    click.echo(
+        f"  {'A':<{width}}{'B':<{width}}{'deals':>6}  {'A won':>6} {'drawn':>6} {'lost':>6}  "
+        f"{'score A':>8}  {'95% CI':<18}  {'points A':>8}  {'Elo A [95% CI]':<20}"
+    )
     for r in results:
         mark = "*" if r.get("partial") else ""
         click.echo(
@@ -248,8 +314,10 @@ def _table(results: list[dict], bots, mode: str, deals: int, seed: int, sprt: SP
                 text = f"H0 accepted: A is at most {sprt.elo0:g} stronger"
             else:
                 text = "undecided"
-            click.echo(f"  {r['a']} vs {r['b']}: {text} after {r['deals']} deals, LLR {_fmt(test.get('llr'), '+.2f')}, "
-                       f"normalized Elo {_fmt(r.get('nelo'), '+.0f')}")
+            click.echo(
+                f"  {r['a']} vs {r['b']}: {text} after {r['deals']} deals, LLR {_fmt(test.get('llr'), '+.2f')}, "
+                f"normalized Elo {_fmt(r.get('nelo'), '+.0f')}"
+            )
     if len(bots) > 2 and results:
         click.echo("standing (mean score against the others):")
         for bot, mean in standings(results, bots).items():

@@ -15,13 +15,24 @@ from tacocat.cli.terminal import friendly_errors
 
 
 @click.command(name="bench")
-@click.option("--repeat", type=click.IntRange(1, 1000), default=20, show_default=True,
-              help="Runs of the exact bench; the time is their median.")
-@click.option("--positions", type=click.IntRange(1, 100), default=3, show_default=True,
-              help="Seeded 8-card views for PIMC and ISMCTS.")
+@click.option(
+    "--repeat",
+    type=click.IntRange(1, 1000),
+    default=20,
+    show_default=True,
+    help="Runs of the exact bench; the time is their median.",
+)
+@click.option(
+    "--positions",
+    type=click.IntRange(1, 100),
+    default=3,
+    show_default=True,
+    help="Seeded 8-card views for PIMC and ISMCTS.",
+)
 @click.option("--deals", type=click.IntRange(1), default=1000, show_default=True, help="PIMC deals per view.")
-@click.option("--iterations", type=click.IntRange(1), default=100_000, show_default=True,
-              help="ISMCTS iterations per view.")
+@click.option(
+    "--iterations", type=click.IntRange(1), default=100_000, show_default=True, help="ISMCTS iterations per view."
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the measurements as one JSON object.")
 @friendly_errors
 def command(repeat, positions, deals, iterations, as_json):
@@ -57,15 +68,23 @@ def command(repeat, positions, deals, iterations, as_json):
         click.echo(json.dumps(result))
         return
     e, p, m = result["exact"], result["pimc"], result["ismcts"]
-    click.echo(f"tacocat {result['tacocat']} bench (Python {result['python']}, {result['cpus']} cpus, "
-               f"load {result['load_average']})")
-    click.echo(f"exact   {e['positions']} positions (seed {e['seed']}), hands known: {e['nodes']} nodes in "
-               f"{e['seconds'] * 1e3:.1f} ms (median of {e['repeats']}): {e['nodes_per_second']:,.0f} nodes/s, "
-               f"{e['solves_per_second']:,.0f} solves/s")
-    click.echo(f"pimc    {p['positions']} views of 8 cards, {p['deals_per_position']} deals each: "
-               f"{p['deals_per_second']:,.0f} deals/s")
-    click.echo(f"ismcts  {m['positions']} views of 8 cards, {m['iterations_per_position']:,} iterations each: "
-               f"{m['iterations_per_second']:,.0f} iterations/s")
+    click.echo(
+        f"tacocat {result['tacocat']} bench (Python {result['python']}, {result['cpus']} cpus, "
+        f"load {result['load_average']})"
+    )
+    click.echo(
+        f"exact   {e['positions']} positions (seed {e['seed']}), hands known: {e['nodes']} nodes in "
+        f"{e['seconds'] * 1e3:.1f} ms (median of {e['repeats']}): {e['nodes_per_second']:,.0f} nodes/s, "
+        f"{e['solves_per_second']:,.0f} solves/s"
+    )
+    click.echo(
+        f"pimc    {p['positions']} views of 8 cards, {p['deals_per_position']} deals each: "
+        f"{p['deals_per_second']:,.0f} deals/s"
+    )
+    click.echo(
+        f"ismcts  {m['positions']} views of 8 cards, {m['iterations_per_position']:,} iterations each: "
+        f"{m['iterations_per_second']:,.0f} iterations/s"
+    )
     click.echo(f"bench signature: {e['nodes']} nodes ({result['seconds']:.1f} s in all)")
 
 

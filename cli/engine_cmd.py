@@ -16,26 +16,70 @@ from tacocat.rules.ruleset import load_ruleset
 
 
 @click.command(name="engine")
-@click.option("--rules", "rules_path", default=None, help="Ruleset file (.json or .toml) for the session; standard by default.")
-@click.option("--max-time-ms", type=click.IntRange(1, MAX_TIME_MS), default=None,
-              help="Cap on any search's time: time_ms is cut to it and a search still running then is stopped. No cap by default.")
-@click.option("--max-searches", type=click.IntRange(1, MAX_SEARCHES), default=1, show_default=True,
-              help="Searches running at once; later ones wait their turn (--max-queue).")
-@click.option("--max-queue", type=click.IntRange(0, MAX_SEARCHES), default=8, show_default=True,
-              help="Searches that wait, in order, behind the running ones; more answer 'busy'.")
-@click.option("--max-games", type=click.IntRange(1, MAX_GAMES), default=1000, show_default=True,
-              help="Games kept open; then the oldest finished one is forgotten, or new_game answers 'busy'.")
-@click.option("--max-line", type=click.IntRange(64, MAX_BYTES), default=DEFAULT_MAX_LINE, show_default=True,
-              help="Longest request line in bytes; longer lines answer 'bad_json'.")
-@click.option("--store", "store_path", default=None, metavar="FILE",
-              help="Keep the games in this SQLite file (every accepted action committed before it is answered): "
-                   "a restarted engine continues them with the same ids and tokens. The file is private (0600) and "
-                   "locked while this engine runs: a second process on it is refused. Memory only by default.")
-@click.option("--log-level", type=click.Choice(["debug", "info", "warning", "error"]), default="warning",
-              show_default=True, help="Logging on stderr.")
+@click.option(
+    "--rules", "rules_path", default=None, help="Ruleset file (.json or .toml) for the session; standard by default."
+)
+@click.option(
+    "--max-time-ms",
+    type=click.IntRange(1, MAX_TIME_MS),
+    default=None,
+    help="Cap on any search's time: time_ms is cut to it and a search still running then is stopped. No cap by default.",
+)
+@click.option(
+    "--max-searches",
+    type=click.IntRange(1, MAX_SEARCHES),
+    default=1,
+    show_default=True,
+    help="Searches running at once; later ones wait their turn (--max-queue).",
+)
+@click.option(
+    "--max-queue",
+    type=click.IntRange(0, MAX_SEARCHES),
+    default=8,
+    show_default=True,
+    help="Searches that wait, in order, behind the running ones; more answer 'busy'.",
+)
+@click.option(
+    "--max-games",
+    type=click.IntRange(1, MAX_GAMES),
+    default=1000,
+    show_default=True,
+    help="Games kept open; then the oldest finished one is forgotten, or new_game answers 'busy'.",
+)
+@click.option(
+    "--max-line",
+    type=click.IntRange(64, MAX_BYTES),
+    default=DEFAULT_MAX_LINE,
+    show_default=True,
+    help="Longest request line in bytes; longer lines answer 'bad_json'.",
+)
+@click.option(
+    "--store",
+    "store_path",
+    default=None,
+    metavar="FILE",
+    help="Keep the games in this SQLite file (every accepted action committed before it is answered): "
+    "a restarted engine continues them with the same ids and tokens. The file is private (0600) and "
+    "locked while this engine runs: a second process on it is refused. Memory only by default.",
+)
+@click.option(
+    "--log-level",
+    type=click.Choice(["debug", "info", "warning", "error"]),
+    default="warning",
+    show_default=True,
+    help="Logging on stderr.",
+)
 @friendly_errors
-def command(rules_path: str | None, max_time_ms: int | None, max_searches: int, max_queue: int, max_games: int,
-            max_line: int, store_path: str | None, log_level: str) -> None:
+def command(
+    rules_path: str | None,
+    max_time_ms: int | None,
+    max_searches: int,
+    max_queue: int,
+    max_games: int,
+    max_line: int,
+    store_path: str | None,
+    log_level: str,
+) -> None:
     """Speak the engine protocol as JSON Lines on stdin/stdout.
 
     \b
@@ -52,12 +96,20 @@ def command(rules_path: str | None, max_time_ms: int | None, max_searches: int, 
     in order: stop and other commands are answered while one runs; with
     info_ms a search sends {"id", "cmd", "info": {...}} lines as it goes.
      Every message: docs/protocol.md."""
-    logging.basicConfig(stream=sys.stderr, level=getattr(logging, log_level.upper()),
-                        format="tacocat engine %(levelname)s: %(message)s")
+    logging.basicConfig(
+        stream=sys.stderr, level=getattr(logging, log_level.upper()), format="tacocat engine %(levelname)s: %(message)s"
+    )
     rules = load_ruleset(rules_path)
     store = GameStore(store_path) if store_path is not None else None
-    session = EngineSession(rules, max_games=max_games, max_searches=max_searches, max_time_ms=max_time_ms,
-                            max_queue=max_queue, limits={"max_line_bytes": max_line}, store=store)
+    session = EngineSession(
+        rules,
+        max_games=max_games,
+        max_searches=max_searches,
+        max_time_ms=max_time_ms,
+        max_queue=max_queue,
+        limits={"max_line_bytes": max_line},
+        store=store,
+    )
     try:
         serve_stdio(session, max_line)
     finally:

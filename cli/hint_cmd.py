@@ -24,10 +24,9 @@ from tacocat.cli.terminal import (
 from tacocat.rules.ruleset import load_ruleset
 from tacocat.rules.views import PHASES
 
-
 # The README's first command: player 1 attacked with an 8 in the play phase.
 EXAMPLE = {"hand": "2 5 7 9 11 12", "seen": "3 3 10", "table": "8", "opponent": 5, "attacker": 1}
-EXAMPLE_TEXT = "--hand \"2 5 7 9 11 12\" --seen \"3 3 10\" --opponent 5 --table 8 --attacker 1"
+EXAMPLE_TEXT = '--hand "2 5 7 9 11 12" --seen "3 3 10" --opponent 5 --table 8 --attacker 1'
 
 
 def position_flags(**given: object) -> list[str]:
@@ -43,39 +42,112 @@ def run_hint(view, *, time_ms, iterations, seed, method, score="game", show_prog
     except ImportError as exc:  # the search engine is not built
         raise CliError(f"the hint engine is not available in this installation ({exc})") from None
     with Progress("searching", enabled=show_progress) as progress:
-        return hint(view, iterations=iterations, time_ms=time_ms, seed=seed, method=method, utilities=score,
-                    progress=progress)
+        return hint(
+            view, iterations=iterations, time_ms=time_ms, seed=seed, method=method, utilities=score, progress=progress
+        )
 
 
 @click.command(name="hint")
 @click.option("--hand", help='Your cards now, e.g. "2 5 7 9 11 12".')
-@click.option("--seen", default="", help="Every face-up card of this round not on the table: replacement discards, duel cards, earlier attacks and answers (those of --history count as seen without typing them again).")
-@click.option("--history", default=None,
-              help='This round\'s attacks and answers so far, as tacocat play prints them, e.g. "p1 attacks 11; p0 answers 6 sacrifice" '
-                   '(R20: only opponent hands consistent with it are dealt).  Its cards count as seen (R15).')
-@click.option("--opponent", type=int, default=None, help="Cards in the opponent's hand now (default: what the rules imply).")
+@click.option(
+    "--seen",
+    default="",
+    help="Every face-up card of this round not on the table: replacement discards, duel cards, earlier attacks and answers (those of --history count as seen without typing them again).",
+)
+@click.option(
+    "--history",
+    default=None,
+    help='This round\'s attacks and answers so far, as tacocat play prints them, e.g. "p1 attacks 11; p0 answers 6 sacrifice" '
+    "(R20: only opponent hands consistent with it are dealt).  Its cards count as seen (R15).",
+)
+@click.option(
+    "--opponent", type=int, default=None, help="Cards in the opponent's hand now (default: what the rules imply)."
+)
 @click.option("--table", default="", help='The attack you must answer, e.g. "8" or "8 8".')
-@click.option("--attacker", type=click.IntRange(0, 1), default=None, help="Who attacks in this trick (default: the opponent when a table is given, else you).")
+@click.option(
+    "--attacker",
+    type=click.IntRange(0, 1),
+    default=None,
+    help="Who attacks in this trick (default: the opponent when a table is given, else you).",
+)
 @click.option("--player", type=click.IntRange(0, 1), default=0, show_default=True, help="Which player you are.")
 @click.option("--phase", type=click.Choice(PHASES), default=None, help="Decision phase (default play).")
-@click.option("--cap", type=int, default=None, help="Replace phase, second replacer: the most cards you may discard (how many the first replacer discarded, R7).")
-@click.option("--board", "board_text", default=None, help='Board as "cat=3 covered=2,4" (spaces 0..6 from player 0\'s goal).')
+@click.option(
+    "--cap",
+    type=int,
+    default=None,
+    help="Replace phase, second replacer: the most cards you may discard (how many the first replacer discarded, R7).",
+)
+@click.option(
+    "--board", "board_text", default=None, help='Board as "cat=3 covered=2,4" (spaces 0..6 from player 0\'s goal).'
+)
 @click.option("--cat", type=int, default=None, help="Space of the cat (0..6); default the centre, 3.")
 @click.option("--covered", default=None, help='Covered spaces, e.g. "2,4".')
 @click.option("--rules", "rules_path", default=None, help="Ruleset file (.json or .toml); standard by default.")
-@click.option("--view", "view_path", default=None, help="Read the position as a JSON view from FILE ('-' for stdin) instead of the flags.")
+@click.option(
+    "--view",
+    "view_path",
+    default=None,
+    help="Read the position as a JSON view from FILE ('-' for stdin) instead of the flags.",
+)
 @click.option("--time", "time_ms", type=click.IntRange(1), default=None, help="Search time in milliseconds.")
-@click.option("--iterations", type=click.IntRange(1), default=None, help="Search budget: sampled deals (PIMC) or iterations (ISMCTS).")
-@click.option("--seed", type=int, default=0, show_default=True, help="Seed of the sampling: the same seed and budget give the same answer.")
-@click.option("--method", type=click.Choice(METHODS), default="auto", show_default=True, help="auto: the hidden-hand equilibrium for play endgames of at most 3 cards a hand; else exact enumeration (double-dummy average) when the hidden deals are few, else sampling.")
-@click.option("--score", type=click.Choice(["game", "round"]), default="game", show_default=True,
-              help="What a move is worth: game = the game equity of the board the round leads to; round = +1/0/-1 for the round alone.")
+@click.option(
+    "--iterations",
+    type=click.IntRange(1),
+    default=None,
+    help="Search budget: sampled deals (PIMC) or iterations (ISMCTS).",
+)
+@click.option(
+    "--seed",
+    type=int,
+    default=0,
+    show_default=True,
+    help="Seed of the sampling: the same seed and budget give the same answer.",
+)
+@click.option(
+    "--method",
+    type=click.Choice(METHODS),
+    default="auto",
+    show_default=True,
+    help="auto: the hidden-hand equilibrium for play endgames of at most 3 cards a hand; else exact enumeration (double-dummy average) when the hidden deals are few, else sampling.",
+)
+@click.option(
+    "--score",
+    type=click.Choice(["game", "round"]),
+    default="game",
+    show_default=True,
+    help="What a move is worth: game = the game equity of the board the round leads to; round = +1/0/-1 for the round alone.",
+)
 @click.option("--top", type=click.IntRange(1), default=None, help="Show only the N best moves.")
-@click.option("--json", "as_json", is_flag=True, help="Print the engine's result as one JSON object (HintResult.to_dict()).")
+@click.option(
+    "--json", "as_json", is_flag=True, help="Print the engine's result as one JSON object (HintResult.to_dict())."
+)
 @click.option("--example", is_flag=True, help=f"Hint for a built-in example position: {EXAMPLE_TEXT}.")
 @friendly_errors
-def command(hand, seen, history, opponent, table, attacker, player, phase, cap, board_text, cat, covered, rules_path,
-            view_path, time_ms, iterations, seed, method, score, top, as_json, example):
+def command(
+    hand,
+    seen,
+    history,
+    opponent,
+    table,
+    attacker,
+    player,
+    phase,
+    cap,
+    board_text,
+    cat,
+    covered,
+    rules_path,
+    view_path,
+    time_ms,
+    iterations,
+    seed,
+    method,
+    score,
+    top,
+    as_json,
+    example,
+):
     """Rank every move at your decision with its win/draw/loss odds.
 
     Give what you know, in plain notation (ranks 1..12, spaces or commas);
@@ -124,9 +196,21 @@ def command(hand, seen, history, opponent, table, attacker, player, phase, cap, 
     each round outcome leads to, so a round near a goal weighs more;
     --score round scores the round alone (+1 won, 0 drawn, -1 lost)."""
     if example:
-        given = position_flags(hand=hand, seen=seen, history=history, table=table, opponent=opponent,
-                               attacker=attacker, phase=phase, cap=cap, board=board_text, cat=cat, covered=covered,
-                               rules=rules_path, view=view_path)
+        given = position_flags(
+            hand=hand,
+            seen=seen,
+            history=history,
+            table=table,
+            opponent=opponent,
+            attacker=attacker,
+            phase=phase,
+            cap=cap,
+            board=board_text,
+            cat=cat,
+            covered=covered,
+            rules=rules_path,
+            view=view_path,
+        )
         if given:
             raise CliError(f"--example brings its own position; drop {', '.join(given)} (or drop --example)")
         hand, seen, table, opponent, attacker = (EXAMPLE[k] for k in ("hand", "seen", "table", "opponent", "attacker"))
@@ -134,9 +218,20 @@ def command(hand, seen, history, opponent, table, attacker, player, phase, cap, 
     if top is not None and as_json:
         raise CliError("--top shortens the printed table but --json prints every move: drop one of --top and --json")
     if view_path is not None:
-        flags = position_flags(hand=hand, seen=seen, history=history, table=table, opponent=opponent,
-                               attacker=attacker, phase=phase, cap=cap, board=board_text, cat=cat, covered=covered,
-                               rules=rules_path)
+        flags = position_flags(
+            hand=hand,
+            seen=seen,
+            history=history,
+            table=table,
+            opponent=opponent,
+            attacker=attacker,
+            phase=phase,
+            cap=cap,
+            board=board_text,
+            cat=cat,
+            covered=covered,
+            rules=rules_path,
+        )
         if click.get_current_context().get_parameter_source("player") != click.core.ParameterSource.DEFAULT:
             flags.append("--player")  # the view's own "player" key says who asks
         if flags:
@@ -148,9 +243,19 @@ def command(hand, seen, history, opponent, table, attacker, player, phase, cap, 
     else:
         if not hand:
             raise CliError('give your hand, e.g. --hand "2 5 7 9 11 12" (or a JSON view with --view FILE)')
-        view = view_from_flags(hand=hand, seen=seen, table=table, opponent=opponent, attacker=attacker, player=player,
-                               phase=phase, cap=cap, board=parse_board(board_text, cat, covered),
-                               rules=load_ruleset(rules_path), history=history)
+        view = view_from_flags(
+            hand=hand,
+            seen=seen,
+            table=table,
+            opponent=opponent,
+            attacker=attacker,
+            player=player,
+            phase=phase,
+            cap=cap,
+            board=parse_board(board_text, cat, covered),
+            rules=load_ruleset(rules_path),
+            history=history,
+        )
     require_decision(view)
     result = run_hint(view, time_ms=time_ms, iterations=iterations, seed=seed, method=method, score=score)
     data = result.to_dict()

@@ -15,10 +15,16 @@ from tacocat.errors import TacocatError
 # name -> (module, one-line help shown in `tacocat --help`)
 COMMANDS = {
     "hint": ("tacocat.cli.hint_cmd", "What should I do now? Ranked moves with win/draw/loss odds."),
-    "solve": ("tacocat.cli.solve_cmd", "Solve a play-phase position exactly: every card known, or every hidden hand enumerated."),
+    "solve": (
+        "tacocat.cli.solve_cmd",
+        "Solve a play-phase position exactly: every card known, or every hidden hand enumerated.",
+    ),
     "play": ("tacocat.cli.play_cmd", "Play a whole game against the engine in the terminal."),
     "arena": ("tacocat.cli.arena_cmd", "Bots against bots in duplicate format, with confidence intervals."),
-    "analyze": ("tacocat.cli.analyze_cmd", "Replay a game record: the game's equity decision by decision, the costliest ones."),
+    "analyze": (
+        "tacocat.cli.analyze_cmd",
+        "Replay a game record: the game's equity decision by decision, the costliest ones.",
+    ),
     "rules": ("tacocat.cli.rules_cmd", "Print the rules of the game, or one rule (tacocat rules R12)."),
     "bench": ("tacocat.cli.bench_cmd", "A fixed seeded bench of the installed core: node count, nodes/s, deals/s."),
     "selfplay": ("tacocat.cli.selfplay_cmd", "Play many games between two bots and count the results."),

@@ -31,13 +31,13 @@ from tacocat.cli.terminal import (
     read_json,
     write_json,
 )
+from tacocat.errors import IllegalMoveError, NotationError, RecordError, TacocatError
 from tacocat.players.bots import BOTS, choose, make_bot
 from tacocat.rules.actions import BEAT_WORDS, FORMS, KIND_WORDS, NONE_WORDS, Action
 from tacocat.rules.cards import format_cards, remove
-from tacocat.errors import IllegalMoveError, NotationError, RecordError, TacocatError
 from tacocat.rules.game import DUEL, REPLACE, GameRecord, GameState
-from tacocat.rules.ruleset import load_ruleset
 from tacocat.rules.rulebook import rule, rule_numbers, rule_text
+from tacocat.rules.ruleset import load_ruleset
 
 HELP_TEXT = """\
 At each prompt type your move in plain notation (the kind word is optional):
@@ -55,7 +55,7 @@ Other commands:
   quit       save and stop"""
 
 COMMAND_LIST = "hint, moves, undo, history, score, rules, board, help, quit"
-HINT_USAGE = "hint [--top N] [--time MS], e.g. \"hint --top 3\" or \"hint --time 2000\""
+HINT_USAGE = 'hint [--top N] [--time MS], e.g. "hint --top 3" or "hint --time 2000"'
 
 
 class InputEnded(Exception):
@@ -100,8 +100,12 @@ def parse_hint_args(words: list[str]) -> tuple[int, int | None]:
     i = 0
     while i < len(words):
         flag = words[i]
-        if flag not in ("--top", "--time") or i + 1 >= len(words) or not re.fullmatch(r"\d+", words[i + 1]) \
-                or int(words[i + 1]) < 1:
+        if (
+            flag not in ("--top", "--time")
+            or i + 1 >= len(words)
+            or not re.fullmatch(r"\d+", words[i + 1])
+            or int(words[i + 1]) < 1
+        ):
             raise NotationError(f"hint: {' '.join(words)!r} not understood; expected {HINT_USAGE}")
         value = int(words[i + 1])
         if flag == "--top":
@@ -116,9 +120,19 @@ class Session:
     """One game at the terminal: the state, who sits where, the bot, the
     save file, and the decisions taken back (`undos`)."""
 
-    def __init__(self, state: GameState, seat: int, bot: Any, bot_name: str, seed: int,
-                 save: Path | None, hint_ms: int | None, bot_budget: dict, undos: list | None = None,
-                 color: bool | None = None) -> None:
+    def __init__(
+        self,
+        state: GameState,
+        seat: int,
+        bot: Any,
+        bot_name: str,
+        seed: int,
+        save: Path | None,
+        hint_ms: int | None,
+        bot_budget: dict,
+        undos: list | None = None,
+        color: bool | None = None,
+    ) -> None:
         self.state = state
         self.seat = seat
         self.bot = bot
@@ -160,13 +174,16 @@ class Session:
 
     def show_status(self) -> None:
         s, me = self.state, self.seat
-        self.say(f"your hand: {format_cards(s.hands[me])}   the engine holds {card_count(len(s.hands[1 - me]))}, "
-                 f"draw pile {card_count(len(s.draw_pile))}", bold=True)
+        self.say(
+            f"your hand: {format_cards(s.hands[me])}   the engine holds {card_count(len(s.hands[1 - me]))}, "
+            f"draw pile {card_count(len(s.draw_pile))}",
+            bold=True,
+        )
         if s.discard:
             self.say(f"seen this round: {format_cards(s.discard)}")
 
     def does(self, p: int, verb: str) -> str:
-        """"you attack" / "the engine attacks"."""
+        """ "you attack" / "the engine attacks"."""
         if p == self.seat:
             return f"you {verb}"
         return f"the engine {verb}es" if verb.endswith(("s", "sh", "ch")) else f"the engine {verb}s"
@@ -250,7 +267,9 @@ class Session:
             if kind == "replace" and e["player"] == self.seat and e["cards"] and drawn is not None:
                 text = f"you discard {format_cards(e['cards'])} and draw {format_cards(drawn)}"
             if kind == "showdown":
-                self.say(text, bold=True, fg="green" if e["winner"] == self.seat else None if e["winner"] is None else "red")
+                self.say(
+                    text, bold=True, fg="green" if e["winner"] == self.seat else None if e["winner"] is None else "red"
+                )
                 if not self.state.over:
                     self.say(self.score_text(), fg="cyan")
             else:
@@ -348,8 +367,11 @@ class Session:
         self.save()
         engine = len(taken) - 1
         tail = f" and the engine's {engine} move{'s' if engine != 1 else ''} after it" if engine else ""
-        self.say(f"undone: your {format_action(taken[0])}{tail}; back to round {len(self.state.rounds) + 1}, "
-                 f"your {self.state.decision(self.seat)}", fg="magenta")
+        self.say(
+            f"undone: your {format_action(taken[0])}{tail}; back to round {len(self.state.rounds) + 1}, "
+            f"your {self.state.decision(self.seat)}",
+            fg="magenta",
+        )
         return True
 
     def refuse(self, exc: TacocatError, decision: str) -> None:
@@ -368,7 +390,9 @@ class Session:
         self.show_status()
         if decision == "answer":
             n = len(s.table)
-            self.say(f"answer the attack {format_cards(s.table)}: {'one card' if n == 1 else f'{n} cards, one per attack card'} (R12)")
+            self.say(
+                f"answer the attack {format_cards(s.table)}: {'one card' if n == 1 else f'{n} cards, one per attack card'} (R12)"
+            )
         elif decision == REPLACE and s.replace_cap is not None:
             self.say(f"you may discard at most {s.replace_cap} cards (R7)")
         elif decision == DUEL:
@@ -413,8 +437,11 @@ class Session:
                 self.show_hint(top, time_ms)
                 continue
             if word.isalpha() and word not in KIND_WORDS and word not in NONE_WORDS and word not in BEAT_WORDS:
-                self.say(f"'{words[0]}' is neither a move nor a command (commands: {COMMAND_LIST}; "
-                         f"{'an' if decision[0] in 'aeiou' else 'a'} {decision}: {FORMS[decision]})", fg="red")
+                self.say(
+                    f"'{words[0]}' is neither a move nor a command (commands: {COMMAND_LIST}; "
+                    f"{'an' if decision[0] in 'aeiou' else 'a'} {decision}: {FORMS[decision]})",
+                    fg="red",
+                )
                 continue
             try:
                 action = Action.parse(line, decision, s.legal_actions(me))
@@ -439,8 +466,10 @@ class Session:
         legal = s.legal_actions(me)
         if s.decision(me) == REPLACE:
             cap = len(s.hands[me]) if s.replace_cap is None else s.replace_cap
-            return (f"legal: discard any 0 to {cap} of your cards {format_cards(s.hands[me])} "
-                    f"({len(legal)} choices), e.g. \"none\" or \"replace {s.hands[me][0]}\"")
+            return (
+                f"legal: discard any 0 to {cap} of your cards {format_cards(s.hands[me])} "
+                f'({len(legal)} choices), e.g. "none" or "replace {s.hands[me][0]}"'
+            )
         return "legal: " + "; ".join(str(a) for a in legal)
 
     def show_hint(self, top: int = 8, time_ms: int | None = None) -> None:
@@ -565,15 +594,55 @@ DEFAULT_OPPONENT = "pimc" if "pimc" in BOTS else "heuristic"
 
 
 @click.command(name="play")
-@click.option("--opponent", type=click.Choice(OPPONENTS), default=None, help=f"The engine's bot (default {DEFAULT_OPPONENT}).")
-@click.option("--strength", type=click.IntRange(1), default=None, help="Search budget of a search bot: sampled deals or iterations per move.")
-@click.option("--time", "time_ms", type=click.IntRange(1), default=None, help="Search time of a search bot, milliseconds per move.")
-@click.option("--seat", type=click.IntRange(0, 1), default=None, help="Your seat: 0 (goal on the left) or 1 (goal on the right); default 0.")
-@click.option("--seed", type=int, default=None, help="Seed of the deals and of the bot (default: a fresh one, printed): the same seed and moves replay the same game.")
+@click.option(
+    "--opponent", type=click.Choice(OPPONENTS), default=None, help=f"The engine's bot (default {DEFAULT_OPPONENT})."
+)
+@click.option(
+    "--strength",
+    type=click.IntRange(1),
+    default=None,
+    help="Search budget of a search bot: sampled deals or iterations per move.",
+)
+@click.option(
+    "--time",
+    "time_ms",
+    type=click.IntRange(1),
+    default=None,
+    help="Search time of a search bot, milliseconds per move.",
+)
+@click.option(
+    "--seat",
+    type=click.IntRange(0, 1),
+    default=None,
+    help="Your seat: 0 (goal on the left) or 1 (goal on the right); default 0.",
+)
+@click.option(
+    "--seed",
+    type=int,
+    default=None,
+    help="Seed of the deals and of the bot (default: a fresh one, printed): the same seed and moves replay the same game.",
+)
 @click.option("--rules", "rules_path", default=None, help="Ruleset file (.json or .toml); standard by default.")
-@click.option("--save", "save_path", type=click.Path(dir_okay=False), default=None, help="Write the game record to this file after every action.")
-@click.option("--resume", "resume_path", type=click.Path(dir_okay=False), default=None, help="Continue a saved game (and keep saving to it unless --save says otherwise).")
-@click.option("--hint-time", type=click.IntRange(1), default=None, help="Milliseconds the engine spends on a 'hint' at the prompt (default: the engine's own budget, under a second).")
+@click.option(
+    "--save",
+    "save_path",
+    type=click.Path(dir_okay=False),
+    default=None,
+    help="Write the game record to this file after every action.",
+)
+@click.option(
+    "--resume",
+    "resume_path",
+    type=click.Path(dir_okay=False),
+    default=None,
+    help="Continue a saved game (and keep saving to it unless --save says otherwise).",
+)
+@click.option(
+    "--hint-time",
+    type=click.IntRange(1),
+    default=None,
+    help="Milliseconds the engine spends on a 'hint' at the prompt (default: the engine's own budget, under a second).",
+)
 @friendly_errors
 def command(opponent, strength, time_ms, seat, seed, rules_path, save_path, resume_path, hint_time):
     """Play a whole game against the engine, one prompt per decision.
@@ -641,20 +710,25 @@ def command(opponent, strength, time_ms, seat, seed, rules_path, save_path, resu
     opponent = opponent or DEFAULT_OPPONENT
     if opponent not in SEARCH_BOTS and (strength is not None or time_ms is not None):
         flag = "--strength" if strength is not None else "--time"
-        raise CliError(f"{flag} sets the budget of a search bot, but the engine ({opponent}) does not search: drop "
-                       f"{flag}, or choose a searching --opponent ({', '.join(SEARCH_BOTS)})")
+        raise CliError(
+            f"{flag} sets the budget of a search bot, but the engine ({opponent}) does not search: drop "
+            f"{flag}, or choose a searching --opponent ({', '.join(SEARCH_BOTS)})"
+        )
     bot = build_bot(opponent, budget)
     session = Session(state, seat, bot, opponent, seed, save, hint_time, budget, undos)
     session.save()  # an unwritable --save fails here, before the game starts
     replay = f" (play these deals again with --seed {seed})" if resume_path is None and fresh else ""
-    click.echo(f"tacocat: you are player {seat}, the engine ({opponent}) player {1 - seat}; seed {seed}{replay}. "
-               f"Type 'help' for the notation and commands.")
+    click.echo(
+        f"tacocat: you are player {seat}, the engine ({opponent}) player {1 - seat}; seed {seed}{replay}. "
+        f"Type 'help' for the notation and commands."
+    )
     code = session.run()
     if code:
         sys.exit(code)
 
 
 command.help = inspect.cleandoc(command.help or "") + (  # after the dedented docstring
-    "\n\nOpponents: " + ", ".join(OPPONENTS)
+    "\n\nOpponents: "
+    + ", ".join(OPPONENTS)
     + " (pimc and ismcts search; --strength/--time set their budget; oracle cheats: it sees your hand)"
 )

@@ -16,7 +16,13 @@ from tacocat.rules.ruleset import load_ruleset
 @click.option("--p0", default="heuristic", show_default=True, help="Bot in seat 0 (see below).")
 @click.option("--p1", default="random", show_default=True, help="Bot in seat 1.")
 @click.option("--games", default=100, show_default=True, type=click.IntRange(1), help="How many games.")
-@click.option("--seed", default=0, show_default=True, type=int, help="Game i uses seed SEED+i: deals and bot choices repeat exactly.")
+@click.option(
+    "--seed",
+    default=0,
+    show_default=True,
+    type=int,
+    help="Game i uses seed SEED+i: deals and bot choices repeat exactly.",
+)
 @click.option("--rules", "rules_path", default=None, help="Ruleset file (.json or .toml); standard by default.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of text.")
 @friendly_errors
@@ -42,10 +48,14 @@ def command(p0: str, p1: str, games: int, seed: int, rules_path: str | None, as_
     won, draws, lost, seconds = result["p0_wins"], result["draws"], result["p0_losses"], result["seconds"]
     click.echo(f"  p0 wins {won}  draws {draws}  losses {lost}  ({100 * won / games:.1f}% for {p0})")
     if draws:
-        click.echo(f"  {draws} game{'s' if draws != 1 else ''} drawn: max_deals ({rules.max_deals}) deals "
-                   "without a winner (RULES §8)")
-    click.echo(f"  {result['rounds']} rounds played, {result['drawn_rounds']} drawn (R17); "
-               f"{seconds:.1f} s, {1000 * seconds / games:.1f} ms a game")
+        click.echo(
+            f"  {draws} game{'s' if draws != 1 else ''} drawn: max_deals ({rules.max_deals}) deals "
+            "without a winner (RULES §8)"
+        )
+    click.echo(
+        f"  {result['rounds']} rounds played, {result['drawn_rounds']} drawn (R17); "
+        f"{seconds:.1f} s, {1000 * seconds / games:.1f} ms a game"
+    )
 
 
 command.help = inspect.cleandoc(command.help or "") + "\n\nKnown bots: " + ", ".join(sorted(BOTS))

@@ -22,41 +22,113 @@ from tacocat.rules.ruleset import load_ruleset
 @click.command(name="serve")
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to bind (loopback by default).")
 @click.option("--port", default=8000, show_default=True, type=click.IntRange(0, 65535), help="Port to bind.")
-@click.option("--rules", "rules_path", default=None, help="Ruleset file (.json or .toml) for the session; standard by default.")
-@click.option("--max-time-ms", default=10_000, show_default=True, type=click.IntRange(1, MAX_TIME_MS),
-              help="Cap on any search's time: time_ms is cut to it and a search still running then is stopped.")
-@click.option("--max-body", default=1 << 20, show_default=True, type=click.IntRange(64, MAX_BYTES),
-              help="Largest request body in bytes; larger ones answer 413.")
-@click.option("--max-searches", default=4, show_default=True, type=click.IntRange(1, MAX_SEARCHES),
-              help="Searches running at once; later ones wait their turn (--max-queue).")
-@click.option("--max-queue", default=16, show_default=True, type=click.IntRange(0, MAX_SEARCHES),
-              help="Searches that wait, in order, behind the running ones; more answer 503 busy.")
-@click.option("--max-games", default=1000, show_default=True, type=click.IntRange(1, MAX_GAMES),
-              help="Games kept open; then the oldest finished one is forgotten, or new_game answers busy.")
-@click.option("--store", "store_path", default=None, metavar="FILE",
-              help="SQLite file keeping the games (every accepted action is committed before it is answered; a "
-                   "restart continues every game; private, 0600; locked while this server runs, so a second server "
-                   "on it is refused). Default: $XDG_DATA_HOME/tacocat/games.sqlite3.")
+@click.option(
+    "--rules", "rules_path", default=None, help="Ruleset file (.json or .toml) for the session; standard by default."
+)
+@click.option(
+    "--max-time-ms",
+    default=10_000,
+    show_default=True,
+    type=click.IntRange(1, MAX_TIME_MS),
+    help="Cap on any search's time: time_ms is cut to it and a search still running then is stopped.",
+)
+@click.option(
+    "--max-body",
+    default=1 << 20,
+    show_default=True,
+    type=click.IntRange(64, MAX_BYTES),
+    help="Largest request body in bytes; larger ones answer 413.",
+)
+@click.option(
+    "--max-searches",
+    default=4,
+    show_default=True,
+    type=click.IntRange(1, MAX_SEARCHES),
+    help="Searches running at once; later ones wait their turn (--max-queue).",
+)
+@click.option(
+    "--max-queue",
+    default=16,
+    show_default=True,
+    type=click.IntRange(0, MAX_SEARCHES),
+    help="Searches that wait, in order, behind the running ones; more answer 503 busy.",
+)
+@click.option(
+    "--max-games",
+    default=1000,
+    show_default=True,
+    type=click.IntRange(1, MAX_GAMES),
+    help="Games kept open; then the oldest finished one is forgotten, or new_game answers busy.",
+)
+@click.option(
+    "--store",
+    "store_path",
+    default=None,
+    metavar="FILE",
+    help="SQLite file keeping the games (every accepted action is committed before it is answered; a "
+    "restart continues every game; private, 0600; locked while this server runs, so a second server "
+    "on it is refused). Default: $XDG_DATA_HOME/tacocat/games.sqlite3.",
+)
 @click.option("--no-store", is_flag=True, help="Keep games in memory only: a restart forgets them.")
-@click.option("--cors-origin", "cors_origins", multiple=True, metavar="URL",
-              help="Let pages from this origin (e.g. http://localhost:5173) call the API from a browser; repeatable. "
-                   "CORS is off by default.")
-@click.option("--allowed-host", "allowed_hosts", multiple=True, metavar="NAME",
-              help="Also answer requests whose Host is NAME (with this port or none) or NAME:PORT, e.g. a name the "
-                   "server is reached by through a proxy; repeatable. Default: the --host address, and localhost, "
-                   "127.0.0.1 and [::1] when bound to the loopback; any other Host is refused (421).")
-@click.option("--idle-timeout", default=5.0, show_default=True, type=click.FloatRange(0.1, 3600), metavar="SECONDS",
-              help="Close a connection that has not sent a whole request for this long (kept-alive ones too).")
-@click.option("--max-connections", default=256, show_default=True, type=click.IntRange(1, 100_000),
-              help="Connections kept open; past it the longest-idle one is closed (503 busy when all are busy).")
-@click.option("--log-level", type=click.Choice(["debug", "info", "warning", "error"]), default="info", show_default=True)
-@click.option("--no-access-log", is_flag=True,
-              help="Do not log each request (by default one line per request on stdout, at --log-level info or debug).")
+@click.option(
+    "--cors-origin",
+    "cors_origins",
+    multiple=True,
+    metavar="URL",
+    help="Let pages from this origin (e.g. http://localhost:5173) call the API from a browser; repeatable. "
+    "CORS is off by default.",
+)
+@click.option(
+    "--allowed-host",
+    "allowed_hosts",
+    multiple=True,
+    metavar="NAME",
+    help="Also answer requests whose Host is NAME (with this port or none) or NAME:PORT, e.g. a name the "
+    "server is reached by through a proxy; repeatable. Default: the --host address, and localhost, "
+    "127.0.0.1 and [::1] when bound to the loopback; any other Host is refused (421).",
+)
+@click.option(
+    "--idle-timeout",
+    default=5.0,
+    show_default=True,
+    type=click.FloatRange(0.1, 3600),
+    metavar="SECONDS",
+    help="Close a connection that has not sent a whole request for this long (kept-alive ones too).",
+)
+@click.option(
+    "--max-connections",
+    default=256,
+    show_default=True,
+    type=click.IntRange(1, 100_000),
+    help="Connections kept open; past it the longest-idle one is closed (503 busy when all are busy).",
+)
+@click.option(
+    "--log-level", type=click.Choice(["debug", "info", "warning", "error"]), default="info", show_default=True
+)
+@click.option(
+    "--no-access-log",
+    is_flag=True,
+    help="Do not log each request (by default one line per request on stdout, at --log-level info or debug).",
+)
 @friendly_errors
-def command(host: str, port: int, rules_path: str | None, max_time_ms: int, max_body: int, max_searches: int,
-            max_queue: int, max_games: int, store_path: str | None, no_store: bool, cors_origins: tuple[str, ...],
-            allowed_hosts: tuple[str, ...], idle_timeout: float, max_connections: int, log_level: str,
-            no_access_log: bool) -> None:
+def command(
+    host: str,
+    port: int,
+    rules_path: str | None,
+    max_time_ms: int,
+    max_body: int,
+    max_searches: int,
+    max_queue: int,
+    max_games: int,
+    store_path: str | None,
+    no_store: bool,
+    cors_origins: tuple[str, ...],
+    allowed_hosts: tuple[str, ...],
+    idle_timeout: float,
+    max_connections: int,
+    log_level: str,
+    no_access_log: bool,
+) -> None:
     """Serve the engine protocol over HTTP.
 
     \b
@@ -82,31 +154,53 @@ def command(host: str, port: int, rules_path: str | None, max_time_ms: int, max_
     from tacocat.protocol.session import EngineSession
     from tacocat.protocol.store import GameStore, default_store_path
 
-    logging.basicConfig(stream=sys.stderr, level=getattr(logging, log_level.upper()),
-                        format="tacocat serve %(levelname)s: %(message)s")
+    logging.basicConfig(
+        stream=sys.stderr, level=getattr(logging, log_level.upper()), format="tacocat serve %(levelname)s: %(message)s"
+    )
     if host not in ("127.0.0.1", "localhost", "::1"):
-        click.echo(f"warning: binding {host}: the engine has no authentication; anyone who reaches it can use it "
-                   "(requests naming a Host other than its address need --allowed-host)", err=True)
+        click.echo(
+            f"warning: binding {host}: the engine has no authentication; anyone who reaches it can use it "
+            "(requests naming a Host other than its address need --allowed-host)",
+            err=True,
+        )
     if store_path is not None and no_store:
         raise TacocatError("give --store FILE or --no-store, not both")
     for origin in cors_origins:
         if not origin.startswith(("http://", "https://")) or origin.rstrip("/") != origin or origin.count("/") != 2:
-            raise TacocatError(f"--cors-origin {origin!r}: expected an origin like http://localhost:5173 "
-                               "(scheme, host, optional port; no path)")
+            raise TacocatError(
+                f"--cors-origin {origin!r}: expected an origin like http://localhost:5173 "
+                "(scheme, host, optional port; no path)"
+            )
     for name in allowed_hosts:
         if not re.fullmatch(r"(\*|\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9._-]+)(:[0-9]{1,5})?", name):
-            raise TacocatError(f"--allowed-host {name!r}: expected a host name, NAME:PORT, [IPv6] or * "
-                               "(no scheme, no path)")
+            raise TacocatError(
+                f"--allowed-host {name!r}: expected a host name, NAME:PORT, [IPv6] or * (no scheme, no path)"
+            )
     rules = load_ruleset(rules_path)
     sock = bind_socket(host, port)  # before anything starts: a busy port is one line, exit 2
     store = None if no_store else GameStore(store_path or default_store_path())
-    session = EngineSession(rules, max_games=max_games, max_searches=max_searches, max_time_ms=max_time_ms,
-                            max_queue=max_queue, store=store,
-                            limits={"idle_timeout_s": idle_timeout, "max_connections": max_connections})
-    app = create_app(session, max_body=max_body, cors_origins=cors_origins,
-                     allowed_hosts=host_names(host, sock.getsockname()[1], allowed_hosts))
-    config = server_config(app, idle_timeout=idle_timeout, max_connections=max_connections, log_level=log_level,
-                           access_log=not no_access_log)
+    session = EngineSession(
+        rules,
+        max_games=max_games,
+        max_searches=max_searches,
+        max_time_ms=max_time_ms,
+        max_queue=max_queue,
+        store=store,
+        limits={"idle_timeout_s": idle_timeout, "max_connections": max_connections},
+    )
+    app = create_app(
+        session,
+        max_body=max_body,
+        cors_origins=cors_origins,
+        allowed_hosts=host_names(host, sock.getsockname()[1], allowed_hosts),
+    )
+    config = server_config(
+        app,
+        idle_timeout=idle_timeout,
+        max_connections=max_connections,
+        log_level=log_level,
+        access_log=not no_access_log,
+    )
     # The address to open, never opened for the user: a server may run
     # where no browser should start.
     url = board_url(host, sock.getsockname()[1])

@@ -24,24 +24,24 @@ from tacocat.cli.terminal import (
     CliError,
     Progress,
     describe_view,
-    is_terminal,
-    stderr,
     format_action,
     format_hint,
-    loads_json,
     friendly_errors,
+    is_terminal,
+    loads_json,
     parse_board,
     require_decision,
+    stderr,
     view_from_flags,
 )
-from tacocat.rules.cards import format_cards, parse_cards
-from tacocat.search.endgame import DEFAULT_LINES, DEFAULT_MAX_HANDS, EndgameResult, EnumerationTooLarge, solve_endgame
+from tacocat.core.exact import DEFAULT_UTILITIES, PVStep, Solver, SolveResult, position_from_dict, result_to_dict
 from tacocat.errors import NotationError, RecordError, TacocatError
-from tacocat.search.hint import EXACT_LIMIT
+from tacocat.players.cluster import Cluster, Stopped, check_reachable, ordered, run_tasks, stop_on_sigterm
+from tacocat.rules.cards import format_cards, parse_cards
 from tacocat.rules.play import PlayPosition
 from tacocat.rules.ruleset import Ruleset, load_ruleset
-from tacocat.players.cluster import Cluster, Stopped, check_reachable, ordered, run_tasks, stop_on_sigterm
-from tacocat.core.exact import DEFAULT_UTILITIES, PVStep, SolveResult, Solver, position_from_dict, result_to_dict
+from tacocat.search.endgame import DEFAULT_LINES, DEFAULT_MAX_HANDS, EndgameResult, EnumerationTooLarge, solve_endgame
+from tacocat.search.hint import EXACT_LIMIT
 
 
 def parse_utilities(text: str | None) -> tuple:
@@ -57,9 +57,13 @@ def parse_utilities(text: str | None) -> tuple:
             try:
                 values.append(float(t))
             except ValueError:
-                raise NotationError(f"--utilities: {t!r} is not a number; expected three numbers win draw loss, e.g. \"1 0 -1\"") from None
+                raise NotationError(
+                    f'--utilities: {t!r} is not a number; expected three numbers win draw loss, e.g. "1 0 -1"'
+                ) from None
     if len(values) != 3:
-        raise NotationError(f"--utilities: expected three numbers (player 0's worth of win, draw, loss), got {len(values)}")
+        raise NotationError(
+            f"--utilities: expected three numbers (player 0's worth of win, draw, loss), got {len(values)}"
+        )
     return tuple(values)
 
 
@@ -78,7 +82,9 @@ def _verb(name: str, verb: str) -> str:
     return f"{name} {verb}" if name == "you" else f"{name} {verb}s"
 
 
-def line_of_play(steps: list, showdown: tuple[int, int] | None, names: tuple[str, str], order: tuple[int, int] = (0, 1)) -> str:
+def line_of_play(
+    steps: list, showdown: tuple[int, int] | None, names: tuple[str, str], order: tuple[int, int] = (0, 1)
+) -> str:
     """A line of play as one readable line: tricks separated by "; ", each
     "X attacks C, Y answers D (beats|sacrifice)", then the showdown.
     `steps`: PVStep objects or their dicts; `names[p]` names player p
@@ -120,7 +126,9 @@ def format_result(result: SolveResult) -> str:
     u = result.utilities
     outcome = {"win": "player 0 wins the round", "draw": "the round is drawn", "loss": "player 1 wins the round"}
     tail = f" ({outcome[result.outcome]} under best play)" if result.outcome else ""
-    lines.append(f"value {_value_text(result.value)}{tail}   [player 0's utilities: win {u[0]}, draw {u[1]}, loss {u[2]}]")
+    lines.append(
+        f"value {_value_text(result.value)}{tail}   [player 0's utilities: win {u[0]}, draw {u[1]}, loss {u[2]}]"
+    )
     if result.moves is not None:
         mover = pos.to_move
         if not result.moves:
@@ -162,14 +170,17 @@ def format_result(result: SolveResult) -> str:
     return "\n".join(lines)
 
 
-def _solve_line(number: int, line: str, rules: Ruleset, utilities: tuple | None, solver: Solver,
-                value_only: bool) -> dict:
+def _solve_line(
+    number: int, line: str, rules: Ruleset, utilities: tuple | None, solver: Solver, value_only: bool
+) -> dict:
     """The JSON result of one input line (an error object for a bad one)."""
     try:
         try:
             data = loads_json(line)
         except ValueError as exc:
-            raise RecordError(f"line {number} is not valid JSON ({exc}); expected one position object per line") from None
+            raise RecordError(
+                f"line {number} is not valid JSON ({exc}); expected one position object per line"
+            ) from None
         if utilities is not None and isinstance(data, dict) and data.get("utilities") is None:
             data = dict(data, utilities=list(utilities))
         position, utils = position_from_dict(data, rules)
@@ -205,13 +216,15 @@ def _solve_task(item) -> tuple[bool, str]:
     return "error" in out, json.dumps(out)
 
 
-def _json_lines_on(cluster: Cluster, stream: TextIO, rules: Ruleset, utilities: tuple | None, tt_mb: float,
-                   value_only: bool) -> int:
+def _json_lines_on(
+    cluster: Cluster, stream: TextIO, rules: Ruleset, utilities: tuple | None, tt_mb: float, value_only: bool
+) -> int:
     """`_json_lines` on a backend: the lines are solved in batches by
     workers and printed in input order as soon as each is ready.  Ctrl-C
     or SIGTERM stops after the lines printed so far (exit 130 / 143)."""
-    items = [(number, line, rules, utilities, tt_mb, value_only)
-             for number, line in enumerate(stream, 1) if line.strip()]
+    items = [
+        (number, line, rules, utilities, tt_mb, value_only) for number, line in enumerate(stream, 1) if line.strip()
+    ]
     failed = 0
     try:
         with stop_on_sigterm(), contextlib.closing(run_tasks(_solve_task, items, cluster)) as results:
@@ -239,8 +252,10 @@ def format_endgame(result: EndgameResult) -> str:
     table = format_hint(data).splitlines()
     out.extend(table[1:] if table and table[0].startswith("method:") else table)
     if list(data["utilities"]) == [1.0, 0.0, -1.0]:
-        out.append("scoring: the round alone, solve's default for an endgame; tacocat hint scores the game by "
-                   "default (the same odds, other values): --score game ranks as hint does")
+        out.append(
+            "scoring: the round alone, solve's default for an endgame; tacocat hint scores the game by "
+            "default (the same odds, other values): --score game ranks as hint does"
+        )
     best = data["best"]
     n = result.best_hands
     out.append(
@@ -256,8 +271,10 @@ def format_endgame(result: EndgameResult) -> str:
             mine, theirs = line.showdown
             showdown = (mine, theirs) if view.player == 0 else (theirs, mine)
             p = float(line.probability)
-            out.append(f"  vs {format_cards(line.opponent)} (p={p:.3g}): "
-                       + line_of_play(line.steps, showdown, (short[0], short[1]), order))
+            out.append(
+                f"  vs {format_cards(line.opponent)} (p={p:.3g}): "
+                + line_of_play(line.steps, showdown, (short[0], short[1]), order)
+            )
     return "\n".join(out)
 
 
@@ -355,45 +372,142 @@ ENDGAME_ONLY = ("--seen", "--history", "--opponent", "--player", "--board", "--m
 
 
 @click.command(name="solve", epilog=EPILOG)
-@click.option("--hands", nargs=2, default=None, metavar="P0 P1",
-              help='Every card known: player 0\'s hand, then player 1\'s, e.g. "2 5 9" "3 8 11".')
-@click.option("--hand", default=None, help='Exact endgame: only your hand, e.g. "2 9 10"; the opponent\'s is enumerated.')
+@click.option(
+    "--hands",
+    nargs=2,
+    default=None,
+    metavar="P0 P1",
+    help='Every card known: player 0\'s hand, then player 1\'s, e.g. "2 5 9" "3 8 11".',
+)
+@click.option(
+    "--hand", default=None, help='Exact endgame: only your hand, e.g. "2 9 10"; the opponent\'s is enumerated.'
+)
 @click.option("--seen", default=None, help="Endgame: every face-up card of this round not on the table.")
-@click.option("--history", default=None,
-              help='Endgame: this round\'s attacks and answers so far, e.g. "p1 attacks 11; p0 answers 6 sacrifice" '
-                   '(R20: only opponent hands consistent with it are enumerated).')
-@click.option("--opponent", type=int, default=None, help="Endgame: cards in the opponent's hand now (default: what the rules imply).")
-@click.option("--attacker", type=click.IntRange(0, 1), default=None,
-              help="Who attacks this trick (with --table: who laid it).  --hands: default 0; --hand: default the opponent with --table, else you.")
+@click.option(
+    "--history",
+    default=None,
+    help='Endgame: this round\'s attacks and answers so far, e.g. "p1 attacks 11; p0 answers 6 sacrifice" '
+    "(R20: only opponent hands consistent with it are enumerated).",
+)
+@click.option(
+    "--opponent",
+    type=int,
+    default=None,
+    help="Endgame: cards in the opponent's hand now (default: what the rules imply).",
+)
+@click.option(
+    "--attacker",
+    type=click.IntRange(0, 1),
+    default=None,
+    help="Who attacks this trick (with --table: who laid it).  --hands: default 0; --hand: default the opponent with --table, else you.",
+)
 @click.option("--table", default="", help='An attack on the table that the other player must answer, e.g. "8 8".')
 @click.option("--player", type=click.IntRange(0, 1), default=None, help="Endgame: which player you are (default 0).")
-@click.option("--board", "board_text", default=None, help='Endgame: the board, "cat=3 covered=2,4" (default: cat on the centre, nothing covered).')
-@click.option("--max-hands", type=int, default=None,
-              help=f"Endgame: refuse to enumerate more possible opponent hands than this (default {DEFAULT_MAX_HANDS}, at most {EXACT_LIMIT}).")
-@click.option("--lines", "pv_lines", type=int, default=None,
-              help=f"Endgame: opponent hands shown in the principal variation (default {DEFAULT_LINES}).")
-@click.option("--score", type=click.Choice(["round", "game"]), default=None,
-              help="Endgame: round = +1/0/-1 for the round (default); game = the game equity of the board it leads to.")
-@click.option("--utilities", default=None, metavar='"W D L"',
-              help='The worth of a won, drawn, lost round: player 0\'s with --hands, yours with --hand (default "1 0 -1").')
-@click.option("--rules", "rules_path", default=None, help="Ruleset file (.json or .toml) for the deck counts (R1); standard by default.")
-@click.option("--json", "json_path", is_flag=False, flag_value="-", default=None, metavar="[FILE|-]",
-              help="--hands: read positions as JSON Lines from FILE (or stdin: '-' or no value), write one JSON result per line.  --hand: print the answer as one JSON object.")
-@click.option("--value-only", is_flag=True, help="--hands: skip every move's value (faster): the value and the principal variation only.")
-@click.option("--tt-mb", type=click.FloatRange(min=0.001), default=1, show_default=True,
-              help="--hands: transposition table size in MB.")
-@click.option("--equilibrium", is_flag=True,
-              help="--hand: solve the endgame as really played, hidden hands and all (CFR to an equilibrium), "
-                   "instead of the double-dummy average; --history gives each hand's floor (R20).")
-@click.option("--exploitability", "target", type=click.FloatRange(min=0), default=None,
-              help="--equilibrium: stop at this exploitability, in utility units (default 0.001).")
-@click.option("--time", "time_ms", type=click.FloatRange(min=1), default=None,
-              help="--equilibrium: stop after this many milliseconds (the best answer so far is printed).")
+@click.option(
+    "--board",
+    "board_text",
+    default=None,
+    help='Endgame: the board, "cat=3 covered=2,4" (default: cat on the centre, nothing covered).',
+)
+@click.option(
+    "--max-hands",
+    type=int,
+    default=None,
+    help=f"Endgame: refuse to enumerate more possible opponent hands than this (default {DEFAULT_MAX_HANDS}, at most {EXACT_LIMIT}).",
+)
+@click.option(
+    "--lines",
+    "pv_lines",
+    type=int,
+    default=None,
+    help=f"Endgame: opponent hands shown in the principal variation (default {DEFAULT_LINES}).",
+)
+@click.option(
+    "--score",
+    type=click.Choice(["round", "game"]),
+    default=None,
+    help="Endgame: round = +1/0/-1 for the round (default); game = the game equity of the board it leads to.",
+)
+@click.option(
+    "--utilities",
+    default=None,
+    metavar='"W D L"',
+    help='The worth of a won, drawn, lost round: player 0\'s with --hands, yours with --hand (default "1 0 -1").',
+)
+@click.option(
+    "--rules",
+    "rules_path",
+    default=None,
+    help="Ruleset file (.json or .toml) for the deck counts (R1); standard by default.",
+)
+@click.option(
+    "--json",
+    "json_path",
+    is_flag=False,
+    flag_value="-",
+    default=None,
+    metavar="[FILE|-]",
+    help="--hands: read positions as JSON Lines from FILE (or stdin: '-' or no value), write one JSON result per line.  --hand: print the answer as one JSON object.",
+)
+@click.option(
+    "--value-only",
+    is_flag=True,
+    help="--hands: skip every move's value (faster): the value and the principal variation only.",
+)
+@click.option(
+    "--tt-mb",
+    type=click.FloatRange(min=0.001),
+    default=1,
+    show_default=True,
+    help="--hands: transposition table size in MB.",
+)
+@click.option(
+    "--equilibrium",
+    is_flag=True,
+    help="--hand: solve the endgame as really played, hidden hands and all (CFR to an equilibrium), "
+    "instead of the double-dummy average; --history gives each hand's floor (R20).",
+)
+@click.option(
+    "--exploitability",
+    "target",
+    type=click.FloatRange(min=0),
+    default=None,
+    help="--equilibrium: stop at this exploitability, in utility units (default 0.001).",
+)
+@click.option(
+    "--time",
+    "time_ms",
+    type=click.FloatRange(min=1),
+    default=None,
+    help="--equilibrium: stop after this many milliseconds (the best answer so far is printed).",
+)
 @cluster_options
 @friendly_errors
-def command(hands, hand, seen, history, opponent, attacker, table, player, board_text, max_hands, pv_lines, score, utilities,
-            rules_path, json_path, value_only, tt_mb, workers=1, cluster=None, batch=0, equilibrium=False, target=None,
-            time_ms=None):
+def command(
+    hands,
+    hand,
+    seen,
+    history,
+    opponent,
+    attacker,
+    table,
+    player,
+    board_text,
+    max_hands,
+    pv_lines,
+    score,
+    utilities,
+    rules_path,
+    json_path,
+    value_only,
+    tt_mb,
+    workers=1,
+    cluster=None,
+    batch=0,
+    equilibrium=False,
+    target=None,
+    time_ms=None,
+):
     """Solve a play-phase position exactly: every card known, or an endgame.
 
     \b
@@ -408,36 +522,79 @@ def command(hands, hand, seen, history, opponent, attacker, table, player, board
                       for the best move against the likeliest opponent hands.
     """
     if hands is not None and hand is not None:
-        raise CliError('give either --hands P0 P1 (every card known) or --hand (your cards; the opponent\'s '
-                       'are enumerated), not both')
+        raise CliError(
+            "give either --hands P0 P1 (every card known) or --hand (your cards; the opponent's "
+            "are enumerated), not both"
+        )
     rules = load_ruleset(rules_path)
     if not equilibrium and (target is not None or time_ms is not None):
         flag = "--time" if time_ms is not None else "--exploitability"
         raise CliError(f"{flag} budgets --equilibrium: add --equilibrium (with --hand), or drop {flag}")
-    if hand is not None and click.get_current_context().get_parameter_source("tt_mb") != click.core.ParameterSource.DEFAULT:
-        raise CliError("--tt-mb sizes the table of --hands (every card known); --hand enumerates hands with its "
-                       "own tables: drop --tt-mb")
+    if (
+        hand is not None
+        and click.get_current_context().get_parameter_source("tt_mb") != click.core.ParameterSource.DEFAULT
+    ):
+        raise CliError(
+            "--tt-mb sizes the table of --hands (every card known); --hand enumerates hands with its "
+            "own tables: drop --tt-mb"
+        )
     if equilibrium:
         if hand is None:
-            raise CliError('--equilibrium solves an endgame from your side: give --hand (your cards), e.g. '
-                           '--equilibrium --hand "2 9 10" --seen "1 3"')
+            raise CliError(
+                "--equilibrium solves an endgame from your side: give --hand (your cards), e.g. "
+                '--equilibrium --hand "2 9 10" --seen "1 3"'
+            )
         if max_hands is not None or pv_lines is not None or value_only:
-            raise CliError("--max-hands, --lines and --value-only belong to the double-dummy endgame, not --equilibrium")
-        _equilibrium(hand, seen, history, opponent, attacker, table, player, board_text, score, utilities, rules,
-                     json_path, target, time_ms)
+            raise CliError(
+                "--max-hands, --lines and --value-only belong to the double-dummy endgame, not --equilibrium"
+            )
+        _equilibrium(
+            hand,
+            seen,
+            history,
+            opponent,
+            attacker,
+            table,
+            player,
+            board_text,
+            score,
+            utilities,
+            rules,
+            json_path,
+            target,
+            time_ms,
+        )
         return
     if (workers, cluster, batch) != (1, None, 0) and (json_path is None or hand is not None):
-        raise CliError("--workers, --cluster and --batch spread a batch of positions: give them with --hands "
-                       "positions as JSON Lines (--json FILE)")
+        raise CliError(
+            "--workers, --cluster and --batch spread a batch of positions: give them with --hands "
+            "positions as JSON Lines (--json FILE)"
+        )
     if hand is not None:
-        _endgame(hand, seen, history, opponent, attacker, table, player, board_text, max_hands, pv_lines, score,
-                 utilities, rules, json_path, value_only)
+        _endgame(
+            hand,
+            seen,
+            history,
+            opponent,
+            attacker,
+            table,
+            player,
+            board_text,
+            max_hands,
+            pv_lines,
+            score,
+            utilities,
+            rules,
+            json_path,
+            value_only,
+        )
         return
     endgame_values = (seen, history, opponent, player, board_text, max_hands, pv_lines, score)
     given = [name for name, value in zip(ENDGAME_ONLY, endgame_values, strict=True) if value is not None]
     if given:
-        raise CliError(f"{', '.join(given)}: only for an exact endgame; give --hand (your cards) instead of "
-                       "--hands, or drop them")
+        raise CliError(
+            f"{', '.join(given)}: only for an exact endgame; give --hand (your cards) instead of --hands, or drop them"
+        )
     utils = parse_utilities(utilities) if utilities is not None else None
     solver = Solver(tt_mb, keep_tt=False)
     backend = Cluster.parse(cluster, workers, batch)
@@ -454,8 +611,10 @@ def command(hands, hand, seen, history, opponent, attacker, table, player, board
             raise CliError("give positions either with --hands or with --json, not both")
         given = [name for name, value in (("--attacker", attacker), ("--table", table)) if value not in (None, "")]
         if given:
-            raise CliError(f"{' and '.join(given)} {'belongs' if len(given) == 1 else 'belong'} to --hands; each JSON Lines position carries its own "
-                           f"(keys attacker, table): drop {', '.join(given)}")
+            raise CliError(
+                f"{' and '.join(given)} {'belongs' if len(given) == 1 else 'belong'} to --hands; each JSON Lines position carries its own "
+                f"(keys attacker, table): drop {', '.join(given)}"
+            )
         if json_path == "-":
             failed = batch_lines(sys.stdin)
         else:
@@ -470,8 +629,10 @@ def command(hands, hand, seen, history, opponent, attacker, table, player, board
             sys.exit(2)
         return
     if hands is None:
-        raise CliError('give both hands, e.g. --hands "2 5 9" "3 8 11" --attacker 0 (or --json to read JSON Lines), '
-                       'or only yours for an exact endgame, e.g. --hand "2 9 10" --seen "1 3"; see tacocat solve --help')
+        raise CliError(
+            'give both hands, e.g. --hands "2 5 9" "3 8 11" --attacker 0 (or --json to read JSON Lines), '
+            'or only yours for an exact endgame, e.g. --hand "2 9 10" --seen "1 3"; see tacocat solve --help'
+        )
     h0 = parse_cards(hands[0], "--hands (player 0)")
     h1 = parse_cards(hands[1], "--hands (player 1)")
     position = PlayPosition((h0, h1), 0 if attacker is None else attacker, parse_cards(table, "--table"), rules)
@@ -479,12 +640,28 @@ def command(hands, hand, seen, history, opponent, attacker, table, player, board
     click.echo(format_result(result))
 
 
-def _endgame(hand, seen, history, opponent, attacker, table, player, board_text, max_hands, pv_lines, score, utilities, rules,
-             json_path, value_only) -> None:
+def _endgame(
+    hand,
+    seen,
+    history,
+    opponent,
+    attacker,
+    table,
+    player,
+    board_text,
+    max_hands,
+    pv_lines,
+    score,
+    utilities,
+    rules,
+    json_path,
+    value_only,
+) -> None:
     """Parse the endgame flags, call `tacocat.search.endgame.solve_endgame`, print."""
     if json_path is not None and json_path != "-":
-        raise CliError(f"with --hand, --json prints the answer as JSON and reads no file (got {json_path!r}); "
-                       "give --json alone")
+        raise CliError(
+            f"with --hand, --json prints the answer as JSON and reads no file (got {json_path!r}); give --json alone"
+        )
     if value_only:
         raise CliError("--value-only applies to --hands (every card known); an endgame lists every move's odds")
     if max_hands is None:
@@ -496,11 +673,19 @@ def _endgame(hand, seen, history, opponent, attacker, table, player, board_text,
     elif pv_lines < 0:
         raise CliError(f"--lines must be 0 or more, got {pv_lines}")
     if utilities is not None and score is not None:
-        raise CliError("give either --utilities \"W D L\" or --score, not both")
+        raise CliError('give either --utilities "W D L" or --score, not both')
     util = parse_utilities(utilities) if utilities is not None else (score or "round")
-    view = view_from_flags(hand=hand, seen=seen, table=table, opponent=opponent, attacker=attacker,
-                           player=0 if player is None else player, board=parse_board(board_text), rules=rules,
-                           history=history)
+    view = view_from_flags(
+        hand=hand,
+        seen=seen,
+        table=table,
+        opponent=opponent,
+        attacker=attacker,
+        player=0 if player is None else player,
+        board=parse_board(board_text),
+        rules=rules,
+        history=history,
+    )
     require_decision(view)
     try:
         with Progress("enumerating opponent hands") as progress:
@@ -552,12 +737,17 @@ class EquilibriumProgress:
 
     def __call__(self, info: dict) -> None:
         if info.get("stage") == "built":
-            self.say(f"tree built: {info['nodes']:,} public nodes, {info['sequences']:,} sequences, "
-                     f"{info['bytes'] / 1e6:.1f} MB in {info['seconds']:.1f} s; CFR to exploitability "
-                     f"{self.target:g} ...", always=True)
+            self.say(
+                f"tree built: {info['nodes']:,} public nodes, {info['sequences']:,} sequences, "
+                f"{info['bytes'] / 1e6:.1f} MB in {info['seconds']:.1f} s; CFR to exploitability "
+                f"{self.target:g} ...",
+                always=True,
+            )
         else:
-            self.say(f"CFR: {info['iterations']} iterations, exploitability {info['exploitability']:.2g} "
-                     f"(target {self.target:g}), {info['seconds']:.1f} s")
+            self.say(
+                f"CFR: {info['iterations']} iterations, exploitability {info['exploitability']:.2g} "
+                f"(target {self.target:g}), {info['seconds']:.1f} s"
+            )
 
     def __enter__(self) -> "EquilibriumProgress":
         return self
@@ -568,37 +758,73 @@ class EquilibriumProgress:
             self.stream.flush()
 
 
-def _equilibrium(hand, seen, history, opponent, attacker, table, player, board_text, score, utilities, rules,
-                 json_path, target, time_ms) -> None:
+def _equilibrium(
+    hand,
+    seen,
+    history,
+    opponent,
+    attacker,
+    table,
+    player,
+    board_text,
+    score,
+    utilities,
+    rules,
+    json_path,
+    target,
+    time_ms,
+) -> None:
     """Parse the endgame flags, call `tacocat.search.equilibrium.solve`, print."""
-    from tacocat.search.equilibrium import (DEFAULT_TARGET, MAX_CARDS, METHOD_WORDS, PURIFY_BELOW, EndgameTooLarge,
-                                            endgame_from_view, purified, report, solve)
+    from tacocat.search.equilibrium import (
+        DEFAULT_TARGET,
+        MAX_CARDS,
+        METHOD_WORDS,
+        PURIFY_BELOW,
+        EndgameTooLarge,
+        endgame_from_view,
+        purified,
+        report,
+        solve,
+    )
     from tacocat.search.gamevalue import round_utilities
 
     if json_path is not None and json_path != "-":
         raise CliError(f"with --equilibrium, --json prints the answer as JSON and reads no file (got {json_path!r})")
     if utilities is not None and score is not None:
-        raise CliError("give either --utilities \"W D L\" or --score, not both")
-    view = view_from_flags(hand=hand, seen=seen, table=table, opponent=opponent, attacker=attacker,
-                           player=0 if player is None else player, board=parse_board(board_text), rules=rules,
-                           history=history)
+        raise CliError('give either --utilities "W D L" or --score, not both')
+    view = view_from_flags(
+        hand=hand,
+        seen=seen,
+        table=table,
+        opponent=opponent,
+        attacker=attacker,
+        player=0 if player is None else player,
+        board=parse_board(board_text),
+        rules=rules,
+        history=history,
+    )
     require_decision(view)
     most = max(len(view.hand), view.opponent_hand_size)
     if most > MAX_CARDS:
-        raise CliError(f"--equilibrium solves hands of at most {MAX_CARDS} cards (a limit of the solver, not a rule), "
-                       f"and a hand here holds {most}: drop --equilibrium for the exact double-dummy endgame "
-                       f"(the same flags), or ask tacocat hint")
-    util = round_utilities(view.board, view.player, rules,
-                           parse_utilities(utilities) if utilities is not None else (score or "round"))
+        raise CliError(
+            f"--equilibrium solves hands of at most {MAX_CARDS} cards (a limit of the solver, not a rule), "
+            f"and a hand here holds {most}: drop --equilibrium for the exact double-dummy endgame "
+            f"(the same flags), or ask tacocat hint"
+        )
+    util = round_utilities(
+        view.board, view.player, rules, parse_utilities(utilities) if utilities is not None else (score or "round")
+    )
     eg = endgame_from_view(view, util)  # its history (R20 floors) comes with the view
     goal = DEFAULT_TARGET if target is None else target
     try:
         with EquilibriumProgress(goal) as info:
             r = solve(eg, target=goal, time_ms=time_ms, info=info, hand_of=(view.player, view.hand))
     except EndgameTooLarge as exc:
-        raise CliError(f"{exc.message.split(';')[0]} (the solver's memory bound, not a rule): drop --equilibrium for "
-                       f"the exact double-dummy endgame with the same flags, or solve a later position with fewer "
-                       f"cards in each hand (every face-up card in --seen or --history shrinks it too)") from None
+        raise CliError(
+            f"{exc.message.split(';')[0]} (the solver's memory bound, not a rule): drop --equilibrium for "
+            f"the exact double-dummy endgame with the same flags, or solve a later position with fewer "
+            f"cards in each hand (every face-up card in --seen or --history shrinks it too)"
+        ) from None
     out = report(r, view.player, view.hand, util)
     hand_value = out["hand_value"]
     moves = r.hand_report(view.player, view.hand)[1]
@@ -614,16 +840,23 @@ def _equilibrium(hand, seen, history, opponent, attacker, table, player, board_t
         f"exploitability {r.exploitability:.2g} after {r.iterations} iterations, {r.seconds:.2f} s "
         f"({r.nodes} public nodes, {r.sequences} sequences, {r.memory_bytes / 1e6:.1f} MB)"
         + ("  [stopped before the target]" if r.stopped else ""),
-        (f"your hand's own regret {out['hand_regret']:.2g} (what a best response with {format_cards(view.hand)} "
-         "would gain over this strategy)" if out["hand_regret"] is not None
-         else "your hand's own regret: not measured (the time budget ended inside an iteration)"),
+        (
+            f"your hand's own regret {out['hand_regret']:.2g} (what a best response with {format_cards(view.hand)} "
+            "would gain over this strategy)"
+            if out["hand_regret"] is not None
+            else "your hand's own regret: not measured (the time budget ended inside an iteration)"
+        ),
         f"your {kind} (equilibrium probability, then your value after it, win/draw/loss):",
     ]
     width = max(len(format_action(m.action)) for m in moves)
     for m in purified(moves):  # probabilities under PURIFY_BELOW are noise at this exploitability
-        lines.append(f"  {format_action(m.action):<{width}}  {m.probability:6.1%}  {m.value:+.4f}   "
-                     f"{m.win:.1%} / {m.draw:.1%} / {m.loss:.1%}")
+        lines.append(
+            f"  {format_action(m.action):<{width}}  {m.probability:6.1%}  {m.value:+.4f}   "
+            f"{m.win:.1%} / {m.draw:.1%} / {m.loss:.1%}"
+        )
     lines.append(f"(moves played with less than {PURIFY_BELOW:.1%} are shown as 0%; --json keeps the exact mix)")
-    lines.append("(a mixed strategy: play each move with its probability; the other player's hand stays hidden "
-                 "to the end, and the endgame assumes nothing about how play got here beyond R20 consistency)")
+    lines.append(
+        "(a mixed strategy: play each move with its probability; the other player's hand stays hidden "
+        "to the end, and the endgame assumes nothing about how play got here beyond R20 consistency)"
+    )
     click.echo("\n".join(lines))

@@ -12,17 +12,16 @@ from typing import Any, Callable, Mapping, Sequence
 
 import click
 
+from tacocat.errors import NotationError, PositionError, TacocatError
 from tacocat.rules.actions import KINDS, Action
 from tacocat.rules.board import Board
 from tacocat.rules.cards import format_cards, parse_cards
 from tacocat.rules.files import dumps_readable, loads_json, read_json, write_json  # noqa: F401 - the commands import them from here
-from tacocat.errors import NotationError, PositionError, TacocatError
 from tacocat.rules.game import PLAY, REPLACE, View
 from tacocat.rules.history import ATTACK, format_history, hand_floor, parse_history
 from tacocat.rules.ruleset import SPACES, STANDARD, Ruleset
 from tacocat.rules.views import build_view
 from tacocat.rules.views import view_from_json as _view_from_json
-
 from tacocat.search.hint import METHODS  # noqa: E402,F401  (re-exported for the commands)
 
 
@@ -64,14 +63,18 @@ def parse_board(text: str | None, cat: int | None = None, covered: str | None = 
     if text and text.strip():
         # Board.parse lets the text win, so a flag it overrode differs from the result.
         if cat is not None and board.cat != cat:
-            raise NotationError(f"--board says cat={board.cat} but --cat says {cat}: give the cat's space once "
-                                "(drop --cat, or cat= from --board)")
+            raise NotationError(
+                f"--board says cat={board.cat} but --cat says {cat}: give the cat's space once "
+                "(drop --cat, or cat= from --board)"
+            )
         # the flag alone, with the cat in a goal so that no covered space can clash with it
         flag_covered = Board.parse(None, cat=-1, covered=covered).covered if covered is not None else None
         if flag_covered is not None and board.covered != flag_covered:
             said = ",".join(map(str, sorted(board.covered))) or "none"
-            raise NotationError(f"--board says covered={said} but --covered says {covered!r}: give the covered "
-                                "spaces once (drop --covered, or covered= from --board)")
+            raise NotationError(
+                f"--board says covered={said} but --covered says {covered!r}: give the covered "
+                "spaces once (drop --covered, or covered= from --board)"
+            )
     if not 0 <= board.cat < SPACES:
         raise PositionError(f"cat on space {board.cat}: a round is played with the cat on a space 0..6", "R2")
     return board
@@ -192,8 +195,11 @@ def describe_view(view: View, names: Sequence[str] | None = None) -> str:
     events = view.play_history
     if events:
         floor = hand_floor(events, 1 - view.player)
-        why = (f": {opp} holds only cards of rank {floor} or more (R20, its sacrifices)" if floor > 1
-               else f" ({opp}'s answers rule out no hand, R20)")
+        why = (
+            f": {opp} holds only cards of rank {floor} or more (R20, its sacrifices)"
+            if floor > 1
+            else f" ({opp}'s answers rule out no hand, R20)"
+        )
         lines.append(f"history: {format_history(events)}{why}")
     return "\n".join(lines)
 
@@ -219,14 +225,24 @@ def method_text(result: Mapping[str, Any]) -> str:
         tail += " (stopped early)"
     if method == "equilibrium":
         e = result.get("exploitability")
-        reached = f"; exploitability {e:.2g} after {result.get('cfr_iterations')} CFR iterations" if isinstance(e, (int, float)) else ""
-        return f"method: equilibrium of the endgame with hidden hands (neither side sees the other's cards){reached}{tail}"
+        reached = (
+            f"; exploitability {e:.2g} after {result.get('cfr_iterations')} CFR iterations"
+            if isinstance(e, (int, float))
+            else ""
+        )
+        return (
+            f"method: equilibrium of the endgame with hidden hands (neither side sees the other's cards){reached}{tail}"
+        )
     if result.get("exact"):
-        return (f"method: exact enumeration of every possible opponent hand, each solved as if all cards were face "
-                f"up after this move (double-dummy average; no sampling error){tail}")
+        return (
+            f"method: exact enumeration of every possible opponent hand, each solved as if all cards were face "
+            f"up after this move (double-dummy average; no sampling error){tail}"
+        )
     if method == "exact":
-        return (f"method: exact enumeration cut short after {result.get('samples')} opponent hands: a partial "
-                f"double-dummy average, not exact (give more --time){tail}")
+        return (
+            f"method: exact enumeration cut short after {result.get('samples')} opponent hands: a partial "
+            f"double-dummy average, not exact (give more --time){tail}"
+        )
     se = [m.get("stderr") for m in result.get("moves", []) if isinstance(m.get("stderr"), (int, float))]
     unc = ""
     if se:
@@ -239,8 +255,10 @@ def method_text(result: Mapping[str, Any]) -> str:
     if method == "pimc":
         n = result.get("samples", result.get("iterations"))
         if result.get("decision") == "replace":
-            return (f"method: PIMC, {n} sampled deals shared among the candidate discards by sequential "
-                    f"halving (n = deals per move){unc}{tail}")
+            return (
+                f"method: PIMC, {n} sampled deals shared among the candidate discards by sequential "
+                f"halving (n = deals per move){unc}{tail}"
+            )
         return f"method: PIMC over {n} sampled deals, each solved with every card known{unc}{tail}"
     if method == "ismcts":
         return f"method: ISMCTS with {result.get('iterations')} iterations{unc}{tail}"
@@ -251,8 +269,10 @@ def value_text(result: Mapping[str, Any]) -> str:
     """What `value` means for this result."""
     u = result.get("utilities")
     if isinstance(u, (list, tuple)) and len(u) == 3 and list(u) != [1.0, 0.0, -1.0]:
-        return (f"value: expected game equity (2 x game-win chance - 1) after this round; "
-                f"round won {_signed(u[0])}, drawn {_signed(u[1])}, lost {_signed(u[2])}")
+        return (
+            f"value: expected game equity (2 x game-win chance - 1) after this round; "
+            f"round won {_signed(u[0])}, drawn {_signed(u[1])}, lost {_signed(u[2])}"
+        )
     return "value: round won +1, drawn 0, lost -1"
 
 
@@ -271,6 +291,7 @@ def by_value(moves: Sequence[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
     rank otherwise (sequential halving puts the moves that survived every
     stage first, whatever their final value), so the engine's pick is named
     on the `best:` line."""
+
     def key(item: tuple[int, Mapping[str, Any]]) -> tuple:
         i, m = item
         value, n = m.get("value"), m.get("visits")
@@ -311,13 +332,26 @@ def format_hint(result: Mapping[str, Any], top: int | None = None) -> str:
     if top is not None and len(moves) > top:
         lines.append(f"  ... {len(moves) - top} more (--top)")
     lines.append(value_text(result))
-    mixed = [m for m in result.get("mixed") or result.get("strategy") or [] if not isinstance(m.get("probability"), (int, float)) or m["probability"] > 0.0005]
+    mixed = [
+        m
+        for m in result.get("mixed") or result.get("strategy") or []
+        if not isinstance(m.get("probability"), (int, float)) or m["probability"] > 0.0005
+    ]
     if mixed:
         kind = result.get("decision") or "duel"
-        lines.append("equilibrium strategy (play at random with these odds):" if result.get("method") == "equilibrium"
-                     else "mixed strategy (a simultaneous choice: play at random with these odds):")
-        lines.append("  " + ", ".join(f"{format_action({'kind': m.get('kind', kind), 'cards': m.get('cards', ()), 'beats': m.get('beats')})} "
-                                      f"{_pct(m.get('probability')).strip()}" for m in mixed))
+        lines.append(
+            "equilibrium strategy (play at random with these odds):"
+            if result.get("method") == "equilibrium"
+            else "mixed strategy (a simultaneous choice: play at random with these odds):"
+        )
+        lines.append(
+            "  "
+            + ", ".join(
+                f"{format_action({'kind': m.get('kind', kind), 'cards': m.get('cards', ()), 'beats': m.get('beats')})} "
+                f"{_pct(m.get('probability')).strip()}"
+                for m in mixed
+            )
+        )
     best = result.get("best")
     if best:
         line = f"best: {format_action(best)}"
@@ -333,8 +367,10 @@ def _why_best(result: Mapping[str, Any], best: Mapping[str, Any], first: Mapping
     row = next((m for m in result.get("moves", []) if format_action(m) == format_action(best)), None)
     n_best, n_first = (row or {}).get("visits"), first.get("visits")
     if isinstance(n_best, int) and isinstance(n_first, int) and n_best > n_first:
-        return (f" (the engine's pick: it kept this move to the last stage, {n_best} deals; "
-                f"{format_action(first)} values higher on only {n_first})")
+        return (
+            f" (the engine's pick: it kept this move to the last stage, {n_best} deals; "
+            f"{format_action(first)} values higher on only {n_first})"
+        )
     if result.get("method") == "equilibrium" or result.get("mixed") or result.get("strategy"):
         return " (the engine's pick: the move the strategy plays most)"
     return " (the engine's pick)"

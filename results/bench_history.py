@@ -66,8 +66,9 @@ def history_views(n: int):
 
 
 def run_child(python: str, path: str | None, args) -> dict:
-    code = CHILD.format(here=str(HERE), positions=args.positions, seed=args.seed, iterations=args.iterations,
-                        samples=args.samples)
+    code = CHILD.format(
+        here=str(HERE), positions=args.positions, seed=args.seed, iterations=args.iterations, samples=args.samples
+    )
     env = dict(os.environ)
     if path:
         env["PYTHONPATH"] = path

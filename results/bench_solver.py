@@ -31,10 +31,10 @@ import time
 import tracemalloc
 from pathlib import Path
 
+from tacocat.core.exact import BENCH_SEED, Solver, bench_positions, bench_signature
 from tacocat.rules import play
 from tacocat.rules.play import PlayPosition
 from tacocat.rules.ruleset import STANDARD
-from tacocat.core.exact import BENCH_SEED, Solver, bench_positions, bench_signature
 
 HERE = Path(__file__).resolve().parent
 OUT = HERE / "bench_solver.md"
@@ -83,10 +83,12 @@ def time_fast(solver: Solver, pos_list: list[PlayPosition]) -> dict:
         probes += r.tt.probes
         hits += r.tt.hits
     return {
-        "value": value_t, "full": full_t,
+        "value": value_t,
+        "full": full_t,
         "nps": (nodes_v + nodes_f) / (sum(value_t) + sum(full_t)),
         "hit": hits / probes if probes else 0.0,
-        "nodes_v": nodes_v / len(pos_list), "nodes_f": nodes_f / len(pos_list),
+        "nodes_v": nodes_v / len(pos_list),
+        "nodes_f": nodes_f / len(pos_list),
     }
 
 
@@ -121,14 +123,20 @@ def machine() -> str:
         load = " load average %.2f %.2f %.2f;" % os.getloadavg()
     except OSError:
         load = ""
-    return (f"{cpu}, {os.cpu_count()} CPUs;{load} {platform.system()} {platform.release()}; "
-            f"Python {platform.python_version()}, Cython {_version('Cython')}, C built with -O3")
+    return (
+        f"{cpu}, {os.cpu_count()} CPUs;{load} {platform.system()} {platform.release()}; "
+        f"Python {platform.python_version()}, Cython {_version('Cython')}, C built with -O3"
+    )
 
 
 def git_rev() -> str:
     try:
-        return subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=HERE, capture_output=True, text=True,
-                              timeout=5).stdout.strip() or "?"
+        return (
+            subprocess.run(
+                ["git", "rev-parse", "--short", "HEAD"], cwd=HERE, capture_output=True, text=True, timeout=5
+            ).stdout.strip()
+            or "?"
+        )
     except (OSError, subprocess.SubprocessError):
         return "?"
 
@@ -154,8 +162,10 @@ def main() -> None:
     rows = {}
     for h in SIZES:
         rows[h] = time_fast(solver, sets[h])
-        print(f"{h}v{h}: value {pct(rows[h]['value'], .5) * 1e6:.1f} us, full {pct(rows[h]['full'], .5) * 1e6:.1f} us",
-              file=sys.stderr)
+        print(
+            f"{h}v{h}: value {pct(rows[h]['value'], 0.5) * 1e6:.1f} us, full {pct(rows[h]['full'], 0.5) * 1e6:.1f} us",
+            file=sys.stderr,
+        )
     rss_fast = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     # Python-side allocations, in a separate untimed pass (tracemalloc slows every allocation)
     tracemalloc.start()
@@ -168,7 +178,9 @@ def main() -> None:
     for h in SIZES:
         ref = time_reference(sets[h][: ref_n[h]])
         rows[h]["ref"] = ref
-        print(f"{h}v{h}: reference on {ref_n[h]} positions, value {pct(ref['value'], .5) * 1e3:.2f} ms", file=sys.stderr)
+        print(
+            f"{h}v{h}: reference on {ref_n[h]} positions, value {pct(ref['value'], 0.5) * 1e3:.2f} ms", file=sys.stderr
+        )
     rss_all = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
     t = time.perf_counter()
@@ -197,17 +209,21 @@ def main() -> None:
     ]
     for h in SIZES:
         r = rows[h]
-        vm, fm = pct(r["value"], .5), pct(r["full"], .5)
-        rv, rf = pct(r["ref"]["value"], .5), pct(r["ref"]["full"], .5)
+        vm, fm = pct(r["value"], 0.5), pct(r["full"], 0.5)
+        rv, rf = pct(r["ref"]["value"], 0.5), pct(r["ref"]["full"], 0.5)
         lines.append(
-            f"| {h} | {vm * 1e6:.1f} µs | {pct(r['value'], .95) * 1e6:.1f} µs | {fm * 1e6:.1f} µs "
-            f"| {pct(r['full'], .95) * 1e6:.1f} µs | {r['nodes_v']:.0f} / {r['nodes_f']:.0f} | {r['nps'] / 1e6:.1f} M "
+            f"| {h} | {vm * 1e6:.1f} µs | {pct(r['value'], 0.95) * 1e6:.1f} µs | {fm * 1e6:.1f} µs "
+            f"| {pct(r['full'], 0.95) * 1e6:.1f} µs | {r['nodes_v']:.0f} / {r['nodes_f']:.0f} | {r['nps'] / 1e6:.1f} M "
             f"| {100 * r['hit']:.0f}% | {len(r['ref']['value'])} | {rv * 1e3:.2f} ms | {rf * 1e3:.2f} ms "
             f"| {rv / vm:,.0f}× | {rf / fm:,.0f}× |"
         )
-    v8, f8 = pct(rows[8]["value"], .5), pct(rows[8]["full"], .5)
-    ok = (v8 <= 0.2e-3, f8 <= 1e-3,
-          pct(rows[8]["ref"]["value"], .5) / v8 >= 200, pct(rows[8]["ref"]["full"], .5) / f8 >= 200)
+    v8, f8 = pct(rows[8]["value"], 0.5), pct(rows[8]["full"], 0.5)
+    ok = (
+        v8 <= 0.2e-3,
+        f8 <= 1e-3,
+        pct(rows[8]["ref"]["value"], 0.5) / v8 >= 200,
+        pct(rows[8]["ref"]["full"], 0.5) / f8 >= 200,
+    )
     lines += [
         "",
         f"Targets on 8v8: value median ≤ 0.2 ms: {'met' if ok[0] else 'MISSED'} ({v8 * 1e3:.3f} ms); "

@@ -87,8 +87,6 @@ def run_child(python: str, args) -> dict:
     return json.loads(res.stdout)
 
 
-
-
 def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--baseline-python", required=True, help="python of a venv with the baseline build installed")
@@ -120,8 +118,10 @@ def main(argv=None) -> None:
     for k in keys:
         what, cards = k.split()
         label = {"exact": "exact enumeration", "pimc20": "PIMC, 20 deals"}[what]
-        lines.append(f"| {label}, {cards} cards | {med['baseline'][k]:,.0f} | {med['new'][k]:,.0f} | "
-                     f"{med['new'][k] / med['baseline'][k]:.2f} |")
+        lines.append(
+            f"| {label}, {cards} cards | {med['baseline'][k]:,.0f} | {med['new'][k]:,.0f} | "
+            f"{med['new'][k] / med['baseline'][k]:.2f} |"
+        )
     Path(args.out).write_text("\n".join(lines) + "\n")
     print("\n".join(lines))
 

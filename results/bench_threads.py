@@ -17,9 +17,9 @@ import threading
 import time
 from pathlib import Path
 
-from tacocat.core.exact import Solver
-
 from bench_solver import positions  # same seeded deals as the solver bench
+
+from tacocat.core.exact import Solver
 
 
 def wall(pos_list, threads: int) -> float:

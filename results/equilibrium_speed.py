@@ -42,8 +42,9 @@ def old_solve(core, eg, target: float = 1e-3):
 
     t0, c0 = time.perf_counter(), time.process_time()
     f0, f1 = eg.floors
-    eng = core.Engine(counts(eg.pool), eg.sizes[0], eg.sizes[1], eg.attacker, counts(eg.table), f0, f1, eg.utilities,
-                      24_000_000)
+    eng = core.Engine(
+        counts(eg.pool), eg.sizes[0], eg.sizes[1], eg.attacker, counts(eg.table), f0, f1, eg.utilities, 24_000_000
+    )
     b0, b1 = eng.best_response()
     expl, nxt = (b0 + b1) / 2, 4
     while expl > target:
@@ -52,8 +53,14 @@ def old_solve(core, eg, target: float = 1e-3):
         expl = (b0 + b1) / 2
         nxt = eng.iterations + max(4, eng.iterations // 4)
     value = eng.values(0)[0]
-    return {"s": time.perf_counter() - t0, "cpu": time.process_time() - c0, "iterations": eng.iterations,
-            "exploitability": expl, "value": value, "peak_bytes": eng.stats()["peak_bytes"]}
+    return {
+        "s": time.perf_counter() - t0,
+        "cpu": time.process_time() - c0,
+        "iterations": eng.iterations,
+        "exploitability": expl,
+        "value": value,
+        "peak_bytes": eng.stats()["peak_bytes"],
+    }
 
 
 def new_solve(eg):
@@ -61,8 +68,14 @@ def new_solve(eg):
 
     t0, c0 = time.perf_counter(), time.process_time()
     r = solve(eg)
-    return {"s": time.perf_counter() - t0, "cpu": time.process_time() - c0, "iterations": r.iterations,
-            "exploitability": r.exploitability, "value": r.value, "peak_bytes": r.peak_bytes}
+    return {
+        "s": time.perf_counter() - t0,
+        "cpu": time.process_time() - c0,
+        "iterations": r.iterations,
+        "exploitability": r.exploitability,
+        "value": r.value,
+        "peak_bytes": r.peak_bytes,
+    }
 
 
 def main() -> None:

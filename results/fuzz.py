@@ -44,16 +44,17 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "tests"))
 
+import fuzz_doors as fz  # noqa: E402
 from hypothesis import HealthCheck, Phase, given, seed, settings  # noqa: E402
 
-import fuzz_doors as fz  # noqa: E402
 from tacocat.protocol.session import EngineSession  # noqa: E402
 
 
 def run(strategy, n: int, seed_: int, send) -> None:
     @seed(seed_)
-    @settings(max_examples=n, phases=[Phase.generate], database=None, deadline=None,
-              suppress_health_check=list(HealthCheck))
+    @settings(
+        max_examples=n, phases=[Phase.generate], database=None, deadline=None, suppress_health_check=list(HealthCheck)
+    )
     @given(strategy)
     def loop(item):
         send(item)
@@ -63,8 +64,11 @@ def run(strategy, n: int, seed_: int, send) -> None:
 
 def progress(door: fz.Door, total: int, t0: float) -> None:
     if door.tried % max(1, total // 10) == 0:
-        print(f"  {door.name}: {door.tried}/{total}, {len(door.failures)} failures, {time.perf_counter() - t0:.0f} s",
-              file=sys.stderr, flush=True)
+        print(
+            f"  {door.name}: {door.tried}/{total}, {len(door.failures)} failures, {time.perf_counter() - t0:.0f} s",
+            file=sys.stderr,
+            flush=True,
+        )
 
 
 def main() -> None:
@@ -199,7 +203,9 @@ def render(rows, args) -> str:
         answers = ", ".join(f"{k} {v}" for k, v in sorted(door.codes.items(), key=lambda kv: -kv[1]))
         if hasattr(door, "moves"):
             answers += f" (and {door.moves:,} own-seat requests between, checked for the other seat's cards)"
-        out.append(f"| {door.name} | {door.tried:,} | {answers} | {len(door.failures)} | {door.slowest:.2f} s | {seconds:.0f} s |")
+        out.append(
+            f"| {door.name} | {door.tried:,} | {answers} | {len(door.failures)} | {door.slowest:.2f} s | {seconds:.0f} s |"
+        )
     total = sum(d.tried for d, _ in rows)
     out += ["", f"Total: {total:,} inputs, {sum(len(d.failures) for d, _ in rows)} failures.", ""]
     for door, _ in rows:
@@ -209,15 +215,21 @@ def render(rows, args) -> str:
             out += [f"- {f}" for f in door.failures[:20]]
             out.append("")
     if "cli" in [d.name for d, _ in rows]:
-        out += ["Command-line answers are exit statuses (0 success, 2 a refused input). The CLI door's budgets and",
-                "counts (--deals, --time, --iterations, ...) take small or invalid values only, so that a valid",
-                "invocation stays short; of its inputs, every "
-                f"{max(1, args.cli // max(1, args.subprocesses))}th ran as a real `python -m tacocat.cli.main` subprocess.", ""]
+        out += [
+            "Command-line answers are exit statuses (0 success, 2 a refused input). The CLI door's budgets and",
+            "counts (--deals, --time, --iterations, ...) take small or invalid values only, so that a valid",
+            "invocation stays short; of its inputs, every "
+            f"{max(1, args.cli // max(1, args.subprocesses))}th ran as a real `python -m tacocat.cli.main` subprocess.",
+            "",
+        ]
     if any(d.name.startswith("cross-seat") for d, _ in rows):
-        out += ["The cross-seat doors count legal moves played between misuses (their answers checked for the",
-                "other seat's cards too) in the games they misuse; the cross-client door's searches are stand-ins",
-                "that wait to be stopped (client A's fill every search slot, so B's searches answer `busy`). The",
-                "two-process door's answers are the second process's exit statuses.", ""]
+        out += [
+            "The cross-seat doors count legal moves played between misuses (their answers checked for the",
+            "other seat's cards too) in the games they misuse; the cross-client door's searches are stand-ins",
+            "that wait to be stopped (client A's fill every search slot, so B's searches answer `busy`). The",
+            "two-process door's answers are the second process's exit statuses.",
+            "",
+        ]
     out += FOUND
     return "\n".join(out)
 
@@ -235,8 +247,8 @@ FOUND = [
     "  Now a symlink locks its target's lock file and a store with a second name is refused in one line.",
     "- Not fixed (solver/protocol/session.py), seen while building the cross-seat door: the budget of",
     "  `new_game`'s `engine` seat is not cut to the server's `--max-time-ms`, and the engine moves inside",
-    "  `new_game`/`apply` outside the search queue: with `--max-time-ms 100`, `{\"engine\": {\"seat\": 0,",
-    "  \"bot\": \"pimc\", \"time_ms\": 3000}}` made one `apply` take 6 s (time_ms may be 3,600,000). The doors",
+    '  `new_game`/`apply` outside the search queue: with `--max-time-ms 100`, `{"engine": {"seat": 0,',
+    '  "bot": "pimc", "time_ms": 3000}}` made one `apply` take 6 s (time_ms may be 3,600,000). The doors',
     "  give the engine seat small budgets only.",
     "- Not fixed: game and deal counts are not capped (`selfplay --games 10^400` is a run that never ends by",
     "  request), so the CLI door gives --games/--deals/--workers small or invalid values only.",

@@ -43,12 +43,19 @@ def main() -> None:
         r = run_match(sa, sb, deals=args.deals, seed=args.seed, mode="game", workers=args.workers)
         row = {**r.to_dict(), "a": a, "b": b}
         rows.append(row)
-        print(f"{sa} v {sb}: {r.score:+.3f} [{r.ci95[0]:+.3f}, {r.ci95[1]:+.3f}] ({r.seconds:.0f} s)",
-              file=sys.stderr)
+        print(f"{sa} v {sb}: {r.score:+.3f} [{r.ci95[0]:+.3f}, {r.ci95[1]:+.3f}] ({r.seconds:.0f} s)", file=sys.stderr)
     here = os.path.dirname(os.path.abspath(__file__))
     with open(os.path.join(here, "levels.json"), "w") as f:
-        json.dump({"deals": args.deals, "seed": args.seed, "levels": {k: [n, b] for k, (n, b) in LEVELS.items()},
-                   "rows": rows}, f, indent=1)
+        json.dump(
+            {
+                "deals": args.deals,
+                "seed": args.seed,
+                "levels": {k: [n, b] for k, (n, b) in LEVELS.items()},
+                "rows": rows,
+            },
+            f,
+            indent=1,
+        )
     lines = [
         "# Strength levels of `move` (protocol 1.1)",
         "",
@@ -74,13 +81,20 @@ def main() -> None:
     ]
     name = lambda x: f"level {x}" if isinstance(x, int) else f"`{x}`"  # noqa: E731
     for r in rows:
-        lines.append(f"| {name(r['a'])} | {name(r['b'])} | {r['deals']} | {r['score']:+.3f} | "
-                     f"[{r['ci95'][0]:+.3f}, {r['ci95'][1]:+.3f}] | {r['wins']} / {r['losses']} | {r['seconds']:.0f} |")
+        lines.append(
+            f"| {name(r['a'])} | {name(r['b'])} | {r['deals']} | {r['score']:+.3f} | "
+            f"[{r['ci95'][0]:+.3f}, {r['ci95'][1]:+.3f}] | {r['wins']} / {r['losses']} | {r['seconds']:.0f} |"
+        )
     lines += ["", "## Reading", ""]
     for r in rows:
         lo, hi = r["ci95"]
-        verdict = ("stronger (the interval excludes 0)" if lo > 0 else
-                   "weaker (the interval excludes 0)" if hi < 0 else "not told apart at this size")
+        verdict = (
+            "stronger (the interval excludes 0)"
+            if lo > 0
+            else "weaker (the interval excludes 0)"
+            if hi < 0
+            else "not told apart at this size"
+        )
         lines.append(f"- {name(r['a'])} v {name(r['b'])}: {r['score']:+.3f} [{lo:+.3f}, {hi:+.3f}]: {verdict}.")
     with open(os.path.join(here, "levels.md"), "w") as f:
         f.write("\n".join(lines) + "\n")

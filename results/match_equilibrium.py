@@ -62,12 +62,11 @@ def calibrate(deals: int, repeats: int) -> dict:
         if abs(t(name) - target) <= 0.05 * target:
             break
         lo, hi = (hi, n) if abs(t(name) - target) < abs(t(f"pimc@samples={lo}") - target) else (lo, n)
-    print(f"calibration ({deals} deals, median of {repeats}): "
-          + ", ".join(f"{b} {t(b):.2f} s" for b in timed), file=sys.stderr)
-    return {"samples": n, "deals": deals, "repeats": repeats,
-            "seconds": {b: t(b) for b in timed}, "runs": timed}
-
-
+    print(
+        f"calibration ({deals} deals, median of {repeats}): " + ", ".join(f"{b} {t(b):.2f} s" for b in timed),
+        file=sys.stderr,
+    )
+    return {"samples": n, "deals": deals, "repeats": repeats, "seconds": {b: t(b) for b in timed}, "runs": timed}
 
 
 def main(argv=None) -> None:
@@ -81,8 +80,15 @@ def main(argv=None) -> None:
     rows = []
     for b in ("pimc", f"pimc@samples={cal['samples']}"):
         t = time.perf_counter()
-        r = run_match("pimc_eq", b, deals=args.deals, seed=11, mode="play", budget=BUDGET,
-                      progress=lambda i, n, *_: print(f"{b}: {i}/{n}", file=sys.stderr) if i % 100 == 0 else None)
+        r = run_match(
+            "pimc_eq",
+            b,
+            deals=args.deals,
+            seed=11,
+            mode="play",
+            budget=BUDGET,
+            progress=lambda i, n, *_: print(f"{b}: {i}/{n}", file=sys.stderr) if i % 100 == 0 else None,
+        )
         d = r.to_dict()
         scores = d.pop("deal_scores", None) or r.deal_scores
         d["deals_not_tied"] = sum(1 for s in scores if s != 0)

@@ -67,7 +67,7 @@ def deal_order(deal: int) -> list[int]:
     rng = random.Random(f"play/{deal}")
     deck = list(STANDARD.deck_cards())
     rng.shuffle(deck)
-    return [c - 1 for c in sorted(deck[:HAND]) + sorted(deck[HAND:2 * HAND])]
+    return [c - 1 for c in sorted(deck[:HAND]) + sorted(deck[HAND : 2 * HAND])]
 
 
 class Calibrated:
@@ -188,9 +188,16 @@ def run_pair(ours: str, theirs: str, ms: float, deals: int, costs: dict, seed: i
     se = statistics.stdev(scores) / math.sqrt(n) if n > 1 else 0.0
     sims = theirs_bot[0].sims + theirs_bot[1].sims
     return {
-        "ours": ours, "theirs": theirs, "ms": ms, "deals": n, "score": mean, "ci95": [mean - 1.96 * se, mean + 1.96 * se],
-        "ours_s_per_decision": statistics.fmean(ours_t), "theirs_s_per_decision": statistics.fmean(theirs_t),
-        "theirs_sims_mean": statistics.fmean(sims) if sims else 0, "theirs_sims_median": statistics.median(sims) if sims else 0,
+        "ours": ours,
+        "theirs": theirs,
+        "ms": ms,
+        "deals": n,
+        "score": mean,
+        "ci95": [mean - 1.96 * se, mean + 1.96 * se],
+        "ours_s_per_decision": statistics.fmean(ours_t),
+        "theirs_s_per_decision": statistics.fmean(theirs_t),
+        "theirs_sims_mean": statistics.fmean(sims) if sims else 0,
+        "theirs_sims_median": statistics.median(sims) if sims else 0,
         "seconds": round(time.perf_counter() - start, 1),
     }
 
@@ -200,17 +207,22 @@ def cmd_match(args) -> None:
     print(f"calibrating OpenSpiel's searches ({args.ms} ms)...", file=sys.stderr)
     costs = calibrate(game, args.ms / 1000)
     out = HERE / f"openspiel_{int(args.ms)}ms.json"
-    data = {"ms": args.ms, "costs": {k: {f"{h}/{kind}": v for (h, kind), v in c.items()} for k, c in costs.items()},
-            "rows": []}
+    data = {
+        "ms": args.ms,
+        "costs": {k: {f"{h}/{kind}": v for (h, kind), v in c.items()} for k, c in costs.items()},
+        "rows": [],
+    }
     if args.pair and out.exists():  # a few pairings: keep the file's other rows
         data["rows"] = json.loads(out.read_text())["rows"]
     pairs = [(o, t) for o in OURS for t in THEIRS]
     if args.pair:
         pairs = [tuple(p.split(":")) for p in args.pair]
     for ours, theirs in pairs:
+
         def progress(done, total, ours=ours, theirs=theirs):
             if done % 10 == 0 or done == total:
                 print(f"{args.ms} ms {ours} v {theirs}: {done}/{total} deals", file=sys.stderr, flush=True)
+
         row = run_pair(ours, theirs, args.ms, args.deals, costs, args.seed, progress)
         data["rows"] = [r for r in data["rows"] if (r["ours"], r["theirs"]) != (ours, theirs)] + [row]
         out.write_text(json.dumps(data, indent=1))
@@ -253,8 +265,11 @@ def openspiel_cfr_curve(n, targets, max_seconds, stored, path) -> dict:
         spent += time.perf_counter() - start
         e = exploitability.exploitability(game, solver.average_policy())
         curve.append({"iterations": done, "seconds": round(spent, 3), "exploitability": e})
-        print(f"OpenSpiel CFR+, hand {n}: {done} iterations, {spent:.1f} s, exploitability {e:.3g}",
-              file=sys.stderr, flush=True)
+        print(
+            f"OpenSpiel CFR+, hand {n}: {done} iterations, {spent:.1f} s, exploitability {e:.3g}",
+            file=sys.stderr,
+            flush=True,
+        )
         rows = {**stored, n: row}
         path.write_text(json.dumps({"rows": [rows[k] for k in sorted(rows)]}, indent=1))
     return row
@@ -286,11 +301,20 @@ def equilibrium_curve(n, max_iterations, repeats=5) -> dict:
         runs.append(curve)
     curve = [{**points[0], "seconds": statistics.median(p["seconds"] for p in points)} for points in zip(*runs)]
     for p in curve:
-        print(f"ours, hand {n}: {p['iterations']} iterations, {p['seconds']:.4f} s (median of {repeats}), "
-              f"exploitability {p['exploitability']:.3g}", file=sys.stderr, flush=True)
+        print(
+            f"ours, hand {n}: {p['iterations']} iterations, {p['seconds']:.4f} s (median of {repeats}), "
+            f"exploitability {p['exploitability']:.3g}",
+            file=sys.stderr,
+            flush=True,
+        )
     st = eng.stats()
-    return {"hand_size": n, "deck": TINY_WORDS, "public_nodes": st["nodes"], "sequences": st["sequences"],
-            "curve": curve}
+    return {
+        "hand_size": n,
+        "deck": TINY_WORDS,
+        "public_nodes": st["nodes"],
+        "sequences": st["sequences"],
+        "curve": curve,
+    }
 
 
 def cfr_report() -> list[str]:
@@ -300,25 +324,37 @@ def cfr_report() -> list[str]:
         return []
     theirs = {r["hand_size"]: r for r in json.loads(cfr_path.read_text())["rows"]}
     ours = {r["hand_size"]: r for r in json.loads(ours_path.read_text())["rows"]} if ours_path.exists() else {}
-    lines = ["", "## Exploitability on a tiny play phase: OpenSpiel CFR+ and our equilibrium solver", "",
-             "`tacocat_play` with the deck ranks 1-4, two of each (8 cards), player 0 attacks first, round "
-             "units; ours: `tacocat.search.equilibrium` on the same game (the endgame of a fresh deal). "
-             "Exploitability = mean of the two best-response gains (OpenSpiel's `exploitability.exploitability`, "
-             "ours `(b0 + b1) / 2`: the same number on the same profile, tests/test_openspiel.py). Seconds: "
-             "solver time only, not the exploitability measurements (ours includes building its tree).", "",
-             "Same iterations:", "",
-             "| hand size | iterations | OpenSpiel s | OpenSpiel exploitability | ours s | ours exploitability |",
-             "| --- | --- | --- | --- | --- | --- |"]
+    lines = [
+        "",
+        "## Exploitability on a tiny play phase: OpenSpiel CFR+ and our equilibrium solver",
+        "",
+        "`tacocat_play` with the deck ranks 1-4, two of each (8 cards), player 0 attacks first, round "
+        "units; ours: `tacocat.search.equilibrium` on the same game (the endgame of a fresh deal). "
+        "Exploitability = mean of the two best-response gains (OpenSpiel's `exploitability.exploitability`, "
+        "ours `(b0 + b1) / 2`: the same number on the same profile, tests/test_openspiel.py). Seconds: "
+        "solver time only, not the exploitability measurements (ours includes building its tree).",
+        "",
+        "Same iterations:",
+        "",
+        "| hand size | iterations | OpenSpiel s | OpenSpiel exploitability | ours s | ours exploitability |",
+        "| --- | --- | --- | --- | --- | --- |",
+    ]
     for n in sorted(theirs):
         mine = {p["iterations"]: p for p in ours.get(n, {}).get("curve", [])}
         for p in theirs[n]["curve"]:
             q = mine.get(p["iterations"])
-            lines.append(f"| {n} | {p['iterations']} | {p['seconds']:.3g} | {p['exploitability']:.3g} | "
-                         + (f"{q['seconds']:.2g} | {q['exploitability']:.3g} |" if q else "- | - |"))
-    lines += ["", "Equal time: seconds to reach an exploitability (first stored point at or below it; our curve "
-              "goes on to more iterations):", "",
-              "| hand size | exploitability <= | OpenSpiel s (iterations) | ours s (iterations) | ratio |",
-              "| --- | --- | --- | --- | --- |"]
+            lines.append(
+                f"| {n} | {p['iterations']} | {p['seconds']:.3g} | {p['exploitability']:.3g} | "
+                + (f"{q['seconds']:.2g} | {q['exploitability']:.3g} |" if q else "- | - |")
+            )
+    lines += [
+        "",
+        "Equal time: seconds to reach an exploitability (first stored point at or below it; our curve "
+        "goes on to more iterations):",
+        "",
+        "| hand size | exploitability <= | OpenSpiel s (iterations) | ours s (iterations) | ratio |",
+        "| --- | --- | --- | --- | --- |",
+    ]
 
     def first(curve, x):
         return next((p for p in curve if p["exploitability"] <= x), None)
@@ -363,7 +399,8 @@ def cmd_report(args) -> None:
             lines.append(
                 f"| {ms} ms | {r['ours']} | {r['theirs']} | {r['deals']} | {r['score']:+.3f} | "
                 f"[{r['ci95'][0]:+.3f}, {r['ci95'][1]:+.3f}] | {r['theirs_sims_mean']:.1f}, {r['theirs_sims_median']:.0f} "
-                f"| {r['ours_s_per_decision']:.4f} | {r['theirs_s_per_decision']:.4f} |")
+                f"| {r['ours_s_per_decision']:.4f} | {r['theirs_s_per_decision']:.4f} |"
+            )
     lines += cfr_report()
     extra = HERE / "openspiel_notes.md"
     if extra.exists():
@@ -379,15 +416,21 @@ def main(argv=None) -> None:
     m.add_argument("--ms", type=float, default=10)
     m.add_argument("--deals", type=int, default=300)
     m.add_argument("--seed", type=int, default=0)
-    m.add_argument("--pair", action="append",
-                   help="ours:theirs, e.g. pimc:os_ismcts or heuristic:os_mcts (default: the four of the table); "
-                        "replaces that row of the budget's JSON file")
+    m.add_argument(
+        "--pair",
+        action="append",
+        help="ours:theirs, e.g. pimc:os_ismcts or heuristic:os_mcts (default: the four of the table); "
+        "replaces that row of the budget's JSON file",
+    )
     c = sub.add_parser("cfr", help="exploitability curves on a tiny play phase: OpenSpiel CFR+ and ours")
     c.add_argument("--hands", type=int, nargs="+", default=[2, 3])
     c.add_argument("--iterations", type=int, nargs="+", default=[1, 2, 4, 8, 16, 32, 64, 128])
     c.add_argument("--max-seconds", type=float, default=900, help="stop a hand size's curve after this much CFR time")
-    c.add_argument("--rerun-openspiel", action="store_true",
-                   help="rerun OpenSpiel's CFR+ even where results/openspiel_cfr.json has its curve (~20 min)")
+    c.add_argument(
+        "--rerun-openspiel",
+        action="store_true",
+        help="rerun OpenSpiel's CFR+ even where results/openspiel_cfr.json has its curve (~20 min)",
+    )
     c.add_argument("--our-max-iterations", type=int, default=4096, help="our curve: 1, 2, 4, ... up to this")
     sub.add_parser("report", help="write results/openspiel.md")
     args = ap.parse_args(argv)

@@ -19,21 +19,21 @@ replacer's win / draw / loss rates.  Each round is dealt from its own seed."""
 from __future__ import annotations
 
 import argparse
-import json
 import contextlib
+import json
 import math
 import random
 import sys
 import time
 from pathlib import Path
 
-from tacocat.rules.board import Board
 from tacocat.players.bots import choose
 from tacocat.players.cluster import Cluster, run_tasks
+from tacocat.players.match import _make, parse_bot
+from tacocat.rules.board import Board
 from tacocat.rules.game import GameState
-from tacocat.search.gamevalue import RATES_FILE, VALUES_FILE, game_win_table, write_values
-from tacocat.players.match import parse_bot, _make
 from tacocat.rules.ruleset import STANDARD
+from tacocat.search.gamevalue import RATES_FILE, VALUES_FILE, game_win_table, write_values
 
 OUT = Path(__file__).resolve().parent / "round_rates.md"
 KINDS = {"centre": 3, "9 cards": 2, "6 cards": 1, "4 cards": 0}
@@ -94,8 +94,16 @@ def main() -> None:
             win0, win1 = fl, fw
         else:
             win0, win1 = fw, fl
-        spaces.append({"space": space, "hand_size": STANDARD.board[space], "arrow": arrow,
-                       "win0": round(win0, 4), "draw": round(fd, 4), "win1": round(win1, 4)})
+        spaces.append(
+            {
+                "space": space,
+                "hand_size": STANDARD.board[space],
+                "arrow": arrow,
+                "win0": round(win0, 4),
+                "draw": round(fd, 4),
+                "win1": round(win1, 4),
+            }
+        )
     doc = {
         "about": "player 0's round win / draw / loss rate on each space between equal bots (results/round_rates.py)",
         "ruleset": "standard",
@@ -129,7 +137,9 @@ def main() -> None:
         w, d, l = (x / n for x in tally[kind])
         h = lambda p: 1.96 * math.sqrt(p * (1 - p) / n)  # noqa: E731
         arrow = "both (R8; player 0's rates)" if kind == "centre" else "one (R7)"
-        lines.append(f"| {kind} | {STANDARD.board[space]} | {arrow} | {w:.3f} ± {h(w):.3f} | {d:.3f} ± {h(d):.3f} | {l:.3f} ± {h(l):.3f} |")
+        lines.append(
+            f"| {kind} | {STANDARD.board[space]} | {arrow} | {w:.3f} ± {h(w):.3f} | {d:.3f} ± {h(d):.3f} | {l:.3f} ± {h(l):.3f} |"
+        )
     lines += [
         "",
         "Game-win probability of player 0 between equal players (`solver/data/game_values.json`),",

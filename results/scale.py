@@ -57,7 +57,9 @@ def _solve_items(n: int):
         deck = list(STANDARD.deck_cards())
         rng.shuffle(deck)
         k = rng.randint(2, 7)
-        line = json.dumps({"hands": [sorted(deck[:k]), sorted(deck[k:2 * k])], "attacker": rng.randint(0, 1), "table": []})
+        line = json.dumps(
+            {"hands": [sorted(deck[:k]), sorted(deck[k : 2 * k])], "attacker": rng.randint(0, 1), "table": []}
+        )
         items.append((number, line, STANDARD, None, 1, False))
     return _solve_task, items
 
@@ -101,7 +103,8 @@ def backend_rows(kind: str, tasks: int, deal_jobs, reps: int) -> dict:
             out[f"start_{workers}"] = time.perf_counter() - t
         elif workers > 1:
             out[f"start_{workers}"] = statistics.median(
-                timed(_noop, list(range(workers)), Cluster(kind, workers, batch=1))[0] for _ in range(reps))
+                timed(_noop, list(range(workers)), Cluster(kind, workers, batch=1))[0] for _ in range(reps)
+            )
         else:
             out[f"start_{workers}"] = 0.0
         try:
@@ -110,10 +113,12 @@ def backend_rows(kind: str, tasks: int, deal_jobs, reps: int) -> dict:
                 empty = Cluster(kind, workers, batch=1)
                 a = [timed(_noop, list(range(short)), empty) for _ in range(reps)]
                 b = [timed(_noop, list(range(long_)), empty) for _ in range(reps)]
-                slope = lambda k: (statistics.median(r[k] for r in b) - statistics.median(r[k] for r in a)) / (long_ - short)  # noqa: E731
+                slope = lambda k: (
+                    (statistics.median(r[k] for r in b) - statistics.median(r[k] for r in a)) / (long_ - short)
+                )  # noqa: E731
                 out[f"task_wall_{workers}"] = max(slope(0), 0.0)
                 out[f"task_driver_{workers}"] = max(slope(1), 0.0)
-            a = [timed(_deal, deal_jobs[:4 * workers], cluster) for _ in range(reps)]
+            a = [timed(_deal, deal_jobs[: 4 * workers], cluster) for _ in range(reps)]
             b = [timed(_deal, deal_jobs, cluster) for _ in range(reps)]
             wall = statistics.median(r[0] for r in b) - statistics.median(r[0] for r in a)
             out[f"deals_per_s_{workers}"] = (len(deal_jobs) - 4 * workers) / wall
@@ -154,8 +159,14 @@ def aggregation(reps: int) -> dict:
         t = time.perf_counter()
         run_match("heuristic", "random", deals=len(outcomes), seed=0, mode="play", known=outcomes, sprt=sprt)
         loop[name] = (time.perf_counter() - t) / len(outcomes)
-    return {"llr": llr, "summary_per_deal": summary, "save_10k": save, "save_bytes": size,
-            "driver_per_deal": loop["plain"], "driver_per_deal_sprt": loop["sprt"]}
+    return {
+        "llr": llr,
+        "summary_per_deal": summary,
+        "save_10k": save,
+        "save_bytes": size,
+        "driver_per_deal": loop["plain"],
+        "driver_per_deal_sprt": loop["sprt"],
+    }
 
 
 def project(c: float, o_task: float, o_driver: float, agg: float, cores: int) -> dict:
@@ -166,9 +177,11 @@ def project(c: float, o_task: float, o_driver: float, agg: float, cores: int) ->
     b_worker = o_task / (0.05 / 0.95 * c)  # o/b <= 5.26% of c
     b_driver = 0.95 * cores * o_driver / c  # b/d >= 0.95 ideal
     batch = max(1, math.ceil(max(b_worker, b_driver)))
-    bounds = {"workers": cores / (c + o_task / batch),
-              "driver dispatch": batch / o_driver if o_driver else math.inf,
-              "aggregation": 1 / agg if agg else math.inf}
+    bounds = {
+        "workers": cores / (c + o_task / batch),
+        "driver dispatch": batch / o_driver if o_driver else math.inf,
+        "aggregation": 1 / agg if agg else math.inf,
+    }
     limit = min(bounds, key=bounds.get)
     return {"ideal": ideal, "batch": batch, "rate": bounds[limit], "limit": limit}
 
@@ -190,8 +203,10 @@ def main() -> None:
         f"deal, {SEARCH} v random (play)": per_item(_deal, search, reps),
         "batch solve line (2-7 cards a hand)": per_item(solve_fn, solve_items, reps),
     }
-    sizes = {"deal": len(json.dumps(_deal(cheap[0]))), "solve line": statistics.median(
-        len(solve_fn(i)[1]) for i in solve_items[:50])}
+    sizes = {
+        "deal": len(json.dumps(_deal(cheap[0]))),
+        "solve line": statistics.median(len(solve_fn(i)[1]) for i in solve_items[:50]),
+    }
     backends = [backend_rows("local", 10 * tasks, search, reps)]
     try:
         import ray  # noqa: F401
@@ -201,9 +216,9 @@ def main() -> None:
         print("ray not installed: no Ray rows", file=sys.stderr)
     agg = aggregation(reps)
     # a batch solve's driver work a line: put it back in order and print it as JSON
-    from tacocat.players.cluster import ordered
-
     import io
+
+    from tacocat.players.cluster import ordered
 
     results = [(i, solve_fn(item)) for i, item in enumerate(solve_items)][::-1]
     sink = io.StringIO()
@@ -234,13 +249,15 @@ def main() -> None:
         "## Backends (2 workers unless said; empty tasks at batch 1 for the overhead)",
         "",
         "| backend | start-up, 1 worker (s) | start-up, 2 workers (s) | wall a task (ms) | driver CPU a task (ms) | "
-        f"deals/s, 1 worker | deals/s, 2 workers |",
+        "deals/s, 1 worker | deals/s, 2 workers |",
         "| --- | ---: | ---: | ---: | ---: | ---: | ---: |",
     ]
     for b in backends:
         name = "local processes (1 worker: this process)" if b["kind"] == "local" else "Ray, private local cluster"
-        lines.append(f"| {name} | {b['start_1']:.2f} | {b['start_2']:.2f} | {1000 * b['task_wall_2']:.3f} | "
-                     f"{1000 * b['task_driver_2']:.3f} | {b['deals_per_s_1']:.1f} | {b['deals_per_s_2']:.1f} |")
+        lines.append(
+            f"| {name} | {b['start_1']:.2f} | {b['start_2']:.2f} | {1000 * b['task_wall_2']:.3f} | "
+            f"{1000 * b['task_driver_2']:.3f} | {b['deals_per_s_1']:.1f} | {b['deals_per_s_2']:.1f} |"
+        )
     lines += [
         "",
         f"Deals per second: `{SEARCH}` v `random`, play phase, {len(search)} deals, automatic batch size, "
@@ -282,12 +299,19 @@ def main() -> None:
         is_deal = name.startswith("deal")
         for b in backends:
             for cores in CORES:
-                p = project(c, b["task_wall_2"], b["task_driver_2"],
-                            agg["driver_per_deal"] if is_deal else agg["driver_per_line"], cores)
+                p = project(
+                    c,
+                    b["task_wall_2"],
+                    b["task_driver_2"],
+                    agg["driver_per_deal"] if is_deal else agg["driver_per_line"],
+                    cores,
+                )
                 q = project(c, b["task_wall_2"], b["task_driver_2"], agg["driver_per_deal_sprt"], cores)
                 sprt = f"{q['rate']:,.0f} | {q['limit']}" if is_deal else "- | -"
-                lines.append(f"| {name} | {b['kind']} | {cores} | {p['ideal']:,.0f} | {p['batch']} | "
-                             f"{p['rate']:,.0f} | {p['limit']} | {sprt} |")
+                lines.append(
+                    f"| {name} | {b['kind']} | {cores} | {p['ideal']:,.0f} | {p['batch']} | "
+                    f"{p['rate']:,.0f} | {p['limit']} | {sprt} |"
+                )
     lines += [
         "",
         "## Reading it",
@@ -295,10 +319,14 @@ def main() -> None:
         f"- Local processes: a task costs a pipe round trip and two pickles ({1000 * backends[0]['task_wall_2']:.2f} ms "
         "wall here), so batch 1 is already cheap against a search deal; the automatic batch (about four a worker, "
         "at most 16 items) is above what the 5% rule needs.  They stop at one machine.",
-        (f"- Ray: a task costs {1000 * backends[1]['task_wall_2']:.2f} ms here, {1000 * backends[1]['task_driver_2']:.2f} ms "
-         "of it the driver's own CPU (submission, `ray.wait`, `ray.get`), which one driver pays for every core.  "
-         "At 100 cores a cheap item needs batches of tens of items; at 1,000 cores the driver's dispatch is the "
-         "limit unless each task carries the table's batch of work." if len(backends) > 1 else "- Ray: not measured (not installed)."),
+        (
+            f"- Ray: a task costs {1000 * backends[1]['task_wall_2']:.2f} ms here, {1000 * backends[1]['task_driver_2']:.2f} ms "
+            "of it the driver's own CPU (submission, `ray.wait`, `ray.get`), which one driver pays for every core.  "
+            "At 100 cores a cheap item needs batches of tens of items; at 1,000 cores the driver's dispatch is the "
+            "limit unless each task carries the table's batch of work."
+            if len(backends) > 1
+            else "- Ray: not measured (not installed)."
+        ),
         f"- Object store: a deal's result is {sizes['deal']} bytes, so even a batch of thousands stays below Ray's "
         "100 KiB limit for results returned inline and never touches the object store; a solved line is about "
         f"{sizes['solve line']:.0f} bytes, so batch solves above about {100 * 1024 // max(1, int(sizes['solve line']))} "

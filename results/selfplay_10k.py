@@ -62,7 +62,9 @@ def main() -> None:
         "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for a, b, n, wins, rounds, md, actions, med, tot in rows:
-        lines.append(f"| {a} | {b} | {n} | {wins[0]} | {wins[1]} | {rounds} | {md} | {actions} | {1000 * med:.1f} | {tot:.1f} |")
+        lines.append(
+            f"| {a} | {b} | {n} | {wins[0]} | {wins[1]} | {rounds} | {md} | {actions} | {1000 * med:.1f} | {tot:.1f} |"
+        )
     out = Path(__file__).with_name("selfplay_10k.md")
     out.write_text("\n".join(lines) + "\n")
     print("\n".join(lines))

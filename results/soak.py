@@ -32,8 +32,8 @@ from collections import Counter
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
-from tacocat.rules.game import GameRecord
 from tacocat.protocol.session import ERROR_CODES, EngineSession
+from tacocat.rules.game import GameRecord
 
 VIEW = {"player": 0, "hand": [2, 5, 9], "seen": [1, 1, 12], "opponent_hand_size": 3, "attacker": 0, "table": []}
 POSITION = {"hands": [[2, 5, 9], [3, 8, 11]], "attacker": 0, "table": []}
@@ -70,7 +70,11 @@ def memo_entries() -> int:
     """Entries in tacocat.rules.play's size-capped memo caches now."""
     from tacocat.rules import play
 
-    return sum(getattr(play, n).cache_info().currsize for n in ("_answers", "_outcome") if hasattr(getattr(play, n, None), "cache_info"))
+    return sum(
+        getattr(play, n).cache_info().currsize
+        for n in ("_answers", "_outcome")
+        if hasattr(getattr(play, n, None), "cache_info")
+    )
 
 
 class Driver:
@@ -187,16 +191,42 @@ class Driver:
             lambda: {"cmd": "legal", "game": gid, "player": rng.choice([2, -1, "0", None, 0.5, True])},
             lambda: {"cmd": "legal", "game": f"g{rng.randrange(10**6, 10**7)}", "player": 0},
             lambda: {"cmd": "legal", "game": gid, "player": 0, "extra": 1},
-            lambda: {"cmd": "apply", "game": gid, "player": rng.randrange(2),
-                     "action": {"kind": rng.choice(["duel", "attack", "answer", "replace", "pass"]),
-                                "cards": [rng.randrange(1, 13) for _ in range(rng.randrange(6, 10))]}},
-            lambda: {"cmd": "apply", "game": gid, "player": 0, "action": {"kind": "duel", "cards": [rng.choice([0, 13, "x"])]}},
+            lambda: {
+                "cmd": "apply",
+                "game": gid,
+                "player": rng.randrange(2),
+                "action": {
+                    "kind": rng.choice(["duel", "attack", "answer", "replace", "pass"]),
+                    "cards": [rng.randrange(1, 13) for _ in range(rng.randrange(6, 10))],
+                },
+            },
+            lambda: {
+                "cmd": "apply",
+                "game": gid,
+                "player": 0,
+                "action": {"kind": "duel", "cards": [rng.choice([0, 13, "x"])]},
+            },
             lambda: {"cmd": "apply", "game": gid, "player": 0, "action": "duel 5"},
-            lambda: {"cmd": "set_rules", "rules": rng.choice([{"board": [1, 2, 3]}, {"deck": [1] * 12}, {"tie": "coin"},
-                                                              "rules.toml", {"arrows": "both"}, 7])},
-            lambda: {"cmd": "new_game", "record": rng.choice([{}, {"format": "tacocat-record", "seed": 1, "actions": 5},
-                                                              {"format": "tacocat-record", "seed": 1,
-                                                               "actions": [{"player": 0, "kind": "duel", "cards": [1]}]}])},
+            lambda: {
+                "cmd": "set_rules",
+                "rules": rng.choice(
+                    [{"board": [1, 2, 3]}, {"deck": [1] * 12}, {"tie": "coin"}, "rules.toml", {"arrows": "both"}, 7]
+                ),
+            },
+            lambda: {
+                "cmd": "new_game",
+                "record": rng.choice(
+                    [
+                        {},
+                        {"format": "tacocat-record", "seed": 1, "actions": 5},
+                        {
+                            "format": "tacocat-record",
+                            "seed": 1,
+                            "actions": [{"player": 0, "kind": "duel", "cards": [1]}],
+                        },
+                    ]
+                ),
+            },
             lambda: {"cmd": "new_game", "seed": "42"},
             lambda: {"cmd": "new_game", "state": {"format": "tacocat-state"}},
             lambda: {"cmd": "hint", "view": {**VIEW, "hand": [1, 1, 1]}},
@@ -246,28 +276,42 @@ class Driver:
             self.games[request["game"]] = {"acting": status["acting"], "over": status["over"], "legal": {}}
 
     def report(self) -> dict:
-        return {"requests": self.sent, "answers": dict(self.codes), "kinds": dict(self.kinds), "problems": len(self.problems)}
+        return {
+            "requests": self.sent,
+            "answers": dict(self.codes),
+            "kinds": dict(self.kinds),
+            "problems": len(self.problems),
+        }
 
 
 def raw_bad_lines(rng: random.Random) -> Iterator[bytes]:
     """Lines only a byte transport can send."""
     while True:
-        yield rng.choice([
-            b"garbage",
-            b"{",
-            b'{"id": 1, "cmd": "hello"',
-            b"[" * 50_000,
-            b"\xff\xfe\xfd",
-            b'{"id": 1, "cmd": "new_game", "seed": ' + b"9" * 5000 + b"}",
-            b"x" * (2 << 20),  # longer than the default 1 MiB line limit
-        ])
+        yield rng.choice(
+            [
+                b"garbage",
+                b"{",
+                b'{"id": 1, "cmd": "hello"',
+                b"[" * 50_000,
+                b"\xff\xfe\xfd",
+                b'{"id": 1, "cmd": "new_game", "seed": ' + b"9" * 5000 + b"}",
+                b"x" * (2 << 20),  # longer than the default 1 MiB line limit
+            ]
+        )
 
 
 # ------------------------------------------------------------------ targets
 
 
-def soak_session(requests: int, seed: int = 1, searches: bool = True, warmup: int | None = None,
-                 session: EngineSession | None = None, trace: bool = True, clear_every: int | None = None) -> dict:
+def soak_session(
+    requests: int,
+    seed: int = 1,
+    searches: bool = True,
+    warmup: int | None = None,
+    session: EngineSession | None = None,
+    trace: bool = True,
+    clear_every: int | None = None,
+) -> dict:
     """Soak an in-process session; memory measured after `warmup` requests
     (default a fifth) and at the end, and RSS at every tenth of the run
     (`rss_curve_kib`).  `trace`: measure the Python heap with tracemalloc
@@ -304,8 +348,14 @@ def soak_session(requests: int, seed: int = 1, searches: bool = True, warmup: in
     if trace:
         tracemalloc.stop()
     intact = check_games(session)
-    return {**driver.report(), "seconds": round(seconds, 2), "per_second": round(requests / seconds),
-            "memory": mem, "games_intact": intact, "examples": driver.problems[:5]}
+    return {
+        **driver.report(),
+        "seconds": round(seconds, 2),
+        "per_second": round(requests / seconds),
+        "memory": mem,
+        "games_intact": intact,
+        "examples": driver.problems[:5],
+    }
 
 
 def check_games(session: EngineSession) -> int:
@@ -319,16 +369,23 @@ def check_games(session: EngineSession) -> int:
     return len(games)
 
 
-def soak_process(requests: int, seed: int = 2, searches: bool = True, bad_lines: float = 0.05,
-                 argv: list[str] | None = None) -> dict:
+def soak_process(
+    requests: int, seed: int = 2, searches: bool = True, bad_lines: float = 0.05, argv: list[str] | None = None
+) -> dict:
     """Soak `tacocat engine` in a subprocess, one request at a time."""
     import subprocess
-
     from shutil import which
 
     beside = Path(sys.executable).parent / "tacocat"  # this interpreter's own engine before PATH's
 
-    argv = argv or [str(beside) if beside.exists() else which("tacocat") or "tacocat", "engine", "--max-time-ms", "200", "--max-games", "50"]
+    argv = argv or [
+        str(beside) if beside.exists() else which("tacocat") or "tacocat",
+        "engine",
+        "--max-time-ms",
+        "200",
+        "--max-games",
+        "50",
+    ]
     proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
     driver = Driver(seed, searches)
     rng = random.Random(seed)
@@ -348,7 +405,11 @@ def soak_process(requests: int, seed: int = 2, searches: bool = True, bad_lines:
                 proc.stdin.flush()
                 response = json.loads(proc.stdout.readline())
                 raw_sent += 1
-                if response.get("ok") is not False or response["error"]["code"] != "bad_json" or response["id"] is not None:
+                if (
+                    response.get("ok") is not False
+                    or response["error"]["code"] != "bad_json"
+                    or response["id"] is not None
+                ):
                     driver.problems.append(f"raw bad line answered {response!r}")
                 continue
             request, expect = driver.request()
@@ -370,9 +431,16 @@ def soak_process(requests: int, seed: int = 2, searches: bool = True, bad_lines:
             proc.kill()
             proc.wait()
     seconds = time.perf_counter() - t0
-    return {**driver.report(), "raw_bad_lines": raw_sent, "seconds": round(seconds, 2),
-            "per_second": round((requests) / seconds), "memory": rss, "quit": last.get("ok"), "exit_status": status,
-            "examples": driver.problems[:5]}
+    return {
+        **driver.report(),
+        "raw_bad_lines": raw_sent,
+        "seconds": round(seconds, 2),
+        "per_second": round((requests) / seconds),
+        "memory": rss,
+        "quit": last.get("ok"),
+        "exit_status": status,
+        "examples": driver.problems[:5],
+    }
 
 
 def main() -> None:
@@ -382,23 +450,33 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--no-searches", action="store_true", help="Leave out hint and solve.")
     ap.add_argument("--no-trace", action="store_true", help="In-process: skip tracemalloc (faster; RSS only).")
-    ap.add_argument("--clear-caches-every", type=int, default=None, metavar="N",
-                    help="In-process: empty tacocat.rules.play's memo caches every N requests (RSS without them).")
+    ap.add_argument(
+        "--clear-caches-every",
+        type=int,
+        default=None,
+        metavar="N",
+        help="In-process: empty tacocat.rules.play's memo caches every N requests (RSS without them).",
+    )
     args = ap.parse_args()
-    print(f"# python {sys.version.split()[0]}, {os.cpu_count()} CPUs; command: python results/soak.py "
-          + " ".join(sys.argv[1:]))
+    print(
+        f"# python {sys.version.split()[0]}, {os.cpu_count()} CPUs; command: python results/soak.py "
+        + " ".join(sys.argv[1:])
+    )
     print(f"# in-process: {args.requests} requests; subprocess: {args.process_requests}", flush=True)
-    a = soak_session(args.requests, args.seed, not args.no_searches, trace=not args.no_trace,
-                     clear_every=args.clear_caches_every)
+    a = soak_session(
+        args.requests, args.seed, not args.no_searches, trace=not args.no_trace, clear_every=args.clear_caches_every
+    )
     print("in-process:", json.dumps(a, indent=1))
     b = soak_process(args.process_requests, args.seed + 1, not args.no_searches)
     print("subprocess:", json.dumps(b, indent=1))
     for name, r in (("in-process", a), ("subprocess", b)):
         m = r["memory"]
-        line = (f"{name}: {r['requests']} requests, {sum(r['answers'].values())} answered "
-                f"({r['answers'].get('ok', 0)} ok), {r['problems']} problems, {r['per_second']}/s; "
-                + (f"+ {r['raw_bad_lines']} raw bad lines, " if "raw_bad_lines" in r else "")
-                + f"RSS KiB after warm-up {m['rss_after_warmup_kib']} -> end {m['rss_curve_kib'][-1]}")
+        line = (
+            f"{name}: {r['requests']} requests, {sum(r['answers'].values())} answered "
+            f"({r['answers'].get('ok', 0)} ok), {r['problems']} problems, {r['per_second']}/s; "
+            + (f"+ {r['raw_bad_lines']} raw bad lines, " if "raw_bad_lines" in r else "")
+            + f"RSS KiB after warm-up {m['rss_after_warmup_kib']} -> end {m['rss_curve_kib'][-1]}"
+        )
         if m.get("traced_end_kib"):
             line += f"; traced heap KiB {m['traced_after_warmup_kib']} -> {m['traced_end_kib']} (memo caches emptied)"
         print("summary", line)

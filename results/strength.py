@@ -67,8 +67,11 @@ def run(part: str, pairs, deals: int, seed: int, backend: Cluster) -> list[dict]
         d["label"] = label
         d["wall"] = time.time() - t0
         rows.append(d)
-        print(f"{part}: {a} v {b} [{label}]: {r.score:+.3f} [{r.ci95[0]:+.3f}, {r.ci95[1]:+.3f}] "
-              f"({r.wins}/{r.draws}/{r.losses}, {d['wall']:.0f} s)", file=sys.stderr)
+        print(
+            f"{part}: {a} v {b} [{label}]: {r.score:+.3f} [{r.ci95[0]:+.3f}, {r.ci95[1]:+.3f}] "
+            f"({r.wins}/{r.draws}/{r.losses}, {d['wall']:.0f} s)",
+            file=sys.stderr,
+        )
     return rows
 
 
@@ -78,8 +81,10 @@ def table(rows: list[dict]) -> list[str]:
         "| --- | --- | --- | --- | --- | --- | --- |",
     ]
     for r in rows:
-        out.append(f"| {r['a']} | {r['b']} | {r['label']} | {r['deals']} | {r['score']:+.3f} | "
-                   f"[{r['ci95'][0]:+.3f}, {r['ci95'][1]:+.3f}] | {r['wins']} / {r['draws']} / {r['losses']} |")
+        out.append(
+            f"| {r['a']} | {r['b']} | {r['label']} | {r['deals']} | {r['score']:+.3f} | "
+            f"[{r['ci95'][0]:+.3f}, {r['ci95'][1]:+.3f}] | {r['wins']} / {r['draws']} / {r['losses']} |"
+        )
     return out
 
 
@@ -108,12 +113,17 @@ def findings(result: dict) -> list[str]:
             else:
                 verdict = "no significant difference"
             out.append(f"- Equal time ({label}, {part}): pimc v ismcts {ci(r)}: {verdict}.")
-    for part, bot, label in (("play", "pimc", "pimc 10 ms"), ("play", "ismcts", "ismcts 10 ms"),
-                             ("game", "pimc", "pimc 20 ms")):
+    for part, bot, label in (
+        ("play", "pimc", "pimc 10 ms"),
+        ("play", "ismcts", "ismcts 10 ms"),
+        ("game", "pimc", "pimc 20 ms"),
+    ):
         r = row(part, "oracle", bot, label)
         if r:
-            out.append(f"- Distance to the oracle ({part}): oracle v {bot} {ci(r)} "
-                       "(the oracle sees both hands: an upper bound, not a reachable target).")
+            out.append(
+                f"- Distance to the oracle ({part}): oracle v {bot} {ci(r)} "
+                "(the oracle sees both hands: an upper bound, not a reachable target)."
+            )
     return out + [""]
 
 
@@ -136,8 +146,10 @@ def main() -> None:
     if args.part in ("game", "both"):
         result["game"] = run("game", GAME_PAIRS, args.game_deals, args.seed, backend)
     minutes = (time.time() - t0) / 60
-    cmd = (f"python results/strength.py --part {args.part} --deals {args.deals} --game-deals {args.game_deals} "
-           f"--seed {args.seed} --workers {args.workers}")
+    cmd = (
+        f"python results/strength.py --part {args.part} --deals {args.deals} --game-deals {args.game_deals} "
+        f"--seed {args.seed} --workers {args.workers}"
+    )
     lines = [
         "# Bot strength, duplicate format",
         "",

@@ -58,24 +58,37 @@ def run(args) -> None:
             t0 = time.time()
             load = os.getloadavg()[0]
             _, first, second = _deal((args.a, args.b, d, args.seed, "game", budget))
-            f.write(json.dumps({"a": args.a, "b": args.b, "time_ms": args.time_ms, "seed": args.seed, "deal": d,
-                                "first": first, "second": second, "seconds": round(time.time() - t0, 1),
-                                "load": round(load, 2)}) + "\n")
+            f.write(
+                json.dumps(
+                    {
+                        "a": args.a,
+                        "b": args.b,
+                        "time_ms": args.time_ms,
+                        "seed": args.seed,
+                        "deal": d,
+                        "first": first,
+                        "second": second,
+                        "seconds": round(time.time() - t0, 1),
+                        "load": round(load, 2),
+                    }
+                )
+                + "\n"
+            )
             f.flush()
 
 
 LEVEL5 = "samples=25,replace_samples=80,duel_samples=12,candidates=12"
 RUN_NOTES = {
     "inf20_v_classic": "first version of the policy model (its duel cards weighted at T * 3; the "
-                       "likelihood computed card subset by card subset, about 10x slower than now)",
+    "likelihood computed card subset by card subset, about 10x slower than now)",
     "inf20_v_off": "the same first version of the model",
     "inf20b_v_classic": "the model as committed (duel cards uniform); stopped early: the time-limit "
-                        "change alone already decides this comparison (off20_v_classic)",
+    "change alone already decides this comparison (off20_v_classic)",
     "off20_v_classic": "the budget as a limit alone, no inference: what equal nominal time means",
     "inf_v_off_level5": "equal counts (level 5), the time limit never binds: the model's value alone",
     "inf2_v_off_level5": "the same at temperature 2",
     "inf2_100_v_classic": "the new search with inference (temperature 2) against the reference at 100 ms, "
-                          "where the reference's floor of 30 worlds costs about the budget",
+    "where the reference's floor of 30 worlds costs about the budget",
 }
 
 
@@ -112,9 +125,11 @@ def report() -> None:
     ]
     for name, r0, res, lo, hi, mean, secs in rows:
         budget = "level-5 counts" if r0["time_ms"] >= 100_000 else f"{r0['time_ms']:g} ms"
-        lines.append(f"| {name} | `{label(r0['a'])}` | `{label(r0['b'])}` | {budget} | {res.deals} ({2 * res.deals}) | "
-                     f"{res.score:+.3f} | [{res.ci95[0]:+.3f}, {res.ci95[1]:+.3f}] | {res.wins} / {res.draws} / "
-                     f"{res.losses} | {lo:.1f} / {mean:.1f} / {hi:.1f} | {secs:.0f} |")
+        lines.append(
+            f"| {name} | `{label(r0['a'])}` | `{label(r0['b'])}` | {budget} | {res.deals} ({2 * res.deals}) | "
+            f"{res.score:+.3f} | [{res.ci95[0]:+.3f}, {res.ci95[1]:+.3f}] | {res.wins} / {res.draws} / "
+            f"{res.losses} | {lo:.1f} / {mean:.1f} / {hi:.1f} | {secs:.0f} |"
+        )
     lines += ["", "Runs:", ""]
     lines += [f"- {name}: {RUN_NOTES.get(name, '')}" for name, *_ in rows]
     text = "\n".join(lines) + "\n"

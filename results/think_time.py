@@ -118,9 +118,11 @@ def main(argv=None) -> None:
         c = [x for _, x in pairs]
         med, p99 = statistics.median(t), pct(t, 0.99)
         bold = "**" if kind == "all" else ""
-        lines.append(f"| {name} | {ms:g} | {bold}{kind}{bold} | {len(t)} | {med:.2f} | {med / ms:.2f} | {p99:.2f} | "
-                     f"{p99 / ms:.2f} | {max(t):.1f} | {statistics.mean(t):.2f} | {statistics.median(c):.2f} | "
-                     f"{pct(c, 0.99):.2f} |")
+        lines.append(
+            f"| {name} | {ms:g} | {bold}{kind}{bold} | {len(t)} | {med:.2f} | {med / ms:.2f} | {p99:.2f} | "
+            f"{p99 / ms:.2f} | {max(t):.1f} | {statistics.mean(t):.2f} | {statistics.median(c):.2f} | "
+            f"{pct(c, 0.99):.2f} |"
+        )
     text = "\n".join(lines) + "\n"
     print(text)
     if not args.no_write:

@@ -23,8 +23,11 @@ OUT = Path(__file__).resolve().parent / "time_budget.md"
 CASES = [
     ("attack, 8 cards, pimc", dict(hand=(2, 3, 5, 7, 8, 9, 10, 12), opponent=8), "pimc"),
     ("attack, 8 cards, ismcts", dict(hand=(2, 3, 5, 7, 8, 9, 10, 12), opponent=8), "ismcts"),
-    ("answer, 6 cards, auto", dict(hand=(2, 4, 6, 9, 11, 12), seen=(1, 3), opponent=5, attacker=0, table=(8,), player=1),
-     "auto"),
+    (
+        "answer, 6 cards, auto",
+        dict(hand=(2, 4, 6, 9, 11, 12), seen=(1, 3), opponent=5, attacker=0, table=(8,), player=1),
+        "auto",
+    ),
     ("duel, 7 cards", dict(hand=(2, 4, 8, 9, 12, 12, 6), phase="duel"), "auto"),
     ("replace, 7 cards", dict(hand=(2, 2, 3, 5, 8, 9, 11), phase="replace"), "auto"),
 ]
@@ -45,18 +48,25 @@ def main() -> None:
                 walls.append(time.perf_counter() - t0)
                 work.append(r.iterations or r.samples or 0)
             wall = statistics.median(walls)
-            rows.append(f"| {name} | {ms} | {1000 * wall:.0f} | {1000 * wall / ms:.2f} | {statistics.median(work):,.0f} |")
+            rows.append(
+                f"| {name} | {ms} | {1000 * wall:.0f} | {1000 * wall / ms:.2f} | {statistics.median(work):,.0f} |"
+            )
     load1 = os.getloadavg()[0]
-    text = "\n".join([
-        "# Time budgets: wall time of `hint(view, time_ms=T)`",
-        "",
-        f"`python results/time_budget.py` on {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, a loaded shared "
-        f"machine (2 cores, load average {load0:.1f} -> {load1:.1f}); median of 3 seeds.",
-        "",
-        "| decision | budget ms | wall ms | wall / budget | deals or iterations |",
-        "| --- | ---: | ---: | ---: | ---: |",
-        *rows,
-    ]) + "\n"
+    text = (
+        "\n".join(
+            [
+                "# Time budgets: wall time of `hint(view, time_ms=T)`",
+                "",
+                f"`python results/time_budget.py` on {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, a loaded shared "
+                f"machine (2 cores, load average {load0:.1f} -> {load1:.1f}); median of 3 seeds.",
+                "",
+                "| decision | budget ms | wall ms | wall / budget | deals or iterations |",
+                "| --- | ---: | ---: | ---: | ---: |",
+                *rows,
+            ]
+        )
+        + "\n"
+    )
     print(text)
     OUT.write_text(text)
 

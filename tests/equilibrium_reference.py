@@ -12,7 +12,7 @@ import numpy as np
 from scipy.optimize import linprog
 from scipy.sparse import coo_matrix
 
-from tacocat.rules.cards import counts, hand, remove
+from tacocat.rules.cards import counts, remove
 from tacocat.rules.play import answers, attacks
 
 
@@ -106,16 +106,17 @@ def best_response_value(endgame, p, sigma):
                 if pr > 0:
                     nh, na, nt = step(hs, attacker, table, actor, cards, beats)
                     split[(cards, beats, na, nt)].append((nh[actor], w * pr))
-        return sum(value(own, na, nt, history + ((actor, cards, beats),), ws)
-                   for (cards, beats, na, nt), ws in split.items())
+        return sum(
+            value(own, na, nt, history + ((actor, cards, beats),), ws) for (cards, beats, na, nt), ws in split.items()
+        )
 
     return sum(value(own, endgame.attacker, endgame.table, (), worlds) for own, worlds in by_hand.items())
 
 
 def sequence_form_value(endgame):
     """The endgame's value for player 0 from the sequence-form LP (HiGHS)."""
-    seqs = [{(): 0}, {(): 0}]   # player -> {sequence key: index}
-    infosets = [{}, {}]         # player -> {infoset key: parent sequence index}
+    seqs = [{(): 0}, {(): 0}]  # player -> {sequence key: index}
+    infosets = [{}, {}]  # player -> {infoset key: parent sequence index}
     inf_actions = [defaultdict(list), defaultdict(list)]
     payoff = defaultdict(float)
 
@@ -145,13 +146,18 @@ def sequence_form_value(endgame):
         walk((a, b), endgame.attacker, endgame.table, (), (0, 0), w)
 
     n0, n1 = len(seqs[0]), len(seqs[1])
+
     # E x = e: x[empty] = 1; for each p0 infoset, sum of its sequences = parent
     def constraints(p):
         rows, cols, vals = [0], [0], [1.0]
         for i, (info, parent) in enumerate(infosets[p].items(), 1):
-            rows.append(i); cols.append(parent); vals.append(-1.0)
+            rows.append(i)
+            cols.append(parent)
+            vals.append(-1.0)
             for s in inf_actions[p][info]:
-                rows.append(i); cols.append(s); vals.append(1.0)
+                rows.append(i)
+                cols.append(s)
+                vals.append(1.0)
         m = len(infosets[p]) + 1
         return coo_matrix((vals, (rows, cols)), shape=(m, len(seqs[p]))).tocsr(), m
 
@@ -160,7 +166,8 @@ def sequence_form_value(endgame):
     keys = list(payoff)
     A = coo_matrix(([payoff[k] for k in keys], ([k[0] for k in keys], [k[1] for k in keys])), shape=(n0, n1)).tocsr()
     # variables [x (n0), z (m1)]: max f^T z  s.t.  F^T z - A^T x <= 0,  E x = e,  x >= 0
-    from scipy.sparse import hstack, vstack, csr_matrix
+    from scipy.sparse import csr_matrix, hstack
+
     c = np.zeros(n0 + m1)
     c[n0] = -1.0  # f = (1, 0, ...): the root constraint's multiplier
     A_ub = hstack([-A.T, F.T]).tocsr()

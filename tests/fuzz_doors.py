@@ -56,11 +56,18 @@ def deep(levels: int, leaf: Any = None) -> Any:
 
 
 leaves = st.one_of(
-    st.none(), st.booleans(), st.integers(-20, 20), st.sampled_from(HOSTILE_INTS), st.sampled_from(HOSTILE_FLOATS),
-    st.floats(allow_nan=False, width=32), st.text(max_size=12), st.sampled_from(HOSTILE_TEXT),
+    st.none(),
+    st.booleans(),
+    st.integers(-20, 20),
+    st.sampled_from(HOSTILE_INTS),
+    st.sampled_from(HOSTILE_FLOATS),
+    st.floats(allow_nan=False, width=32),
+    st.text(max_size=12),
+    st.sampled_from(HOSTILE_TEXT),
 )
 json_values = st.recursive(
-    leaves, lambda inner: st.lists(inner, max_size=5) | st.dictionaries(st.text(max_size=8), inner, max_size=5),
+    leaves,
+    lambda inner: st.lists(inner, max_size=5) | st.dictionaries(st.text(max_size=8), inner, max_size=5),
     max_leaves=16,
 )
 nested = st.sampled_from([5, 20, 31, 33, 60, 200]).map(deep)
@@ -68,27 +75,35 @@ hostile = st.one_of(leaves, json_values, nested)
 
 cards = st.one_of(st.lists(st.integers(1, 12), max_size=12), st.lists(st.integers(-2, 15), max_size=14), hostile)
 actions = st.one_of(
-    st.fixed_dictionaries({"kind": st.sampled_from(["replace", "duel", "attack", "answer"]), "cards": cards},
-                          optional={"beats": st.booleans() | hostile}),
+    st.fixed_dictionaries(
+        {"kind": st.sampled_from(["replace", "duel", "attack", "answer"]), "cards": cards},
+        optional={"beats": st.booleans() | hostile},
+    ),
     st.fixed_dictionaries({"kind": hostile, "cards": cards}, optional={"why": hostile}),
     hostile,
 )
 rulesets = st.one_of(
-    st.fixed_dictionaries({}, optional={
-        "deck": st.lists(st.integers(-1, 10) | st.sampled_from(HOSTILE_INTS), max_size=13)
-        | st.dictionaries(st.sampled_from(["1", "2", "12", "13", "x", "0"]), st.integers(-1, 10), max_size=4) | hostile,
-        "board": st.lists(st.integers(0, 14) | st.sampled_from(HOSTILE_INTS), max_size=8) | hostile,
-        "arrows": st.lists(st.sampled_from(["both", "p0", "p1", "up", ""]), max_size=8) | hostile,
-        "tie": st.sampled_from(["redeal", "arrow", "coin"]) | hostile,
-        "max_deals": st.integers(-2, 20_000) | st.sampled_from(HOSTILE_INTS) | hostile,
-        "name": st.text(max_size=8) | hostile,
-        "colour": hostile,
-    }),
-    st.just("standard"), hostile,
+    st.fixed_dictionaries(
+        {},
+        optional={
+            "deck": st.lists(st.integers(-1, 10) | st.sampled_from(HOSTILE_INTS), max_size=13)
+            | st.dictionaries(st.sampled_from(["1", "2", "12", "13", "x", "0"]), st.integers(-1, 10), max_size=4)
+            | hostile,
+            "board": st.lists(st.integers(0, 14) | st.sampled_from(HOSTILE_INTS), max_size=8) | hostile,
+            "arrows": st.lists(st.sampled_from(["both", "p0", "p1", "up", ""]), max_size=8) | hostile,
+            "tie": st.sampled_from(["redeal", "arrow", "coin"]) | hostile,
+            "max_deals": st.integers(-2, 20_000) | st.sampled_from(HOSTILE_INTS) | hostile,
+            "name": st.text(max_size=8) | hostile,
+            "colour": hostile,
+        },
+    ),
+    st.just("standard"),
+    hostile,
 )
 
 
 # ------------------------------------------------------ documents to mutate
+
 
 def _played_state(seed: int, steps: int) -> GameState:
     state = GameState.new(seed=seed)
@@ -165,7 +180,7 @@ def positions(draw) -> Any:
     rng = random.Random(draw(st.integers(0, 10**6)))
     deck = [r for r in range(1, 13) for _ in range(3)]
     rng.shuffle(deck)
-    doc = {"hands": [sorted(deck[:n]), sorted(deck[n:2 * n])], "attacker": rng.randrange(2), "table": []}
+    doc = {"hands": [sorted(deck[:n]), sorted(deck[n : 2 * n])], "attacker": rng.randrange(2), "table": []}
     return draw(mutated(doc))
 
 
@@ -198,11 +213,20 @@ def field_value(draw, name: str) -> Any:
         "target": st.integers(0, 5) | st.text(max_size=4) | hostile,
         "tokens": st.lists(st.sampled_from(PLACEHOLDER_TOKENS) | hostile, max_size=4) | hostile,
         # new_game's engine seat: small budgets (the engine moves inside new_game and apply)
-        "engine": st.fixed_dictionaries({"seat": st.sampled_from([0, 1, 1, 2, -1, "1", None])}, optional={
-            "level": st.sampled_from([1, 2, 3, 0, 6, "3"]), "bot": st.sampled_from(["random", "heuristic", "pimc", "oracle", "x"]),
-            "time_ms": st.integers(1, 30), "iterations": st.integers(1, 4), "colour": hostile}),
+        "engine": st.fixed_dictionaries(
+            {"seat": st.sampled_from([0, 1, 1, 2, -1, "1", None])},
+            optional={
+                "level": st.sampled_from([1, 2, 3, 0, 6, "3"]),
+                "bot": st.sampled_from(["random", "heuristic", "pimc", "oracle", "x"]),
+                "time_ms": st.integers(1, 30),
+                "iterations": st.integers(1, 4),
+                "colour": hostile,
+            },
+        ),
     }.get(name, hostile)
-    return draw(st.one_of(plausible, plausible, plausible, hostile) if name not in ("time_ms", "iterations") else plausible)
+    return draw(
+        st.one_of(plausible, plausible, plausible, hostile) if name not in ("time_ms", "iterations") else plausible
+    )
 
 
 @st.composite
@@ -216,7 +240,9 @@ def protocol_requests(draw) -> Any:
     name = draw(st.sampled_from(sorted(COMMANDS))) if kind > 1 else draw(st.text(max_size=10) | hostile)
     request: dict[str, Any] = {"cmd": name}
     if draw(st.integers(0, 3)):
-        request["id"] = draw(st.integers(-5, 10**6) | st.text(max_size=10) | st.sampled_from(HOSTILE_INTS + HOSTILE_FLOATS) | hostile)
+        request["id"] = draw(
+            st.integers(-5, 10**6) | st.text(max_size=10) | st.sampled_from(HOSTILE_INTS + HOSTILE_FLOATS) | hostile
+        )
     command = COMMANDS.get(name) if isinstance(name, str) else None
     if command is not None:
         for f in command.fields:
@@ -230,6 +256,7 @@ def protocol_requests(draw) -> Any:
 
 
 # --------------------------------------------------------------- doors
+
 
 @dataclass
 class Door:
@@ -261,8 +288,9 @@ at 100 ms in the doors' sessions)."""
 class ProtocolDoor(Door):
     """An in-process session with GAMES open games (reopened as they end)."""
 
-    def __init__(self, session: EngineSession | None = None, handle: Callable[[Any], dict] | None = None,
-                 name: str = "protocol") -> None:
+    def __init__(
+        self, session: EngineSession | None = None, handle: Callable[[Any], dict] | None = None, name: str = "protocol"
+    ) -> None:
         super().__init__(name)
         self.session = session or EngineSession(max_time_ms=100, max_games=50)
         self.handle = handle or self.session.handle
@@ -288,12 +316,18 @@ class ProtocolDoor(Door):
         gid, tokens = self.games[gi]
         player = request["player"] if type(request.get("player")) is int and request["player"] in (0, 1) else 0
         state = self.session._games[gid]
-        if request.get("player") == "$acting" or ("player" in request and self.rng.random() < 0.5 and state.acting_players()):
+        if request.get("player") == "$acting" or (
+            "player" in request and self.rng.random() < 0.5 and state.acting_players()
+        ):
             player = self.rng.choice(state.acting_players() or [0])
             if "player" in request:
                 request["player"] = player
-        subst = {"$owner": tokens["owner"], "$seat": tokens["seats"][player], "$other_seat": tokens["seats"][1 - player],
-                 "$other_game": self.games[(gi + 1) % GAMES][1]["owner"]}
+        subst = {
+            "$owner": tokens["owner"],
+            "$seat": tokens["seats"][player],
+            "$other_seat": tokens["seats"][1 - player],
+            "$other_game": self.games[(gi + 1) % GAMES][1]["owner"],
+        }
         if isinstance(request.get("token"), str) and request["token"] in subst:
             request["token"] = subst[request["token"]]
         if isinstance(request.get("tokens"), list):
@@ -355,9 +389,15 @@ def _show(value: Any, limit: int = 300) -> str:
 
 # ---------------------------------------------------------------- HTTP
 
+
 @contextlib.contextmanager
-def http_server(session: EngineSession, max_body: int = 1 << 16, cors_origins: tuple[str, ...] = (),
-                allowed_hosts: tuple[str, ...] = (), check_host: bool = True):
+def http_server(
+    session: EngineSession,
+    max_body: int = 1 << 16,
+    cors_origins: tuple[str, ...] = (),
+    allowed_hosts: tuple[str, ...] = (),
+    check_host: bool = True,
+):
     """uvicorn on 127.0.0.1 (a free port) in a thread, built as `tacocat
     serve` builds it (its Host, Origin and Content-Type guards, its
     connection limits); yields the base URL.  `allowed_hosts` are
@@ -371,8 +411,12 @@ def http_server(session: EngineSession, max_body: int = 1 << 16, cors_origins: t
     sock.bind(("127.0.0.1", 0))
     port = sock.getsockname()[1]
     sock.close()
-    app = create_app(session, max_body=max_body, cors_origins=cors_origins,
-                     allowed_hosts=host_names("127.0.0.1", port, allowed_hosts) if check_host else None)
+    app = create_app(
+        session,
+        max_body=max_body,
+        cors_origins=cors_origins,
+        allowed_hosts=host_names("127.0.0.1", port, allowed_hosts) if check_host else None,
+    )
     config = server_config(app, host="127.0.0.1", port=port, log_level="critical", lifespan="off")
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, daemon=True)
@@ -393,8 +437,16 @@ def http_bodies(draw) -> tuple[str, bytes | None, Any]:
     request = draw(protocol_requests())
     shape = draw(st.integers(0, 9))
     if shape == 0:
-        return "/v1", draw(st.binary(max_size=64) | st.sampled_from(
-            [b"\xff\xfe", b"{", b"[" * 100_000, b"x" * 70_000, b'{"id": 1e400, "cmd": "hello"}', b"NaN"])), None
+        return (
+            "/v1",
+            draw(
+                st.binary(max_size=64)
+                | st.sampled_from(
+                    [b"\xff\xfe", b"{", b"[" * 100_000, b"x" * 70_000, b'{"id": 1e400, "cmd": "hello"}', b"NaN"]
+                )
+            ),
+            None,
+        )
     if shape <= 3 or not isinstance(request, dict) or not isinstance(request.get("cmd"), str):
         return "/v1", None, request
     body = {k: v for k, v in request.items() if k != "cmd" or draw(st.booleans())}
@@ -423,7 +475,9 @@ class HttpDoor(ProtocolDoor):
                 raw = json.dumps(request).encode()
             except ValueError:  # inf: send it the way a client would spell it
                 raw = json.dumps(request, allow_nan=True).replace("Infinity", "1e400").encode()
-        path = "/" + quote(path.lstrip("/").encode("utf-8", "surrogatepass"), safe="/")  # what a client puts on the wire for any command name
+        path = "/" + quote(
+            path.lstrip("/").encode("utf-8", "surrogatepass"), safe="/"
+        )  # what a client puts on the wire for any command name
         self.tried += 1
         before = self.snapshot()
         t0 = time.perf_counter()
@@ -446,8 +500,11 @@ class HttpDoor(ProtocolDoor):
         self.check_response(request, body, before)
         if isinstance(body, dict) and body.get("ok") is False:
             code = body.get("error", {}).get("code")
-            expected = r.status_code if r.status_code == 413 or (r.status_code == 405 and code == "unknown_command") \
+            expected = (
+                r.status_code
+                if r.status_code == 413 or (r.status_code == 405 and code == "unknown_command")
                 else HTTP_STATUS.get(code)
+            )
             if r.status_code != expected:
                 self.fail(f"status {r.status_code} for code {code} (expected {expected}) at {path}")
         return request, raw, body
@@ -455,12 +512,50 @@ class HttpDoor(ProtocolDoor):
 
 # ----------------------------------------------------------------- CLI
 
-VALUES = ["", "-", "0", "1", "2", "-1", "13", "x", "inf", "nan", "1e400", "1" + "0" * 400, "2 5 9", "2,5,7,12",
-          "12 12 12 12 12", "4 5 6", "cat=9", "cat=3 covered=2,4", "cat=3 covered=3", "none", "\x7f", "é", "0.5"]
+VALUES = [
+    "",
+    "-",
+    "0",
+    "1",
+    "2",
+    "-1",
+    "13",
+    "x",
+    "inf",
+    "nan",
+    "1e400",
+    "1" + "0" * 400,
+    "2 5 9",
+    "2,5,7,12",
+    "12 12 12 12 12",
+    "4 5 6",
+    "cat=9",
+    "cat=3 covered=2,4",
+    "cat=3 covered=3",
+    "none",
+    "\x7f",
+    "é",
+    "0.5",
+]
 SMALL = ["0", "1", "2", "3", "-1", "x", "inf", "1e400", "1" + "0" * 400, "0.5", ""]
-COUNT_OPTIONS = {"--deals", "--games", "--iterations", "--time", "--workers", "--top", "--lines", "--max-hands",
-                 "--samples", "--game-deals", "--pairs", "--max-searches", "--max-games", "--max-line", "--max-time-ms",
-                 "--max-body"}
+COUNT_OPTIONS = {
+    "--deals",
+    "--games",
+    "--iterations",
+    "--time",
+    "--workers",
+    "--top",
+    "--lines",
+    "--max-hands",
+    "--samples",
+    "--game-deals",
+    "--pairs",
+    "--max-searches",
+    "--max-games",
+    "--max-line",
+    "--max-time-ms",
+    "--max-body",
+}
 """Budgets and counts: fuzzed with small or invalid values only, so that a
 valid invocation stays a short one (a valid 10^400 deals would be a long
 run by request, not a bug)."""
@@ -526,7 +621,12 @@ class CliDoor(Door):
             except subprocess.TimeoutExpired:
                 self.fail(f"hang (60 s): tacocat {_argv(argv)}")
                 return
-            status, out, err, exc = p.returncode, p.stdout.decode("utf-8", "replace"), p.stderr.decode("utf-8", "replace"), None
+            status, out, err, exc = (
+                p.returncode,
+                p.stdout.decode("utf-8", "replace"),
+                p.stderr.decode("utf-8", "replace"),
+                None,
+            )
         else:
             from click.testing import CliRunner
 
@@ -581,6 +681,7 @@ def _argv(argv: list[str]) -> str:
 
 # --------------------------------------------------------------- files
 
+
 @st.composite
 def fuzzed_files(draw) -> tuple[str, bytes, list[str]]:
     """(what, the file's bytes, the argv that reads it with `{}` for its path)."""
@@ -602,12 +703,20 @@ def fuzzed_files(draw) -> tuple[str, bytes, list[str]]:
     if what == "record":
         return what, json.dumps(draw(records()), allow_nan=True).encode(), ["analyze", "--iterations", "2", "{}.json"]
     if what == "view":
-        return what, json.dumps(draw(views()), allow_nan=True).encode(), ["hint", "--iterations", "2", "--view", "{}.json"]
+        return (
+            what,
+            json.dumps(draw(views()), allow_nan=True).encode(),
+            ["hint", "--iterations", "2", "--view", "{}.json"],
+        )
     if what == "positions":
         lines = [json.dumps(draw(positions()), allow_nan=True) for _ in range(draw(st.integers(1, 4)))]
         return what, ("\n".join(lines) + "\n").encode(), ["solve", "--json", "{}.jsonl"]
     raw = draw(st.binary(max_size=200) | st.sampled_from([b"\xff\xfe\x00", b"[" * 100_000, b"{" * 5000, b"NaN"]))
-    return what, raw, [draw(st.sampled_from(["hint --hand 2,5,9 --rules", "analyze", "hint --view"])).split(), "{}.json"]
+    return (
+        what,
+        raw,
+        [draw(st.sampled_from(["hint --hand 2,5,9 --rules", "analyze", "hint --view"])).split(), "{}.json"],
+    )
 
 
 class FileDoor(CliDoor):
@@ -669,26 +778,57 @@ def cross_seat_requests(draw) -> dict:
         cmd = draw(st.sampled_from(SEAT_COMMANDS))
     extra: dict[str, Any] = {}
     if cmd == "hint":
-        extra = draw(st.fixed_dictionaries({}, optional={
-            "time_ms": st.integers(1, 50), "method": st.sampled_from(["auto", "pimc", "ismcts", "exact", "endgame"]),
-            "top": st.integers(1, 5), "score": st.sampled_from(["game", "round"]), "seed": st.integers(0, 99),
-            "info_ms": st.integers(20, 60)}))
+        extra = draw(
+            st.fixed_dictionaries(
+                {},
+                optional={
+                    "time_ms": st.integers(1, 50),
+                    "method": st.sampled_from(["auto", "pimc", "ismcts", "exact", "endgame"]),
+                    "top": st.integers(1, 5),
+                    "score": st.sampled_from(["game", "round"]),
+                    "seed": st.integers(0, 99),
+                    "info_ms": st.integers(20, 60),
+                },
+            )
+        )
         if extra.get("method") == "endgame":
             extra.pop("time_ms", None)
     elif cmd == "move":
         from tacocat.protocol.moves import BOT_NAMES
 
-        extra = draw(st.one_of(
-            st.fixed_dictionaries({"level": st.integers(1, 5)}),
-            st.fixed_dictionaries({}, optional={"bot": st.sampled_from(list(BOT_NAMES)), "time_ms": st.integers(1, 50),
-                                                "iterations": st.integers(1, 8)})))
-        extra.update(draw(st.fixed_dictionaries({}, optional={"apply": st.booleans(), "seed": st.integers(0, 99),
-                                                               "info_ms": st.integers(20, 60)})))
+        extra = draw(
+            st.one_of(
+                st.fixed_dictionaries({"level": st.integers(1, 5)}),
+                st.fixed_dictionaries(
+                    {},
+                    optional={
+                        "bot": st.sampled_from(list(BOT_NAMES)),
+                        "time_ms": st.integers(1, 50),
+                        "iterations": st.integers(1, 8),
+                    },
+                ),
+            )
+        )
+        extra.update(
+            draw(
+                st.fixed_dictionaries(
+                    {}, optional={"apply": st.booleans(), "seed": st.integers(0, 99), "info_ms": st.integers(20, 60)}
+                )
+            )
+        )
     elif cmd == "apply":
         extra = {"action": draw(st.sampled_from(["$legal_target", "$legal_own", {"kind": "duel", "cards": [12]}]))}
-    return {"game": game, "misuse": misuse, "cmd": cmd, "extra": extra, "seat": draw(st.integers(0, 1)),
-            "other": draw(st.integers(1, CROSS_SEAT_GAMES - 1)), "advance": draw(st.integers(0, 2)) == 0,
-            "path": draw(st.booleans()), "id": draw(st.integers(0, 10**6))}
+    return {
+        "game": game,
+        "misuse": misuse,
+        "cmd": cmd,
+        "extra": extra,
+        "seat": draw(st.integers(0, 1)),
+        "other": draw(st.integers(1, CROSS_SEAT_GAMES - 1)),
+        "advance": draw(st.integers(0, 2)) == 0,
+        "path": draw(st.booleans()),
+        "id": draw(st.integers(0, 10**6)),
+    }
 
 
 def hidden_strings(state: GameState, viewer: int) -> list[str]:
@@ -768,8 +908,13 @@ class CrossSeatDoor(Door):
         token = g["tokens"]["seats"][p]
         legal = state.legal_actions(p)
         if legal and self.rng.random() < 0.8:
-            request = {"cmd": "apply", "game": g["game"], "player": p, "token": token,
-                       "action": self.rng.choice(legal).to_dict()}
+            request = {
+                "cmd": "apply",
+                "game": g["game"],
+                "player": p,
+                "token": token,
+                "action": self.rng.choice(legal).to_dict(),
+            }
         else:
             request = {"cmd": self.rng.choice(["view", "legal"]), "game": g["game"], "player": p, "token": token}
         hidden = hidden_strings(state, p)
@@ -809,7 +954,7 @@ class CrossSeatDoor(Door):
         for k, v in item["extra"].items():
             if v == "$legal_target":
                 legal = state.legal_actions(target)
-                v = (legal[item["id"] % len(legal)] if legal else None)
+                v = legal[item["id"] % len(legal)] if legal else None
                 v = v.to_dict() if v is not None else {"kind": "duel", "cards": [12]}
             elif v == "$legal_own":
                 legal = state.legal_actions(seat)
@@ -887,10 +1032,16 @@ def cross_client_requests(draw) -> tuple[str, bytes | None, Any]:
     if kind <= 4:
         return draw(http_bodies())
     if kind <= 6:
-        fields = draw(st.fixed_dictionaries({}, optional={
-            "target": st.sampled_from(["$alice_search", "$alice_search", 1, "x"]) | hostile,
-            "token": st.sampled_from(PLACEHOLDER_TOKENS + ["$bob_secret", ""]),
-            "tokens": st.lists(st.sampled_from(PLACEHOLDER_TOKENS + ["$bob_secret"]), max_size=3)}))
+        fields = draw(
+            st.fixed_dictionaries(
+                {},
+                optional={
+                    "target": st.sampled_from(["$alice_search", "$alice_search", 1, "x"]) | hostile,
+                    "token": st.sampled_from(PLACEHOLDER_TOKENS + ["$bob_secret", ""]),
+                    "tokens": st.lists(st.sampled_from(PLACEHOLDER_TOKENS + ["$bob_secret"]), max_size=3),
+                },
+            )
+        )
         return "/v1/stop", None, {"cmd": "stop", **fields}
     if kind == 7:
         view = PLAY_VIEW if draw(st.booleans()) else "$view"
@@ -938,10 +1089,22 @@ class CrossClientDoor(HttpDoor):
             rid = f"alice-search-{self.restarts}-{n}-{os.urandom(3).hex()}"
             gid, tokens = self.alice_games[n % 2]
             if n < 2:
-                request = {"id": rid, "cmd": "hint", "game": gid, "player": n,  # by a seat's token, by the owner's
-                           "token": tokens["seats"][0] if n == 0 else tokens["owner"], "time_ms": ALICE_TIME_MS}
+                request = {
+                    "id": rid,
+                    "cmd": "hint",
+                    "game": gid,
+                    "player": n,  # by a seat's token, by the owner's
+                    "token": tokens["seats"][0] if n == 0 else tokens["owner"],
+                    "time_ms": ALICE_TIME_MS,
+                }
             else:
-                request = {"id": rid, "cmd": "hint", "view": PLAY_VIEW, "token": self.alice_secret, "time_ms": ALICE_TIME_MS}
+                request = {
+                    "id": rid,
+                    "cmd": "hint",
+                    "view": PLAY_VIEW,
+                    "token": self.alice_secret,
+                    "time_ms": ALICE_TIME_MS,
+                }
             job = self.session.prepare(request, ALICE)
             if not hasattr(job, "run"):
                 raise AssertionError(f"client A's search was not started: {job}")
@@ -964,7 +1127,9 @@ class CrossClientDoor(HttpDoor):
         if isinstance(request, dict):
             jobs = self.alice_jobs
             if request.get("target") == "$alice_search" and jobs:
-                request["target"] = jobs[request.get("id", 0) % len(jobs) if isinstance(request.get("id"), int) else 0][2]
+                request["target"] = jobs[request.get("id", 0) % len(jobs) if isinstance(request.get("id"), int) else 0][
+                    2
+                ]
             for key in ("token",):
                 if request.get(key) == "$bob_secret":
                     request[key] = "bob-secret"
@@ -1018,9 +1183,16 @@ SPELLINGS = ("absolute", "relative", "dots", "double-slash", "dir-symlink", "fil
 def intruders(draw) -> dict:
     kind = draw(st.sampled_from(["serve", "engine"]))
     spelling = draw(st.sampled_from(SPELLINGS if kind == "serve" else SPELLINGS[:-1]))
-    extra = draw(st.sampled_from(
-        [[], ["--log-level", "error"], ["--max-games", "5"], ["--max-time-ms", "100"]]
-        + ([["--max-connections", "4"], ["--idle-timeout", "1"], ["--max-searches", "1"]] if kind == "serve" else [])))
+    extra = draw(
+        st.sampled_from(
+            [[], ["--log-level", "error"], ["--max-games", "5"], ["--max-time-ms", "100"]]
+            + (
+                [["--max-connections", "4"], ["--idle-timeout", "1"], ["--max-searches", "1"]]
+                if kind == "serve"
+                else []
+            )
+        )
+    )
     return {"kind": kind, "holder": draw(st.sampled_from(["engine", "serve"])), "spelling": spelling, "extra": extra}
 
 
@@ -1038,14 +1210,17 @@ class TwoProcessDoor(Door):
     INTRUDER_S = 20.0
     """A refusal takes a second; an intruder still running after this ran."""
 
-    def __init__(self, folder: str | None = None, name: str = "two-process",
-                 holders: tuple[str, ...] = ("engine", "serve")) -> None:
+    def __init__(
+        self, folder: str | None = None, name: str = "two-process", holders: tuple[str, ...] = ("engine", "serve")
+    ) -> None:
         super().__init__(name)
         self.kinds = holders
         self.root = os.path.realpath(folder or tempfile.mkdtemp(prefix="tacocat-two-"))
         self.env = {**os.environ, "XDG_DATA_HOME": os.path.join(self.root, "data")}
-        self.stores = {"engine": os.path.join(self.root, "engine", "games.sqlite3"),
-                       "serve": os.path.join(self.root, "data", "tacocat", "games.sqlite3")}
+        self.stores = {
+            "engine": os.path.join(self.root, "engine", "games.sqlite3"),
+            "serve": os.path.join(self.root, "data", "tacocat", "games.sqlite3"),
+        }
         os.makedirs(os.path.dirname(self.stores["engine"]), exist_ok=True)
         self.holders: dict[str, subprocess.Popen] = {}
         self.port = 0
@@ -1058,8 +1233,13 @@ class TwoProcessDoor(Door):
         return [sys.executable, "-m", "tacocat.cli.main"]
 
     def start(self) -> None:
-        engine = subprocess.Popen([*self.exe(), "engine", "--store", self.stores["engine"]], stdin=subprocess.PIPE,
-                                  stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=self.env)
+        engine = subprocess.Popen(
+            [*self.exe(), "engine", "--store", self.stores["engine"]],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            env=self.env,
+        )
         self.holders["engine"] = engine
         assert self.engine_answers(), "tacocat engine --store did not start"
         if "serve" not in self.kinds:
@@ -1069,14 +1249,21 @@ class TwoProcessDoor(Door):
         self.port = s.getsockname()[1]
         s.close()
         self.holders["serve"] = subprocess.Popen(
-            [*self.exe(), "serve", "--port", str(self.port), "--log-level", "error"], stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=self.env)  # the default store
+            [*self.exe(), "serve", "--port", str(self.port), "--log-level", "error"],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            env=self.env,
+        )  # the default store
         import httpx
 
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline:
             try:
-                if httpx.post(f"http://127.0.0.1:{self.port}/v1/new_game", json={"seed": 1}, timeout=2).status_code == 200:
+                if (
+                    httpx.post(f"http://127.0.0.1:{self.port}/v1/new_game", json={"seed": 1}, timeout=2).status_code
+                    == 200
+                ):
                     return
             except httpx.TransportError:
                 time.sleep(0.05)
@@ -1095,7 +1282,10 @@ class TwoProcessDoor(Door):
         import httpx
 
         try:
-            return httpx.post(f"http://127.0.0.1:{self.port}/v1/new_game", json={"seed": 2}, timeout=HANG_S).status_code == 200
+            return (
+                httpx.post(f"http://127.0.0.1:{self.port}/v1/new_game", json={"seed": 2}, timeout=HANG_S).status_code
+                == 200
+            )
         except httpx.TransportError:
             return False
 
@@ -1152,8 +1342,14 @@ class TwoProcessDoor(Door):
         what = f"tacocat {' '.join(argv)} (holder: {holder} pid {pid}, {item['spelling']})"
         self.tried += 1
         t0 = time.perf_counter()
-        proc = subprocess.Popen([*self.exe(), *argv], cwd=cwd, env=self.env, stdin=subprocess.DEVNULL,
-                                stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        proc = subprocess.Popen(
+            [*self.exe(), *argv],
+            cwd=cwd,
+            env=self.env,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
         try:
             out, err = proc.communicate(timeout=self.INTRUDER_S)
         except subprocess.TimeoutExpired:
@@ -1173,10 +1369,15 @@ class TwoProcessDoor(Door):
         if "Traceback (most recent call last)" in out_s + err_s:
             self.fail(f"traceback from {what}: {err_s[-300:]}")
         if status != 2 or out_s or len(lines) != 1 or not lines[0].startswith("error: "):
-            self.fail(f"not refused in one line: {what} exited {status}, stdout {out_s[:100]!r}, stderr {err_s[-300:]!r}")
+            self.fail(
+                f"not refused in one line: {what} exited {status}, stdout {out_s[:100]!r}, stderr {err_s[-300:]!r}"
+            )
         elif os.path.basename(store_args[-1] if store_args else store) not in lines[0] or not (
-                "in use" in lines[0] and f"pid {pid}" in lines[0]
-                or item["spelling"] == "hardlink" and "hard link" in lines[0]):
+            "in use" in lines[0]
+            and f"pid {pid}" in lines[0]
+            or item["spelling"] == "hardlink"
+            and "hard link" in lines[0]
+        ):
             # a second name is refused as such (the holder is then unknown)
             self.fail(f"refusal does not name the file and the holder: {what}: {lines[0]}")
         for link in self.links:
@@ -1208,15 +1409,55 @@ class TwoProcessDoor(Door):
 
 CORS_ORIGIN = "http://127.0.0.1:5173"
 EXTRA_HOST = "engine.lan"
-CONTENT_TYPES = [None, "", "text/plain", "text/plain;charset=UTF-8", "application/x-www-form-urlencoded",
-                 "multipart/form-data; boundary=x", "application/json-seq", "application/jsonp", "text/json",
-                 "application/x-json", "application/json", "application/json", "application/json; charset=utf-8",
-                 "Application/JSON", "application/json;charset=UTF-8"]
-HOSTS = ["$own", "$own", "127.0.0.1", "localhost:$port", "localhost", "[::1]:$port", "engine.lan", "ENGINE.lan:$port",
-         "evil.example", "evil.example:$port", "127.0.0.1:1", "localhost.evil.example:$port", "127.0.0.1.nip.io:$port",
-         "0.0.0.0:$port", "engine.lan:1"]
-ORIGINS = [None, None, "http://$own", "https://$own", CORS_ORIGIN, "http://evil.example", "null", "http://localhost:$port",
-           "http://127.0.0.1", "http://$own.evil.example", "file://", "HTTP://$OWN", "http://127.0.0.1:5174"]
+CONTENT_TYPES = [
+    None,
+    "",
+    "text/plain",
+    "text/plain;charset=UTF-8",
+    "application/x-www-form-urlencoded",
+    "multipart/form-data; boundary=x",
+    "application/json-seq",
+    "application/jsonp",
+    "text/json",
+    "application/x-json",
+    "application/json",
+    "application/json",
+    "application/json; charset=utf-8",
+    "Application/JSON",
+    "application/json;charset=UTF-8",
+]
+HOSTS = [
+    "$own",
+    "$own",
+    "127.0.0.1",
+    "localhost:$port",
+    "localhost",
+    "[::1]:$port",
+    "engine.lan",
+    "ENGINE.lan:$port",
+    "evil.example",
+    "evil.example:$port",
+    "127.0.0.1:1",
+    "localhost.evil.example:$port",
+    "127.0.0.1.nip.io:$port",
+    "0.0.0.0:$port",
+    "engine.lan:1",
+]
+ORIGINS = [
+    None,
+    None,
+    "http://$own",
+    "https://$own",
+    CORS_ORIGIN,
+    "http://evil.example",
+    "null",
+    "http://localhost:$port",
+    "http://127.0.0.1",
+    "http://$own.evil.example",
+    "file://",
+    "HTTP://$OWN",
+    "http://127.0.0.1:5174",
+]
 
 
 @st.composite
@@ -1224,16 +1465,24 @@ def browser_requests(draw) -> dict:
     cmd = draw(st.sampled_from(["new_game", "new_game", "set_rules", "hello", "games", "end_game", "apply"]))
     request: dict[str, Any] = {"cmd": cmd}
     if cmd == "new_game":
-        request.update(draw(st.fixed_dictionaries({}, optional={"seed": st.integers(0, 99), "rules": st.just({"tie": "arrow"})})))
+        request.update(
+            draw(st.fixed_dictionaries({}, optional={"seed": st.integers(0, 99), "rules": st.just({"tie": "arrow"})}))
+        )
     elif cmd == "set_rules":
         request["rules"] = {"tie": "arrow", "max_deals": 7}
     elif cmd in ("end_game", "apply"):
         request.update(game="$game0", token="$owner")
         if cmd == "apply":
             request.update(player=0, action="$legal")
-    return {"request": request, "content_type": draw(st.sampled_from(CONTENT_TYPES)), "host": draw(st.sampled_from(HOSTS)),
-            "origin": draw(st.sampled_from(ORIGINS)), "body": draw(st.sampled_from(["json", "json", "form", "raw-text"])),
-            "method": draw(st.sampled_from(["POST"] * 9 + ["GET"])), "path": draw(st.booleans())}
+    return {
+        "request": request,
+        "content_type": draw(st.sampled_from(CONTENT_TYPES)),
+        "host": draw(st.sampled_from(HOSTS)),
+        "origin": draw(st.sampled_from(ORIGINS)),
+        "body": draw(st.sampled_from(["json", "json", "form", "raw-text"])),
+        "method": draw(st.sampled_from(["POST"] * 9 + ["GET"])),
+        "path": draw(st.booleans()),
+    }
 
 
 class BrowserOriginDoor(HttpDoor):
@@ -1258,7 +1507,11 @@ class BrowserOriginDoor(HttpDoor):
         names |= {"127.0.0.1", "localhost", "[::1]", EXTRA_HOST}
         if host.lower() not in names:
             return 421, "forbidden"
-        if origin is not None and origin.lower() not in {CORS_ORIGIN, f"http://{host.lower()}", f"https://{host.lower()}"}:
+        if origin is not None and origin.lower() not in {
+            CORS_ORIGIN,
+            f"http://{host.lower()}",
+            f"https://{host.lower()}",
+        }:
             return 403, "forbidden"
         if method == "POST" and (content_type or "").split(";")[0].strip().lower() != "application/json":
             return 415, "bad_json"

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import random
 import shutil
-from pathlib import Path
 import subprocess
 import sys
+from pathlib import Path
 from typing import Any
 
 from click.testing import CliRunner, Result

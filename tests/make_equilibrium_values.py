@@ -53,8 +53,9 @@ def old_value(core, eg) -> dict:
     from tacocat.rules.cards import counts
 
     f0, f1 = eg.floors
-    eng = core.Engine(counts(eg.pool), eg.sizes[0], eg.sizes[1], eg.attacker, counts(eg.table), f0, f1, eg.utilities,
-                      24_000_000)
+    eng = core.Engine(
+        counts(eg.pool), eg.sizes[0], eg.sizes[1], eg.attacker, counts(eg.table), f0, f1, eg.utilities, 24_000_000
+    )
     b0, b1 = eng.best_response()
     expl, nxt = (b0 + b1) / 2, 4
     while expl > TARGET:
@@ -79,9 +80,19 @@ def main() -> None:
         for eg in with_history(k, n):
             t = time.perf_counter()
             ref = old_value(core, eg)
-            cases.append({"seen": list(eg.seen), "history": history_to_json(eg.history), "table": list(eg.table),
-                          "attacker": eg.attacker, "sizes": list(eg.sizes), "utilities": list(eg.utilities),
-                          "floors": list(eg.floors), **ref, "seconds": round(time.perf_counter() - t, 3)})
+            cases.append(
+                {
+                    "seen": list(eg.seen),
+                    "history": history_to_json(eg.history),
+                    "table": list(eg.table),
+                    "attacker": eg.attacker,
+                    "sizes": list(eg.sizes),
+                    "utilities": list(eg.utilities),
+                    "floors": list(eg.floors),
+                    **ref,
+                    "seconds": round(time.perf_counter() - t, 3),
+                }
+            )
             print(k, cases[-1]["value"], cases[-1]["iterations"], cases[-1]["seconds"], flush=True)
     Path(args.out).write_text(json.dumps({"core_sha256": digest, "target": TARGET, "cases": cases}, indent=1) + "\n")
 

@@ -25,18 +25,33 @@ from tacocat.rules.ruleset import STANDARD, Ruleset
 
 OUT = Path(__file__).with_name("pimc_classic_reference.json")
 
-SMALL = {"name": "small", "deck": [4] * 12, "board": [3, 5, 2, 6, 2, 5, 3],
-         "arrows": ["p0", "both", "p1", "both", "p0", "both", "p1"], "tie": "arrow", "max_deals": 5}
-ONE_ARROW = {"name": "one-arrow", "deck": [3, 3, 3, 3, 0, 0, 0, 0, 3, 3, 3, 3],
-             "board": [4, 3, 5, 6, 5, 3, 4], "arrows": ["p1", "p1", "p1", "p0", "p0", "p0", "p0"],
-             "tie": "arrow", "max_deals": 4}
+SMALL = {
+    "name": "small",
+    "deck": [4] * 12,
+    "board": [3, 5, 2, 6, 2, 5, 3],
+    "arrows": ["p0", "both", "p1", "both", "p0", "both", "p1"],
+    "tie": "arrow",
+    "max_deals": 5,
+}
+ONE_ARROW = {
+    "name": "one-arrow",
+    "deck": [3, 3, 3, 3, 0, 0, 0, 0, 3, 3, 3, 3],
+    "board": [4, 3, 5, 6, 5, 3, 4],
+    "arrows": ["p1", "p1", "p1", "p0", "p0", "p0", "p0"],
+    "tie": "arrow",
+    "max_deals": 4,
+}
 
 CASES = [
     # (name, rules or None for standard, budget, game seeds)
     ("level3", None, {"samples": 1, "replace_samples": 8, "duel_samples": 2, "candidates": 4}, [0, 1, 2, 3]),
     ("level5", None, {"samples": 25, "replace_samples": 80, "duel_samples": 12, "candidates": 12}, [10, 11]),
-    ("exact-small", SMALL, {"samples": 12, "replace_samples": 40, "duel_samples": 8, "candidates": 8,
-                            "exact_budget": 300}, [20, 21, 22]),
+    (
+        "exact-small",
+        SMALL,
+        {"samples": 12, "replace_samples": 40, "duel_samples": 8, "candidates": 8, "exact_budget": 300},
+        [20, 21, 22],
+    ),
     ("one-arrow", ONE_ARROW, {"samples": 8, "replace_samples": 24, "duel_samples": 6, "candidates": 6}, [30, 31]),
 ]
 
@@ -48,8 +63,16 @@ def play(bot_name: str) -> list[dict]:
         for seed in seeds:
             bots = (make_bot(bot_name, seed=seed, **budget), make_bot(bot_name, seed=seed + 1000, **budget))
             state = play_game(bots, seed, rs)
-            out.append({"case": name, "rules": rules, "budget": budget, "seed": seed,
-                        "actions": [dict(a) for a in state.actions], "winner": state.winner})
+            out.append(
+                {
+                    "case": name,
+                    "rules": rules,
+                    "budget": budget,
+                    "seed": seed,
+                    "actions": [dict(a) for a in state.actions],
+                    "winner": state.winner,
+                }
+            )
     return out
 
 
@@ -64,9 +87,18 @@ def main(argv=None) -> int:
         bad = [g["case"] + f"/{g['seed']}" for g, r in zip(games, ref) if g["actions"] != r["actions"]]
         print("differ:", bad or "none")
         return 1 if bad else 0
-    OUT.write_text(json.dumps({"made_by": "tests/pimc_classic_reference.py", "bot": args.bot,
-                               "tree": "36be87b + 1d07910 (replace-phase time fix only)", "games": games},
-                              separators=(",", ":")) + "\n")
+    OUT.write_text(
+        json.dumps(
+            {
+                "made_by": "tests/pimc_classic_reference.py",
+                "bot": args.bot,
+                "tree": "36be87b + 1d07910 (replace-phase time fix only)",
+                "games": games,
+            },
+            separators=(",", ":"),
+        )
+        + "\n"
+    )
     print(f"wrote {OUT} ({len(games)} games, {sum(len(g['actions']) for g in games)} actions)")
     return 0
 

@@ -40,7 +40,9 @@ class Seated:
             if "token" not in request:
                 player = request.get("player")
                 tokens = self.tokens[alias]
-                request["token"] = tokens["seats"][player] if player in (0, 1) and not isinstance(player, bool) else tokens["owner"]
+                request["token"] = (
+                    tokens["seats"][player] if player in (0, 1) and not isinstance(player, bool) else tokens["owner"]
+                )
         if request.get("cmd") == "games" and "tokens" not in request:
             request["tokens"] = [t["owner"] for t in self.tokens.values()]
         return request

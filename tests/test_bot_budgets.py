@@ -27,18 +27,49 @@ KINDS = (REPLACE, DUEL, "attack", "answer")
 RULESETS = (
     STANDARD,
     # R8 everywhere: both players replace freely every round (and `tie: arrow` redeals on two arrows)
-    Ruleset.from_dict({"name": "small-both", "deck": [2] * 12, "board": [3, 4, 2, 5, 2, 4, 3],
-                       "arrows": ["both"] * 7, "tie": "arrow", "max_deals": 3}),
+    Ruleset.from_dict(
+        {
+            "name": "small-both",
+            "deck": [2] * 12,
+            "board": [3, 4, 2, 5, 2, 4, 3],
+            "arrows": ["both"] * 7,
+            "tie": "arrow",
+            "max_deals": 3,
+        }
+    ),
     # R7 everywhere (one arrow a space, the centre too): a first and a capped second replacer
-    Ruleset.from_dict({"name": "one-arrow", "deck": [3, 3, 3, 3, 0, 0, 0, 0, 3, 3, 3, 3],
-                       "board": [4, 3, 5, 6, 5, 3, 4], "arrows": ["p1", "p1", "p1", "p0", "p0", "p0", "p0"],
-                       "tie": "arrow", "max_deals": 4}),
+    Ruleset.from_dict(
+        {
+            "name": "one-arrow",
+            "deck": [3, 3, 3, 3, 0, 0, 0, 0, 3, 3, 3, 3],
+            "board": [4, 3, 5, 6, 5, 3, 4],
+            "arrows": ["p1", "p1", "p1", "p0", "p0", "p0", "p0"],
+            "tie": "arrow",
+            "max_deals": 4,
+        }
+    ),
     # mixed arrows, small hands (test_game's SMALL)
-    Ruleset.from_dict({"name": "small", "deck": [4] * 12, "board": [3, 5, 2, 6, 2, 5, 3],
-                       "arrows": ["p0", "both", "p1", "both", "p0", "both", "p1"], "tie": "arrow", "max_deals": 5}),
+    Ruleset.from_dict(
+        {
+            "name": "small",
+            "deck": [4] * 12,
+            "board": [3, 5, 2, 6, 2, 5, 3],
+            "arrows": ["p0", "both", "p1", "both", "p0", "both", "p1"],
+            "tie": "arrow",
+            "max_deals": 5,
+        }
+    ),
     # two ranks, two-card hands: every duel goes straight to the showdown (R9 ruling), ties are common
-    Ruleset.from_dict({"name": "two-ranks", "deck": [4, 4] + [0] * 10, "board": [2] * 7,
-                       "arrows": ["p0", "p1", "both", "p1", "both", "p0", "p1"], "tie": "arrow", "max_deals": 2}),
+    Ruleset.from_dict(
+        {
+            "name": "two-ranks",
+            "deck": [4, 4] + [0] * 10,
+            "board": [2] * 7,
+            "arrows": ["p0", "p1", "both", "p1", "both", "p0", "p1"],
+            "tie": "arrow",
+            "max_deals": 2,
+        }
+    ),
 )
 
 BUDGETS = (
@@ -107,10 +138,20 @@ def _run(max_examples: int) -> Counter:
     derandomized, so the same examples every run."""
     seen: Counter = Counter()
 
-    @settings(max_examples=max_examples, deadline=None, derandomize=True, database=None,
-              suppress_health_check=[HealthCheck.too_slow])
-    @given(rules=st.sampled_from(RULESETS), seed=st.integers(0, 2**32 - 1), nth=st.integers(0, 6),
-           budget=st.sampled_from(BUDGETS), bot_seed=st.integers(0, 2**31))
+    @settings(
+        max_examples=max_examples,
+        deadline=None,
+        derandomize=True,
+        database=None,
+        suppress_health_check=[HealthCheck.too_slow],
+    )
+    @given(
+        rules=st.sampled_from(RULESETS),
+        seed=st.integers(0, 2**32 - 1),
+        nth=st.integers(0, 6),
+        budget=st.sampled_from(BUDGETS),
+        bot_seed=st.integers(0, 2**31),
+    )
     def check(rules, seed, nth, budget, bot_seed):
         for state, player in positions_of(rules, seed, nth).values():
             check_every_bot(state, player, [budget], bot_seed, seen)

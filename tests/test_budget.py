@@ -21,14 +21,17 @@ from tacocat.search.pimc import exact_play, pimc_play
 VIEW = build_view(hand=(2, 4, 6, 9, 11, 12), seen=(1, 3), opponent=5, attacker=0, table=(8,), player=1)
 
 
-@pytest.mark.parametrize("kwargs, fragment", [
-    ({"samples": 0}, "iterations must be a positive integer"),
-    ({"samples": True}, "iterations must be a positive integer"),
-    ({"time_ms": -1}, "time_ms must be a positive number"),
-    ({"seed": 1.5}, "seed must be an integer"),
-    ({"stop": "now"}, "stop must be a threading.Event"),
-    ({"progress": 3}, "progress must be callable"),
-])
+@pytest.mark.parametrize(
+    "kwargs, fragment",
+    [
+        ({"samples": 0}, "iterations must be a positive integer"),
+        ({"samples": True}, "iterations must be a positive integer"),
+        ({"time_ms": -1}, "time_ms must be a positive number"),
+        ({"seed": 1.5}, "seed must be an integer"),
+        ({"stop": "now"}, "stop must be a threading.Event"),
+        ({"progress": 3}, "progress must be callable"),
+    ],
+)
 def test_a_bad_budget_is_refused_naming_the_field(kwargs, fragment):
     with pytest.raises(TacocatError, match=fragment):
         Budget(**kwargs)
@@ -43,10 +46,13 @@ def test_budget_or_keywords_not_both_and_no_unknown_keyword():
         pimc_play(VIEW, samples=10, iterations=20)
 
 
-@pytest.mark.parametrize("search, kw", [
-    (pimc_play, {"samples": 40, "seed": 3}),
-    (ismcts_play, {"iterations": 500, "seed": 3}),
-])
+@pytest.mark.parametrize(
+    "search, kw",
+    [
+        (pimc_play, {"samples": 40, "seed": 3}),
+        (ismcts_play, {"iterations": 500, "seed": 3}),
+    ],
+)
 def test_the_old_keywords_and_the_budget_run_the_same_search(search, kw):
     old = search(VIEW, **kw)
     new = search(VIEW, Budget(samples=kw.get("samples", kw.get("iterations")), seed=3))
@@ -69,7 +75,12 @@ def decision_views(kinds=(REPLACE, DUEL, PLAY), per_kind=3):
                 break
             for p in state.acting_players():
                 v = state.view(p)
-                if v.decision and state.phase in found and len(found[state.phase]) < per_kind and len(v.legal_actions()) > 1:
+                if (
+                    v.decision
+                    and state.phase in found
+                    and len(found[state.phase]) < per_kind
+                    and len(v.legal_actions()) > 1
+                ):
                     found[state.phase].append(v)
             p = rng.choice(state.acting_players())
             state.apply(p, rng.choice(state.legal_actions(p)))
@@ -87,8 +98,13 @@ def test_a_bot_plays_what_hint_ranks_first_at_the_same_budget(name):
         seed = mine.getrandbits(62) ^ bot.seed
         chosen = bot.choose(view, random.Random(7))
         knobs = Knobs(duel_samples=10, duel_exact_budget=-1, replace_samples=150, candidates=12)
-        result = hint(view, Budget(samples=30 if name == "pimc" else 800, seed=seed),
-                      method="auto" if name == "pimc" else "ismcts", exact_budget=300, knobs=knobs)
+        result = hint(
+            view,
+            Budget(samples=30 if name == "pimc" else 800, seed=seed),
+            method="auto" if name == "pimc" else "ismcts",
+            exact_budget=300,
+            knobs=knobs,
+        )
         if view.decision == DUEL:
             assert chosen == sample_mixed(result.mixed, mine)
         else:

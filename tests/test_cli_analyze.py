@@ -5,10 +5,10 @@ import json
 import re
 
 import pytest
-
 from helpers import PLAY_SCRIPT as SCRIPT
 from helpers import one_line_error
 from helpers import run_cli as run
+
 from tacocat.players.analysis import analyze
 from tacocat.players.bots import make_bot, play_game
 from tacocat.rules.game import GameRecord
@@ -76,10 +76,14 @@ def test_analysis_api_is_repeatable():
         ("{oops", ["is not valid JSON"]),
         ('{"format": "tacocat-state"}', ['not a game record: expected a JSON object with "format": "tacocat-record"']),
         ('{"format": "tacocat-record", "seed": 1}', ["game record is missing 'actions'"]),
-        ('{"format": "tacocat-record", "seed": 1, "actions": [{"player": 0, "kind": "duel", "cards": [5]}]}',
-         ["action 1 (duel by player 0)", "must replace now, not duel"]),
-        ('{"format": "tacocat-record", "seed": 1, "actions": [{"player": 0, "kind": "replace", "cards": [13]}]}',
-         ["rank 13 does not exist"]),
+        (
+            '{"format": "tacocat-record", "seed": 1, "actions": [{"player": 0, "kind": "duel", "cards": [5]}]}',
+            ["action 1 (duel by player 0)", "must replace now, not duel"],
+        ),
+        (
+            '{"format": "tacocat-record", "seed": 1, "actions": [{"player": 0, "kind": "replace", "cards": [13]}]}',
+            ["rank 13 does not exist"],
+        ),
     ],
 )
 def test_bad_records(tmp_path, content, fragments):
@@ -141,8 +145,10 @@ def test_plot_without_matplotlib_is_one_line_error(played_game, tmp_path, monkey
     import sys
 
     monkeypatch.setitem(sys.modules, "matplotlib", None)  # import fails as if not installed
-    one_line_error(run(["analyze", str(played_game), "--plot", str(tmp_path / "c.png")] + BUDGET),
-                   "--plot needs matplotlib: pip install 'tacocat[plot]'")
+    one_line_error(
+        run(["analyze", str(played_game), "--plot", str(tmp_path / "c.png")] + BUDGET),
+        "--plot needs matplotlib: pip install 'tacocat[plot]'",
+    )
 
 
 def test_sparkline():

@@ -4,7 +4,6 @@
 import json
 
 import pytest
-
 from helpers import one_line_error
 from helpers import run_cli as run
 
@@ -26,8 +25,23 @@ def test_two_bots_table():
 
 def test_all_pairings_json_play_mode(tmp_path):
     out_file = tmp_path / "arena.json"
-    result = run(["arena", "heuristic", "random", "pimc", "--mode", "play", "--deals", "3", "--iterations", "4",
-                  "--json", "--out", str(out_file)])
+    result = run(
+        [
+            "arena",
+            "heuristic",
+            "random",
+            "pimc",
+            "--mode",
+            "play",
+            "--deals",
+            "3",
+            "--iterations",
+            "4",
+            "--json",
+            "--out",
+            str(out_file),
+        ]
+    )
     assert result.exit_code == 0, result.output
     rows = json.loads(result.stdout)
     assert [(r["a"], r["b"]) for r in rows] == [("heuristic", "random"), ("heuristic", "pimc"), ("random", "pimc")]

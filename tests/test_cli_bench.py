@@ -7,6 +7,7 @@ import re
 from pathlib import Path
 
 from helpers import one_line_error, run_cli
+
 from tacocat.core.exact import bench_signature
 
 RECORDED = Path(__file__).resolve().parent.parent / "results" / "bench_solver.md"
@@ -23,8 +24,12 @@ def test_bench_json_reports_the_pinned_signature_and_speeds():
     data = json.loads(result.stdout)
     assert data["exact"]["nodes"] == bench_signature() == pinned()
     assert data["exact"]["positions"] == 42 and data["exact"]["repeats"] == 2
-    for value in (data["exact"]["nodes_per_second"], data["exact"]["solves_per_second"],
-                  data["pimc"]["deals_per_second"], data["ismcts"]["iterations_per_second"]):
+    for value in (
+        data["exact"]["nodes_per_second"],
+        data["exact"]["solves_per_second"],
+        data["pimc"]["deals_per_second"],
+        data["ismcts"]["iterations_per_second"],
+    ):
         assert isinstance(value, float) and math.isfinite(value) and value > 0
     assert data["pimc"]["deals_per_position"] == 20 and data["ismcts"]["iterations_per_position"] == 500
 

@@ -4,15 +4,27 @@ and the ranked output of the real engine."""
 import json
 
 import pytest
-
-from tacocat.cli.terminal import build_view, parse_board, view_from_json
 from helpers import one_line_error
 from helpers import run_cli as run
+
+from tacocat.cli.terminal import build_view, parse_board, view_from_json
 from tacocat.rules.board import Board
 from tacocat.rules.game import GameState
 from tacocat.rules.ruleset import STANDARD
 
-ISSUE_EXAMPLE = ["hint", "--hand", "2 5 7 9 11 12", "--seen", "3 3 10", "--opponent", "5", "--table", "8", "--attacker", "1"]
+ISSUE_EXAMPLE = [
+    "hint",
+    "--hand",
+    "2 5 7 9 11 12",
+    "--seen",
+    "3 3 10",
+    "--opponent",
+    "5",
+    "--table",
+    "8",
+    "--attacker",
+    "1",
+]
 
 
 # ------------------------------------------------------------- bad input
@@ -24,7 +36,10 @@ ISSUE_EXAMPLE = ["hint", "--hand", "2 5 7 9 11 12", "--seen", "3 3 10", "--oppon
         (["--hand", "12 12 12"], ["R1", "your hand holds 3 cards of rank 12 but the deck has only 2"]),
         (["--hand", "12 5", "--seen", "12 12"], ["R1", "is a seen 12 also in your hand?"]),
         (["--hand", "5 9", "--table", "8", "--attacker", "0"], ["R12", "player 1 is to answer"]),
-        (["--hand", "5 9", "--opponent", "7", "--table", "8"], ["R10", "--opponent 7", "give --opponent 1, or leave it out"]),
+        (
+            ["--hand", "5 9", "--opponent", "7", "--table", "8"],
+            ["R10", "--opponent 7", "give --opponent 1, or leave it out"],
+        ),
         (["--hand", "2 5 7", "--phase", "replace", "--board", "cat=1 covered=2,3"], ["R7", "give --cap N"]),
         (["--hand", "2 5 7", "--board", "cat=9"], ["R2", "cat on space 9"]),
         (["--hand", "2 5 7", "--board", "middle"], ["R2", 'expected "cat=N covered=A,B"']),
@@ -34,7 +49,10 @@ ISSUE_EXAMPLE = ["hint", "--hand", "2 5 7 9 11 12", "--seen", "3 3 10", "--oppon
         (["--view", "/no/such/file.json"], ["cannot read view", "No such file"]),
         (["--view", "-", "--hand", "2"], ["--view gives the whole position; drop --hand"]),
         (["--hand", "2 5", "--rules", "/no/rules.toml"], ["cannot read ruleset file"]),
-        (["--hand", "2 5", "--opponent", "x"], ["'--opponent'", "'x' is not a valid integer", "see tacocat hint --help"]),
+        (
+            ["--hand", "2 5", "--opponent", "x"],
+            ["'--opponent'", "'x' is not a valid integer", "see tacocat hint --help"],
+        ),
         (["--hand"], ["'--hand' requires an argument", "see tacocat hint --help"]),
     ],
 )
@@ -72,7 +90,11 @@ def test_view_from_flags_matches_the_game():
     assert view.decision == "answer" and view.acting == (0,)
     assert view.draw_pile_size == 38 - 6 - 3 - 1 - 5
     assert [str(a) for a in view.legal_actions()] == [
-        "answer 2 sacrifice", "answer 9 beat", "answer 11 beat", "answer 12 beat"]
+        "answer 2 sacrifice",
+        "answer 9 beat",
+        "answer 11 beat",
+        "answer 12 beat",
+    ]
 
 
 def test_lenient_opponent_count_before_the_attack():
@@ -93,8 +115,9 @@ def test_defaults_follow_the_rules():
     assert attack.decision == "attack" and attack.attacker == 0 and attack.opponent_hand_size == 4
     duel = build_view(hand=(2, 4, 6, 8, 9, 12, 12), phase="duel")
     assert duel.decision == "duel" and duel.opponent_hand_size == 7 and duel.draw_pile_size == 24
-    second = build_view(hand=(1, 3, 4, 4, 8, 10, 11, 12, 12), seen=(5, 9), phase="replace", cap=2,
-                        board=parse_board("cat=2 covered=3"))
+    second = build_view(
+        hand=(1, 3, 4, 4, 8, 10, 11, 12, 12), seen=(5, 9), phase="replace", cap=2, board=parse_board("cat=2 covered=3")
+    )
     assert second.decision == "replace" and second.replace_cap == 2 and second.first_replacer == "p1"
     assert max(len(a.cards) for a in second.legal_actions()) == 2
 
@@ -137,7 +160,12 @@ def test_json_output_is_the_hint_result():
     assert data["decision"] == "answer"
     assert data["method"] in ("exact", "pimc", "ismcts")
     moves = data["moves"]
-    assert {(tuple(m["cards"]), m["beats"]) for m in moves} == {((2,), False), ((9,), True), ((11,), True), ((12,), True)}
+    assert {(tuple(m["cards"]), m["beats"]) for m in moves} == {
+        ((2,), False),
+        ((9,), True),
+        ((11,), True),
+        ((12,), True),
+    }
     for m in moves:
         assert abs(m["win"] + m["draw"] + m["loss"] - 1) < 1e-6
     assert data["best"]["cards"] == moves[0]["cards"]
@@ -195,8 +223,24 @@ def test_other_phases():
     assert abs(sum(m["probability"] for m in data["mixed"]) - 1) < 1e-6
     text = run(["hint", "--phase", "duel", "--hand", "2 4 6 8 9 12 12", "--iterations", "30"]).stdout
     assert "mixed strategy (a simultaneous choice: play at random with these odds):" in text
-    replace = run(["hint", "--phase", "replace", "--board", "cat=2 covered=3", "--hand", "1 3 4 4 8 10 11 12 12",
-                   "--cap", "1", "--seen", "5", "--iterations", "10", "--json"])
+    replace = run(
+        [
+            "hint",
+            "--phase",
+            "replace",
+            "--board",
+            "cat=2 covered=3",
+            "--hand",
+            "1 3 4 4 8 10 11 12 12",
+            "--cap",
+            "1",
+            "--seen",
+            "5",
+            "--iterations",
+            "10",
+            "--json",
+        ]
+    )
     assert replace.exit_code == 0, replace.output
     data = json.loads(replace.stdout)
     assert data["decision"] == "replace"

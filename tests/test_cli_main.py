@@ -2,9 +2,9 @@
 line naming the command's help, and each help text reads as one block."""
 
 import pytest
+from helpers import one_line_error, run_cli
 
 from tacocat.cli.main import COMMANDS
-from helpers import one_line_error, run_cli
 
 
 @pytest.mark.parametrize(
@@ -16,9 +16,15 @@ from helpers import one_line_error, run_cli
         (["hint", "--hand", "2 5", "--colour", "red"], ["No such option '--colour'", "see tacocat hint --help"]),
         (["solve", "--hands", "2 5"], ["'--hands' requires 2 arguments", "see tacocat solve --help"]),
         (["play", "--seat", "3"], ["'--seat': 3 is not in the range 0<=x<=1", "see tacocat play --help"]),
-        (["arena", "heuristic", "random", "--mode", "chess"], ["'--mode'", "'chess' is not one of", "see tacocat arena --help"]),
+        (
+            ["arena", "heuristic", "random", "--mode", "chess"],
+            ["'--mode'", "'chess' is not one of", "see tacocat arena --help"],
+        ),
         (["analyze"], ["Missing argument 'GAME.json'", "see tacocat analyze --help"]),
-        (["selfplay", "--games", "many"], ["'--games'", "'many' is not a valid integer", "see tacocat selfplay --help"]),
+        (
+            ["selfplay", "--games", "many"],
+            ["'--games'", "'many' is not a valid integer", "see tacocat selfplay --help"],
+        ),
         (["engine", "--max-line", "5"], ["'--max-line': 5 is not in the range 64<=x", "see tacocat engine --help"]),
         (["serve", "--port", "-1"], ["'--port'", "see tacocat serve --help"]),
     ],

@@ -11,9 +11,9 @@ import json
 import re
 
 import pytest
-
 from helpers import PLAY_SCRIPT, one_line_error
 from helpers import run_cli as run
+
 from tacocat.cli.terminal import format_hint
 
 HISTORY = "p1 attacks 9; p0 answers 11 beat; p0 attacks 12; p1 answers 6 sacrifice"
@@ -22,36 +22,49 @@ EQ_SEEN = "1 1 3 3 3 4 4 5 5 6 6 7 7 8 8 9 11 11 12 12"  # 15 unseen: a 3-card e
 
 # ------------------------------------------------- errors: the rule broken, what to type
 def test_an_attack_larger_than_the_hand_cites_r11_and_says_what_to_give():
-    line = one_line_error(run(["hint", "--hand", "2 9", "--table", "8 8 8"]),
-                          "R11", "--table 8 8 8", "your --hand holds 2", "give every card you hold with --hand")
+    line = one_line_error(
+        run(["hint", "--hand", "2 9", "--table", "8 8 8"]),
+        "R11",
+        "--table 8 8 8",
+        "your --hand holds 2",
+        "give every card you hold with --hand",
+    )
     assert "R5" not in line and "-1" not in line
 
 
 def test_a_negative_opponent_count_cites_r10_and_gives_the_count():
-    line = one_line_error(run(["hint", "--hand", "2 9", "--opponent", "-1"]),
-                          "R10", "--opponent -1", "give --opponent 2, or leave it out")
+    line = one_line_error(
+        run(["hint", "--hand", "2 9", "--opponent", "-1"]), "R10", "--opponent -1", "give --opponent 2, or leave it out"
+    )
     assert "R5" not in line
     # the duel phase: both are dealt as many (R6)
-    one_line_error(run(["hint", "--phase", "duel", "--hand", "2 4 9", "--opponent", "7"]),
-                   "R6", "give --opponent 3")
+    one_line_error(run(["hint", "--phase", "duel", "--hand", "2 4 9", "--opponent", "7"]), "R6", "give --opponent 3")
 
 
 def test_a_json_view_names_its_own_keys():
-    one_line_error(run(["hint", "--view", "-"], stdin='{"hand": [2, 9], "opponent_hand_size": -1}'),
-                   "R10", "opponent_hand_size -1", "give opponent_hand_size 2")
+    one_line_error(
+        run(["hint", "--view", "-"], stdin='{"hand": [2, 9], "opponent_hand_size": -1}'),
+        "R10",
+        "opponent_hand_size -1",
+        "give opponent_hand_size 2",
+    )
 
 
 def test_too_few_unseen_cards_cite_r1_and_name_seen():
-    line = one_line_error(run(["hint", "--hand", "9 10 10 10 11 11 11 12 12",
-                               "--seen", "1 1 2 2 3 3 3 4 4 4 5 5 5 6 6 6 7 7 7 8 8 8"]),
-                          "R1", "leaves 7 unseen, fewer than the opponent's 9", "--seen lists this round's face-up cards")
+    line = one_line_error(
+        run(["hint", "--hand", "9 10 10 10 11 11 11 12 12", "--seen", "1 1 2 2 3 3 3 4 4 4 5 5 5 6 6 6 7 7 7 8 8 8"]),
+        "R1",
+        "leaves 7 unseen, fewer than the opponent's 9",
+        "--seen lists this round's face-up cards",
+    )
     assert "R5" not in line
 
 
 # ------------------------------------------------- history cards count as seen
 def hint_json(*extra):
-    result = run(["hint", "--hand", "3 10 11", "--opponent", "3", "--history", HISTORY, "--method", "exact", "--json",
-                  *extra])
+    result = run(
+        ["hint", "--hand", "3 10 11", "--opponent", "3", "--history", HISTORY, "--method", "exact", "--json", *extra]
+    )
     assert result.exit_code == 0, result.output
     return json.loads(result.stdout)
 
@@ -62,8 +75,9 @@ def test_history_cards_count_as_seen_once():
     assert hint_json()["moves"]  # no --seen at all: the history alone
     # a card in both is one card; a rank seen more often than the history shows is listed that often
     assert hint_json("--seen", "1 2 9")["moves"] == typed_again["moves"]
-    out = run(["hint", "--hand", "3 10 11", "--seen", "1 2 9 9", "--opponent", "3", "--history", HISTORY,
-               "--method", "exact"]).stdout
+    out = run(
+        ["hint", "--hand", "3 10 11", "--seen", "1 2 9 9", "--opponent", "3", "--history", HISTORY, "--method", "exact"]
+    ).stdout
     assert "seen: 1 2 6 9 9 11 12" in out
 
 
@@ -73,17 +87,23 @@ def test_history_counting_as_seen_is_documented():
 
 
 # ------------------------------------------------- conflicting flags
-@pytest.mark.parametrize("args, flags", [
-    (["hint", "--hand", "2 9", "--board", "cat=3", "--cat", "2"], ["--board says cat=3", "--cat says 2"]),
-    (["hint", "--hand", "2 9", "--board", "cat=1 covered=2", "--covered", "4"], ["--board says covered=2", "--covered"]),
-    (["hint", "--example", "--seen", "1"], ["--example", "drop --seen"]),
-    (["hint", "--hand", "2 9", "--top", "2", "--json"], ["--top", "--json"]),
-    (["solve", "--hand", "2 9 10", "--time", "500"], ["--time", "--equilibrium"]),
-    (["solve", "--hand", "2 9 10", "--tt-mb", "4"], ["--tt-mb", "--hand"]),
-    (["play", "--opponent", "heuristic", "--strength", "50", "--seed", "1"], ["--strength", "heuristic"]),
-    (["solve", "--json", "-", "--attacker", "1"], ["--attacker belongs to --hands", "JSON Lines"]),
-    (["hint", "--view", "-", "--player", "1"], ["--view gives the whole position", "drop --player"]),
-])
+@pytest.mark.parametrize(
+    "args, flags",
+    [
+        (["hint", "--hand", "2 9", "--board", "cat=3", "--cat", "2"], ["--board says cat=3", "--cat says 2"]),
+        (
+            ["hint", "--hand", "2 9", "--board", "cat=1 covered=2", "--covered", "4"],
+            ["--board says covered=2", "--covered"],
+        ),
+        (["hint", "--example", "--seen", "1"], ["--example", "drop --seen"]),
+        (["hint", "--hand", "2 9", "--top", "2", "--json"], ["--top", "--json"]),
+        (["solve", "--hand", "2 9 10", "--time", "500"], ["--time", "--equilibrium"]),
+        (["solve", "--hand", "2 9 10", "--tt-mb", "4"], ["--tt-mb", "--hand"]),
+        (["play", "--opponent", "heuristic", "--strength", "50", "--seed", "1"], ["--strength", "heuristic"]),
+        (["solve", "--json", "-", "--attacker", "1"], ["--attacker belongs to --hands", "JSON Lines"]),
+        (["hint", "--view", "-", "--player", "1"], ["--view gives the whole position", "drop --player"]),
+    ],
+)
 def test_conflicting_flags_are_refused_naming_both(args, flags):
     stdin = '{"hand": [4, 9]}' if "--view" in args else '{"hands": [[2, 9], [3, 8]], "attacker": 0, "table": []}'
     one_line_error(run(args, stdin=stdin), *flags)
@@ -107,24 +127,46 @@ def values_column(text):
 
 def test_replace_hint_rows_follow_their_value_column():
     # seed 1: sequential halving ranks a survivor (+0.595, 118 deals) above a move dropped early (+0.620, 38)
-    out = run(["hint", "--phase", "replace", "--board", "cat=2 covered=3", "--hand", "1 3 4 4 8 10 11 12 12",
-               "--cap", "2", "--seen", "5 9", "--seed", "1"]).stdout
+    out = run(
+        [
+            "hint",
+            "--phase",
+            "replace",
+            "--board",
+            "cat=2 covered=3",
+            "--hand",
+            "1 3 4 4 8 10 11 12 12",
+            "--cap",
+            "2",
+            "--seen",
+            "5 9",
+            "--seed",
+            "1",
+        ]
+    ).stdout
     values = values_column(out)
     assert len(values) > 10 and values == sorted(values, reverse=True), values
 
 
 def test_ties_put_more_deals_first_and_best_says_why_it_is_not_row_one():
-    result = {"method": "pimc", "decision": "replace", "best": {"kind": "replace", "cards": [4]}, "moves": [
-        {"kind": "replace", "cards": [4], "value": 0.5, "visits": 400, "win": 0.7, "draw": 0.1, "loss": 0.2},
-        {"kind": "replace", "cards": [3], "value": 0.6, "visits": 40, "win": 0.8, "draw": 0.0, "loss": 0.2},
-        {"kind": "replace", "cards": [2], "value": 0.5, "visits": 90, "win": 0.7, "draw": 0.1, "loss": 0.2},
-        {"kind": "replace", "cards": [], "value": 0.5, "visits": 400, "win": 0.7, "draw": 0.1, "loss": 0.2},
-    ]}
+    result = {
+        "method": "pimc",
+        "decision": "replace",
+        "best": {"kind": "replace", "cards": [4]},
+        "moves": [
+            {"kind": "replace", "cards": [4], "value": 0.5, "visits": 400, "win": 0.7, "draw": 0.1, "loss": 0.2},
+            {"kind": "replace", "cards": [3], "value": 0.6, "visits": 40, "win": 0.8, "draw": 0.0, "loss": 0.2},
+            {"kind": "replace", "cards": [2], "value": 0.5, "visits": 90, "win": 0.7, "draw": 0.1, "loss": 0.2},
+            {"kind": "replace", "cards": [], "value": 0.5, "visits": 400, "win": 0.7, "draw": 0.1, "loss": 0.2},
+        ],
+    }
     lines = format_hint(result).splitlines()
     rows = [line.split()[2] if line.split()[1] == "replace" else None for line in lines if re.match(r"\s+\d+\s", line)]
     assert rows == ["3", "4", "none", "2"]  # value, then more deals, then the engine's order
-    assert lines[-1] == "best: replace 4 (the engine's pick: it kept this move to the last stage, 400 deals; " \
-                        "replace 3 values higher on only 40)"
+    assert (
+        lines[-1] == "best: replace 4 (the engine's pick: it kept this move to the last stage, 400 deals; "
+        "replace 3 values higher on only 40)"
+    )
 
 
 # ------------------------------------------------- play: every count is a count
@@ -138,16 +180,26 @@ def test_play_counts_read_as_counts():
     assert not re.search(r"draws? \d+(?! cards?)\b", out), re.findall(r".*draws? \d+(?! cards?)\b.*", out)
     assert not re.search(r"(holds|draw pile) \d+(?! cards?)\b", out)
     score = re.findall(r"^score: .*$", out, re.M)
-    assert score and all(re.fullmatch(r"score: you \d+ rounds? won, the engine \d+ rounds? won(, \d+ rounds? drawn)?"
-                                      r"(; (you|the engine) needs? \d+ more rounds?){2}", s) for s in score), score
+    assert score and all(
+        re.fullmatch(
+            r"score: you \d+ rounds? won, the engine \d+ rounds? won(, \d+ rounds? drawn)?"
+            r"(; (you|the engine) needs? \d+ more rounds?){2}",
+            s,
+        )
+        for s in score
+    ), score
 
 
 # ------------------------------------------------- solve --equilibrium
 def test_equilibrium_shows_progress_on_stderr_only():
     result = run(["solve", "--equilibrium", "--hand", "2 9 10", "--seen", EQ_SEEN])
     assert result.exit_code == 0, result.output
-    assert re.search(r"^tree built: [\d,]+ public nodes, [\d,]+ sequences, [\d.]+ MB in [\d.]+ s; CFR to "
-                     r"exploitability 0.001", result.stderr, re.M), result.stderr
+    assert re.search(
+        r"^tree built: [\d,]+ public nodes, [\d,]+ sequences, [\d.]+ MB in [\d.]+ s; CFR to "
+        r"exploitability 0.001",
+        result.stderr,
+        re.M,
+    ), result.stderr
     assert "tree built" not in result.stdout and "exploitability" in result.stdout
 
 
@@ -179,8 +231,12 @@ def test_solve_help_has_an_equilibrium_example():
 
 
 def test_a_refused_equilibrium_says_what_works_instead():
-    line = one_line_error(run(["solve", "--equilibrium", "--hand", "1 2 3 4 5 6 7"]),
-                          "at most 6 cards", "drop --equilibrium")
+    line = one_line_error(
+        run(["solve", "--equilibrium", "--hand", "1 2 3 4 5 6 7"]), "at most 6 cards", "drop --equilibrium"
+    )
     assert "R2" not in line  # a limit of the solver, not a rule
-    one_line_error(run(["solve", "--equilibrium", "--hand", "1 2 3 4 5 6", "--attacker", "0"]),
-                   "drop --equilibrium for the exact double-dummy endgame", "fewer cards")
+    one_line_error(
+        run(["solve", "--equilibrium", "--hand", "1 2 3 4 5 6", "--attacker", "0"]),
+        "drop --equilibrium for the exact double-dummy endgame",
+        "fewer cards",
+    )

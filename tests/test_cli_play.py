@@ -5,9 +5,9 @@ import json
 import subprocess
 
 import pytest
-
 from helpers import PLAY_SCRIPT as SCRIPT
 from helpers import one_line_error, run_cli, tacocat_argv
+
 from tacocat.rules.game import GameRecord
 
 
@@ -30,7 +30,7 @@ def test_scripted_game_finishes_and_saves_a_replayable_record(tmp_path):
     assert "not legal (R9): duel 12: player 0 does not hold these cards" in out
     assert "legal: duel 1; duel 5; duel 8; duel 10; duel 11" in out
     # each refusal names its rule once and lists the legal moves once
-    refusal = out[out.index("not legal (R9): duel 12"):].splitlines()[:3]
+    refusal = out[out.index("not legal (R9): duel 12") :].splitlines()[:3]
     assert refusal[0].count("R9") == 1 and "legal:" not in refusal[0]
     assert refusal[1].startswith("legal: ") and refusal[2] == "duel> 11"
     data = json.loads(path.read_text())
@@ -118,23 +118,37 @@ def test_bad_options_are_one_line_errors(tmp_path):
     assert line.startswith("error: game record")
     other = tmp_path / "other.json"
     other.write_text('{"format": "something-else"}')
-    one_line_error(run(["play", "--resume", str(other)]),
-                   'error: not a game record: expected a JSON object with "format": "tacocat-record"')
+    one_line_error(
+        run(["play", "--resume", str(other)]),
+        'error: not a game record: expected a JSON object with "format": "tacocat-record"',
+    )
     one_line_error(run(["play", "--opponent", "nobody"]), "'nobody' is not one of", "see tacocat play --help")
     one_line_error(run(["play", "--seat", "3"]), "'--seat'", "see tacocat play --help")
     # an unwritable --save fails before the game starts
     one_line_error(run(["play", "--save", str(tmp_path / "no-such-dir" / "g.json")], "none\n"), "cannot write")
 
 
-@pytest.mark.parametrize("budget, fragment", [
-    ({"iterations": "x"}, "'iterations' must be a positive integer, got 'x'"),
-    ({"time_ms": 0}, "'time_ms' must be a positive integer, got 0"),
-    ([5], "'bot_budget' must be an object"),
-])
+@pytest.mark.parametrize(
+    "budget, fragment",
+    [
+        ({"iterations": "x"}, "'iterations' must be a positive integer, got 'x'"),
+        ({"time_ms": 0}, "'time_ms' must be a positive integer, got 0"),
+        ([5], "'bot_budget' must be an object"),
+    ],
+)
 def test_a_hand_edited_bot_budget_is_refused_before_the_game(tmp_path, budget, fragment):
     path = tmp_path / "g.json"
-    path.write_text(json.dumps({"format": "tacocat-record", "seed": 1, "actions": [],
-                                "players": {"0": "human", "1": "pimc"}, "bot_budget": budget}))
+    path.write_text(
+        json.dumps(
+            {
+                "format": "tacocat-record",
+                "seed": 1,
+                "actions": [],
+                "players": {"0": "human", "1": "pimc"},
+                "bot_budget": budget,
+            }
+        )
+    )
     one_line_error(run(["play", "--resume", str(path)], "none\n"), fragment)
 
 
@@ -143,7 +157,11 @@ def test_play_through_the_installed_entry_point(tmp_path):
     path = tmp_path / "game.json"
     proc = subprocess.run(
         tacocat_argv() + ["play", "--opponent", "heuristic", "--seed", "11", "--save", str(path)],
-        input=SCRIPT, capture_output=True, text=True, timeout=60, cwd=tmp_path,
+        input=SCRIPT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=tmp_path,
     )
     assert proc.returncode == 0, proc.stderr
     assert "game over: " in proc.stdout

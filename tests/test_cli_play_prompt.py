@@ -6,8 +6,8 @@ import builtins
 import json
 
 import pytest
-
 from helpers import PLAY_SCRIPT, run_cli
+
 from tacocat.cli.play_cmd import Session, parse_hint_args, rounds_needed
 from tacocat.errors import IllegalMoveError, NotationError
 from tacocat.players.bots import make_bot
@@ -20,7 +20,12 @@ def position(phase, hands, table=(), attacker=None, replace_cap=None, first_repl
     """A game state at a chosen decision (cards need not add up to the deck:
     only the legality of the next move is looked at)."""
     state = GameState.new(seed=1)
-    state.phase, state.hands, state.table, state.attacker = phase, [tuple(hands[0]), tuple(hands[1])], tuple(table), attacker
+    state.phase, state.hands, state.table, state.attacker = (
+        phase,
+        [tuple(hands[0]), tuple(hands[1])],
+        tuple(table),
+        attacker,
+    )
     if first_replacer is not None:
         state.first_replacer = first_replacer
         state.replaced = [first_replacer == "p0", first_replacer == "p1"]
@@ -45,36 +50,97 @@ def prompt(state, lines, monkeypatch, capsys, seat=0):
 
 # (state, move typed, rule, reason): every refusal reason the issue lists, and the others
 REFUSALS = [
-    pytest.param(lambda: position(PLAY, [(2, 8, 9), (3, 5)], (12,), 1), "answer 2 8", "R12",
-                 "answer 2 8 is 2 cards, but the attack 12 is a single card: each attack card takes exactly one answer card",
-                 id="answer-count-against-a-single"),
-    pytest.param(lambda: position(PLAY, [(2, 8, 9, 10), (3, 5)], (8, 8), 1), "answer 9", "R12",
-                 "answer 9 is 1 card, but the attack 8 8 is 2 cards", id="answer-count-against-a-set"),
-    pytest.param(lambda: position(PLAY, [(2, 5, 10, 12), (3, 4, 6)], (9,), 1), "answer 5", "R12",
-                 "answer 5 does not beat 9, so it would be a sacrifice, and a sacrifice must be your lowest card (2)",
-                 id="not-the-lowest"),
-    pytest.param(lambda: position(PLAY, [(3, 4, 11, 12), (1, 6)], (8, 8), 1), "answer 4 11", "R12",
-                 "a sacrifice must be your lowest card (3), which this answer keeps", id="lowest-kept-multi"),
-    pytest.param(lambda: position(PLAY, [(2, 5, 10, 12), (3, 4, 6)], (9,), 1), "answer 2 beat", "R13",
-                 "answer 2 cannot beat every card of 9 in any order", id="beat-impossible"),
-    pytest.param(lambda: position(PLAY, [(10, 12), (3,)], (9,), 1), "answer 10 sacrifice", "R12",
-                 "answer 10 beats every card of 9 whatever the order: a sacrifice must be a card that does not beat",
-                 id="sacrifice-impossible"),
-    pytest.param(lambda: position(PLAY, [(4, 5, 6), (1, 2, 3)], (), 0), "attack 4 5 6", "R11",
-                 "attack 4 5 6 uses 3 of your 3 cards: an attack keeps one card back, so at most 2", id="last-card"),
-    pytest.param(lambda: position(PLAY, [(4, 5, 9, 11), (1, 2, 3, 7)], (), 0), "4 5", "R10",
-                 "two cards of different ranks are neither a set (one rank) nor a sequence", id="two-ranks"),
-    pytest.param(lambda: position(PLAY, [(4, 4, 5, 6, 9), (1, 2, 3, 7, 8)], (), 0), "4 4 5 6", "R10",
-                 "attack 4 4 5 6 is neither a single, a set (cards of one rank) nor a sequence", id="not-a-shape"),
-    pytest.param(lambda: position(REPLACE, [(1, 2, 3, 4), (5, 6, 7, 8)], replace_cap=1, first_replacer="p1"),
-                 "replace 1 2", "R7", "the first replacer discarded 1, so you may discard at most 1, not 2",
-                 id="replace-cap"),
-    pytest.param(lambda: position(DUEL, [(3, 9, 11), (4, 5, 6)]), "duel 3 9", "R9",
-                 "a duel is exactly one card, not 2", id="duel-two-cards"),
-    pytest.param(lambda: position(DUEL, [(3, 9, 11), (4, 5, 6)]), "12", "R9",
-                 "duel 12: player 0 does not hold these cards", id="not-held"),
-    pytest.param(lambda: position(DUEL, [(3, 9, 11), (4, 5, 6)]), "attack 9", "R9",
-                 "player 0 must duel now, not attack", id="wrong-kind"),
+    pytest.param(
+        lambda: position(PLAY, [(2, 8, 9), (3, 5)], (12,), 1),
+        "answer 2 8",
+        "R12",
+        "answer 2 8 is 2 cards, but the attack 12 is a single card: each attack card takes exactly one answer card",
+        id="answer-count-against-a-single",
+    ),
+    pytest.param(
+        lambda: position(PLAY, [(2, 8, 9, 10), (3, 5)], (8, 8), 1),
+        "answer 9",
+        "R12",
+        "answer 9 is 1 card, but the attack 8 8 is 2 cards",
+        id="answer-count-against-a-set",
+    ),
+    pytest.param(
+        lambda: position(PLAY, [(2, 5, 10, 12), (3, 4, 6)], (9,), 1),
+        "answer 5",
+        "R12",
+        "answer 5 does not beat 9, so it would be a sacrifice, and a sacrifice must be your lowest card (2)",
+        id="not-the-lowest",
+    ),
+    pytest.param(
+        lambda: position(PLAY, [(3, 4, 11, 12), (1, 6)], (8, 8), 1),
+        "answer 4 11",
+        "R12",
+        "a sacrifice must be your lowest card (3), which this answer keeps",
+        id="lowest-kept-multi",
+    ),
+    pytest.param(
+        lambda: position(PLAY, [(2, 5, 10, 12), (3, 4, 6)], (9,), 1),
+        "answer 2 beat",
+        "R13",
+        "answer 2 cannot beat every card of 9 in any order",
+        id="beat-impossible",
+    ),
+    pytest.param(
+        lambda: position(PLAY, [(10, 12), (3,)], (9,), 1),
+        "answer 10 sacrifice",
+        "R12",
+        "answer 10 beats every card of 9 whatever the order: a sacrifice must be a card that does not beat",
+        id="sacrifice-impossible",
+    ),
+    pytest.param(
+        lambda: position(PLAY, [(4, 5, 6), (1, 2, 3)], (), 0),
+        "attack 4 5 6",
+        "R11",
+        "attack 4 5 6 uses 3 of your 3 cards: an attack keeps one card back, so at most 2",
+        id="last-card",
+    ),
+    pytest.param(
+        lambda: position(PLAY, [(4, 5, 9, 11), (1, 2, 3, 7)], (), 0),
+        "4 5",
+        "R10",
+        "two cards of different ranks are neither a set (one rank) nor a sequence",
+        id="two-ranks",
+    ),
+    pytest.param(
+        lambda: position(PLAY, [(4, 4, 5, 6, 9), (1, 2, 3, 7, 8)], (), 0),
+        "4 4 5 6",
+        "R10",
+        "attack 4 4 5 6 is neither a single, a set (cards of one rank) nor a sequence",
+        id="not-a-shape",
+    ),
+    pytest.param(
+        lambda: position(REPLACE, [(1, 2, 3, 4), (5, 6, 7, 8)], replace_cap=1, first_replacer="p1"),
+        "replace 1 2",
+        "R7",
+        "the first replacer discarded 1, so you may discard at most 1, not 2",
+        id="replace-cap",
+    ),
+    pytest.param(
+        lambda: position(DUEL, [(3, 9, 11), (4, 5, 6)]),
+        "duel 3 9",
+        "R9",
+        "a duel is exactly one card, not 2",
+        id="duel-two-cards",
+    ),
+    pytest.param(
+        lambda: position(DUEL, [(3, 9, 11), (4, 5, 6)]),
+        "12",
+        "R9",
+        "duel 12: player 0 does not hold these cards",
+        id="not-held",
+    ),
+    pytest.param(
+        lambda: position(DUEL, [(3, 9, 11), (4, 5, 6)]),
+        "attack 9",
+        "R9",
+        "player 0 must duel now, not attack",
+        id="wrong-kind",
+    ),
 ]
 
 
@@ -110,20 +176,26 @@ def test_a_word_that_is_not_a_command_is_named(monkeypatch, capsys):
 def test_history_score_rules_moves_at_the_prompt():
     script = "score\nrules R12\nrules\nrules R99\nnone\nhistory\nmoves\nquit\n"
     out = run_cli(["play", "--opponent", "heuristic", "--seed", "1"], script).stdout
-    assert "score: you 0 rounds won, the engine 0 rounds won; you need 4 more rounds; the engine needs 4 more rounds" in out
+    assert (
+        "score: you 0 rounds won, the engine 0 rounds won; you need 4 more rounds; the engine needs 4 more rounds"
+        in out
+    )
     assert "R12 Answer\nThe defender answers each attack card with exactly one card" in out
     assert "  R20  Consistent worlds" in out  # the list of rules
     assert "not understood: there is no rule R99; the rules are R1 to R20" in out
-    assert "round 1:\n  round dealt: the cat on space 3, 7 cards each\n  you keep the whole hand\n" \
-           "  the engine keeps the whole hand" in out
+    assert (
+        "round 1:\n  round dealt: the cat on space 3, 7 cards each\n  you keep the whole hand\n"
+        "  the engine keeps the whole hand" in out
+    )
     assert "legal: duel " in out
     assert "is not a rank" not in out
 
 
 def test_hint_with_top_and_time_at_the_prompt():
-    out = run_cli(["play", "--opponent", "heuristic", "--seed", "1"],
-                  "hint --top 3 --time 300\nhint --top x\nquit\n").stdout
-    table = out[out.index("  #  move"):].splitlines()
+    out = run_cli(
+        ["play", "--opponent", "heuristic", "--seed", "1"], "hint --top 3 --time 300\nhint --top x\nquit\n"
+    ).stdout
+    table = out[out.index("  #  move") :].splitlines()
     assert [ln[:5] for ln in table[1:4]] == ["  1  ", "  2  ", "  3  "] and table[4].startswith("  ... ")
     assert "more (--top)" in table[4] and "best: " in out
     assert "not understood: hint: '--top x' not understood; expected hint [--top N] [--time MS]" in out
@@ -135,14 +207,22 @@ def test_hint_with_top_and_time_at_the_prompt():
 def test_undo_goes_back_to_your_previous_decision_and_is_recorded(tmp_path):
     path = tmp_path / "g.json"
     # seed 1: keep the hand, duel 11, then take the duel back and duel 9 instead
-    out = run_cli(["play", "--opponent", "heuristic", "--seed", "1", "--save", str(path)],
-                  "undo\nnone\n11\nundo\n9\nquit\n").stdout
+    out = run_cli(
+        ["play", "--opponent", "heuristic", "--seed", "1", "--save", str(path)], "undo\nnone\n11\nundo\n9\nquit\n"
+    ).stdout
     assert "nothing to undo: you have not moved yet this game" in out
     assert "undone: your duel 11 and the engine's 2 moves after it; back to round 1, your duel" in out
     data = json.loads(path.read_text())
-    assert data["undos"] == [{"at": 2, "taken_back": [{"player": 0, "kind": "duel", "cards": [11]},
-                                                     {"player": 1, "kind": "duel", "cards": [12]},
-                                                     {"player": 1, "kind": "attack", "cards": [9]}]}]
+    assert data["undos"] == [
+        {
+            "at": 2,
+            "taken_back": [
+                {"player": 0, "kind": "duel", "cards": [11]},
+                {"player": 1, "kind": "duel", "cards": [12]},
+                {"player": 1, "kind": "attack", "cards": [9]},
+            ],
+        }
+    ]
     assert data["actions"][2] == {"player": 0, "kind": "duel", "cards": [9]}
     state = GameRecord.from_dict(data).replay()  # the record replays as it stands
     assert state.actions == data["actions"]
@@ -154,7 +234,9 @@ def test_undo_goes_back_to_your_previous_decision_and_is_recorded(tmp_path):
 
 
 def test_history_names_the_cards_you_drew():
-    out = run_cli(["play", "--opponent", "pimc", "--strength", "5", "--seed", "1"], "replace 2 4\nhistory\nquit\n").stdout
+    out = run_cli(
+        ["play", "--opponent", "pimc", "--strength", "5", "--seed", "1"], "replace 2 4\nhistory\nquit\n"
+    ).stdout
     assert out.count("you discard 2 4 and draw 8 9") == 2  # as it happened, and in the history
 
 
@@ -178,7 +260,7 @@ def test_a_fresh_seed_by_default_printed_for_replay():
     assert f"(play these deals again with --seed {seeds[0]})" in first
     assert seeds[0] != seeds[1]  # a one-in-a-million clash would fail here
     again = run_cli(["play", "--opponent", "heuristic", "--seed", str(seeds[0])], "quit\n").stdout
-    hand = lambda o: o[o.index("your hand: "):].splitlines()[0]  # noqa: E731
+    hand = lambda o: o[o.index("your hand: ") :].splitlines()[0]  # noqa: E731
     assert hand(again) == hand(first)
 
 

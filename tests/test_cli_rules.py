@@ -5,9 +5,9 @@ import re
 from pathlib import Path
 
 import pytest
+from helpers import one_line_error, run_cli
 
 import tacocat
-from helpers import one_line_error, run_cli
 from tacocat.rules.rulebook import parse_citation, rule, rule_numbers, rules_text
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -25,8 +25,9 @@ def test_the_page_has_every_rule_r1_to_r20_and_marks_rulings():
 def test_the_page_is_package_data_and_docs_is_the_same_text():
     shipped = Path(tacocat.__file__).parent / "data" / "rules.md"
     assert shipped.read_text(encoding="utf-8") == rules_text()
-    assert (ROOT / "docs" / "rules.md").read_text(encoding="utf-8") == rules_text(), \
+    assert (ROOT / "docs" / "rules.md").read_text(encoding="utf-8") == rules_text(), (
         "docs/rules.md must be a copy of solver/data/rules.md (the shipped page): cp solver/data/rules.md docs/rules.md"
+    )
     assert "data/*.md" in (ROOT / "pyproject.toml").read_text()
 
 
@@ -56,12 +57,15 @@ def test_rules_command_prints_one_rule_a_range_or_the_page():
     assert len(listing) == 20 and listing[11].startswith("R12") and "Answer" in listing[11]
 
 
-@pytest.mark.parametrize("arg, fragment", [
-    ("R21", "there is no rule R21; the rules are R1 to R20"),
-    ("R0", "there is no rule R0"),
-    ("answer", "rule 'answer' not understood; expected a rule number like R12"),
-    ("R11-R10", "runs backwards"),
-])
+@pytest.mark.parametrize(
+    "arg, fragment",
+    [
+        ("R21", "there is no rule R21; the rules are R1 to R20"),
+        ("R0", "there is no rule R0"),
+        ("answer", "rule 'answer' not understood; expected a rule number like R12"),
+        ("R11-R10", "runs backwards"),
+    ],
+)
 def test_unknown_rule_is_one_line_error(arg, fragment):
     one_line_error(run_cli(["rules", arg]), fragment)
 

@@ -20,7 +20,10 @@ def test_selfplay_counts_results():
     text = tacocat("selfplay", "--games", "5", "--seed", "7")
     assert "p0 wins" in text.stdout and "5 games from seed 7" in text.stdout
     # Reproducible from the seed.
-    assert tacocat("selfplay", "--games", "30", "--seed", "7", "--json").stdout.split('"seconds"')[0] == r.stdout.split('"seconds"')[0]
+    assert (
+        tacocat("selfplay", "--games", "30", "--seed", "7", "--json").stdout.split('"seconds"')[0]
+        == r.stdout.split('"seconds"')[0]
+    )
 
 
 def test_unplayable_ruleset_is_one_line(tmp_path):
@@ -32,4 +35,6 @@ def test_unplayable_ruleset_is_one_line(tmp_path):
     bad.write_text("{")
     one_line_error(tacocat("selfplay", "--games", "1", "--rules", str(bad)), "not valid")
     one_line_error(tacocat("selfplay", "--p0", "deep-blue"), "unknown bot")
-    one_line_error(tacocat("selfplay", "--games", "0"), "'--games': 0 is not in the range", "see tacocat selfplay --help")
+    one_line_error(
+        tacocat("selfplay", "--games", "0"), "'--games': 0 is not in the range", "see tacocat selfplay --help"
+    )

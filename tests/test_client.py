@@ -9,15 +9,21 @@ import threading
 import time
 
 import pytest
-
 from helpers import tacocat_argv
+from test_http import running_server
+
 from tacocat.protocol.client import Engine, EngineError, Game, Hint, Info, Moved
 from tacocat.rules.actions import Action
 from tacocat.rules.game import GameRecord, View
-from test_http import running_server
 
-PLAY_VIEW = {"player": 1, "hand": [2, 4, 6, 9, 11, 12], "seen": [1, 3], "opponent_hand_size": 5, "attacker": 0,
-             "table": [8]}
+PLAY_VIEW = {
+    "player": 1,
+    "hand": [2, 4, 6, 9, 11, 12],
+    "seen": [1, 3],
+    "opponent_hand_size": 5,
+    "attacker": 0,
+    "table": [8],
+}
 
 
 @pytest.fixture(scope="module")
@@ -27,8 +33,10 @@ def http_url():
 
 
 def engines(http_url: str):
-    return {"jsonlines": lambda: Engine.popen(command=[*tacocat_argv(), "engine"]),
-            "http": lambda: Engine.connect(http_url)}
+    return {
+        "jsonlines": lambda: Engine.popen(command=[*tacocat_argv(), "engine"]),
+        "http": lambda: Engine.connect(http_url),
+    }
 
 
 @pytest.fixture(params=["jsonlines", "http"])

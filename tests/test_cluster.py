@@ -22,9 +22,9 @@ import time
 from pathlib import Path
 
 import pytest
-
 from helpers import one_line_error, tacocat_argv
 from helpers import run_cli as run
+
 from tacocat.errors import TacocatError
 from tacocat.players import stats
 from tacocat.players.cluster import Cluster, RunStats, ordered, run_tasks
@@ -36,6 +36,7 @@ FAST_PIMC = "pimc@samples=8"
 
 
 # ------------------------------------------------------------ statistics
+
 
 def test_pentanomial_numbers_agree_with_fastchess():
     # fastchess printed, for Ptnml(0-2) [0, 0, 2, 0, 37] and SPRT [0, 20]:
@@ -78,12 +79,15 @@ def test_game_mode_is_a_trinomial_over_pairs_until_a_game_is_drawn():
     assert stats.model_cells([1, 0, 2, 0, 2], "play") == (stats.PAIR_VALUES["play"], [1, 0, 2, 0, 2])
 
 
-@pytest.mark.parametrize("text, fragment", [
-    ("elo0=10,elo1=5", "elo1 must be above elo0"),
-    ("elo1=ten", "elo1 must be a number"),
-    ("alpha=0.7", "alpha must lie strictly between 0 and 0.5"),
-    ("gamma=1", "expected key=value with keys elo0, elo1, alpha, beta"),
-])
+@pytest.mark.parametrize(
+    "text, fragment",
+    [
+        ("elo0=10,elo1=5", "elo1 must be above elo0"),
+        ("elo1=ten", "elo1 must be a number"),
+        ("alpha=0.7", "alpha must lie strictly between 0 and 0.5"),
+        ("gamma=1", "expected key=value with keys elo0, elo1, alpha, beta"),
+    ],
+)
 def test_bad_sprt_specs(text, fragment):
     with pytest.raises(TacocatError, match=fragment):
         SPRT.parse(text)
@@ -130,6 +134,7 @@ def test_identical_deterministic_bots_leave_the_normalized_sprt_undecided():
 
 # ------------------------------------------------------------ local backend
 
+
 def _square(x):
     return x * x
 
@@ -153,8 +158,9 @@ def test_killed_worker_mid_match_still_gives_every_deal_once():
             os.kill(victim.pid, signal.SIGKILL)
         seen.append(d)
 
-    r = run_match(FAST_PIMC, "random", deals=24, seed=3, mode="play", cluster=Cluster("local", 2, batch=3),
-                  on_deal=on_deal)
+    r = run_match(
+        FAST_PIMC, "random", deals=24, seed=3, mode="play", cluster=Cluster("local", 2, batch=3), on_deal=on_deal
+    )
     assert r.retried >= 1
     assert sorted(seen) == list(range(24))  # exactly once each
     assert r.deal_scores == expected.deal_scores and r.to_dict()["score"] == expected.score
@@ -164,37 +170,57 @@ def test_a_resumed_match_plays_only_the_missing_deals():
     full = run_match("heuristic", "random", deals=20, seed=7, mode="play")
     known = {d: full.outcomes[d] for d in range(0, 20, 2)}
     played: list[int] = []
-    again = run_match("heuristic", "random", deals=20, seed=7, mode="play", known=known,
-                      on_deal=lambda d, x, y: played.append(d))
+    again = run_match(
+        "heuristic", "random", deals=20, seed=7, mode="play", known=known, on_deal=lambda d, x, y: played.append(d)
+    )
     assert sorted(played) == list(range(1, 20, 2))
     assert again.deal_scores == full.deal_scores and again.elo == full.elo
 
 
 def test_cluster_option_errors():
     one_line_error(run(["arena", "heuristic", "random", "--cluster", "two words"]), "--cluster: expected ray, local")
-    one_line_error(run(["solve", "--hands", "2 9", "3 8", "--workers", "2"]), "give them with --hands positions as JSON Lines")
+    one_line_error(
+        run(["solve", "--hands", "2 9", "3 8", "--workers", "2"]), "give them with --hands positions as JSON Lines"
+    )
 
 
 def test_out_file_resumes_and_refuses_another_run(tmp_path):
     out = tmp_path / "run.json"
-    first = run(["arena", "heuristic", "random", "--mode", "play", "--deals", "6", "--seed", "2", "--json",
-                 "--out", str(out)])
+    first = run(
+        ["arena", "heuristic", "random", "--mode", "play", "--deals", "6", "--seed", "2", "--json", "--out", str(out)]
+    )
     assert first.exit_code == 0, first.output
     saved = json.loads(out.read_text())
     assert sorted(d for d, _, _ in saved["outcomes"]["heuristic vs random"]) == list(range(6))
-    more = run(["arena", "heuristic", "random", "--mode", "play", "--deals", "10", "--seed", "2", "--json",
-                "--out", str(out)])
+    more = run(
+        ["arena", "heuristic", "random", "--mode", "play", "--deals", "10", "--seed", "2", "--json", "--out", str(out)]
+    )
     assert "resuming from" in more.stderr and "6 deals already played" in more.stderr
     fresh = run(["arena", "heuristic", "random", "--mode", "play", "--deals", "10", "--seed", "2", "--json"])
     strip = lambda text: [{k: v for k, v in r.items() if k != "seconds"} for r in json.loads(text)]  # noqa: E731
     assert strip(more.stdout) == strip(fresh.stdout)
-    one_line_error(run(["arena", "heuristic", "random", "--mode", "play", "--deals", "6", "--seed", "3",
-                        "--out", str(out)]), "holds a run with seed 2, not 3")
+    one_line_error(
+        run(["arena", "heuristic", "random", "--mode", "play", "--deals", "6", "--seed", "3", "--out", str(out)]),
+        "holds a run with seed 2, not 3",
+    )
 
 
 def test_arena_table_shows_elo_and_the_sprt_verdict():
-    result = run(["arena", FAST_PIMC, "random", "--mode", "play", "--deals", "300", "--seed", "1",
-                  "--sprt", "elo0=0,elo1=10,alpha=0.05,beta=0.05"])
+    result = run(
+        [
+            "arena",
+            FAST_PIMC,
+            "random",
+            "--mode",
+            "play",
+            "--deals",
+            "300",
+            "--seed",
+            "1",
+            "--sprt",
+            "elo0=0,elo1=10,alpha=0.05,beta=0.05",
+        ]
+    )
     assert result.exit_code == 0, result.output
     assert "Elo A [95% CI]" in result.stdout
     assert f"{FAST_PIMC} vs random: H1 accepted: A is at least 10 stronger after" in result.stdout
@@ -208,8 +234,25 @@ them between the first saved deals and the signal (120 could)."""
 
 
 def _arena_argv(out: Path, *extra: str) -> list[str]:
-    return tacocat_argv() + ["arena", "heuristic", FAST_PIMC, "--mode", "play", "--deals", str(STOP_DEALS), "--workers", "2",
-                             "--batch", "2", "--seed", "5", "--json", "--out", str(out), *extra]
+    return tacocat_argv() + [
+        "arena",
+        "heuristic",
+        FAST_PIMC,
+        "--mode",
+        "play",
+        "--deals",
+        str(STOP_DEALS),
+        "--workers",
+        "2",
+        "--batch",
+        "2",
+        "--seed",
+        "5",
+        "--json",
+        "--out",
+        str(out),
+        *extra,
+    ]
 
 
 def _as_from_a_terminal() -> None:
@@ -240,8 +283,14 @@ def test_stopping_keeps_the_partial_table_and_a_rerun_completes_it(tmp_path, how
     if extra:
         pytest.importorskip("ray", reason="ray is not installed (pip install 'tacocat[cluster]')")
     out = tmp_path / "run.json"
-    proc = subprocess.Popen(_arena_argv(out, *extra), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            start_new_session=True, preexec_fn=_as_from_a_terminal)
+    proc = subprocess.Popen(
+        _arena_argv(out, *extra),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+        preexec_fn=_as_from_a_terminal,
+    )
     try:
         _wait_for_deals(out, 4, proc)
         if how == "ctrl-c":
@@ -267,6 +316,7 @@ def test_stopping_keeps_the_partial_table_and_a_rerun_completes_it(tmp_path, how
 
 # ------------------------------------------------------------------- Ray
 
+
 def _positions(n: int, seed: int) -> str:
     rng = random.Random(seed)
     lines = []
@@ -274,8 +324,11 @@ def _positions(n: int, seed: int) -> str:
         deck = list(STANDARD.deck_cards())
         rng.shuffle(deck)
         k = rng.randint(2, 6)
-        lines.append(json.dumps({"hands": [sorted(deck[:k]), sorted(deck[k:2 * k])], "attacker": rng.randint(0, 1),
-                                 "table": []}))
+        lines.append(
+            json.dumps(
+                {"hands": [sorted(deck[:k]), sorted(deck[k : 2 * k])], "attacker": rng.randint(0, 1), "table": []}
+            )
+        )
     return "\n".join(lines + ["not json"]) + "\n"
 
 
@@ -301,8 +354,24 @@ def test_ray_arena_gives_exactly_the_local_numbers(ray_cluster):
     assert on_ray.deal_scores == local.deal_scores and on_ray.outcomes == local.outcomes
     strip = lambda r: {k: v for k, v in r.to_dict().items() if k != "seconds"}  # noqa: E731
     assert strip(on_ray) == strip(local)
-    cli = run(["arena", "heuristic", "random", "--mode", "play", "--deals", "12", "--seed", "4", "--json",
-               "--cluster", "ray", "--workers", "2"])
+    cli = run(
+        [
+            "arena",
+            "heuristic",
+            "random",
+            "--mode",
+            "play",
+            "--deals",
+            "12",
+            "--seed",
+            "4",
+            "--json",
+            "--cluster",
+            "ray",
+            "--workers",
+            "2",
+        ]
+    )
     ref = run(["arena", "heuristic", "random", "--mode", "play", "--deals", "12", "--seed", "4", "--json"])
     assert cli.exit_code == 0, cli.output
     assert [r | {"seconds": 0} for r in json.loads(cli.stdout)] == [r | {"seconds": 0} for r in json.loads(ref.stdout)]
@@ -357,10 +426,29 @@ def test_an_existing_cluster_by_address_gives_the_local_numbers(ray_cluster, tmp
     port = _free_port()
     env = dict(os.environ, RAY_AUTH_MODE="disabled", RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER="0")
     temp = tempfile.mkdtemp(prefix="rayh", dir="/tmp")  # short: Ray's socket paths must fit in 107 bytes
-    head = subprocess.Popen([str(ray_exe), "start", "--head", "--block", "--port", str(port), "--node-ip-address",
-                             "127.0.0.1", "--num-cpus", "2", "--include-dashboard", "false", "--disable-usage-stats",
-                             "--temp-dir", temp], env=env, stdout=subprocess.DEVNULL,
-                            stderr=(tmp_path / "head.log").open("w"), start_new_session=True)
+    head = subprocess.Popen(
+        [
+            str(ray_exe),
+            "start",
+            "--head",
+            "--block",
+            "--port",
+            str(port),
+            "--node-ip-address",
+            "127.0.0.1",
+            "--num-cpus",
+            "2",
+            "--include-dashboard",
+            "false",
+            "--disable-usage-stats",
+            "--temp-dir",
+            temp,
+        ],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=(tmp_path / "head.log").open("w"),
+        start_new_session=True,
+    )
     try:
         deadline = time.monotonic() + 60
         import socket
@@ -373,8 +461,13 @@ def test_an_existing_cluster_by_address_gives_the_local_numbers(ray_cluster, tmp
                 assert time.monotonic() < deadline and head.poll() is None, (tmp_path / "head.log").read_text()[-2000:]
                 time.sleep(0.5)
         args = ["arena", "heuristic", "random", "--mode", "play", "--deals", "10", "--seed", "6", "--json"]
-        joined = subprocess.run(tacocat_argv() + args + ["--cluster", f"127.0.0.1:{port}"], env=env,
-                                capture_output=True, text=True, timeout=180)
+        joined = subprocess.run(
+            tacocat_argv() + args + ["--cluster", f"127.0.0.1:{port}"],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=180,
+        )
         assert joined.returncode == 0, joined.stderr[-2000:]
         local = run(args)
         strip = lambda text: [{k: v for k, v in r.items() if k != "seconds"} for r in json.loads(text)]  # noqa: E731
@@ -394,6 +487,8 @@ def test_an_existing_cluster_by_address_gives_the_local_numbers(ray_cluster, tmp
 def test_an_address_where_no_cluster_listens_is_one_line():
     # in a process of its own: a Ray session open here (the module's cluster) would be used instead
     argv = tacocat_argv() + ["arena", "heuristic", "random", "--deals", "2", "--cluster"]
-    for address, fragment in ((f"127.0.0.1:{_free_port()}", "no Ray cluster answers at 127.0.0.1:"),
-                              ("6379", "expected host:port")):
+    for address, fragment in (
+        (f"127.0.0.1:{_free_port()}", "no Ray cluster answers at 127.0.0.1:"),
+        ("6379", "expected host:port"),
+    ):
         one_line_error(subprocess.run(argv + [address], capture_output=True, text=True, timeout=120), fragment)

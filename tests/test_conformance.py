@@ -1,8 +1,8 @@
 """Every vector in ../shared/conformance against the reference engine."""
 
 import pytest
-
 from conftest import load_cases
+
 from tacocat.rules.board import Board
 from tacocat.rules.play import PlayPosition, answers, attacks, move_values, play_value
 from tacocat.rules.ruleset import STANDARD

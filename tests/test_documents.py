@@ -23,15 +23,23 @@ import re
 from typing import Any, Iterator
 
 import pytest
-
 from fuzz_doors import ProtocolDoor
+
 from tacocat.protocol.session import EngineSession
 from tacocat.rules.game import PLAY, GameRecord, GameState, View
 from tacocat.rules.ruleset import STANDARD, Ruleset
 from tacocat.rules.views import view_from_json
 
-SMALL = Ruleset.from_dict({"name": "small", "deck": [1] * 12, "board": [3, 3, 2, 2, 2, 3, 3],
-                           "arrows": ["p1", "p1", "p1", "both", "p0", "p0", "p0"], "tie": "arrow", "max_deals": 12})
+SMALL = Ruleset.from_dict(
+    {
+        "name": "small",
+        "deck": [1] * 12,
+        "board": [3, 3, 2, 2, 2, 3, 3],
+        "arrows": ["p1", "p1", "p1", "both", "p0", "p0", "p0"],
+        "tie": "arrow",
+        "max_deals": 12,
+    }
+)
 """Twelve cards, hands of two or three: whole games are short, play-phase
 views are endgames small enough for an equilibrium solve."""
 
@@ -50,8 +58,16 @@ def _mutations(value: Any, in_dict: bool) -> list[tuple[str, Any]]:
     """(name, replacement) for one node: every node gets the hostile
     types; ints, lists, strings and objects also get their own kinds."""
     out: list[tuple[str, Any]] = [
-        ("null", None), ("bool", True), ("text", "x"), ("huge", 10**400), ("inf", float("inf")),
-        ("list", [value]), ("dict", {"x": value}), ("deep", _deep(value, 40)), ("empty-list", []), ("empty-dict", {}),
+        ("null", None),
+        ("bool", True),
+        ("text", "x"),
+        ("huge", 10**400),
+        ("inf", float("inf")),
+        ("list", [value]),
+        ("dict", {"x": value}),
+        ("deep", _deep(value, 40)),
+        ("empty-list", []),
+        ("empty-dict", {}),
     ]
     out += [(f"int {i}", i) for i in INTS if i != value]
     if in_dict:
@@ -59,20 +75,47 @@ def _mutations(value: Any, in_dict: bool) -> list[tuple[str, Any]]:
     if isinstance(value, bool):
         out += [("bool as int", int(value)), ("not", not value)]
     elif isinstance(value, int):
-        out += [("float", float(value)), ("digits", str(value)), ("negative", -value - 1), ("plus one", value + 1),
-                ("float 1e308", 1e308)]
+        out += [
+            ("float", float(value)),
+            ("digits", str(value)),
+            ("negative", -value - 1),
+            ("plus one", value + 1),
+            ("float 1e308", 1e308),
+        ]
     elif isinstance(value, str):
         out += [(f"word {w}", w) for w in WORDS if w != value]
     elif isinstance(value, list):
-        out += [("tuple-ish", {"0": value}), ("drop last", value[:-1]), ("append", value + [value[-1] if value else 1]),
-                ("reversed", value[::-1]), ("append 0.0", value + [0.0]), ("append null", value + [None])]
+        out += [
+            ("tuple-ish", {"0": value}),
+            ("drop last", value[:-1]),
+            ("append", value + [value[-1] if value else 1]),
+            ("reversed", value[::-1]),
+            ("append 0.0", value + [0.0]),
+            ("append null", value + [None]),
+        ]
     elif isinstance(value, dict):
         out += [("extra key", {**value, "zz": 1}), ("list of it", [value])]
     return out
 
 
-WORDS = ["replace", "duel", "play", "over", "attack", "answer", "deal", "showdown", "both", "p0", "p1",
-         "tacocat-state", "tacocat-record", "standard", "arrow", "redeal"]
+WORDS = [
+    "replace",
+    "duel",
+    "play",
+    "over",
+    "attack",
+    "answer",
+    "deal",
+    "showdown",
+    "both",
+    "p0",
+    "p1",
+    "tacocat-state",
+    "tacocat-record",
+    "standard",
+    "arrow",
+    "redeal",
+]
 
 
 def _deep(leaf: Any, levels: int) -> Any:
@@ -121,6 +164,7 @@ def _mutate(doc: Any, path: tuple, replacement: Any) -> Any:
 
 # ------------------------------------------------------------ the documents
 
+
 def _decisions(rules: Ruleset, seed: int, limit: int) -> Iterator[GameState]:
     """The state at every decision of one seeded game (random legal play)."""
     state = GameState.new(rules, seed)
@@ -137,8 +181,21 @@ def _decisions(rules: Ruleset, seed: int, limit: int) -> Iterator[GameState]:
 def _short_view(view: View) -> dict:
     """The short form `tacocat hint --view` reads."""
     full = view.to_dict()
-    short = {k: full[k] for k in ("player", "hand", "seen", "opponent_hand_size", "attacker", "table", "phase",
-                                  "board", "replace_cap", "rules")}
+    short = {
+        k: full[k]
+        for k in (
+            "player",
+            "hand",
+            "seen",
+            "opponent_hand_size",
+            "attacker",
+            "table",
+            "phase",
+            "board",
+            "replace_cap",
+            "rules",
+        )
+    }
     short["history"] = [dict(e) for e in full["history"] if e["event"] in ("attack", "answer")]
     if view.phase != "replace" or view.first_replacer == "both" or view.replace_cap is None:
         short["replace_cap"] = None
@@ -177,8 +234,9 @@ def requests_for(kind: str, doc: Any) -> list[tuple[str, dict]]:
     return [("equilibrium", {"cmd": "solve", "mode": "equilibrium", "view": doc, "time_ms": 50})]
 
 
-def mutants(docs: dict[str, list[dict]], per_class: int, seed: int = 20,
-            kinds: tuple[str, ...] | None = None) -> Iterator[tuple[str, str, str, Any]]:
+def mutants(
+    docs: dict[str, list[dict]], per_class: int, seed: int = 20, kinds: tuple[str, ...] | None = None
+) -> Iterator[tuple[str, str, str, Any]]:
     """(kind, field pattern, mutation, mutated document): every class
     (kind, pattern, mutation) found in `docs`, each on `per_class` seeded
     instances (different documents and list positions)."""
@@ -247,8 +305,9 @@ class DocumentDoor(ProtocolDoor):
                 self.examples.setdefault(key, response["error"]["message"])
 
 
-def fuzz(per_class: int, kinds: tuple[str, ...] | None = None, seed: int = 20,
-         games: list[tuple[Ruleset, int, int]] = GAMES) -> DocumentDoor:
+def fuzz(
+    per_class: int, kinds: tuple[str, ...] | None = None, seed: int = 20, games: list[tuple[Ruleset, int, int]] = GAMES
+) -> DocumentDoor:
     door = DocumentDoor()
     docs = source_documents(games)
     if games is QUICK_GAMES:  # every third decision: the same fields, a third of the searches
@@ -268,6 +327,7 @@ def _report(door: DocumentDoor) -> str:
 
 
 # ------------------------------------------------------------------ tests
+
 
 @pytest.fixture(scope="module")
 def docs() -> dict[str, list[dict]]:
@@ -318,6 +378,7 @@ def test_every_class_on_every_game(kind, per_class, seed):
 
 
 # ----------------------------------------------- the cases issue 20 names
+
 
 def _play_state(rules: Ruleset = STANDARD, seed: int = 3) -> GameState:
     return next(s for s in _decisions(rules, seed, 200) if s.phase == PLAY)
@@ -412,8 +473,11 @@ def test_full_view_acting_must_follow_from_attacker_and_table():
 def test_replace_view_with_face_up_cards_nobody_discarded():
     # Found by the fuzzer: seen cards in the replace phase before anyone
     # replaced left a draw pile too small for the replacements (R7-R8).
-    state = next(s for s in _decisions(SMALL, 3, 50) if s.phase == "replace" and s.first_replacer != "both"
-                 and s.replace_cap is None)
+    state = next(
+        s
+        for s in _decisions(SMALL, 3, 50)
+        if s.phase == "replace" and s.first_replacer != "both" and s.replace_cap is None
+    )
     view = state.view(state.acting_players()[0])
     doc = _short_view(view)
     doc["seen"] = sorted(view.unseen_pool)[:2]

@@ -15,14 +15,13 @@ import re
 import signal
 import socket
 import subprocess
-import sys
 import threading
 import time
 
 import pytest
-
 from helpers import one_line_error, run_cli, tacocat_argv
 from seats import Seated
+
 from tacocat.errors import RulesetError
 from tacocat.protocol.session import EngineSession, decode_request, encode_response
 from tacocat.protocol.store import GameStore, StoreError
@@ -30,7 +29,6 @@ from tacocat.rules.cards import format_cards
 from tacocat.rules.files import atomic_write_text
 from tacocat.rules.game import GameState, View
 from tacocat.rules.ruleset import Ruleset
-
 
 BIG_RULES = {"deck": [8] * 12, "board": [12] * 7}
 
@@ -73,6 +71,7 @@ def snapshot(session: EngineSession) -> str:
 
 # ------------------------------------------------------- the reproductions
 
+
 def _deep(levels: int) -> list:
     v: list = []
     for _ in range(levels):
@@ -86,8 +85,14 @@ def _view(**changes) -> dict:
 
 def _duel_with_one_card() -> dict:
     v = full_view()
-    return {**v, "phase": "duel", "hand": v["hand"][:1], "opponent_hand_size": 1,
-            "draw_pile_size": 38 - 2, "unseen_pool": []}
+    return {
+        **v,
+        "phase": "duel",
+        "hand": v["hand"][:1],
+        "opponent_hand_size": 1,
+        "draw_pile_size": 38 - 2,
+        "unseen_pool": [],
+    }
 
 
 def _state(**changes) -> dict:
@@ -96,29 +101,54 @@ def _state(**changes) -> dict:
 
 REPRODUCTIONS = [
     ("id 1e400", b'{"id": 1e400, "cmd": "hello"}', "bad_field"),
-    ("utilities of 300 digits", {"cmd": "solve", "position": {"hands": [[2, 5, 9], [3, 8, 11]], "attacker": 0,
-                                                              "utilities": [10**300, 0, -1]}}, "bad_field"),
-    ("time_ms of 300 digits", {"cmd": "hint", "view": {"player": 0, "hand": [2, 5, 9], "opponent_hand_size": 3},
-                               "time_ms": 10**300}, "bad_field"),
-    ("iterations of 300 digits", {"cmd": "hint", "view": {"player": 0, "hand": [2, 5, 9], "opponent_hand_size": 3},
-                                  "iterations": 10**300}, "bad_field"),
+    (
+        "utilities of 300 digits",
+        {"cmd": "solve", "position": {"hands": [[2, 5, 9], [3, 8, 11]], "attacker": 0, "utilities": [10**300, 0, -1]}},
+        "bad_field",
+    ),
+    (
+        "time_ms of 300 digits",
+        {"cmd": "hint", "view": {"player": 0, "hand": [2, 5, 9], "opponent_hand_size": 3}, "time_ms": 10**300},
+        "bad_field",
+    ),
+    (
+        "iterations of 300 digits",
+        {"cmd": "hint", "view": {"player": 0, "hand": [2, 5, 9], "opponent_hand_size": 3}, "iterations": 10**300},
+        "bad_field",
+    ),
     ("seed of 300 digits", {"cmd": "new_game", "seed": 10**300}, "bad_field"),
     ("full view, hand 5", {"cmd": "hint", "view": _view(hand=5)}, "bad_field"),
     ("full view, replace_cap -1", {"cmd": "hint", "view": _view(replace_cap=-1)}, "bad_record"),
-    ("full view, player 1e400", b'{"cmd": "hint", "view": {"player": 1e400, "hand": [2, 5], "opponent_hand_size": 2, '
-                                b'"draw_pile_size": 0, "acting": [0]}}', "bad_record"),
-    ("full view, cat on a goal", {"cmd": "hint", "view": _view(board={"cat": 7, "covered": [3, 4, 5, 6]})},
-     "impossible_position"),
+    (
+        "full view, player 1e400",
+        b'{"cmd": "hint", "view": {"player": 1e400, "hand": [2, 5], "opponent_hand_size": 2, '
+        b'"draw_pile_size": 0, "acting": [0]}}',
+        "bad_record",
+    ),
+    (
+        "full view, cat on a goal",
+        {"cmd": "hint", "view": _view(board={"cat": 7, "covered": [3, 4, 5, 6]})},
+        "impossible_position",
+    ),
     ("full view, a duel with one card each", {"cmd": "hint", "view": _duel_with_one_card()}, "impossible_position"),
     ("full view, deep history", {"cmd": "hint", "view": _view(history=[_deep(20)])}, "bad_record"),
     ("state, hand 5", {"cmd": "new_game", "state": _state(hands=[5, [1]])}, "bad_record"),
     ("state, replace_cap -1", {"cmd": "new_game", "state": _state(replace_cap=-1)}, "bad_record"),
-    ("state, player 1e400 in an action", b'{"cmd": "new_game", "state": {"format": "tacocat-state", '
-                                         b'"actions": [{"player": 1e400}]}}', "bad_record"),
-    ("state, a cat on a goal", {"cmd": "new_game", "state": _state(board={"cat": -1, "covered": [0, 1, 2, 3]})},
-     "impossible_position"),
-    ("state, empty draw pile", {"cmd": "new_game", "state": _state(
-        draw_pile=[], discard=state_doc()["draw_pile"])}, "impossible_position"),
+    (
+        "state, player 1e400 in an action",
+        b'{"cmd": "new_game", "state": {"format": "tacocat-state", "actions": [{"player": 1e400}]}}',
+        "bad_record",
+    ),
+    (
+        "state, a cat on a goal",
+        {"cmd": "new_game", "state": _state(board={"cat": -1, "covered": [0, 1, 2, 3]})},
+        "impossible_position",
+    ),
+    (
+        "state, empty draw pile",
+        {"cmd": "new_game", "state": _state(draw_pile=[], discard=state_doc()["draw_pile"])},
+        "impossible_position",
+    ),
     ("state, deeply nested history", {"cmd": "new_game", "state": _state(history=_deep(25))}, "bad_record"),
     ("request nested 100 deep", {"cmd": "new_game", "state": _deep(100)}, "bad_json"),
     ("deck counts of 10^30", {"cmd": "new_game", "rules": {"deck": [10**30] * 12}}, "bad_ruleset"),
@@ -143,7 +173,9 @@ def test_reproductions_answer_their_documented_error(request_, expected):
     assert code(response) == expected, response
     assert response["id"] is None or isinstance(response["id"], (int, str))
     # Nothing stored, every client still served.
-    assert [g["game"] for g in ok(session.handle({"cmd": "games", "tokens": [before[1]["owner"]]}))["games"]] == [before[0]]
+    assert [g["game"] for g in ok(session.handle({"cmd": "games", "tokens": [before[1]["owner"]]}))["games"]] == [
+        before[0]
+    ]
     assert ok(session.handle({"cmd": "games"}))["open"] == 1
 
 
@@ -151,16 +183,31 @@ def test_a_one_sample_hint_is_strict_json():
     session = EngineSession()
     gid, tokens = new(session, seed=4)
     for method in ("pimc", "auto"):
-        r = strict(session.handle({"cmd": "hint", "game": gid, "player": 0, "token": tokens["seats"][0],
-                                   "iterations": 1, "method": method}))
+        r = strict(
+            session.handle(
+                {
+                    "cmd": "hint",
+                    "game": gid,
+                    "player": 0,
+                    "token": tokens["seats"][0],
+                    "iterations": 1,
+                    "method": method,
+                }
+            )
+        )
         assert ok(r)["moves"]
         assert all(m.get("stderr") is None or m["stderr"] < 10 for m in ok(r)["moves"])
 
 
 def test_ruleset_bounds_name_r1_and_r2():
-    for data, rule in [({"deck": [9] + [2] * 11}, "R1"), ({"deck": [-1] + [4] * 11}, "R1"),
-                       ({"deck": [0] * 11 + [8]}, "R1"), ({"board": [4, 6, 13, 7, 9, 6, 4]}, "R2"),
-                       ({"board": [4, 6, 1, 7, 9, 6, 4]}, "R2"), ({"deck": [10**30] * 12}, "R1")]:
+    for data, rule in [
+        ({"deck": [9] + [2] * 11}, "R1"),
+        ({"deck": [-1] + [4] * 11}, "R1"),
+        ({"deck": [0] * 11 + [8]}, "R1"),
+        ({"board": [4, 6, 13, 7, 9, 6, 4]}, "R2"),
+        ({"board": [4, 6, 1, 7, 9, 6, 4]}, "R2"),
+        ({"deck": [10**30] * 12}, "R1"),
+    ]:
         with pytest.raises(RulesetError) as e:
             Ruleset.from_dict(data)
         assert e.value.rule == rule, (data, e.value)
@@ -201,20 +248,41 @@ def test_max_deals_ends_the_game_drawn():
 
 # ------------------------------------------------- failures change nothing
 
+
 def _failing_requests(gid: str, tokens: dict, state: GameState) -> list[dict]:
     own, other = tokens["seats"]
     return [
-        {"cmd": "apply", "game": gid, "player": 0, "token": own, "action": {"kind": "duel", "cards": [1]}},  # illegal now
-        {"cmd": "apply", "game": gid, "player": 0, "token": own,
-         "action": {"kind": "replace", "cards": [12, 12, 12, 12, 12]}},  # cards not held
+        {
+            "cmd": "apply",
+            "game": gid,
+            "player": 0,
+            "token": own,
+            "action": {"kind": "duel", "cards": [1]},
+        },  # illegal now
+        {
+            "cmd": "apply",
+            "game": gid,
+            "player": 0,
+            "token": own,
+            "action": {"kind": "replace", "cards": [12, 12, 12, 12, 12]},
+        },  # cards not held
         {"cmd": "apply", "game": gid, "player": 0, "token": own, "action": {"kind": "replace", "cards": "x"}},
         {"cmd": "apply", "game": gid, "player": 0, "token": own, "action": {"kind": "replace", "cards": [], "x": 1}},
-        {"cmd": "apply", "game": gid, "player": 0, "token": other, "action": {"kind": "replace", "cards": []}},  # wrong seat
+        {
+            "cmd": "apply",
+            "game": gid,
+            "player": 0,
+            "token": other,
+            "action": {"kind": "replace", "cards": []},
+        },  # wrong seat
         {"cmd": "apply", "game": gid, "player": 0, "token": "guess", "action": {"kind": "replace", "cards": []}},
         {"cmd": "end_game", "game": gid, "token": own},
         {"cmd": "new_game", "state": {**state.to_dict(), "hands": [5, []]}},  # malformed state: never stored
         {"cmd": "new_game", "state": {**state.to_dict(), "draw_pile": []}},  # empty draw pile: refused
-        {"cmd": "new_game", "record": {"format": "tacocat-record", "seed": 1, "actions": [{"player": 0, "kind": "duel", "cards": [3]}]}},
+        {
+            "cmd": "new_game",
+            "record": {"format": "tacocat-record", "seed": 1, "actions": [{"player": 0, "kind": "duel", "cards": [3]}]},
+        },
         {"cmd": "set_rules", "rules": {"board": [100] * 7}},
     ]
 
@@ -246,13 +314,31 @@ def test_an_action_the_store_cannot_keep_is_refused_and_changes_nothing(tmp_path
         raise StoreError("the game store could not be written (disk full); nothing was changed")
 
     monkeypatch.setattr(store, "save", full_disk)
-    r = strict(session.handle({"cmd": "apply", "game": gid, "player": 0, "token": tokens["seats"][0],
-                               "action": {"kind": "replace", "cards": []}}))
+    r = strict(
+        session.handle(
+            {
+                "cmd": "apply",
+                "game": gid,
+                "player": 0,
+                "token": tokens["seats"][0],
+                "action": {"kind": "replace", "cards": []},
+            }
+        )
+    )
     assert code(r) == "busy"
     assert snapshot(session) == before
     monkeypatch.undo()
-    ok(session.handle({"cmd": "apply", "game": gid, "player": 0, "token": tokens["seats"][0],
-                       "action": {"kind": "replace", "cards": []}}))
+    ok(
+        session.handle(
+            {
+                "cmd": "apply",
+                "game": gid,
+                "player": 0,
+                "token": tokens["seats"][0],
+                "action": {"kind": "replace", "cards": []},
+            }
+        )
+    )
 
 
 def test_an_apply_that_fails_half_way_leaves_the_game_whole(monkeypatch):
@@ -260,8 +346,17 @@ def test_an_apply_that_fails_half_way_leaves_the_game_whole(monkeypatch):
     state (here a bug injected in the draw), the game is as before."""
     session = EngineSession()
     gid, tokens = new(session, seed=8)
-    ok(session.handle({"cmd": "apply", "game": gid, "player": 0, "token": tokens["seats"][0],
-                       "action": {"kind": "replace", "cards": []}}))  # R8: kept secret until both are in
+    ok(
+        session.handle(
+            {
+                "cmd": "apply",
+                "game": gid,
+                "player": 0,
+                "token": tokens["seats"][0],
+                "action": {"kind": "replace", "cards": []},
+            }
+        )
+    )  # R8: kept secret until both are in
     before = snapshot(session)
 
     def broken(self, player, cards):
@@ -269,13 +364,21 @@ def test_an_apply_that_fails_half_way_leaves_the_game_whole(monkeypatch):
         raise RuntimeError("injected failure half-way through a replacement")
 
     monkeypatch.setattr(GameState, "_discard_and_draw", broken)
-    r = session.handle({"cmd": "apply", "game": gid, "player": 1, "token": tokens["seats"][1],
-                        "action": {"kind": "replace", "cards": []}})
+    r = session.handle(
+        {
+            "cmd": "apply",
+            "game": gid,
+            "player": 1,
+            "token": tokens["seats"][1],
+            "action": {"kind": "replace", "cards": []},
+        }
+    )
     assert code(r) == "internal"  # an injected bug is reported as one
     assert snapshot(session) == before
 
 
 # --------------------------------------------------------------- the seats
+
 
 def _play_seated_game(seed: int, probe) -> tuple[EngineSession, str, dict]:
     """A whole game through seat tokens only; `probe(session, gid, tokens,
@@ -316,12 +419,27 @@ def test_a_seat_never_reads_the_other_seats_cards():
             session.handle({"cmd": "view", "game": gid, "player": p, "token": seat}),
             session.handle({"cmd": "legal", "game": gid, "player": p, "token": seat}),
             # illegal attempts: errors name the rule, never a hand
-            session.handle({"cmd": "apply", "game": gid, "player": p, "token": seat,
-                            "action": {"kind": "attack", "cards": [12, 12, 12]}}),
-            session.handle({"cmd": "apply", "game": gid, "player": p, "token": seat,
-                            "action": {"kind": state.decision(p) or "duel", "cards": [1, 1]}}),
-            session.handle({"cmd": "apply", "game": gid, "player": 1 - p, "token": seat,
-                            "action": {"kind": "duel", "cards": [5]}}),
+            session.handle(
+                {
+                    "cmd": "apply",
+                    "game": gid,
+                    "player": p,
+                    "token": seat,
+                    "action": {"kind": "attack", "cards": [12, 12, 12]},
+                }
+            ),
+            session.handle(
+                {
+                    "cmd": "apply",
+                    "game": gid,
+                    "player": p,
+                    "token": seat,
+                    "action": {"kind": state.decision(p) or "duel", "cards": [1, 1]},
+                }
+            ),
+            session.handle(
+                {"cmd": "apply", "game": gid, "player": 1 - p, "token": seat, "action": {"kind": "duel", "cards": [5]}}
+            ),
             session.handle({"cmd": "state", "game": gid, "token": seat}),
             session.handle({"cmd": "record", "game": gid, "token": seat}),
         ]
@@ -347,8 +465,15 @@ def test_the_original_leak_message_no_longer_prints_the_hand():
     gid, tokens = new(session, seed=2)
     hand = session._games[gid].hands[1]
     missing = next(r for r in range(1, 13) if r not in hand)
-    r = session.handle({"cmd": "apply", "game": gid, "player": 1, "token": tokens["seats"][1],
-                        "action": {"kind": "replace", "cards": [missing]}})
+    r = session.handle(
+        {
+            "cmd": "apply",
+            "game": gid,
+            "player": 1,
+            "token": tokens["seats"][1],
+            "action": {"kind": "replace", "cards": [missing]},
+        }
+    )
     message = r["error"]["message"]
     assert code(r) == "illegal_action" and "does not hold these cards" in message
     assert format_cards(hand) not in message and "(hand" not in message
@@ -361,9 +486,12 @@ def test_a_seat_token_opens_its_seat_only():
     s0, s1, owner = tokens["seats"][0], tokens["seats"][1], tokens["owner"]
     replace = {"kind": "replace", "cards": []}
     for token in (s0, other_tokens["seats"][1], other_tokens["owner"], "", "x" * 40):
-        for request in ({"cmd": "view", "game": gid, "player": 1}, {"cmd": "legal", "game": gid, "player": 1},
-                        {"cmd": "apply", "game": gid, "player": 1, "action": replace},
-                        {"cmd": "hint", "game": gid, "player": 1, "iterations": 1}):
+        for request in (
+            {"cmd": "view", "game": gid, "player": 1},
+            {"cmd": "legal", "game": gid, "player": 1},
+            {"cmd": "apply", "game": gid, "player": 1, "action": replace},
+            {"cmd": "hint", "game": gid, "player": 1, "iterations": 1},
+        ):
             assert code(session.handle({**request, "token": token})) == "forbidden", (request, token)
     for request in ({"cmd": "state", "game": gid}, {"cmd": "end_game", "game": gid}, {"cmd": "record", "game": gid}):
         for token in (s0, s1):
@@ -389,6 +517,7 @@ def test_game_ids_are_unguessable_and_never_listed():
 
 # ------------------------------------------------------------ nothing lost
 
+
 def test_a_restarted_session_continues_every_game_with_its_tokens(tmp_path):
     path = tmp_path / "games.sqlite3"
     first = EngineSession(store=GameStore(path))
@@ -405,8 +534,17 @@ def test_a_restarted_session_continues_every_game_with_its_tokens(tmp_path):
     assert second._games[client.ids["g1"]].rules.tie == "arrow"
     gid, tokens = client.ids["g1"], client.tokens["g1"]
     assert code(second.handle({"cmd": "view", "game": gid, "player": 1, "token": tokens["seats"][0]})) == "forbidden"
-    ok(second.handle({"cmd": "apply", "game": gid, "player": 1, "token": tokens["seats"][1],
-                      "action": {"kind": "replace", "cards": []}}))
+    ok(
+        second.handle(
+            {
+                "cmd": "apply",
+                "game": gid,
+                "player": 1,
+                "token": tokens["seats"][1],
+                "action": {"kind": "replace", "cards": []},
+            }
+        )
+    )
     ok(second.handle({"cmd": "end_game", "game": gid, "token": tokens["owner"]}))
     second.store.close()
     assert EngineSession(store=GameStore(path))._games == {}
@@ -437,8 +575,11 @@ def _free_port() -> int:
 def _serve(port: int, store) -> subprocess.Popen:
     import httpx
 
-    proc = subprocess.Popen([*tacocat_argv(), "serve", "--port", str(port), "--store", str(store), "--log-level", "error"],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc = subprocess.Popen(
+        [*tacocat_argv(), "serve", "--port", str(port), "--store", str(store), "--log-level", "error"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:
         try:
@@ -490,8 +631,10 @@ def test_sigkill_mid_game_then_restart_continues_the_same_game(tmp_path):
             for p in status["acting"]:
                 seat = tokens["seats"][p]
                 legal = httpx.post(f"{base}/legal", json={"game": gid, "player": p, "token": seat}).json()["result"]
-                r = httpx.post(f"{base}/apply", json={"game": gid, "player": p, "token": seat,
-                                                     "action": _choose(legal["actions"], step)})
+                r = httpx.post(
+                    f"{base}/apply",
+                    json={"game": gid, "player": p, "token": seat, "action": _choose(legal["actions"], step)},
+                )
                 assert r.status_code == 200, r.text
                 step += 1
                 if step == 25 and not crashed:  # answered means committed: kill -9 right after
@@ -499,7 +642,9 @@ def test_sigkill_mid_game_then_restart_continues_the_same_game(tmp_path):
                     proc.wait(10)
                     crashed = True
                     proc = _serve(port, store)
-        record = httpx.post(f"{base}/record", json={"game": gid, "token": tokens["seats"][0]}).json()["result"]["record"]
+        record = httpx.post(f"{base}/record", json={"game": gid, "token": tokens["seats"][0]}).json()["result"][
+            "record"
+        ]
     finally:
         proc.kill()
         proc.wait(10)
@@ -511,8 +656,12 @@ def test_engine_store_survives_sigkill(tmp_path):
     store = tmp_path / "engine.sqlite3"
 
     def engine() -> subprocess.Popen:
-        return subprocess.Popen([*tacocat_argv(), "engine", "--store", str(store)], stdin=subprocess.PIPE,
-                                stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        return subprocess.Popen(
+            [*tacocat_argv(), "engine", "--store", str(store)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
 
     def ask(proc, request) -> dict:
         proc.stdin.write(json.dumps(request).encode() + b"\n")
@@ -523,8 +672,9 @@ def test_engine_store_survives_sigkill(tmp_path):
     try:
         opened = ask(proc, {"cmd": "new_game", "seed": 12})["result"]
         gid, seat0 = opened["game"], opened["tokens"]["seats"][0]
-        assert ask(proc, {"cmd": "apply", "game": gid, "player": 0, "token": seat0,
-                          "action": {"kind": "replace", "cards": []}})["ok"]
+        assert ask(
+            proc, {"cmd": "apply", "game": gid, "player": 0, "token": seat0, "action": {"kind": "replace", "cards": []}}
+        )["ok"]
         proc.send_signal(signal.SIGKILL)
         proc.wait(10)
         proc = engine()
@@ -581,9 +731,21 @@ def test_a_12_card_duel_and_play_hint_answer_at_stop():
     gid, tokens = new(session, seed=1, rules=BIG)
     seats = tokens["seats"]
     for p in (0, 1):
-        ok(session.handle({"cmd": "apply", "game": gid, "player": p, "token": seats[p], "action": {"kind": "replace", "cards": []}}))
+        ok(
+            session.handle(
+                {
+                    "cmd": "apply",
+                    "game": gid,
+                    "player": p,
+                    "token": seats[p],
+                    "action": {"kind": "replace", "cards": []},
+                }
+            )
+        )
     for method in ("exact", "pimc"):
-        job = session.prepare({"id": method, "cmd": "hint", "game": gid, "player": 0, "token": seats[0], "method": method})
+        job = session.prepare(
+            {"id": method, "cmd": "hint", "game": gid, "player": 0, "token": seats[0], "method": method}
+        )
         threading.Timer(0.3, lambda m=method: session.stop_searches(m)).start()
         t0 = time.perf_counter()
         response = strict(job.run())
@@ -594,18 +756,34 @@ def test_a_12_card_duel_and_play_hint_answer_at_stop():
 def test_an_exact_enumeration_honours_time_ms():
     """method exact on an 11-card play view: about 695,000 opponent hands
     would take minutes; with time_ms it answers at its budget, not exact."""
-    view = {"player": 0, "hand": list(range(1, 12)), "opponent_hand_size": 11, "attacker": 0, "table": [],
-            "seen": [1, 1, 1, 2, 2, 2, 3, 3, 3, 4, 4, 4, 5, 5, 5, 6, 6, 6], "rules": {"deck": [4] * 12, "board": [12] * 7}}
+    view = {
+        "player": 0,
+        "hand": list(range(1, 12)),
+        "opponent_hand_size": 11,
+        "attacker": 0,
+        "table": [],
+        "seen": [1, 1, 1, 2, 2, 2, 3, 3, 3, 4, 4, 4, 5, 5, 5, 6, 6, 6],
+        "rules": {"deck": [4] * 12, "board": [12] * 7},
+    }
     session = EngineSession()
     t0 = time.perf_counter()
     r = strict(session.handle({"cmd": "hint", "view": view, "method": "auto", "time_ms": 300}))
     assert time.perf_counter() - t0 < 1.5 and ok(r)["moves"]
-    r = strict(session.handle({"cmd": "hint", "view": {**view, "seen": view["seen"] + [7, 7, 7, 8, 8, 8]},
-                               "method": "exact", "time_ms": 300}))
+    r = strict(
+        session.handle(
+            {
+                "cmd": "hint",
+                "view": {**view, "seen": view["seen"] + [7, 7, 7, 8, 8, 8]},
+                "method": "exact",
+                "time_ms": 300,
+            }
+        )
+    )
     assert time.perf_counter() - t0 < 3.0 and ok(r)["moves"]
 
 
 # ------------------------------------------------------------- CLI doors
+
 
 def test_cli_reproductions(tmp_path):
     deep = tmp_path / "deep.json"
@@ -647,6 +825,9 @@ def test_serve_on_a_busy_port_is_one_line_exit_2(tmp_path):
         busy.bind(("127.0.0.1", 0))
         busy.listen(1)
         port = busy.getsockname()[1]
-        proc = subprocess.run([*tacocat_argv(), "serve", "--port", str(port), "--store", str(tmp_path / "s.sqlite3")],
-                              capture_output=True, timeout=60)
+        proc = subprocess.run(
+            [*tacocat_argv(), "serve", "--port", str(port), "--store", str(tmp_path / "s.sqlite3")],
+            capture_output=True,
+            timeout=60,
+        )
     one_line_error(proc, f"port {port}", "in use")

@@ -20,8 +20,8 @@ import subprocess
 from pathlib import Path
 
 import pytest
-
 from helpers import one_line_error, run_cli, tacocat_argv
+
 from tacocat.players import stats
 from tacocat.players.analysis import analyze
 from tacocat.players.bots import make_bot, play_game, selfplay
@@ -62,6 +62,7 @@ def test_the_one_deal_ruleset_ends_every_game_drawn():
 
 # ------------------------------------------------------------------ selfplay
 
+
 def test_selfplay_counts_drawn_games():
     result = selfplay(bots(), 6, seed=0, rules=Ruleset.from_dict(ONE_DEAL))
     assert (result["p0_wins"], result["draws"], result["p0_losses"]) == (0, 6, 0)
@@ -83,13 +84,18 @@ def test_selfplay_cli_counts_drawn_games(one_deal_file):
 
 
 def test_the_installed_selfplay_counts_drawn_games(one_deal_file):
-    r = subprocess.run([*tacocat_argv(), "selfplay", "--rules", str(one_deal_file), "--games", "3", "--json"],
-                       capture_output=True, text=True, timeout=120)
+    r = subprocess.run(
+        [*tacocat_argv(), "selfplay", "--rules", str(one_deal_file), "--games", "3", "--json"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert r.returncode == 0, r.stderr
     assert json.loads(r.stdout)["draws"] == 3 and "Traceback" not in r.stderr
 
 
 # ------------------------------------------------------------ match, arena
+
 
 def test_a_drawn_game_scores_0_for_both_seats():
     rules = Ruleset.from_dict(ONE_DEAL)
@@ -137,22 +143,30 @@ def test_the_arena_table_counts_drawn_games(one_deal_file):
     row = next(line for line in result.stdout.splitlines() if line.strip().startswith("heuristic"))
     assert row.split()[2:6] == ["3", "0", "6", "0"]  # deals, A won, drawn, lost
     assert "drawn: games that reached max_deals (1) deals without a winner (RULES §8)" in result.stdout
-    data = json.loads(run_cli(["arena", "heuristic", "random", "--rules", str(one_deal_file), "--deals", "3",
-                               "--json"]).stdout)
+    data = json.loads(
+        run_cli(["arena", "heuristic", "random", "--rules", str(one_deal_file), "--deals", "3", "--json"]).stdout
+    )
     assert (data[0]["wins"], data[0]["draws"], data[0]["losses"], data[0]["score"]) == (0, 6, 0, 0.0)
 
 
 def test_the_arena_rules_are_part_of_a_resumed_run(one_deal_file, tmp_path):
     out = tmp_path / "run.json"
-    assert run_cli(["arena", "heuristic", "random", "--rules", str(one_deal_file), "--deals", "2",
-                    "--out", str(out)]).exit_code == 0
+    assert (
+        run_cli(
+            ["arena", "heuristic", "random", "--rules", str(one_deal_file), "--deals", "2", "--out", str(out)]
+        ).exit_code
+        == 0
+    )
     assert json.loads(out.read_text())["rules"]["max_deals"] == 1
     one_line_error(run_cli(["arena", "heuristic", "random", "--deals", "2", "--out", str(out)]), "rules")
-    one_line_error(run_cli(["arena", "heuristic", "random", "--mode", "play", "--rules", str(one_deal_file)]),
-                   "--rules applies to --mode game")
+    one_line_error(
+        run_cli(["arena", "heuristic", "random", "--mode", "play", "--rules", str(one_deal_file)]),
+        "--rules applies to --mode game",
+    )
 
 
 # ---------------------------------------------------------------- OpenSpiel
+
 
 def _play_out(game, seed: int):
     rng = random.Random(seed)
@@ -175,9 +189,11 @@ def test_openspiel_scores_a_drawn_game_0_to_both(name, one_deal_file):
     pyspiel = pytest.importorskip("pyspiel", reason="OpenSpiel not installed (pip install 'tacocat[openspiel]')")
     import tacocat.openspiel  # noqa: F401 - registers the games
 
-    for params in ({"ruleset": str(one_deal_file), "seed": 4},  # the ruleset's own max_deals
-                   {"ruleset": str(one_deal_file)},  # dealt through chance nodes
-                   {"max_deals": 1, "seed": 4}):  # the game parameter
+    for params in (
+        {"ruleset": str(one_deal_file), "seed": 4},  # the ruleset's own max_deals
+        {"ruleset": str(one_deal_file)},  # dealt through chance nodes
+        {"max_deals": 1, "seed": 4},
+    ):  # the game parameter
         game = pyspiel.load_game(name, params)
         for seed in range(3):
             state = _play_out(game, seed)
@@ -185,6 +201,7 @@ def test_openspiel_scores_a_drawn_game_0_to_both(name, one_deal_file):
 
 
 # ------------------------------------------------------------------ analyze
+
 
 @pytest.fixture(scope="module")
 def drawn_record(tmp_path_factory) -> Path:
@@ -216,6 +233,7 @@ def test_the_analyze_command_says_drawn(drawn_record):
 
 # ----------------------------------------------------------- Python client
 
+
 def test_the_client_reads_a_drawn_game_over_json_lines():
     from tacocat.protocol.client import Engine
 
@@ -231,6 +249,7 @@ def test_the_client_reads_a_drawn_game_over_json_lines():
 
 
 # ---------------------------------------------------------------- web board
+
 
 def _js_function(source: str, name: str) -> str:
     """The text of `function name(...) { ... }` in `source` (braces balanced)."""
@@ -252,23 +271,34 @@ def test_the_board_never_reads_a_drawn_game_as_a_win():
     if node is None:
         pytest.skip("no node to run board.js's end-of-game functions (apt-get install nodejs)")
     drawn = re.search(r'const DRAWN = "[^"]*";', source).group(0)
-    script = "\n".join([drawn, _js_function(source, "winnerOf"), _js_function(source, "endOfGameText"), """
+    script = "\n".join(
+        [
+            drawn,
+            _js_function(source, "winnerOf"),
+            _js_function(source, "endOfGameText"),
+            """
 const forms = ["log", "prompt", "caption", "replay"];
 console.log(JSON.stringify({
   winners: [-1, 0, 3, 6, 7].map((cat) => winnerOf({ cat, covered: [] })),
   drawn: forms.map((f) => endOfGameText(null, 0, f)),
   mine: forms.map((f) => endOfGameText(0, 0, f)),
   theirs: forms.map((f) => endOfGameText(1, 0, f)),
-}));"""])
-    out = json.loads(subprocess.run([node, "-e", script], capture_output=True, text=True, timeout=30,
-                                    check=True).stdout)
+}));""",
+        ]
+    )
+    out = json.loads(
+        subprocess.run([node, "-e", script], capture_output=True, text=True, timeout=30, check=True).stdout
+    )
     assert out["winners"] == [0, None, None, None, 1]
     for text in out["drawn"]:
         assert "drawn game (max_deals reached)" in text
         assert not re.search(r"\bwins?\b|\bwon\b", text, re.I)
     assert out["mine"][:3] == ["You win the game!", "You won the game. Press R to replay it.", "you win"]
-    assert out["theirs"][:3] == ["The engine wins the game.", "The engine won the game. Press R to replay it.",
-                                 "the engine wins"]
+    assert out["theirs"][:3] == [
+        "The engine wins the game.",
+        "The engine won the game. Press R to replay it.",
+        "the engine wins",
+    ]
     assert out["mine"][3] == "player 0 won" and out["theirs"][3] == "player 1 won"
 
 

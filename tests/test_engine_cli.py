@@ -15,8 +15,8 @@ import time
 from typing import Any
 
 import pytest
-
 from helpers import one_line_error, tacocat_argv
+
 from tacocat.rules.game import GameRecord
 
 
@@ -28,7 +28,10 @@ class EngineProcess:
         env = dict(os.environ, PYTHONUNBUFFERED="1")
         self.proc = subprocess.Popen(
             [*tacocat_argv(), "engine", *args],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env=env,
         )
         self.lines: queue.Queue = queue.Queue()
         self.stderr: list[bytes] = []
@@ -61,7 +64,9 @@ class EngineProcess:
         while rid not in self.received:
             left = deadline - time.monotonic()
             if left <= 0:
-                raise TimeoutError(f"no answer to id {rid!r} within {timeout} s; stderr: {b''.join(self.stderr)[-2000:]!r}")
+                raise TimeoutError(
+                    f"no answer to id {rid!r} within {timeout} s; stderr: {b''.join(self.stderr)[-2000:]!r}"
+                )
             try:
                 response = self.lines.get(timeout=left)
             except queue.Empty:
@@ -135,8 +140,13 @@ def test_whole_game_with_bots_over_json_lines(engine):
                 # Mistakes in the middle of the game: answered, game unchanged.
                 before = engine.result("state", game=game, token=owner)["state"]
                 wrong = 1 - player if len(status["acting"]) == 1 else player
-                bad = engine.ask("apply", game=game, player=wrong, token=seats[wrong],
-                                 action={"kind": "attack" if decision != "attack" else "duel", "cards": [7]})
+                bad = engine.ask(
+                    "apply",
+                    game=game,
+                    player=wrong,
+                    token=seats[wrong],
+                    action={"kind": "attack" if decision != "attack" else "duel", "cards": [7]},
+                )
                 assert bad["error"]["code"] == "illegal_action", bad
                 engine.send_raw(b"this is not json\n")
                 assert engine.wait(None)["error"]["code"] == "bad_json"
@@ -159,8 +169,14 @@ def test_stop_ends_a_long_hint_early():
     # so its answer arriving at all shows that the stop worked.
     engine = EngineProcess()
     try:
-        view = {"player": 1, "hand": [2, 4, 6, 9, 11, 12], "seen": [1, 3], "opponent_hand_size": 5,
-                "attacker": 0, "table": [8]}
+        view = {
+            "player": 1,
+            "hand": [2, 4, 6, 9, 11, 12],
+            "seen": [1, 3],
+            "opponent_hand_size": 5,
+            "attacker": 0,
+            "table": [8],
+        }
         rid = engine.send("hint", view=view, time_ms=3_600_000, method="pimc")
         time.sleep(0.5)  # let the search get going
         # Other commands are answered while the search runs.
@@ -207,11 +223,25 @@ def test_bad_ruleset_file_is_one_line_on_stderr(tmp_path):
 def test_hint_answers_like_tacocat_hint_json(engine):
     """Same view, budget and seed: the engine's hint result is what
     `tacocat hint --view - --json` prints (timing aside)."""
-    view = {"player": 1, "hand": [2, 4, 6, 9, 11, 12], "seen": [1, 3], "opponent_hand_size": 5, "attacker": 0, "table": [8]}
-    for extra, flags in (({}, []), ({"iterations": 12, "seed": 3, "method": "pimc"}, ["--iterations", "12", "--seed", "3", "--method", "pimc"])):
+    view = {
+        "player": 1,
+        "hand": [2, 4, 6, 9, 11, 12],
+        "seen": [1, 3],
+        "opponent_hand_size": 5,
+        "attacker": 0,
+        "table": [8],
+    }
+    for extra, flags in (
+        ({}, []),
+        ({"iterations": 12, "seed": 3, "method": "pimc"}, ["--iterations", "12", "--seed", "3", "--method", "pimc"]),
+    ):
         ours = engine.result("hint", view=view, **extra)
-        cli = subprocess.run([*tacocat_argv(), "hint", "--view", "-", "--json", *flags], input=json.dumps(view).encode(),
-                             capture_output=True, timeout=60)
+        cli = subprocess.run(
+            [*tacocat_argv(), "hint", "--view", "-", "--json", *flags],
+            input=json.dumps(view).encode(),
+            capture_output=True,
+            timeout=60,
+        )
         assert cli.returncode == 0, cli.stderr
         theirs = json.loads(cli.stdout)
         assert {k: v for k, v in ours.items() if k != "seconds"} == {k: v for k, v in theirs.items() if k != "seconds"}

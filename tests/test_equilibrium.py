@@ -8,8 +8,8 @@ from __future__ import annotations
 import random
 
 import pytest
-
 from equilibrium_reference import best_response_value, sequence_form_value
+
 from tacocat.errors import PositionError
 from tacocat.rules.cards import hand
 from tacocat.rules.history import PlayEvent, parse_history
@@ -51,8 +51,11 @@ def tiny_endgames(n, seed):
 def sigma_of(result):
     def sigma(player, cards, history):
         events = [PlayEvent("attack" if beats is None else "answer", actor, c, beats) for actor, c, beats in history]
-        return {(m.action.cards, m.action.beats if m.action.kind == "answer" else None): m.probability
-                for m in result.strategy(player, cards, events)}
+        return {
+            (m.action.cards, m.action.beats if m.action.kind == "answer" else None): m.probability
+            for m in result.strategy(player, cards, events)
+        }
+
     return sigma
 
 
@@ -87,6 +90,7 @@ def test_a_floor_from_a_sacrifice_restricts_the_deal():
     r = solve(eg, target=1e-9, iterations=5000)
     assert abs(r.value - sequence_form_value(eg)) <= 1e-6
     from tacocat.search.equilibrium import packed
+
     assert r._engine.marginal(0, packed((5, 12))) == 0.0 and r._engine.marginal(0, packed((7, 12))) > 0
     r.hand_report(1, (1, 2))  # p1 won the trick and attacks (R14)
     with pytest.raises(PositionError, match="R14"):

@@ -18,15 +18,22 @@ from concurrent.futures import ThreadPoolExecutor
 
 import httpx
 import pytest
-
 from helpers import tacocat_argv
 from test_http import free_port
+
 from tacocat.players.bots import make_bot
 from tacocat.rules.cards import hand
 from tacocat.rules.game import GameState
 from tacocat.rules.ruleset import STANDARD
-from tacocat.search.equilibrium import (EndgameTooLarge, Endgame, EquilibriumBusy, EquilibriumStopped, SolveSlots,
-                                        estimate, solve)
+from tacocat.search.equilibrium import (
+    Endgame,
+    EndgameTooLarge,
+    EquilibriumBusy,
+    EquilibriumStopped,
+    SolveSlots,
+    estimate,
+    solve,
+)
 
 # 4-card endgames of three sizes (estimated: ~23 M, ~11 M and ~2.8 M sequences)
 LARGE = Endgame(STANDARD, hand([1, 2, 9, 12]), (), (), 0, (4, 4))
@@ -134,6 +141,7 @@ def test_pimc_eq_keeps_a_10_ms_budget():
 
 # ------------------------------------------------------------ over HTTP
 
+
 def vm_kb(pid: int, key: str) -> int:
     with open(f"/proc/{pid}/status") as f:
         for line in f:
@@ -143,17 +151,38 @@ def vm_kb(pid: int, key: str) -> int:
 
 
 def view_of(eg: Endgame) -> dict:
-    return {"player": 0, "hand": [3, 6, 6, 11], "seen": list(eg.seen), "opponent_hand_size": 4, "attacker": 0,
-            "table": []}
+    return {
+        "player": 0,
+        "hand": [3, 6, 6, 11],
+        "seen": list(eg.seen),
+        "opponent_hand_size": 4,
+        "attacker": 0,
+        "table": [],
+    }
 
 
 @pytest.mark.slow
 def test_four_concurrent_solves_over_http_answer_within_1_5_s_and_the_server_stays_under_600_mb():
     port = free_port()
     store = tempfile.mkdtemp(prefix="tacocat-eq-") + "/games.sqlite3"
-    proc = subprocess.Popen([*tacocat_argv(), "serve", "--port", str(port), "--log-level", "warning", "--store", store,
-                             "--max-time-ms", "1000", "--max-searches", "4"],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        [
+            *tacocat_argv(),
+            "serve",
+            "--port",
+            str(port),
+            "--log-level",
+            "warning",
+            "--store",
+            store,
+            "--max-time-ms",
+            "1000",
+            "--max-searches",
+            "4",
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     base = f"http://127.0.0.1:{port}"
     # one client for every thread: a new httpx client each call loads the CA bundle (~0.1 s of the client's CPU)
     client = httpx.Client(base_url=base, timeout=30)
@@ -173,8 +202,9 @@ def test_four_concurrent_solves_over_http_answer_within_1_5_s_and_the_server_sta
 
         def post(view):
             t = time.perf_counter()
-            r = client.post("/v1/solve", json={"mode": "equilibrium", "view": view},
-                            headers={"Content-Type": "application/json"})
+            r = client.post(
+                "/v1/solve", json={"mode": "equilibrium", "view": view}, headers={"Content-Type": "application/json"}
+            )
             return time.perf_counter() - t, r.json()
 
         for _round in range(2):

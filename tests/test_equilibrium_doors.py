@@ -3,12 +3,11 @@
 the `pimc_eq` bot (issue 11)."""
 
 import json
-import random
 
 import pytest
-
 from helpers import one_line_error
 from helpers import run_cli as run
+
 from tacocat.players.bots import make_bot
 from tacocat.players.match import play_round
 from tacocat.protocol.session import EngineSession
@@ -41,24 +40,67 @@ def test_solve_equilibrium_human_names_the_method_and_answers_carry_beats():
     r = run(ARGS)
     assert r.exit_code == 0, r.output
     assert "equilibrium of the endgame with hidden hands" in r.stdout and "exploitability" in r.stdout
-    d = json.loads(run(["solve", "--equilibrium", "--hand", "2 9 10", "--seen", SEEN, "--table", "7",
-                        "--opponent", "2", "--json"]).stdout)
+    d = json.loads(
+        run(
+            ["solve", "--equilibrium", "--hand", "2 9 10", "--seen", SEEN, "--table", "7", "--opponent", "2", "--json"]
+        ).stdout
+    )
     assert all(isinstance(m["beats"], bool) for m in d["moves"])
 
 
 def test_history_sets_the_floor_and_bad_history_is_one_line():
     seen = SEEN + " 2 6"
-    ok = run(["solve", "--equilibrium", "--hand", "9 10", "--seen", seen, "--history", "p1 attacks 2; p0 answers 6 beat",
-              "--attacker", "0", "--json"])
+    ok = run(
+        [
+            "solve",
+            "--equilibrium",
+            "--hand",
+            "9 10",
+            "--seen",
+            seen,
+            "--history",
+            "p1 attacks 2; p0 answers 6 beat",
+            "--attacker",
+            "0",
+            "--json",
+        ]
+    )
     assert ok.exit_code == 0, ok.output
     # the history's cards count as seen (issue 21): typing them again in --seen changes nothing
-    short = run(["solve", "--equilibrium", "--hand", "9 10", "--seen", "1 1", "--history",
-                 "p1 attacks 2; p0 answers 6 beat", "--attacker", "0", "--json"])
-    typed = run(["solve", "--equilibrium", "--hand", "9 10", "--seen", "1 1 2 6", "--history",
-                 "p1 attacks 2; p0 answers 6 beat", "--attacker", "0", "--json"])
+    short = run(
+        [
+            "solve",
+            "--equilibrium",
+            "--hand",
+            "9 10",
+            "--seen",
+            "1 1",
+            "--history",
+            "p1 attacks 2; p0 answers 6 beat",
+            "--attacker",
+            "0",
+            "--json",
+        ]
+    )
+    typed = run(
+        [
+            "solve",
+            "--equilibrium",
+            "--hand",
+            "9 10",
+            "--seen",
+            "1 1 2 6",
+            "--history",
+            "p1 attacks 2; p0 answers 6 beat",
+            "--attacker",
+            "0",
+            "--json",
+        ]
+    )
     assert short.exit_code == 0 and json.loads(short.stdout)["moves"] == json.loads(typed.stdout)["moves"]
-    one_line_error(run(["solve", "--equilibrium", "--hand", "9 10", "--seen", seen, "--history", "p1 hits 2"]),
-                   "history event 1")
+    one_line_error(
+        run(["solve", "--equilibrium", "--hand", "9 10", "--seen", seen, "--history", "p1 hits 2"]), "history event 1"
+    )
     one_line_error(run(["solve", "--equilibrium", "--seen", SEEN]), "--hand")
     one_line_error(run(ARGS + ["--max-hands", "10"]), "--max-hands")
 
@@ -69,19 +111,37 @@ def test_budgets_stop_early_and_say_so():
 
 
 def test_hint_method_equilibrium_and_auto():
-    view = json.dumps({"player": 0, "hand": [2, 9, 10], "seen": [int(x) for x in SEEN.split()],
-                       "opponent_hand_size": 3, "attacker": 0, "table": []})
-    d = json.loads(run(["hint", "--view", "-", "--json", "--method", "equilibrium", "--score", "round"], stdin=view).stdout)
+    view = json.dumps(
+        {
+            "player": 0,
+            "hand": [2, 9, 10],
+            "seen": [int(x) for x in SEEN.split()],
+            "opponent_hand_size": 3,
+            "attacker": 0,
+            "table": [],
+        }
+    )
+    d = json.loads(
+        run(["hint", "--view", "-", "--json", "--method", "equilibrium", "--score", "round"], stdin=view).stdout
+    )
     api = json.loads(run(ARGS + ["--json"]).stdout)
     assert d["method"] == "equilibrium" and d["exploitability"] <= 1e-3
-    assert sorted(m["probability"] for m in d["strategy"]) == pytest.approx(sorted(m["probability"] for m in api["moves"]))
+    assert sorted(m["probability"] for m in d["strategy"]) == pytest.approx(
+        sorted(m["probability"] for m in api["moves"])
+    )
     assert d["hand_value"] == pytest.approx(api["hand_value"], abs=1e-12)
 
 
 def test_protocol_solve_in_mode_equilibrium():
     session = EngineSession()
-    view = {"player": 0, "hand": [2, 9, 10], "seen": [int(x) for x in SEEN.split()], "opponent_hand_size": 3,
-            "attacker": 0, "table": []}
+    view = {
+        "player": 0,
+        "hand": [2, 9, 10],
+        "seen": [int(x) for x in SEEN.split()],
+        "opponent_hand_size": 3,
+        "attacker": 0,
+        "table": [],
+    }
     r = session.handle({"id": 1, "cmd": "solve", "mode": "equilibrium", "view": view})
     assert r["ok"], r
     api = json.loads(run(ARGS + ["--json"]).stdout)

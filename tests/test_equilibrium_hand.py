@@ -7,14 +7,12 @@ from __future__ import annotations
 import json
 
 import pytest
-
 from helpers import run_cli
+from test_equilibrium import tiny_endgames
+
 from tacocat.rules.cards import hand
 from tacocat.rules.ruleset import STANDARD
-from tacocat.search.equilibrium import (PURIFY_BELOW, Endgame, Move, hand_regret_of, packed, purified, solve,
-                                        unpack)
-
-from test_equilibrium import tiny_endgames
+from tacocat.search.equilibrium import PURIFY_BELOW, Endgame, Move, hand_regret_of, purified, solve, unpack
 
 SEEN = "1 1 3 3 3 4 4 5 5 6 6 7 7 8 8 9 11 11 12 12"
 
@@ -50,8 +48,12 @@ def test_the_solve_goes_on_until_the_asking_hands_regret_is_below_the_target():
 def test_purified_drops_tiny_probabilities_and_renormalises():
     from tacocat.rules.actions import Action
 
-    moves = [Move(Action("attack", (9,)), 0.7), Move(Action("attack", (2,)), 0.298),
-             Move(Action("attack", (10,)), PURIFY_BELOW / 2 * 0.8), Move(Action("attack", (9, 10)), 0.0)]
+    moves = [
+        Move(Action("attack", (9,)), 0.7),
+        Move(Action("attack", (2,)), 0.298),
+        Move(Action("attack", (10,)), PURIFY_BELOW / 2 * 0.8),
+        Move(Action("attack", (9, 10)), 0.0),
+    ]
     out = purified(moves)
     assert [m.probability for m in out][2:] == [0.0, 0.0]
     assert sum(m.probability for m in out) == pytest.approx(1.0)

@@ -9,12 +9,11 @@ from __future__ import annotations
 import random
 
 import pytest
+from test_equilibrium import tiny_endgames
 
 from tacocat.rules.play import answers, attacks
 from tacocat.rules.ruleset import STANDARD
 from tacocat.search.equilibrium import Endgame, build, unpack
-
-from test_equilibrium import tiny_endgames
 
 
 def walk_and_compare(eng, root_table) -> int:
@@ -77,11 +76,19 @@ def test_the_core_checks_its_inputs_at_the_door():
         (dict(attacker=2), "attacker"),
         (dict(pool=[0] + [16] + [3] * 11), "15 cards of rank 1"),
         (dict(pool=[0] + [3] * 11), "13 counts"),
-        (dict(table=[0, 1] + [0] * 11), "R10"),   # a table on hands of equal size
+        (dict(table=[0, 1] + [0] * 11), "R10"),  # a table on hands of equal size
         (dict(floor0=0), "floors"),
     ]:
         args = dict(pool=pool, k0=3, k1=3, attacker=0, table=[0] * 13, floor0=1, floor1=1)
         args.update(bad)
         with pytest.raises(ValueError, match=fragment):
-            _cfr.Engine(args["pool"], args["k0"], args["k1"], args["attacker"], args["table"], args["floor0"],
-                        args["floor1"], (1.0, 0.0, -1.0))
+            _cfr.Engine(
+                args["pool"],
+                args["k0"],
+                args["k1"],
+                args["attacker"],
+                args["table"],
+                args["floor0"],
+                args["floor1"],
+                (1.0, 0.0, -1.0),
+            )

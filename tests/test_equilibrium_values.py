@@ -21,8 +21,15 @@ CASES = DATA["cases"]
 
 
 def endgame_of(case: dict) -> Endgame:
-    return Endgame(STANDARD, tuple(case["seen"]), history_from_json(case["history"]), tuple(case["table"]),
-                   case["attacker"], tuple(case["sizes"]), tuple(case["utilities"]))
+    return Endgame(
+        STANDARD,
+        tuple(case["seen"]),
+        history_from_json(case["history"]),
+        tuple(case["table"]),
+        case["attacker"],
+        tuple(case["sizes"]),
+        tuple(case["utilities"]),
+    )
 
 
 def check(case: dict) -> None:

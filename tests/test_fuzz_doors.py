@@ -6,14 +6,24 @@ every input (fuzz_doors.py) and must report no failure."""
 from __future__ import annotations
 
 import pytest
+from fuzz_doors import (
+    CliDoor,
+    FileDoor,
+    HttpDoor,
+    ProtocolDoor,
+    cli_invocations,
+    fuzzed_files,
+    http_bodies,
+    http_server,
+    protocol_requests,
+)
 from hypothesis import HealthCheck, given, settings
 
-from fuzz_doors import (CliDoor, FileDoor, HttpDoor, ProtocolDoor, cli_invocations, fuzzed_files, http_bodies,
-                        http_server, protocol_requests)
 from tacocat.protocol.session import EngineSession
 
-QUICK = settings(max_examples=150, deadline=None, database=None, derandomize=True,
-                 suppress_health_check=list(HealthCheck))
+QUICK = settings(
+    max_examples=150, deadline=None, database=None, derandomize=True, suppress_health_check=list(HealthCheck)
+)
 
 
 def test_protocol_requests():
@@ -76,9 +86,20 @@ def test_files(tmp_path, monkeypatch):
 # test only) to show that its checks notice: a door that cannot fail
 # proves nothing.
 
-from fuzz_doors import (CORS_ORIGIN, EXTRA_HOST, BrowserOriginDoor, CrossClientDoor, CrossSeatDoor,  # noqa: E402
-                        TwoProcessDoor, browser_requests, cross_client_requests, cross_seat_requests, intruders,
-                        waiting_hint)
+from fuzz_doors import (
+    CORS_ORIGIN,
+    EXTRA_HOST,
+    BrowserOriginDoor,
+    CrossClientDoor,
+    CrossSeatDoor,  # noqa: E402
+    TwoProcessDoor,
+    browser_requests,
+    cross_client_requests,
+    cross_seat_requests,
+    intruders,
+    waiting_hint,
+)
+
 from tacocat.protocol import session as session_module  # noqa: E402
 
 
@@ -111,7 +132,9 @@ def test_cross_seat_tokens_open_nothing_over_http():
 
 def _seat_tokens_open_every_seat(monkeypatch):
     real = session_module.Seats.role
-    monkeypatch.setattr(session_module.Seats, "role", lambda self, token: None if real(self, token) is None else "owner")
+    monkeypatch.setattr(
+        session_module.Seats, "role", lambda self, token: None if real(self, token) is None else "owner"
+    )
 
 
 def _forbidden_shows_the_hands(monkeypatch):
@@ -157,8 +180,11 @@ def test_client_b_neither_stops_nor_reads_client_a():
 
 
 def _stop_ends_everyones(monkeypatch):
-    monkeypatch.setattr(session_module.EngineSession, "_cmd_stop",
-                        lambda self, request: {"stopped": self.stop_searches(request.get("target"))})
+    monkeypatch.setattr(
+        session_module.EngineSession,
+        "_cmd_stop",
+        lambda self, request: {"stopped": self.stop_searches(request.get("target"))},
+    )
 
 
 def _busy_names_everyones(monkeypatch):
@@ -224,7 +250,9 @@ def test_a_second_process_on_a_held_store_is_refused_in_one_line(tmp_path):
     line; the holder serves on, its store 0600."""
     door = TwoProcessDoor(str(tmp_path), holders=("engine",))
     try:
-        door.send({"kind": "serve", "holder": "engine", "spelling": "file-symlink", "extra": ["--max-connections", "4"]})
+        door.send(
+            {"kind": "serve", "holder": "engine", "spelling": "file-symlink", "extra": ["--max-connections", "4"]}
+        )
         door.send({"kind": "engine", "holder": "engine", "spelling": "hardlink", "extra": []})
     finally:
         door.close()

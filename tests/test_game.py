@@ -5,18 +5,26 @@ import json
 import random
 
 import pytest
+from helpers import random_steps
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from helpers import random_steps
+from tacocat.errors import IllegalMoveError, RecordError, TacocatError
+from tacocat.players.bots import HeuristicBot, RandomBot, play_game
 from tacocat.rules.actions import Action
 from tacocat.rules.board import Board
-from tacocat.players.bots import HeuristicBot, RandomBot, play_game
-from tacocat.errors import IllegalMoveError, RecordError, TacocatError
 from tacocat.rules.game import DUEL, PLAY, GameRecord, GameState, View
 from tacocat.rules.ruleset import STANDARD, Ruleset
 
-SMALL = Ruleset.from_dict({"name": "small", "deck": [4] * 12, "board": [3, 5, 2, 6, 2, 5, 3], "arrows": ["p0", "both", "p1", "both", "p0", "both", "p1"], "tie": "arrow"})
+SMALL = Ruleset.from_dict(
+    {
+        "name": "small",
+        "deck": [4] * 12,
+        "board": [3, 5, 2, 6, 2, 5, 3],
+        "arrows": ["p0", "both", "p1", "both", "p0", "both", "p1"],
+        "tie": "arrow",
+    }
+)
 
 
 def random_play(seed: int, rules: Ruleset, check):
@@ -184,8 +192,14 @@ def test_malformed_records_give_one_line_errors():
     for bad, words in [
         ({}, "not a game record"),
         ({"format": "tacocat-record", "actions": []}, "missing 'seed'"),
-        ({"format": "tacocat-record", "seed": 1, "actions": [{"player": 0, "kind": "attack", "cards": [1]}]}, "action 1"),
-        ({"format": "tacocat-record", "seed": 1, "actions": [{"player": 0, "kind": "replace", "cards": [13]}]}, "rank 13"),
+        (
+            {"format": "tacocat-record", "seed": 1, "actions": [{"player": 0, "kind": "attack", "cards": [1]}]},
+            "action 1",
+        ),
+        (
+            {"format": "tacocat-record", "seed": 1, "actions": [{"player": 0, "kind": "replace", "cards": [13]}]},
+            "rank 13",
+        ),
     ]:
         with pytest.raises(TacocatError) as err:
             GameRecord.from_dict(bad).replay()

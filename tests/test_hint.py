@@ -9,22 +9,28 @@ import threading
 import numpy as np
 import pytest
 
+from tacocat.errors import PositionError, TacocatError
 from tacocat.rules.actions import Action
 from tacocat.rules.board import Board
-from tacocat.errors import PositionError, TacocatError
 from tacocat.rules.game import DUEL, REPLACE, GameState, View
+from tacocat.rules.play import PlayPosition, move_values
+from tacocat.search.decisions import solve_matrix_game
 from tacocat.search.gamevalue import game_win, game_win_table, round_game_wins, round_utilities
 from tacocat.search.hint import hint
 from tacocat.search.pimc import PerfectSolver, pimc_play
-from tacocat.search.decisions import solve_matrix_game
-from tacocat.rules.play import PlayPosition, move_values
 
 SEEN = [2, 2, 3, 3, 4, 4, 5, 6, 6, 7, 7, 8, 8, 9, 10, 10, 11, 11, 12, 12]  # 20 face-up cards
 
 
 def play_view(hand, seen, opp, attacker=0, table=(), player=0, **extra):
-    d = {"player": player, "hand": list(hand), "seen": list(seen), "opponent_hand_size": opp,
-         "attacker": attacker, "table": list(table)}
+    d = {
+        "player": player,
+        "hand": list(hand),
+        "seen": list(seen),
+        "opponent_hand_size": opp,
+        "attacker": attacker,
+        "table": list(table),
+    }
     d.update(extra)
     return View.from_dict(d)
 

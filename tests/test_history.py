@@ -7,8 +7,8 @@ import itertools
 import random
 
 import pytest
-
 from conftest import load_cases
+
 from tacocat.errors import PositionError, RecordError
 from tacocat.rules.cards import counts
 from tacocat.rules.history import (

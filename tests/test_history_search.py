@@ -11,12 +11,11 @@ from fractions import Fraction
 from itertools import combinations
 
 import pytest
-
-from seats import Seated
-
 from conftest import load_cases
 from helpers import one_line_error
 from helpers import run_cli as run
+from seats import Seated
+
 from tacocat.core._search import unpack_hand
 from tacocat.errors import PositionError
 from tacocat.protocol.session import EngineSession
@@ -82,10 +81,28 @@ def test_history_notation_on_the_command_line_equals_the_json_history():
     case = next(c for c in CASES if c["view"]["table"])
     v = case["view"]
     text = format_history(parse_history(format_history(view_from_json(v).play_history)))
-    args = ["hint", "--json", "--method", "exact", "--score", "round", "--hand", " ".join(map(str, v["hand"])),
-            "--seen", " ".join(map(str, v["seen"])), "--table", " ".join(map(str, v["table"])),
-            "--opponent", str(v["opponent_hand_size"]), "--attacker", str(v["attacker"]),
-            "--player", str(v["player"]), "--history", text]
+    args = [
+        "hint",
+        "--json",
+        "--method",
+        "exact",
+        "--score",
+        "round",
+        "--hand",
+        " ".join(map(str, v["hand"])),
+        "--seen",
+        " ".join(map(str, v["seen"])),
+        "--table",
+        " ".join(map(str, v["table"])),
+        "--opponent",
+        str(v["opponent_hand_size"]),
+        "--attacker",
+        str(v["attacker"]),
+        "--player",
+        str(v["player"]),
+        "--history",
+        text,
+    ]
     r = run(args)
     assert r.exit_code == 0, r.stderr
     assert_matches(json.loads(r.stdout)["moves"], case["expected"])
@@ -105,8 +122,10 @@ HAND, SEEN, HIST = "3 10 11", "1 2 6 9 11 12", "p1 attacks 9; p0 answers 11 beat
         ({"--history": HIST.replace("6 sacrifice", "6 beat")}, ["R13", "history event 4", "cannot beat"]),
         ({"--history": HIST.replace("6 sacrifice", "6")}, ["--history", "history event 4", "beat' or 'sacrifice'"]),
         ({"--history": HIST + "; p1 attacks 3"}, ["R14", "history event 5", "player 0 won the last trick"]),
-        ({"--history": "p1 attacks 9; p0 answers 11 beat; p0 attacks 3; p1 answers 12 beat; p1 attacks 7 8"},
-         ["R10", "not an attack"]),
+        (
+            {"--history": "p1 attacks 9; p0 answers 11 beat; p0 attacks 3; p1 answers 12 beat; p1 attacks 7 8"},
+            ["R10", "not an attack"],
+        ),
     ],
 )
 def test_a_contradicting_history_is_one_line_naming_event_and_rule(change, fragments):
@@ -127,12 +146,19 @@ def test_the_historys_cards_count_as_seen_without_typing_them_again():
 def test_own_hand_below_own_sacrifice_and_no_consistent_hand_are_refused():
     # I sacrificed a 6 to an 11: I cannot hold a 3 now (R12).
     with pytest.raises(PositionError, match=r"R12.*history event 2.*cannot hold 3"):
-        build_view(hand=(3, 10), seen=(6, 11), opponent=2, attacker=1, table=(),
-                   history=parse_history("p1 attacks 11; p0 answers 6 sacrifice"))
+        build_view(
+            hand=(3, 10),
+            seen=(6, 11),
+            opponent=2,
+            attacker=1,
+            table=(),
+            history=parse_history("p1 attacks 11; p0 answers 6 sacrifice"),
+        )
     # The opponent sacrificed an 11 to my 12: two unseen cards are 11 or more, it holds three (R20).
     with pytest.raises(PositionError, match=r"R20.*history event 2.*rank 11 or more.*no consistent hand"):
-        build_view(hand=(2, 3, 12), seen=(11, 12), opponent=3,
-                   history=parse_history("p0 attacks 12; p1 answers 11 sacrifice"))
+        build_view(
+            hand=(2, 3, 12), seen=(11, 12), opponent=3, history=parse_history("p0 attacks 12; p1 answers 11 sacrifice")
+        )
 
 
 def test_a_full_view_whose_hand_does_not_fit_the_deal_is_refused():
@@ -148,16 +174,37 @@ def test_a_full_view_whose_hand_does_not_fit_the_deal_is_refused():
 
 def test_history_example_from_the_help_ranks_over_consistent_hands_only():
     # --method exact: auto solves a 3-card endgame as the hidden-hand equilibrium (issue 11), which has no worlds
-    r = run(["hint", "--hand", HAND, "--seen", SEEN, "--opponent", "3", "--history", HIST, "--json", "--score", "round",
-             "--method", "exact"])
+    r = run(
+        [
+            "hint",
+            "--hand",
+            HAND,
+            "--seen",
+            SEEN,
+            "--opponent",
+            "3",
+            "--history",
+            HIST,
+            "--json",
+            "--score",
+            "round",
+            "--method",
+            "exact",
+        ]
+    )
     assert r.exit_code == 0, r.stderr
     with_history = json.loads(r.stdout)
-    r = run(["hint", "--hand", HAND, "--seen", SEEN, "--opponent", "3", "--json", "--score", "round", "--method", "exact"])
+    r = run(
+        ["hint", "--hand", HAND, "--seen", SEEN, "--opponent", "3", "--json", "--score", "round", "--method", "exact"]
+    )
     without = json.loads(r.stdout)
     assert with_history["worlds"] < without["worlds"]
     view = build_view(hand=(3, 10, 11), seen=(1, 2, 6, 9, 11, 12), opponent=3, history=parse_history(HIST))
-    assert with_history["worlds"] == HandSampler(view).count() == len(
-        {h for h in combinations(view.unseen_pool, 3) if min(h) >= 6})
+    assert (
+        with_history["worlds"]
+        == HandSampler(view).count()
+        == len({h for h in combinations(view.unseen_pool, 3) if min(h) >= 6})
+    )
 
 
 # ------------------------------------------------- worlds of real games
@@ -316,7 +363,7 @@ def test_ismcts_deals_only_consistent_worlds(monkeypatch):
         trees.clear()
         res = ismcts_play(view, iterations=300, seed=2)
         assert res.worlds == 300
-        (args, tree), = trees
+        ((args, tree),) = trees
         floor = hand_floor(view.play_history, 1 - view.player)
         assert min(args[1]) >= floor and contains(args[1], state.hands[1 - view.player])
         # what the C determinization deals (the same step as an iteration)
@@ -451,18 +498,54 @@ def test_default_play_hint_buys_a_stated_margin():
     assert r.samples == DEFAULT_HINT_SAMPLES  # this small position reaches the sample budget: reproducible
     assert hint(view, method="pimc").to_dict()["moves"] == r.to_dict()["moves"]
     assert max(1.96 * m.stderr for m in r.moves) < 0.03
-    out = run(["hint", "--hand", "2 4 6 9 11 12", "--seen", "1 3", "--opponent", "5", "--table", "8",
-               "--attacker", "0", "--player", "1", "--method", "pimc"]).stdout
+    out = run(
+        [
+            "hint",
+            "--hand",
+            "2 4 6 9 11 12",
+            "--seen",
+            "1 3",
+            "--opponent",
+            "5",
+            "--table",
+            "8",
+            "--attacker",
+            "0",
+            "--player",
+            "1",
+            "--method",
+            "pimc",
+        ]
+    ).stdout
     assert f"PIMC over {DEFAULT_HINT_SAMPLES} sampled deals" in out and "95% margin of a value up to ±0.0" in out
 
 
 def test_solve_hand_says_how_its_scoring_differs_from_hint():
     out = run(["solve", "--hand", HAND, "--seen", SEEN, "--opponent", "3", "--history", HIST]).stdout
     assert "scoring: the round alone" in out and "--score game ranks as hint does" in out
-    game = json.loads(run(["solve", "--hand", HAND, "--seen", SEEN, "--opponent", "3", "--history", HIST,
-                           "--score", "game", "--json"]).stdout)
-    hinted = json.loads(run(["hint", "--hand", HAND, "--seen", SEEN, "--opponent", "3", "--history", HIST,
-                             "--json", "--method", "exact"]).stdout)
+    game = json.loads(
+        run(
+            ["solve", "--hand", HAND, "--seen", SEEN, "--opponent", "3", "--history", HIST, "--score", "game", "--json"]
+        ).stdout
+    )
+    hinted = json.loads(
+        run(
+            [
+                "hint",
+                "--hand",
+                HAND,
+                "--seen",
+                SEEN,
+                "--opponent",
+                "3",
+                "--history",
+                HIST,
+                "--json",
+                "--method",
+                "exact",
+            ]
+        ).stdout
+    )
     assert [m["cards"] for m in game["moves"]] == [m["cards"] for m in hinted["moves"]]
     assert [m["value"] for m in game["moves"]] == pytest.approx([m["value"] for m in hinted["moves"]], abs=1e-12)
 
@@ -486,8 +569,11 @@ def test_endgame_lines_show_only_consistent_opponent_hands():
 
 def test_the_new_users_sacrifice_case_wins_for_sure_over_the_possible_hands():
     # The engine sacrificed a 6 to my 11: it holds nothing below 6, so my 2 wins the showdown (R12, R17, R20).
-    with_history = hint(build_view(hand="2 10", seen="6 11", opponent=2, history="p0 attacks 11; p1 answers 6 sacrifice"),
-                        method="exact", utilities="round")
+    with_history = hint(
+        build_view(hand="2 10", seen="6 11", opponent=2, history="p0 attacks 11; p1 answers 6 sacrifice"),
+        method="exact",
+        utilities="round",
+    )
     blind = hint(build_view(hand="2 10", seen="6 11", opponent=2), method="exact", utilities="round")
     assert str(with_history.action) == "attack 10" and with_history.best.win == 1.0
     assert blind.best.win < 0.95 and with_history.worlds < blind.worlds

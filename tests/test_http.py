@@ -15,10 +15,10 @@ from typing import Iterator
 
 import httpx
 import pytest
-
 from helpers import tacocat_argv
-from tacocat.rules.game import GameRecord
+
 from tacocat.protocol.session import COMMANDS, ERROR_CODES, PROTOCOL_VERSION
+from tacocat.rules.game import GameRecord
 
 MAX_BODY = 4096
 MAX_TIME_MS = 3000
@@ -39,7 +39,8 @@ def running_server(*options: str) -> Iterator[httpx.Client]:
     store = tempfile.mkdtemp(prefix="tacocat-http-") + "/games.sqlite3"
     proc = subprocess.Popen(
         [*tacocat_argv(), "serve", "--port", str(port), "--log-level", "warning", "--store", store, *options],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
     )
     base = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 30
@@ -67,7 +68,9 @@ def running_server(*options: str) -> Iterator[httpx.Client]:
 
 @pytest.fixture(scope="module")
 def server():
-    with running_server("--max-time-ms", str(MAX_TIME_MS), "--max-body", str(MAX_BODY), "--max-searches", "3") as client:
+    with running_server(
+        "--max-time-ms", str(MAX_TIME_MS), "--max-body", str(MAX_BODY), "--max-searches", "3"
+    ) as client:
         yield client
 
 
@@ -135,19 +138,46 @@ def test_whole_game_over_http(server):
                 assert hint["moves"]
                 hinted += 1
             if rng.random() < 0.1:  # this seat's token does not open the other seat
-                wrong = server.post("/v1", json={"id": "w", "cmd": "apply", "game": game, "player": 1 - player,
-                                                 "token": seats[player], "action": action})
+                wrong = server.post(
+                    "/v1",
+                    json={
+                        "id": "w",
+                        "cmd": "apply",
+                        "game": game,
+                        "player": 1 - player,
+                        "token": seats[player],
+                        "action": action,
+                    },
+                )
                 assert wrong.status_code == 403 and wrong.json()["id"] == "w"
             if rng.random() < 0.1:  # the other seat, with its own token: refused, nothing changes
-                other = server.post("/v1", json={"id": "o", "cmd": "apply", "game": game, "player": 1 - player,
-                                                 "token": seats[1 - player], "action": action})
+                other = server.post(
+                    "/v1",
+                    json={
+                        "id": "o",
+                        "cmd": "apply",
+                        "game": game,
+                        "player": 1 - player,
+                        "token": seats[1 - player],
+                        "action": action,
+                    },
+                )
                 assert other.json()["id"] == "o"
                 assert other.status_code in (200, 409)
                 if other.status_code == 200:  # simultaneous decisions: the other seat could act too
                     break
             # The whole-request form (POST /v1) and the per-command form agree.
-            r = server.post("/v1", json={"id": 9, "cmd": "apply", "game": game, "player": player, "token": seats[player],
-                                         "action": action})
+            r = server.post(
+                "/v1",
+                json={
+                    "id": 9,
+                    "cmd": "apply",
+                    "game": game,
+                    "player": player,
+                    "token": seats[player],
+                    "action": action,
+                },
+            )
             assert r.status_code == 200 and r.json()["id"] == 9, r.text
     assert status["over"] and status["winner"] in (0, 1)
     record = call(server, "record", game=game, token=owner)["record"]
@@ -173,18 +203,28 @@ def test_hint_and_solve(server):
 
 
 def test_concurrent_requests_are_served_during_searches(server):
-    view = {"player": 0, "hand": [2, 4, 6, 9, 11, 12], "seen": [1, 3], "opponent_hand_size": 6, "attacker": 0, "table": []}
+    view = {
+        "player": 0,
+        "hand": [2, 4, 6, 9, 11, 12],
+        "seen": [1, 3],
+        "opponent_hand_size": 6,
+        "attacker": 0,
+        "table": [],
+    }
     games = [call(server, "new_game", seed=s) for s in range(4)]
 
     def long_hint(i: int) -> dict:
         # a minute's budget, cut to the server's cap; stopped below
-        return server.post("/v1/hint", json={"id": f"h{i}", "view": view, "time_ms": 60_000, "method": "pimc",
-                                             "token": "this test's secret"}).json()
+        return server.post(
+            "/v1/hint",
+            json={"id": f"h{i}", "view": view, "time_ms": 60_000, "method": "pimc", "token": "this test's secret"},
+        ).json()
 
     def quick(i: int) -> int:
         game = games[i % 4]
-        return server.post("/v1/legal", json={"game": game["game"], "player": i % 2,
-                                              "token": game["tokens"]["seats"][i % 2]}).status_code
+        return server.post(
+            "/v1/legal", json={"game": game["game"], "player": i % 2, "token": game["tokens"]["seats"][i % 2]}
+        ).status_code
 
     with ThreadPoolExecutor(max_workers=16) as pool:
         hints = [pool.submit(long_hint, i) for i in range(2)]
@@ -207,12 +247,20 @@ def test_concurrent_requests_are_served_during_searches(server):
 
 @pytest.mark.slow
 def test_stop_over_http_and_the_time_cap(server):
-    view = {"player": 0, "hand": [2, 4, 6, 9, 11, 12], "seen": [1, 3], "opponent_hand_size": 6, "attacker": 0, "table": []}
+    view = {
+        "player": 0,
+        "hand": [2, 4, 6, 9, 11, 12],
+        "seen": [1, 3],
+        "opponent_hand_size": 6,
+        "attacker": 0,
+        "table": [],
+    }
     out: dict = {}
 
     def long_hint() -> None:
-        out["body"] = server.post("/v1/hint", json={"id": "long", "view": view, "time_ms": 60_000, "method": "pimc",
-                                                    "token": "stop test"}).json()
+        out["body"] = server.post(
+            "/v1/hint", json={"id": "long", "view": view, "time_ms": 60_000, "method": "pimc", "token": "stop test"}
+        ).json()
 
     t = threading.Thread(target=long_hint)
     t.start()
@@ -237,8 +285,14 @@ def test_a_gone_client_frees_its_search():
     # No time cap and an hour's budget: only the disconnect can end this
     # search, so the slot coming free at all shows the server noticed.
     with running_server("--max-time-ms", "3600000") as client:
-        view = {"player": 0, "hand": [2, 4, 6, 9, 11, 12], "seen": [1, 3], "opponent_hand_size": 6, "attacker": 0,
-                "table": []}
+        view = {
+            "player": 0,
+            "hand": [2, 4, 6, 9, 11, 12],
+            "seen": [1, 3],
+            "opponent_hand_size": 6,
+            "attacker": 0,
+            "table": [],
+        }
         with pytest.raises(httpx.TimeoutException):
             client.post("/v1/hint", json={"view": view, "time_ms": 3_600_000, "method": "pimc"}, timeout=0.5)
         deadline = time.monotonic() + CLIENT_TIMEOUT_S

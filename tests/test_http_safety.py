@@ -27,9 +27,9 @@ from typing import Iterator
 
 import httpx
 import pytest
-
 from helpers import one_line_error, run_cli
 from test_http import running_server
+
 from tacocat.protocol.http import HTTP_STATUS, TRANSPORT_STATUS, create_app, host_names
 from tacocat.protocol.session import EngineSession
 
@@ -61,21 +61,42 @@ def refused(r: httpx.Response, status: int, code: str, *fragments: str) -> str:
 
 @pytest.fixture(scope="module")
 def server():
-    with running_server("--cors-origin", "http://127.0.0.1:5173", "--allowed-host", "engine.lan",
-                        "--allowed-host", "proxy.lan:443", "--max-time-ms", "3000") as client:
+    with running_server(
+        "--cors-origin",
+        "http://127.0.0.1:5173",
+        "--allowed-host",
+        "engine.lan",
+        "--allowed-host",
+        "proxy.lan:443",
+        "--max-time-ms",
+        "3000",
+    ) as client:
         yield client
 
 
 # ------------------------------------------------------------ Content-Type
 
-@pytest.mark.parametrize("content_type", ["text/plain", "text/plain;charset=UTF-8", "application/x-www-form-urlencoded",
-                                          "multipart/form-data; boundary=x", None, "application/json-seq",
-                                          "application/jsonp"])
+
+@pytest.mark.parametrize(
+    "content_type",
+    [
+        "text/plain",
+        "text/plain;charset=UTF-8",
+        "application/x-www-form-urlencoded",
+        "multipart/form-data; boundary=x",
+        None,
+        "application/json-seq",
+        "application/jsonp",
+    ],
+)
 def test_a_post_that_is_not_json_is_refused_and_changes_nothing(server, content_type):
     before, rules = games_open(server), server.get("/v1/hello").json()["result"]["rules"]
     headers = {} if content_type is None else {"content-type": content_type}
-    for path, body in (("/v1/new_game", {"seed": 1}), ("/v1", {"cmd": "new_game", "seed": 1}),
-                       ("/v1/set_rules", {"rules": {**rules, "max_deals": 7}})):
+    for path, body in (
+        ("/v1/new_game", {"seed": 1}),
+        ("/v1", {"cmd": "new_game", "seed": 1}),
+        ("/v1/set_rules", {"rules": {**rules, "max_deals": 7}}),
+    ):
         r = server.post(path, content=json.dumps(body).encode(), headers=headers)
         refused(r, 415, "bad_json", "Content-Type: application/json")
     assert games_open(server) == before
@@ -96,11 +117,20 @@ def test_bad_json_with_the_right_content_type_is_still_bad_json(server):
 
 # ------------------------------------------------------------------- Host
 
+
 def test_a_foreign_host_is_refused(server):
     port = port_of(server)
     before = games_open(server)
-    for host in ("evil.example", f"evil.example:{port}", "127.0.0.1.evil.example", f"127.0.0.1:{port + 1}",
-                 f"localhost:{port}.evil.example", "engine.lan:1", "proxy.lan", ""):
+    for host in (
+        "evil.example",
+        f"evil.example:{port}",
+        "127.0.0.1.evil.example",
+        f"127.0.0.1:{port + 1}",
+        f"localhost:{port}.evil.example",
+        "engine.lan:1",
+        "proxy.lan",
+        "",
+    ):
         r = server.post("/v1/new_game", json={"seed": 1}, headers={"host": host})
         refused(r, 421, "forbidden", "--allowed-host", f"127.0.0.1:{port}")
         refused(server.get("/v1/hello", headers={"host": host}), 421, "forbidden")
@@ -109,18 +139,38 @@ def test_a_foreign_host_is_refused(server):
 
 def test_the_servers_own_names_are_answered(server):
     port = port_of(server)
-    for host in (f"127.0.0.1:{port}", "127.0.0.1", f"localhost:{port}", "LOCALHOST", f"[::1]:{port}",
-                 "engine.lan", f"engine.lan:{port}", "proxy.lan:443"):
+    for host in (
+        f"127.0.0.1:{port}",
+        "127.0.0.1",
+        f"localhost:{port}",
+        "LOCALHOST",
+        f"[::1]:{port}",
+        "engine.lan",
+        f"engine.lan:{port}",
+        "proxy.lan:443",
+    ):
         r = server.get("/v1/hello", headers={"host": host})
         assert r.status_code == 200 and r.json()["ok"], (host, r.text)
 
 
 def test_host_names():
-    assert host_names("127.0.0.1", 8000) == ["127.0.0.1:8000", "127.0.0.1", "localhost:8000", "localhost",
-                                             "[::1]:8000", "[::1]"]
+    assert host_names("127.0.0.1", 8000) == [
+        "127.0.0.1:8000",
+        "127.0.0.1",
+        "localhost:8000",
+        "localhost",
+        "[::1]:8000",
+        "[::1]",
+    ]
     assert host_names("::1", 80)[:2] == ["[::1]:80", "[::1]"]
     assert host_names("10.0.0.5", 80, ["Engine.LAN", "proxy:443", "*"]) == [
-        "10.0.0.5:80", "10.0.0.5", "engine.lan:80", "engine.lan", "proxy:443", "*"]
+        "10.0.0.5:80",
+        "10.0.0.5",
+        "engine.lan:80",
+        "engine.lan",
+        "proxy:443",
+        "*",
+    ]
 
 
 def test_allowed_host_flag_is_checked():
@@ -133,11 +183,18 @@ def test_allowed_host_flag_is_checked():
 
 # ----------------------------------------------------------------- Origin
 
+
 def test_a_foreign_origin_is_refused_before_the_command_runs(server):
     port = port_of(server)
     before = games_open(server)
-    for origin in ("http://evil.example", f"http://localhost:{port}", f"http://127.0.0.1:{port + 1}", "null",
-                   "http://127.0.0.1:5174", f"file://127.0.0.1:{port}"):
+    for origin in (
+        "http://evil.example",
+        f"http://localhost:{port}",
+        f"http://127.0.0.1:{port + 1}",
+        "null",
+        "http://127.0.0.1:5174",
+        f"file://127.0.0.1:{port}",
+    ):
         r = server.post("/v1/new_game", json={"seed": 1}, headers={"origin": origin})
         refused(r, 403, "forbidden", "--cors-origin")
         assert "access-control-allow-origin" not in r.headers
@@ -150,19 +207,23 @@ def test_the_servers_own_origin_and_the_allowed_ones_are_accepted(server):
     before = games_open(server)
     r = server.post("/v1/new_game", json={"seed": 1}, headers={"origin": f"http://127.0.0.1:{port}"})
     assert r.status_code == 200 and r.json()["ok"], r.text
-    r = server.post("/v1/new_game", json={"seed": 1}, headers={"origin": f"http://localhost:{port}",
-                                                                "host": f"localhost:{port}"})
+    r = server.post(
+        "/v1/new_game", json={"seed": 1}, headers={"origin": f"http://localhost:{port}", "host": f"localhost:{port}"}
+    )
     assert r.status_code == 200, r.text
     r = server.post("/v1/new_game", json={"seed": 2}, headers={"origin": "http://127.0.0.1:5173"})
     assert r.status_code == 200 and r.headers["access-control-allow-origin"] == "http://127.0.0.1:5173"
     assert games_open(server) == before + 3
     # An allowed page is told why a text/plain POST is refused (it can read the answer).
-    r = server.post("/v1/new_game", content=b"{}", headers={"origin": "http://127.0.0.1:5173", "content-type": "text/plain"})
+    r = server.post(
+        "/v1/new_game", content=b"{}", headers={"origin": "http://127.0.0.1:5173", "content-type": "text/plain"}
+    )
     refused(r, 415, "bad_json")
     assert r.headers["access-control-allow-origin"] == "http://127.0.0.1:5173"
 
 
 # ------------------------------------------------------------ connections
+
 
 @contextlib.contextmanager
 def idle_sockets(port: int, count: int) -> Iterator[list[socket.socket]]:
@@ -294,8 +355,10 @@ def test_when_every_connection_is_busy_a_newcomer_is_answered_busy():
 
 def test_a_request_head_too_large_or_unreadable_is_answered_in_json(server):
     port = port_of(server)
-    for head in (f"GET /v1/hello HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nX-Big: {'a' * 20_000}".encode(),  # unfinished past 16 KiB
-                 b"NOT HTTP AT ALL\r\n\r\n"):
+    for head in (
+        f"GET /v1/hello HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nX-Big: {'a' * 20_000}".encode(),  # unfinished past 16 KiB
+        b"NOT HTTP AT ALL\r\n\r\n",
+    ):
         with socket.create_connection(("127.0.0.1", port), timeout=10) as s:
             s.sendall(head)
             answer = b""
@@ -320,8 +383,20 @@ def test_the_python_client_reconnects_after_an_idle_close():
 
 # --------------------------------------------------------------------- ids
 
-BAD_IDS = [b"1e400", b"-1e400", b"[" * 40 + b"]" * 40, b"[" * 900 + b"]" * 900, b'"' + b"x" * 5000 + b'"',
-           b"1" * 40, b'{"a": {"b": {"c": {"d": {"e": {"f": 1}}}}}}', b"[1, 2]", b"true", b'"ok-id"', b"7", b"null"]
+BAD_IDS = [
+    b"1e400",
+    b"-1e400",
+    b"[" * 40 + b"]" * 40,
+    b"[" * 900 + b"]" * 900,
+    b'"' + b"x" * 5000 + b'"',
+    b"1" * 40,
+    b'{"a": {"b": {"c": {"d": {"e": {"f": 1}}}}}}',
+    b"[1, 2]",
+    b"true",
+    b'"ok-id"',
+    b"7",
+    b"null",
+]
 
 
 def bodies_for(rid: bytes) -> list[tuple[str, bytes]]:

@@ -26,8 +26,7 @@ from tacocat.rules.cards import hand
 from tacocat.rules.game import GameState
 from tacocat.rules.ruleset import STANDARD, Ruleset
 from tacocat.search.hint import Knobs, hint
-from tacocat.search.inference import (InferenceSampler, StaticSoftmax, check_inference, inference_sampler,
-                                      observations)
+from tacocat.search.inference import InferenceSampler, StaticSoftmax, check_inference, inference_sampler, observations
 from tacocat.search.sampling import HandSampler
 
 REFERENCE = json.loads(Path(__file__).with_name("pimc_classic_reference.json").read_text())["games"]
@@ -87,8 +86,10 @@ def test_inference_off_or_uniform_gives_todays_hints_bit_for_bit(name):
 def test_pimc_with_inference_off_plays_pimc_classic_games(game, name):
     rules = STANDARD if game["rules"] is None else Ruleset.from_dict(game["rules"])
     extra = {} if name is None else {"inference": name}
-    bots = (make_bot("pimc", seed=game["seed"], **game["budget"], **extra),
-            make_bot("pimc", seed=game["seed"] + 1000, **game["budget"], **extra))
+    bots = (
+        make_bot("pimc", seed=game["seed"], **game["budget"], **extra),
+        make_bot("pimc", seed=game["seed"] + 1000, **game["budget"], **extra),
+    )
     assert [dict(a) for a in play_game(bots, game["seed"], rules).actions] == game["actions"]
 
 

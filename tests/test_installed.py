@@ -18,7 +18,9 @@ def test_only_tacocat_is_installed_no_generic_top_level_names(tmp_path):
     # from outside the checkout only `tacocat` imports.
     code = "import importlib.util as u; print([n for n in ('solver', 'cli', 'tacocat') if u.find_spec(n)])"
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
-    out = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, env=env, capture_output=True, text=True, check=True)
+    out = subprocess.run(
+        [sys.executable, "-c", code], cwd=tmp_path, env=env, capture_output=True, text=True, check=True
+    )
     assert out.stdout.strip() == "['tacocat']", out
     for site_dir in site.getsitepackages():
         assert not (Path(site_dir) / "solver").exists() and not (Path(site_dir) / "cli").exists(), site_dir

@@ -4,15 +4,23 @@ the exact answer where the best move is clear."""
 
 import pytest
 
-from tacocat.core import _ismcts
 from tacocat.errors import PositionError
 from tacocat.rules.game import View
 from tacocat.search.hint import hint
 from tacocat.search.ismcts import ismcts_play
 
+
 def view(hand, seen, opp, attacker=0, table=(), player=0):
-    return View.from_dict({"player": player, "hand": list(hand), "seen": list(seen),
-                           "opponent_hand_size": opp, "attacker": attacker, "table": list(table)})
+    return View.from_dict(
+        {
+            "player": player,
+            "hand": list(hand),
+            "seen": list(seen),
+            "opponent_hand_size": opp,
+            "attacker": attacker,
+            "table": list(table),
+        }
+    )
 
 
 def test_search_is_seeded_and_counts_add_up():
@@ -44,11 +52,14 @@ def test_time_budget():
     assert r.seconds >= 0.06 - 1e-6 and not r.stopped
 
 
-@pytest.mark.parametrize("hand, seen, opp, attacker, table, player", [
-    ([1, 12], [], 2, 0, (), 0),                      # attack the 12, keep the 1
-    ([2, 3, 11], [1, 1, 12, 12], 3, 0, (), 0),
-    ([1, 6, 12], [], 2, 1, (10,), 0),                # beat 10 with 12 and keep the 1
-])
+@pytest.mark.parametrize(
+    "hand, seen, opp, attacker, table, player",
+    [
+        ([1, 12], [], 2, 0, (), 0),  # attack the 12, keep the 1
+        ([2, 3, 11], [1, 1, 12, 12], 3, 0, (), 0),
+        ([1, 6, 12], [], 2, 1, (10,), 0),  # beat 10 with 12 and keep the 1
+    ],
+)
 def test_agrees_with_the_exact_answer_on_clear_positions(hand, seen, opp, attacker, table, player):
     v = view(hand, seen, opp, attacker, table, player)
     exact = hint(v, method="exact", utilities="round")

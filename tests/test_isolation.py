@@ -44,8 +44,10 @@ def _running(session: EngineSession, n: int) -> None:
 
 def test_stop_and_busy_see_only_the_callers_searches():
     session = EngineSession(max_searches=2, max_queue=0, shared=True, admin_token="the admin")
-    jobs = {who: session.prepare(_slow_hint(f"{who}'s secret", f"{who}'s search"), "peer 127.0.0.1")
-            for who in ("alice", "bob")}
+    jobs = {
+        who: session.prepare(_slow_hint(f"{who}'s secret", f"{who}'s search"), "peer 127.0.0.1")
+        for who in ("alice", "bob")
+    }
     answers: dict = {}
     threads = [threading.Thread(target=lambda w=w: answers.__setitem__(w, jobs[w].run())) for w in jobs]
     for t in threads:
@@ -188,14 +190,20 @@ def test_a_game_against_the_engine_gives_the_page_only_its_own_seat(level):
         token = tokens["seats"][human]
         for kind in ("state", "record"):
             assert session.handle({"cmd": kind, "game": gid, "token": token})["error"]["code"] == "forbidden"
-        assert session.handle({"cmd": "legal", "game": gid, "player": engine_seat, "token": token})["error"]["code"] == "forbidden"
+        assert (
+            session.handle({"cmd": "legal", "game": gid, "player": engine_seat, "token": token})["error"]["code"]
+            == "forbidden"
+        )
         answers = [g]
         while not session._games[gid].over:
             legal = ok(session.handle({"cmd": "legal", "game": gid, "player": human, "token": token}))["actions"]
             assert legal, "the engine left the human without a move"
             hidden = _engine_hidden(session, gid, engine_seat)
-            r = ok(session.handle({"cmd": "apply", "game": gid, "player": human, "token": token,
-                                   "action": rng.choice(legal)}))
+            r = ok(
+                session.handle(
+                    {"cmd": "apply", "game": gid, "player": human, "token": token, "action": rng.choice(legal)}
+                )
+            )
             answers.append(r)
             text = json.dumps(r)
             for h in hidden:
@@ -211,9 +219,13 @@ def test_a_game_against_the_engine_gives_the_page_only_its_own_seat(level):
 
 def test_the_engine_seat_is_refused_bad_settings():
     session = EngineSession()
-    for engine, fragment in [({"seat": 2, "level": 3}, "engine.seat"), ({"level": 3}, "engine.seat"),
-                             ({"seat": 1, "bot": "oracle"}, "bot"), ({"seat": 1, "level": 9}, "level"),
-                             ({"seat": 1, "colour": "red"}, "unknown")]:
+    for engine, fragment in [
+        ({"seat": 2, "level": 3}, "engine.seat"),
+        ({"level": 3}, "engine.seat"),
+        ({"seat": 1, "bot": "oracle"}, "bot"),
+        ({"seat": 1, "level": 9}, "level"),
+        ({"seat": 1, "colour": "red"}, "unknown"),
+    ]:
         r = session.handle({"cmd": "new_game", "engine": engine})
         assert r["error"]["code"] == "bad_field" and r["error"]["field"] == "engine", r
         assert fragment in r["error"]["message"], r
@@ -227,8 +239,16 @@ def test_hello_lists_the_bots_a_seat_may_use_and_move_refuses_the_oracle():
     assert hello["bots"] == list(SEAT_BOTS) and "oracle" not in hello["bots"] and "oracle" in BOTS
     assert hello["levels"] == {"1": "random", "2": "heuristic", "3": "pimc", "4": "pimc", "5": "pimc"}
     g = ok(session.handle({"cmd": "new_game", "seed": 3}))
-    r = session.handle({"cmd": "move", "game": g["game"], "player": 0, "token": g["tokens"]["seats"][0],
-                        "bot": "oracle", "apply": True})
+    r = session.handle(
+        {
+            "cmd": "move",
+            "game": g["game"],
+            "player": 0,
+            "token": g["tokens"]["seats"][0],
+            "bot": "oracle",
+            "apply": True,
+        }
+    )
     assert r["error"]["code"] == "bad_field" and r["error"]["field"] == "bot" and "pimc" in r["error"]["message"]
     assert session._games[g["game"]].actions == []  # nothing was played
 
@@ -248,5 +268,9 @@ def test_the_engine_seat_keeps_to_the_servers_time_cap(monkeypatch):
         legal = ok(session.handle({"cmd": "legal", "game": g["game"], "player": 1, "token": token}))["actions"]
         if not legal:
             break
-        ok(session.handle({"cmd": "apply", "game": g["game"], "player": 1, "token": token, "action": rng.choice(legal)}))
+        ok(
+            session.handle(
+                {"cmd": "apply", "game": g["game"], "player": 1, "token": token, "action": rng.choice(legal)}
+            )
+        )
     assert len(budgets) >= 3 and all(b["time_ms"] == 50 for b in budgets), budgets

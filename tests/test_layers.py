@@ -79,7 +79,9 @@ def cython_imports(source: str) -> list[tuple[int, str]]:
 def sources() -> list[tuple[str, Path, bool]]:
     root = package_root()
     cli_root = Path(importlib.util.find_spec("tacocat.cli").origin).parent
-    files = {p.resolve(): p for p in list(root.rglob("*.py")) + list(root.rglob("*.pyx")) + list(cli_root.rglob("*.py"))}
+    files = {
+        p.resolve(): p for p in list(root.rglob("*.py")) + list(root.rglob("*.pyx")) + list(cli_root.rglob("*.py"))
+    }
     return [(module_name(p, root, cli_root), p, p.name == "__init__.py") for p in sorted(files.values())]
 
 

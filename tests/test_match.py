@@ -4,8 +4,8 @@ import json
 
 import pytest
 
-from tacocat.players.bots import BOTS, OracleBot, SearchBot, make_bot, play_game
 from tacocat.errors import TacocatError
+from tacocat.players.bots import BOTS, OracleBot, SearchBot, make_bot, play_game
 from tacocat.players.match import run_match
 
 
@@ -39,8 +39,14 @@ def test_workers_do_not_change_the_numbers():
 def test_search_bots_play_both_modes():
     r = run_match("pimc", "ismcts", deals=2, seed=2, mode="play", budget={"samples": 8, "iterations": 800})
     assert r.wins + r.draws + r.losses == 4
-    r = run_match("pimc", "heuristic", deals=1, seed=2, mode="game",
-                  budget={"samples": 6, "replace_samples": 20, "duel_samples": 3, "candidates": 4})
+    r = run_match(
+        "pimc",
+        "heuristic",
+        deals=1,
+        seed=2,
+        mode="game",
+        budget={"samples": 6, "replace_samples": 20, "duel_samples": 3, "candidates": 4},
+    )
     assert r.wins + r.losses == 2
 
 
@@ -65,8 +71,9 @@ def test_bots_by_name_with_budgets():
         make_bot("grandmaster")
 
 
-@pytest.mark.parametrize("kwargs, fragment", [({"mode": "chess"}, "mode"), ({"deals": 0}, "deals"),
-                                              ({"workers": 0}, "workers")])
+@pytest.mark.parametrize(
+    "kwargs, fragment", [({"mode": "chess"}, "mode"), ({"deals": 0}, "deals"), ({"workers": 0}, "workers")]
+)
 def test_bad_match_arguments(kwargs, fragment):
     args = {"deals": 1}
     args.update(kwargs)

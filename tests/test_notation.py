@@ -4,10 +4,10 @@ notation `tacocat play` accepts (README "Notation") and read it back."""
 import dataclasses
 
 import pytest
+from helpers import random_steps
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from helpers import random_steps
 from tacocat.errors import NotationError, PositionError
 from tacocat.rules.actions import Action
 from tacocat.rules.board import Board

@@ -21,6 +21,7 @@ import numpy as np  # noqa: E402
 import tacocat.openspiel  # noqa: E402,F401
 from tacocat.openspiel.bots import TacocatBot  # noqa: E402
 from tacocat.openspiel.codec import ActionCodec  # noqa: E402
+from tacocat.openspiel.games import _play_events, load_rules  # noqa: E402
 from tacocat.players.bots import BOTS  # noqa: E402
 from tacocat.rules.actions import Action  # noqa: E402
 from tacocat.rules.board import Board  # noqa: E402
@@ -28,7 +29,6 @@ from tacocat.rules.cards import hand, remove  # noqa: E402
 from tacocat.rules.game import PLAY, GameState  # noqa: E402
 from tacocat.rules.history import consistent_by_replay, hand_floor  # noqa: E402
 from tacocat.rules.ruleset import STANDARD  # noqa: E402
-from tacocat.openspiel.games import _play_events, load_rules  # noqa: E402
 
 TINY = {"deck": "2 2 2 2 0 0 0 0 0 0 0 0", "board": "2 2 2 2 2 2 2"}
 ONE_ARROW = {"arrows": "p1 p1 p1 p0 p0 p0 p0", "tie": "arrow"}
@@ -58,20 +58,24 @@ def random_step(state, rng):
 
 # ------------------------------------------------------------- loading
 
+
 def test_load_game_in_a_fresh_interpreter():
     code = "import pyspiel, tacocat.openspiel; g = pyspiel.load_game('tacocat'); print(g)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.startswith("tacocat(")
 
 
-@pytest.mark.parametrize("name,params", [
-    ("tacocat_play", {"hand_size": 4}),
-    ("tacocat_play", {"hand_size": 8, "attacker": 1, "units": "game"}),
-    ("tacocat_play", {**TINY, "hand_size": 3}),
-    ("tacocat", {}),
-    ("tacocat", {"seed": 5, "units": "round"}),
-    ("tacocat_turn", ONE_ARROW),
-])
+@pytest.mark.parametrize(
+    "name,params",
+    [
+        ("tacocat_play", {"hand_size": 4}),
+        ("tacocat_play", {"hand_size": 8, "attacker": 1, "units": "game"}),
+        ("tacocat_play", {**TINY, "hand_size": 3}),
+        ("tacocat", {}),
+        ("tacocat", {"seed": 5, "units": "round"}),
+        ("tacocat_turn", ONE_ARROW),
+    ],
+)
 def test_openspiel_random_simulation(name, params):
     """pyspiel's own checks: legal actions, chance sums, serialisation,
     cloning, observation and information-state calls, returns."""
@@ -93,6 +97,7 @@ def test_bad_parameters_name_the_rule():
 
 # -------------------------------------------------------------- codec
 
+
 def test_codec_is_a_bijection_on_every_multiset():
     codec = ActionCodec(load_rules(TINY), 3)
     seen = set()
@@ -103,8 +108,12 @@ def test_codec_is_a_bijection_on_every_multiset():
     assert len(seen) == codec.multisets
     ids = set()
     for cards in seen:
-        for a in (Action("replace", cards), Action("attack", cards), Action("answer", cards, True),
-                  Action("answer", cards, False)):
+        for a in (
+            Action("replace", cards),
+            Action("attack", cards),
+            Action("answer", cards, True),
+            Action("answer", cards, False),
+        ):
             i = codec.encode(a)
             assert codec.decode(i) == a
             ids.add(i)
@@ -113,6 +122,7 @@ def test_codec_is_a_bijection_on_every_multiset():
 
 
 # ----------------------------------------------------- differential tests
+
 
 def play_reference(hands, attacker):
     state = GameState(rules=STANDARD, seed=0, board=Board())
@@ -179,7 +189,9 @@ def run_game_differential(games, seed, name="tacocat"):
                 ref.apply(p, codec.decode(a))
             if not s.is_chance_node():
                 assert s.gs.to_dict() == ref.to_dict()
-        assert ref.over and s.returns()[0] == sum(1 if r["winner"] == 0 else -1 for r in ref.rounds if r["winner"] is not None)
+        assert ref.over and s.returns()[0] == sum(
+            1 if r["winner"] == 0 else -1 for r in ref.rounds if r["winner"] is not None
+        )
 
 
 def test_play_differential_against_game_state():
@@ -220,7 +232,7 @@ def test_unseeded_draws_are_the_chance_outcomes_and_cards_are_conserved():
                 at = 0
                 for p in (0, 1) if len(discards) == 2 else list(discards):
                     k = len(discards[p])
-                    assert s.gs.hands[p] == hand(remove(before[p], discards[p]) + tuple(got[at:at + k]))
+                    assert s.gs.hands[p] == hand(remove(before[p], discards[p]) + tuple(got[at : at + k]))
                     at += k
             else:
                 random_step(s, rng)
@@ -230,6 +242,7 @@ def test_unseeded_draws_are_the_chance_outcomes_and_cards_are_conserved():
 
 # ------------------------------------------------------ information sets
 
+
 def all_states(game):
     out = []
     stack = [game.new_initial_state()]
@@ -238,7 +251,7 @@ def all_states(game):
         out.append(s)
         if s.is_terminal():
             continue
-        for a in ([a for a, _ in s.chance_outcomes()] if s.is_chance_node() else s.legal_actions()):
+        for a in [a for a, _ in s.chance_outcomes()] if s.is_chance_node() else s.legal_actions():
             stack.append(s.child(a))
     return out
 
@@ -247,7 +260,7 @@ def true_information(s, p):
     """What player p knows in tacocat_play, from the state's fields (RULES §5)."""
     n = s.g.hand_size
     if s.is_chance_node():
-        return ("deal", hand(s.dealt[n * p:n * (p + 1)]), len(s.dealt))
+        return ("deal", hand(s.dealt[n * p : n * (p + 1)]), len(s.dealt))
     return ("play", s.hands[p], tuple(json.dumps(e, sort_keys=True) for e in s.events))
 
 
@@ -291,7 +304,7 @@ def test_observation_never_shows_the_opponents_hand():
             opp = 1 - p
             pool = list(s.gs.view(p).unseen_pool)
             rng.shuffle(pool)
-            new = hand(pool[:len(s.gs.hands[opp])])
+            new = hand(pool[: len(s.gs.hands[opp])])
             rest = list(remove(hand(pool), new))
             other.gs.hands[opp] = new
             other.gs.draw_pile = rest
@@ -300,6 +313,7 @@ def test_observation_never_shows_the_opponents_hand():
 
 
 # -------------------------------------------------------------- resampling
+
 
 def decision_states(name, params, count, seed):
     game = pyspiel.load_game(name, params)
@@ -350,8 +364,11 @@ def test_resample_draws_the_r20_weights():
         opp = 1 - p
         pool = list(s.view(p).unseen_pool)
         floor = hand_floor(_play_events(s.events), opp)
-        exact = collections.Counter(hand(pool[i] for i in c) for c in combinations(range(len(pool)), len(s.hands[opp]))
-                                    if min(pool[i] for i in c) >= floor)
+        exact = collections.Counter(
+            hand(pool[i] for i in c)
+            for c in combinations(range(len(pool)), len(s.hands[opp]))
+            if min(pool[i] for i in c) >= floor
+        )
         total = sum(exact.values())
         draws = 2000
         got = collections.Counter()
@@ -367,6 +384,7 @@ def test_resample_draws_the_r20_weights():
 
 
 # -------------------------------------------------------------- bots
+
 
 @pytest.mark.parametrize("name", sorted(BOTS))
 def test_every_bot_plays_in_openspiels_loop(name):
@@ -409,6 +427,7 @@ def run_ismcts_games(games):
 
 # ------------------------------------------- our equilibrium solver, judged by OpenSpiel
 
+
 def equilibrium_policy(game, result):
     """Our solver's average profile as an OpenSpiel policy on `tacocat_play`:
     an OpenSpiel information state is (own hand, public history) — the
@@ -431,7 +450,7 @@ def equilibrium_policy(game, result):
 
 
 def check_exploitability_agrees(n, iterations):
-    from open_spiel.python.algorithms import best_response, exploitability, expected_game_score
+    from open_spiel.python.algorithms import best_response, expected_game_score, exploitability
 
     from tacocat.search.equilibrium import Endgame, packed, solve
 

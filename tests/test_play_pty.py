@@ -10,8 +10,8 @@ import re
 import subprocess
 
 import pytest
-
 from helpers import run_cli, tacocat_argv
+
 from tacocat.cli.terminal import format_action
 from tacocat.rules.game import GameRecord
 
@@ -22,8 +22,15 @@ PROMPT = r"(replace|duel|attack|answer)> "
 
 def spawn(args, tmp_path, **env):
     argv = tacocat_argv() + args
-    return pexpect.spawn(argv[0], argv[1:], encoding="utf-8", timeout=60, cwd=str(tmp_path),
-                         env=dict(os.environ, **env), dimensions=(60, 200))
+    return pexpect.spawn(
+        argv[0],
+        argv[1:],
+        encoding="utf-8",
+        timeout=60,
+        cwd=str(tmp_path),
+        env=dict(os.environ, **env),
+        dimensions=(60, 200),
+    )
 
 
 def command(child, line, *expected):
@@ -94,8 +101,11 @@ def test_a_whole_game_at_a_terminal(tmp_path):
     won = [sum(1 for r in state.rounds if r["winner"] == p) for p in (0, 1)]
     who = "you win" if state.winner == 0 else "the engine wins"
     drawn = sum(1 for r in state.rounds if r["winner"] is None)
-    assert over == f"{who}, {won[state.winner]} rounds to {won[1 - state.winner]} ({len(state.rounds)} rounds played" + (
-        f", {drawn} round{'s' if drawn != 1 else ''} drawn)" if drawn else ")")
+    assert (
+        over
+        == f"{who}, {won[state.winner]} rounds to {won[1 - state.winner]} ({len(state.rounds)} rounds played"
+        + (f", {drawn} round{'s' if drawn != 1 else ''} drawn)" if drawn else ")")
+    )
 
     # the same moves typed into a fresh game (piped) give the same game: the record is the game
     script = "".join(format_action(a) + "\n" for a in data["actions"] if a["player"] == 0)
@@ -104,8 +114,13 @@ def test_a_whole_game_at_a_terminal(tmp_path):
     assert result.exit_code == 0 and "game over: " + over in result.stdout
     assert json.loads(again.read_text())["actions"] == data["actions"]
 
-    review = subprocess.run(tacocat_argv() + ["analyze", str(path), "--player", "0", "--iterations", "8"],
-                            capture_output=True, text=True, timeout=120, cwd=tmp_path)
+    review = subprocess.run(
+        tacocat_argv() + ["analyze", str(path), "--player", "0", "--iterations", "8"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=tmp_path,
+    )
     assert review.returncode == 0, review.stderr
     assert f"game from seed 5: {len(data['actions'])} actions" in review.stdout
     assert re.search(r"^you gave away \d+\.\d game-win points over \d+ costly decision", review.stdout, re.M)
@@ -113,8 +128,14 @@ def test_a_whole_game_at_a_terminal(tmp_path):
 
 def test_colour_on_a_terminal_and_not_with_no_color(tmp_path):
     env = {k: v for k, v in os.environ.items() if k != "NO_COLOR"}
-    child = pexpect.spawn(tacocat_argv()[0], tacocat_argv()[1:] + ["play", "--opponent", "heuristic", "--seed", "1"],
-                          encoding="utf-8", timeout=30, env=dict(env, TERM="xterm"), cwd=str(tmp_path))
+    child = pexpect.spawn(
+        tacocat_argv()[0],
+        tacocat_argv()[1:] + ["play", "--opponent", "heuristic", "--seed", "1"],
+        encoding="utf-8",
+        timeout=30,
+        env=dict(env, TERM="xterm"),
+        cwd=str(tmp_path),
+    )
     child.expect(PROMPT)
     assert "\x1b[" in child.before
     child.sendline("quit")

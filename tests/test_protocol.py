@@ -13,13 +13,12 @@ import random
 import threading
 import time
 
+from seats import Seated
 
 import tacocat
 from tacocat.protocol.jsonlines import serve_lines
-from tacocat.rules.game import GameRecord, GameState
 from tacocat.protocol.session import COMMANDS, ERROR_CODES, PROTOCOL_VERSION, EngineSession, SearchJob
-
-from seats import Seated
+from tacocat.rules.game import GameRecord, GameState
 
 
 def seated(session: EngineSession) -> Seated:
@@ -78,36 +77,88 @@ def test_hello_reports_versions_rules_and_commands():
     assert result["version"] == tacocat.__version__
     assert result["rules"]["name"] == "standard" and sum(result["rules"]["deck"]) == 38
     assert result["commands"] == list(COMMANDS)
-    for name in ("hello", "set_rules", "new_game", "apply", "move", "legal", "view", "state", "record", "hint", "solve",
-                 "stop", "quit"):
+    for name in (
+        "hello",
+        "set_rules",
+        "new_game",
+        "apply",
+        "move",
+        "legal",
+        "view",
+        "state",
+        "record",
+        "hint",
+        "solve",
+        "stop",
+        "quit",
+    ):
         assert name in result["commands"]
     assert result["limits"]["max_time_ms"] == 500
 
 
 # A scripted conversation: each request with (a part of) the answer it must get.
 TRANSCRIPT = [
-    ({"id": 1, "cmd": "new_game", "seed": 42}, {"ok": True, "result": {"game": "g1", "seed": 42, "phase": "replace", "acting": [0, 1]}}),
-    ({"id": 2, "cmd": "apply", "game": "g1", "player": 0, "action": {"kind": "duel", "cards": [3]}}, {"ok": False, "error": {"code": "illegal_action"}}),
-    ({"id": 3, "cmd": "apply", "game": "g1", "player": 0, "action": {"kind": "replace", "cards": []}}, {"ok": True, "result": {"round": None}}),
+    (
+        {"id": 1, "cmd": "new_game", "seed": 42},
+        {"ok": True, "result": {"game": "g1", "seed": 42, "phase": "replace", "acting": [0, 1]}},
+    ),
+    (
+        {"id": 2, "cmd": "apply", "game": "g1", "player": 0, "action": {"kind": "duel", "cards": [3]}},
+        {"ok": False, "error": {"code": "illegal_action"}},
+    ),
+    (
+        {"id": 3, "cmd": "apply", "game": "g1", "player": 0, "action": {"kind": "replace", "cards": []}},
+        {"ok": True, "result": {"round": None}},
+    ),
     ({"id": 4, "cmd": "legal", "game": "g1", "player": 0}, {"ok": True, "result": {"decision": None, "actions": []}}),
-    ({"id": 5, "cmd": "apply", "game": "g1", "player": 0, "action": {"kind": "replace", "cards": []}}, {"ok": False, "error": {"code": "illegal_action"}}),
-    ({"id": 6, "cmd": "apply", "game": "g9", "player": 0, "token": "x", "action": {"kind": "replace", "cards": []}}, {"ok": False, "error": {"code": "bad_field", "field": "game"}}),
+    (
+        {"id": 5, "cmd": "apply", "game": "g1", "player": 0, "action": {"kind": "replace", "cards": []}},
+        {"ok": False, "error": {"code": "illegal_action"}},
+    ),
+    (
+        {"id": 6, "cmd": "apply", "game": "g9", "player": 0, "token": "x", "action": {"kind": "replace", "cards": []}},
+        {"ok": False, "error": {"code": "bad_field", "field": "game"}},
+    ),
     ({"id": 7, "cmd": "legal", "game": "g1"}, {"ok": False, "error": {"code": "missing_field", "field": "player"}}),
-    ({"id": 8, "cmd": "legal", "game": "g1", "player": 2}, {"ok": False, "error": {"code": "bad_field", "field": "player"}}),
-    ({"id": 9, "cmd": "legal", "game": "g1", "player": "1"}, {"ok": False, "error": {"code": "bad_field", "field": "player"}}),
-    ({"id": 10, "cmd": "legal", "game": "g1", "player": True}, {"ok": False, "error": {"code": "bad_field", "field": "player"}}),
-    ({"id": 11, "cmd": "legal", "game": "g1", "player": 1, "colour": "red"}, {"ok": False, "error": {"code": "bad_field", "field": "colour"}}),
+    (
+        {"id": 8, "cmd": "legal", "game": "g1", "player": 2},
+        {"ok": False, "error": {"code": "bad_field", "field": "player"}},
+    ),
+    (
+        {"id": 9, "cmd": "legal", "game": "g1", "player": "1"},
+        {"ok": False, "error": {"code": "bad_field", "field": "player"}},
+    ),
+    (
+        {"id": 10, "cmd": "legal", "game": "g1", "player": True},
+        {"ok": False, "error": {"code": "bad_field", "field": "player"}},
+    ),
+    (
+        {"id": 11, "cmd": "legal", "game": "g1", "player": 1, "colour": "red"},
+        {"ok": False, "error": {"code": "bad_field", "field": "colour"}},
+    ),
     ({"id": 12, "cmd": "castle"}, {"ok": False, "error": {"code": "unknown_command", "field": "cmd"}}),
     ({"id": 13}, {"ok": False, "error": {"code": "missing_field", "field": "cmd"}}),
     ({"id": 14, "cmd": 5}, {"ok": False, "error": {"code": "bad_field", "field": "cmd"}}),
     ({"id": [1], "cmd": "hello"}, {"ok": False, "error": {"code": "bad_field", "field": "id"}}),
-    ({"id": "s", "cmd": "set_rules", "rules": {"board": [4, 6, 9, 7, 9, 6, 1]}}, {"ok": False, "error": {"code": "bad_ruleset"}}),
+    (
+        {"id": "s", "cmd": "set_rules", "rules": {"board": [4, 6, 9, 7, 9, 6, 1]}},
+        {"ok": False, "error": {"code": "bad_ruleset"}},
+    ),
     ({"id": "t", "cmd": "set_rules", "rules": "wild"}, {"ok": False, "error": {"code": "bad_field"}}),
     ({"id": "u", "cmd": "new_game", "record": {"format": "nope"}}, {"ok": False, "error": {"code": "bad_record"}}),
     ({"id": "v", "cmd": "new_game", "seed": 1, "record": {}}, {"ok": False, "error": {"code": "bad_field"}}),
-    ({"id": "w", "cmd": "apply", "game": "g1", "player": 1, "action": {"kind": "replace", "cards": [13]}}, {"ok": False, "error": {"code": "bad_field"}}),
-    ({"id": "x", "cmd": "apply", "game": "g1", "player": 1, "action": {"kind": "replace", "cards": [], "why": 1}}, {"ok": False, "error": {"code": "bad_field"}}),
-    ({"id": "y", "cmd": "apply", "game": "g1", "player": 1, "action": ["replace"]}, {"ok": False, "error": {"code": "bad_field", "field": "action"}}),
+    (
+        {"id": "w", "cmd": "apply", "game": "g1", "player": 1, "action": {"kind": "replace", "cards": [13]}},
+        {"ok": False, "error": {"code": "bad_field"}},
+    ),
+    (
+        {"id": "x", "cmd": "apply", "game": "g1", "player": 1, "action": {"kind": "replace", "cards": [], "why": 1}},
+        {"ok": False, "error": {"code": "bad_field"}},
+    ),
+    (
+        {"id": "y", "cmd": "apply", "game": "g1", "player": 1, "action": ["replace"]},
+        {"ok": False, "error": {"code": "bad_field", "field": "action"}},
+    ),
     ({"id": None, "cmd": "games"}, {"ok": True, "result": {"games": [{"game": "g1", "actions": 1}]}}),
 ]
 
@@ -256,13 +307,15 @@ def test_hint_validates_the_view_before_searching():
     err(seated(session).handle({"cmd": "hint", "view": VIEW, "game": "g1"}), "bad_field")
     err(seated(session).handle({"cmd": "hint", "view": VIEW, "time_ms": 0}), "bad_field")
     err(seated(session).handle({"cmd": "hint", "view": VIEW, "iterations": "many"}), "bad_field")
-    assert err(seated(session).handle({"cmd": "hint", "view": VIEW, "method": "magic"}), "bad_field")["field"] == "method"
+    assert (
+        err(seated(session).handle({"cmd": "hint", "view": VIEW, "method": "magic"}), "bad_field")["field"] == "method"
+    )
     assert fake.calls == [] and session.searching == 0
 
 
 def test_hint_methods_are_the_searchs():
-    from tacocat.search.hint import METHODS
     from tacocat.protocol.session import HINT_METHODS
+    from tacocat.search.hint import METHODS
 
     assert HINT_METHODS == METHODS
     assert {f.name: f.enum for f in COMMANDS["hint"].fields}["method"] == (*METHODS, "endgame")
@@ -346,7 +399,8 @@ def test_json_lines_transcript():
         '{"id": 2, "cmd": "new_game", "seed": 42}',
         "[" * 100_000,
         b"\xff\xfe\x00garbage",
-        '{"id": 3, "cmd": "apply", "game": %s, "player": 0, "token": %s, "action": {"kind": "replace", "cards": []}}' % (g, seats[0]),
+        '{"id": 3, "cmd": "apply", "game": %s, "player": 0, "token": %s, "action": {"kind": "replace", "cards": []}}'
+        % (g, seats[0]),
         '{"id": 4, "cmd": "new_game", "note": "' + "x" * 5000 + '"}',
         '{"id": 5, "cmd": "legal", "game": %s, "player": 1, "token": %s}' % (g, seats[1]),
         '{"id": NaN, "cmd": "hello"}',
@@ -404,7 +458,7 @@ def test_json_lines_stop_and_other_commands_during_a_search():
 
 
 def test_every_error_code_is_documented():
-    doc = (os.path.dirname(__file__) + "/../docs/protocol.md")
+    doc = os.path.dirname(__file__) + "/../docs/protocol.md"
     text = open(doc).read()
     for code in ERROR_CODES:
         assert f"`{code}`" in text, code
@@ -418,6 +472,7 @@ def test_solve_answers_the_conformance_positions_like_tacocat_solve():
     on the shared conformance positions it gives their value and every
     move's value."""
     from conftest import load_cases
+
     from tacocat.core.exact import solve_json
 
     session = EngineSession()
@@ -429,8 +484,9 @@ def test_solve_answers_the_conformance_positions_like_tacocat_solve():
         assert result["value"] == case["value"], case
         assert result["moves"] == case["moves"], case
         expected = solve_json(position)
-        assert {k: v for k, v in result.items() if k not in ("seconds", "tt")} == \
-            {k: v for k, v in expected.items() if k not in ("seconds", "tt")}
+        assert {k: v for k, v in result.items() if k not in ("seconds", "tt")} == {
+            k: v for k, v in expected.items() if k not in ("seconds", "tt")
+        }
     assert session.searching == 0
 
 
@@ -444,7 +500,7 @@ PINNED_REQUESTS = {
     "new_game": "?seed:integer ?rules:object|string ?record:object ?state:object ?engine:object",
     "apply": "game:string player:integer token:string action:object",
     "move": "game:string player:integer token:string ?bot:string ?level:integer ?time_ms:integer ?iterations:integer "
-            "?seed:integer ?apply:boolean ?info_ms:integer",
+    "?seed:integer ?apply:boolean ?info_ms:integer",
     "legal": "game:string player:integer token:string",
     "view": "game:string player:integer token:string",
     "state": "game:string token:string",
@@ -452,7 +508,7 @@ PINNED_REQUESTS = {
     "games": "?tokens:array",
     "end_game": "game:string token:string",
     "hint": "?view:object ?game:string ?player:integer ?token:string ?time_ms:integer ?iterations:integer ?seed:integer ?method:string "
-            "?top:integer ?score:string ?info_ms:integer",
+    "?top:integer ?score:string ?info_ms:integer",
     "solve": "?position:object ?mode:string ?view:object ?exploitability:number ?time_ms:integer ?token:string",
     "stop": "?target:string|integer ?token:string ?tokens:array",
     "quit": "",
@@ -472,8 +528,10 @@ PINNED_RESULTS = {
     "quit": "bye stopped",
     "set_rules": "rules",
 }
-PINNED_ERRORS = ("bad_json unknown_command missing_field bad_field illegal_action impossible_position bad_ruleset "
-                 "bad_record forbidden busy internal")
+PINNED_ERRORS = (
+    "bad_json unknown_command missing_field bad_field illegal_action impossible_position bad_ruleset "
+    "bad_record forbidden busy internal"
+)
 
 
 def test_message_shapes_are_pinned_to_the_protocol_version():
@@ -486,12 +544,19 @@ def test_message_shapes_are_pinned_to_the_protocol_version():
     assert " ".join(ERROR_CODES) == PINNED_ERRORS
     session = EngineSession()
     script = [
-        {"cmd": "hello"}, {"cmd": "set_rules", "rules": "standard"}, {"cmd": "new_game", "seed": 1},
+        {"cmd": "hello"},
+        {"cmd": "set_rules", "rules": "standard"},
+        {"cmd": "new_game", "seed": 1},
         {"cmd": "legal", "game": "g1", "player": 0},
         {"cmd": "apply", "game": "g1", "player": 0, "action": {"kind": "replace", "cards": []}},
         {"cmd": "move", "game": "g1", "player": 1, "level": 1, "seed": 0},
-        {"cmd": "view", "game": "g1", "player": 0}, {"cmd": "state", "game": "g1"}, {"cmd": "record", "game": "g1"},
-        {"cmd": "games"}, {"cmd": "stop"}, {"cmd": "end_game", "game": "g1"}, {"cmd": "quit"},
+        {"cmd": "view", "game": "g1", "player": 0},
+        {"cmd": "state", "game": "g1"},
+        {"cmd": "record", "game": "g1"},
+        {"cmd": "games"},
+        {"cmd": "stop"},
+        {"cmd": "end_game", "game": "g1"},
+        {"cmd": "quit"},
     ]
     for request in script:
         r = seated(session).handle({"id": 1, **request})

@@ -13,6 +13,7 @@ import time
 from collections import Counter
 
 import pytest
+from test_protocol import FakeHint, err, matches, ok, seated
 
 from tacocat.players.bots import BOTS
 from tacocat.protocol.jsonlines import serve_lines
@@ -21,12 +22,22 @@ from tacocat.protocol.session import COMMANDS, EngineSession, SearchJob
 from tacocat.protocol.streaming import merge_hints
 from tacocat.rules.game import GameRecord, GameState
 
-from test_protocol import FakeHint, err, matches, ok, seated
-
-PLAY_VIEW = {"player": 1, "hand": [2, 4, 6, 9, 11, 12], "seen": [1, 3], "opponent_hand_size": 5, "attacker": 0,
-             "table": [8]}
-ENDGAME_VIEW = {"player": 0, "hand": [2, 9, 10], "seen": [1, 1, 3, 3, 5, 5, 7, 8, 8, 12], "opponent_hand_size": 3,
-                "attacker": 0, "table": []}
+PLAY_VIEW = {
+    "player": 1,
+    "hand": [2, 4, 6, 9, 11, 12],
+    "seen": [1, 3],
+    "opponent_hand_size": 5,
+    "attacker": 0,
+    "table": [8],
+}
+ENDGAME_VIEW = {
+    "player": 0,
+    "hand": [2, 9, 10],
+    "seen": [1, 1, 3, 3, 5, 5, 7, 8, 8, 12],
+    "opponent_hand_size": 3,
+    "attacker": 0,
+    "table": [],
+}
 
 
 def test_hello_lists_move_and_the_queue():
@@ -44,45 +55,88 @@ def test_move_plays_every_bot_and_level():
     session = seated(EngineSession())
     ok(session.handle({"cmd": "new_game", "seed": 9}))
     for name in BOT_NAMES:
-        moved = ok(session.handle({"cmd": "move", "game": "g1", "player": 0, "bot": name, "iterations": 30,
-                                   "seed": 1, "apply": False}))
+        moved = ok(
+            session.handle(
+                {"cmd": "move", "game": "g1", "player": 0, "bot": name, "iterations": 30, "seed": 1, "apply": False}
+            )
+        )
         assert moved["bot"] == name and moved["action"]["kind"] == "replace", moved
     for level in LEVELS:
-        moved = ok(session.handle({"cmd": "move", "game": "g1", "player": 0, "level": level, "seed": 1, "apply": False}))
+        moved = ok(
+            session.handle({"cmd": "move", "game": "g1", "player": 0, "level": level, "seed": 1, "apply": False})
+        )
         assert moved["level"] == level and moved["bot"] == LEVELS[level][0]
 
 
 # A scripted conversation: (request, a part of the answer it must get).
 MOVE_TRANSCRIPT = [
     ({"id": 1, "cmd": "new_game", "seed": 42}, {"ok": True, "result": {"game": "g1", "acting": [0, 1]}}),
-    ({"id": 2, "cmd": "move", "game": "g1", "player": 0, "level": 1, "seed": 5},
-     {"ok": True, "result": {"player": 0, "bot": "random", "level": 1, "seed": 5, "decision": "replace",
-                             "simultaneous": True, "applied": True, "events": [], "status": {"acting": [1]}}}),
-    ({"id": 3, "cmd": "move", "game": "g1", "player": 0, "level": 1},
-     {"ok": False, "error": {"code": "bad_field", "field": "player"}}),
-    ({"id": 4, "cmd": "move", "game": "g1", "player": 1, "bot": "heuristic", "level": 2},
-     {"ok": False, "error": {"code": "bad_field", "field": "level"}}),
-    ({"id": 5, "cmd": "move", "game": "g1", "player": 1, "level": 9},
-     {"ok": False, "error": {"code": "bad_field", "field": "level"}}),
-    ({"id": 6, "cmd": "move", "game": "g1", "player": 1, "bot": "alphazero"},
-     {"ok": False, "error": {"code": "bad_field", "field": "bot"}}),
-    ({"id": 7, "cmd": "move", "game": "g1", "player": 1, "level": 3, "time_ms": 10},
-     {"ok": False, "error": {"code": "bad_field", "field": "level"}}),
-    ({"id": 8, "cmd": "move", "game": "g9", "player": 1, "token": "nope"},
-     {"ok": False, "error": {"code": "bad_field", "field": "game"}}),
-    ({"id": 8.5, "cmd": "move", "game": "g1", "player": 1, "token": "nope"},
-     {"ok": False, "error": {"code": "forbidden", "field": "token"}}),
-    ({"id": 9, "cmd": "move", "game": "g1", "player": 1, "bot": "heuristic", "apply": False},
-     {"ok": True, "result": {"applied": False, "action": {"kind": "replace", "cards": []}}}),
+    (
+        {"id": 2, "cmd": "move", "game": "g1", "player": 0, "level": 1, "seed": 5},
+        {
+            "ok": True,
+            "result": {
+                "player": 0,
+                "bot": "random",
+                "level": 1,
+                "seed": 5,
+                "decision": "replace",
+                "simultaneous": True,
+                "applied": True,
+                "events": [],
+                "status": {"acting": [1]},
+            },
+        },
+    ),
+    (
+        {"id": 3, "cmd": "move", "game": "g1", "player": 0, "level": 1},
+        {"ok": False, "error": {"code": "bad_field", "field": "player"}},
+    ),
+    (
+        {"id": 4, "cmd": "move", "game": "g1", "player": 1, "bot": "heuristic", "level": 2},
+        {"ok": False, "error": {"code": "bad_field", "field": "level"}},
+    ),
+    (
+        {"id": 5, "cmd": "move", "game": "g1", "player": 1, "level": 9},
+        {"ok": False, "error": {"code": "bad_field", "field": "level"}},
+    ),
+    (
+        {"id": 6, "cmd": "move", "game": "g1", "player": 1, "bot": "alphazero"},
+        {"ok": False, "error": {"code": "bad_field", "field": "bot"}},
+    ),
+    (
+        {"id": 7, "cmd": "move", "game": "g1", "player": 1, "level": 3, "time_ms": 10},
+        {"ok": False, "error": {"code": "bad_field", "field": "level"}},
+    ),
+    (
+        {"id": 8, "cmd": "move", "game": "g9", "player": 1, "token": "nope"},
+        {"ok": False, "error": {"code": "bad_field", "field": "game"}},
+    ),
+    (
+        {"id": 8.5, "cmd": "move", "game": "g1", "player": 1, "token": "nope"},
+        {"ok": False, "error": {"code": "forbidden", "field": "token"}},
+    ),
+    (
+        {"id": 9, "cmd": "move", "game": "g1", "player": 1, "bot": "heuristic", "apply": False},
+        {"ok": True, "result": {"applied": False, "action": {"kind": "replace", "cards": []}}},
+    ),
     ({"id": 10, "cmd": "legal", "game": "g1", "player": 1}, {"ok": True, "result": {"decision": "replace"}}),
-    ({"id": 11, "cmd": "move", "game": "g1", "player": 1, "bot": "heuristic"},
-     {"ok": True, "result": {"applied": True, "decision": "replace", "status": {"phase": "duel", "acting": [0, 1]}}}),
-    ({"id": 12, "cmd": "move", "game": "g1", "player": 0, "bot": "pimc", "iterations": 5, "seed": 1},
-     {"ok": True, "result": {"decision": "duel", "simultaneous": True, "budget": {"samples": 5}}}),
-    ({"id": 13, "cmd": "move", "game": "g1", "player": 1, "bot": "oracle", "seed": 1},
-     {"ok": False, "error": {"code": "bad_field", "field": "bot"}}),
-    ({"id": 14, "cmd": "move", "game": "g1", "player": 1, "bot": "heuristic", "seed": 1},
-     {"ok": True, "result": {"decision": "duel", "applied": True}}),
+    (
+        {"id": 11, "cmd": "move", "game": "g1", "player": 1, "bot": "heuristic"},
+        {"ok": True, "result": {"applied": True, "decision": "replace", "status": {"phase": "duel", "acting": [0, 1]}}},
+    ),
+    (
+        {"id": 12, "cmd": "move", "game": "g1", "player": 0, "bot": "pimc", "iterations": 5, "seed": 1},
+        {"ok": True, "result": {"decision": "duel", "simultaneous": True, "budget": {"samples": 5}}},
+    ),
+    (
+        {"id": 13, "cmd": "move", "game": "g1", "player": 1, "bot": "oracle", "seed": 1},
+        {"ok": False, "error": {"code": "bad_field", "field": "bot"}},
+    ),
+    (
+        {"id": 14, "cmd": "move", "game": "g1", "player": 1, "bot": "heuristic", "seed": 1},
+        {"ok": True, "result": {"decision": "duel", "applied": True}},
+    ),
 ]
 
 
@@ -101,16 +155,24 @@ def test_move_is_reproducible_from_its_seed_and_apply_false_changes_nothing():
     session = seated(EngineSession())
     ok(session.handle({"cmd": "new_game", "seed": 3}))
     before = ok(session.handle({"cmd": "state", "game": "g1"}))["state"]
-    asks = [ok(session.handle({"cmd": "move", "game": "g1", "player": 0, "bot": "pimc", "iterations": 20, "seed": s,
-                               "apply": False})) for s in (11, 11, 12)]
+    asks = [
+        ok(
+            session.handle(
+                {"cmd": "move", "game": "g1", "player": 0, "bot": "pimc", "iterations": 20, "seed": s, "apply": False}
+            )
+        )
+        for s in (11, 11, 12)
+    ]
     assert asks[0]["action"] == asks[1]["action"] and asks[0]["seed"] == 11
     assert ok(session.handle({"cmd": "state", "game": "g1"}))["state"] == before
     drawn = ok(session.handle({"cmd": "move", "game": "g1", "player": 0, "bot": "random"}))
     assert isinstance(drawn["seed"], int)  # a random seed, reported
     again = seated(EngineSession())
     ok(again.handle({"cmd": "new_game", "seed": 3}))
-    assert ok(again.handle({"cmd": "move", "game": "g1", "player": 0, "bot": "random", "seed": drawn["seed"]}))["action"] \
+    assert (
+        ok(again.handle({"cmd": "move", "game": "g1", "player": 0, "bot": "random", "seed": drawn["seed"]}))["action"]
         == drawn["action"]
+    )
 
 
 def test_the_duel_card_is_drawn_from_the_mixed_strategy():
@@ -123,8 +185,14 @@ def test_the_duel_card_is_drawn_from_the_mixed_strategy():
         state.apply(1, state.legal_actions(1)[0])
         ok(session.handle({"cmd": "new_game", "state": state.to_dict()}))
         gid = f"g{seed + 1}"
-        cards = {tuple(ok(session.handle({"cmd": "move", "game": gid, "player": 0, "bot": "pimc", "seed": s,
-                                          "apply": False}))["action"]["cards"]) for s in range(8)}
+        cards = {
+            tuple(
+                ok(session.handle({"cmd": "move", "game": gid, "player": 0, "bot": "pimc", "seed": s, "apply": False}))[
+                    "action"
+                ]["cards"]
+            )
+            for s in range(8)
+        }
         if len(cards) > 1:
             return
     pytest.fail("in 40 duels, eight seeds always gave the same duel card: is the duel really drawn?")
@@ -160,7 +228,9 @@ def test_apply_and_move_events_over_whole_games():
             before = shadow.hands[player]
             if rng.random() < 0.5:
                 action = rng.choice(shadow.legal_actions(player))
-                result = ok(session.handle({"cmd": "apply", "game": "g1", "player": player, "action": action.to_dict()}))
+                result = ok(
+                    session.handle({"cmd": "apply", "game": "g1", "player": player, "action": action.to_dict()})
+                )
             else:
                 result = ok(session.handle({"cmd": "move", "game": "g1", "player": player, "level": 2}))
                 action = type(shadow.legal_actions(player)[0]).from_dict(result["action"])
@@ -251,12 +321,24 @@ def test_json_lines_transcript_of_the_new_messages():
 
 def test_merging_slices_is_a_bigger_sample():
     """Two PIMC slices merge into the mean over both, weighted by worlds."""
-    a = {"method": "pimc", "samples": 30, "seconds": 0.1, "moves": [
-        {"kind": "attack", "cards": [4], "win": 0.5, "draw": 0.0, "loss": 0.5, "value": 0.0, "stderr": 0.1},
-        {"kind": "attack", "cards": [9], "win": 1.0, "draw": 0.0, "loss": 0.0, "value": 1.0, "stderr": 0.0}]}
-    b = {"method": "pimc", "samples": 10, "seconds": 0.1, "moves": [
-        {"kind": "attack", "cards": [9], "win": 0.0, "draw": 0.0, "loss": 1.0, "value": -1.0, "stderr": 0.0},
-        {"kind": "attack", "cards": [4], "win": 1.0, "draw": 0.0, "loss": 0.0, "value": 1.0, "stderr": 0.2}]}
+    a = {
+        "method": "pimc",
+        "samples": 30,
+        "seconds": 0.1,
+        "moves": [
+            {"kind": "attack", "cards": [4], "win": 0.5, "draw": 0.0, "loss": 0.5, "value": 0.0, "stderr": 0.1},
+            {"kind": "attack", "cards": [9], "win": 1.0, "draw": 0.0, "loss": 0.0, "value": 1.0, "stderr": 0.0},
+        ],
+    }
+    b = {
+        "method": "pimc",
+        "samples": 10,
+        "seconds": 0.1,
+        "moves": [
+            {"kind": "attack", "cards": [9], "win": 0.0, "draw": 0.0, "loss": 1.0, "value": -1.0, "stderr": 0.0},
+            {"kind": "attack", "cards": [4], "win": 1.0, "draw": 0.0, "loss": 0.0, "value": 1.0, "stderr": 0.2},
+        ],
+    }
     m = merge_hints([a, b])
     assert m["samples"] == 40 and m["slices"] == 2 and m["exact"] is False
     by = {tuple(x["cards"]): x for x in m["moves"]}
@@ -271,11 +353,16 @@ def test_move_needs_the_seats_token_and_events_stay_in_the_seat():
     made for seat 1 tells seat 1's draws, never seat 0's."""
     client = seated(EngineSession())
     ok(client.handle({"cmd": "new_game", "seed": 5}))
-    e = err(client.handle({"cmd": "move", "game": "g1", "player": 1, "token": client.seat("g1", 0), "level": 1}),
-            "forbidden")
+    e = err(
+        client.handle({"cmd": "move", "game": "g1", "player": 1, "token": client.seat("g1", 0), "level": 1}),
+        "forbidden",
+    )
     assert e["field"] == "token"
     ok(client.handle({"cmd": "apply", "game": "g1", "player": 0, "action": {"kind": "replace", "cards": []}}))
-    moved = ok(client.handle({"cmd": "move", "game": "g1", "player": 1, "token": client.owner("g1"), "bot": "random",
-                              "seed": 3}))
+    moved = ok(
+        client.handle(
+            {"cmd": "move", "game": "g1", "player": 1, "token": client.owner("g1"), "bot": "random", "seed": 3}
+        )
+    )
     assert [e["player"] for e in moved["events"]] == [0, 1]
     assert "drawn" not in moved["events"][0] and "drawn" in moved["events"][1]

@@ -12,7 +12,8 @@ def test_every_table_names_a_script_that_exists():
     assert len(tables) >= 15
     for table in tables:
         named = set(re.findall(r"results/(\w+\.py)", table.read_text())) | set(
-            re.findall(r"python (?:results/)?(\w+\.py)", table.read_text()))
+            re.findall(r"python (?:results/)?(\w+\.py)", table.read_text())
+        )
         assert named, f"{table.name} names no script (write `python results/NAME.py ...` in it)"
         missing = [n for n in named if not (RESULTS / n).exists()]
         assert not missing, f"{table.name} names scripts that do not exist: {missing}"

@@ -46,7 +46,10 @@ def test_a_37_card_deck_serves_hand_size_9():
 def test_ruleset_loads_from_json_and_toml(tmp_path):
     data = {"name": "short", "deck": [4] * 12, "board": [3, 4, 5, 6, 5, 4, 3], "arrows": ["both"] * 7, "tie": "arrow"}
     (tmp_path / "r.json").write_text(json.dumps(data))
-    toml = 'name = "short"\ndeck = [4,4,4,4,4,4,4,4,4,4,4,4]\nboard = [3,4,5,6,5,4,3]\n' 'arrows = ["both","both","both","both","both","both","both"]\ntie = "arrow"\n'
+    toml = (
+        'name = "short"\ndeck = [4,4,4,4,4,4,4,4,4,4,4,4]\nboard = [3,4,5,6,5,4,3]\n'
+        'arrows = ["both","both","both","both","both","both","both"]\ntie = "arrow"\n'
+    )
     (tmp_path / "r.toml").write_text(toml)
     a, b = load_ruleset(tmp_path / "r.json"), load_ruleset(tmp_path / "r.toml")
     assert a == b and a.deck_size == 48 and a.tie == "arrow"

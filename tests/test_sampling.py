@@ -9,15 +9,23 @@ from math import comb
 
 import pytest
 
-from tacocat.rules.cards import counts
 from tacocat.errors import TacocatError
+from tacocat.rules.cards import counts
 from tacocat.rules.game import GameState, View
 from tacocat.search.sampling import HandSampler
 
 
 def view(hand, seen, opp, attacker=0, table=(), player=0):
-    return View.from_dict({"player": player, "hand": list(hand), "seen": list(seen),
-                           "opponent_hand_size": opp, "attacker": attacker, "table": list(table)})
+    return View.from_dict(
+        {
+            "player": player,
+            "hand": list(hand),
+            "seen": list(seen),
+            "opponent_hand_size": opp,
+            "attacker": attacker,
+            "table": list(table),
+        }
+    )
 
 
 def test_samples_come_from_the_pool_with_the_right_size_and_are_seeded():

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 
 from helpers import one_line_error, run_cli
+
 from tacocat.rules.play import PlayPosition, play_value
 
 

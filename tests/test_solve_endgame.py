@@ -12,8 +12,8 @@ from collections import Counter
 from itertools import combinations
 
 import pytest
-
 from helpers import one_line_error, run_cli
+
 from tacocat.rules.play import PlayPosition, move_values, play_value
 from tacocat.rules.ruleset import STANDARD
 
@@ -75,7 +75,18 @@ CASES = [
 
 @pytest.mark.parametrize("hand, seen, table, opp, attacker, player", CASES)
 def test_exact_odds_equal_brute_force(hand, seen, table, opp, attacker, player):
-    args = ["--hand", hand, "--seen", seen, "--opponent", str(opp), "--attacker", str(attacker), "--player", str(player)]
+    args = [
+        "--hand",
+        hand,
+        "--seen",
+        seen,
+        "--opponent",
+        str(opp),
+        "--attacker",
+        str(attacker),
+        "--player",
+        str(player),
+    ]
     if table:
         args += ["--table", table]
     r = run(*args, "--json")
@@ -89,13 +100,31 @@ def test_exact_odds_equal_brute_force(hand, seen, table, opp, attacker, player):
     assert text.exit_code == 0, text.output
     for m in data["moves"]:
         label = " ".join(str(c) for c in m["cards"])
-        row = next(line for line in text.stdout.splitlines() if re.match(rf"\s+\d+\s+(attack|answer) {label}( |$)", line)
-                   and (m.get("beats") is None or ("beat" if m["beats"] else "sacrifice") in line))
+        row = next(
+            line
+            for line in text.stdout.splitlines()
+            if re.match(rf"\s+\d+\s+(attack|answer) {label}( |$)", line)
+            and (m.get("beats") is None or ("beat" if m["beats"] else "sacrifice") in line)
+        )
         assert f"{100 * m['win']:5.1f}%" in row and f"{m['value']:+7.3f}" in row
 
 
 def test_pv_lines_replay_as_perfect_play():
-    r = run("--hand", "2 9 10", "--seen", "1 3", "--table", "8", "--attacker", "1", "--opponent", "2", "--json", "--lines", "4")
+    r = run(
+        "--hand",
+        "2 9 10",
+        "--seen",
+        "1 3",
+        "--table",
+        "8",
+        "--attacker",
+        "1",
+        "--opponent",
+        "2",
+        "--json",
+        "--lines",
+        "4",
+    )
     assert r.exit_code == 0, r.output
     data = json.loads(r.stdout)
     best = data["moves"][0]

@@ -15,9 +15,6 @@ import pytest
 from conftest import load_cases
 
 from tacocat.core import _search
-from tacocat.errors import NotationError, PositionError, RecordError
-from tacocat.rules.play import PlayPosition, _answers, _outcome, answers, attacks, move_values, play_value
-from tacocat.rules.ruleset import STANDARD, Ruleset
 from tacocat.core.exact import (
     MAX_HAND,
     Solver,
@@ -28,17 +25,29 @@ from tacocat.core.exact import (
     solve_json,
     value_only,
 )
+from tacocat.errors import NotationError, PositionError, RecordError
+from tacocat.rules.play import PlayPosition, _answers, _outcome, answers, attacks, move_values, play_value
+from tacocat.rules.ruleset import STANDARD, Ruleset
 
 RESULTS = Path(__file__).resolve().parents[1] / "results"
 
 DECKS = {
     "standard": STANDARD,
-    "flat": Ruleset(deck=(3,) * 12, name="flat"),                               # 36 cards, 3 of each
+    "flat": Ruleset(deck=(3,) * 12, name="flat"),  # 36 cards, 3 of each
     "lumpy": Ruleset(deck=(1, 1, 6, 1, 5, 2, 6, 2, 1, 5, 1, 5), name="lumpy"),  # 36 cards, uneven
 }
 UTILITY_CHOICES = [
-    (1, 0, -1), (1.0, 0.0, -1.0), (1, 0.5, 0), (3, -2, 7), (0, 1, -1), (-1, 0, 1),
-    (1, 1, 0), (0, 1, 1), (2, 0, 2), (5, 5, 5), (0.25, -0.75, -0.5),
+    (1, 0, -1),
+    (1.0, 0.0, -1.0),
+    (1, 0.5, 0),
+    (3, -2, 7),
+    (0, 1, -1),
+    (-1, 0, 1),
+    (1, 1, 0),
+    (0, 1, 1),
+    (2, 0, 2),
+    (5, 5, 5),
+    (0.25, -0.75, -0.5),
 ]
 MASK = (1 << 48) - 1
 
@@ -99,13 +108,15 @@ def test_conformance_attacks_and_answers_in_c():
         assert got == case["attacks"], case
     for case in load_cases("answers"):
         raw = _search.answers_packed(_search.pack_hand(case["attack"]), _search.pack_hand(case["hand"]))
-        got = sorted(({"cards": list(c), "beats": b} for c, b in map(unpack_answer, raw)),
-                     key=lambda a: (a["cards"], a["beats"]))
+        got = sorted(
+            ({"cards": list(c), "beats": b} for c, b in map(unpack_answer, raw)), key=lambda a: (a["cards"], a["beats"])
+        )
         assert len(raw) == len(got)
         assert got == case["answers"], case
 
 
 # ------------------------------------------------------- move generators
+
 
 def test_attack_generation_equals_reference_on_random_hands():
     rng = random.Random(101)
@@ -151,6 +162,7 @@ def test_packing_round_trip():
 
 
 # --------------------------------------------------- random positions
+
 
 def _random_cases(seed: int, count: int, sizes: list[int], weights: list[int]):
     rng = random.Random(seed)
@@ -230,6 +242,7 @@ def test_principal_variation_is_legal_and_reaches_the_value():
 
 # ------------------------------------------------------ transposition table
 
+
 def _positions(seed: int, count: int, sizes=(5, 6, 7, 8)) -> list[PlayPosition]:
     rng = random.Random(seed)
     return [random_position(rng, rng.choice(sizes), STANDARD, table_prob=0.3) for _ in range(count)]
@@ -240,7 +253,7 @@ def test_tt_reuse_and_clear_give_identical_results():
     fresh = [as_tuples(Solver(1, keep_tt=False).solve(p)) for p in positions]
     kept = Solver(1, keep_tt=True)
     first = [as_tuples(kept.solve(p)) for p in positions]
-    again = [as_tuples(kept.solve(p)) for p in positions]        # warm table
+    again = [as_tuples(kept.solve(p)) for p in positions]  # warm table
     mixed = [as_tuples(kept.solve(p, (1, 0.5, 0))) for p in positions]  # another ordering in the same table
     third = [as_tuples(kept.solve(p)) for p in positions]
     kept.clear()
@@ -290,6 +303,7 @@ def test_tt_sizes():
 
 # ------------------------------------------------------------------ threads
 
+
 def test_threads_search_in_parallel():
     positions = _positions(45, 40, sizes=(7, 8))
     expected = [as_tuples(Solver(4, keep_tt=False).solve(p)) for p in positions]
@@ -323,6 +337,7 @@ def test_default_solver_is_per_thread():
 
 # --------------------------------------------------------------- validation
 
+
 def _unchecked(hands, attacker, table=()) -> PlayPosition:
     # bypass PlayPosition's own validation to reach solve()'s
     pos = object.__new__(PlayPosition)
@@ -336,12 +351,12 @@ def _unchecked(hands, attacker, table=()) -> PlayPosition:
 @pytest.mark.parametrize(
     "hands, attacker, table, rule",
     [
-        (((1, 2, 3), (4, 5)), 0, (), "R10"),           # different sizes, no table
-        (((12, 12, 12), (1, 2, 3)), 0, (), "R1"),      # three 12s, the deck holds two
+        (((1, 2, 3), (4, 5)), 0, (), "R10"),  # different sizes, no table
+        (((12, 12, 12), (1, 2, 3)), 0, (), "R1"),  # three 12s, the deck holds two
         (((1, 1), (1, 2)), 1, (), "R1"),
         (((2, 3), (4, 5, 6, 7)), 0, (8, 9), "R10-R11"),  # 8 9 is no attack
-        (((), (4, 5, 6)), 0, (8, 9, 10), "R10-R11"),   # the attack used the final card (R11)
-        (((2, 3), (4, 5, 6, 7)), 0, (8,), "R10"),      # sizes do not add up
+        (((), (4, 5, 6)), 0, (8, 9, 10), "R10-R11"),  # the attack used the final card (R11)
+        (((2, 3), (4, 5, 6, 7)), 0, (8,), "R10"),  # sizes do not add up
         (((), ()), 0, (), "R16"),
     ],
 )
@@ -389,6 +404,7 @@ def test_other_rules_through_the_dict_form():
 
 
 # -------------------------------------------------------------- the bench
+
 
 def test_bench_node_count_is_deterministic_and_recorded():
     first = bench_signature()

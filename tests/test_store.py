@@ -25,9 +25,9 @@ import time
 from pathlib import Path
 
 import pytest
-
 from helpers import one_line_error, tacocat_argv
-from tacocat.protocol.store import SCHEMA_VERSION, GameStore, StoreError, StoreInUse, default_store_path, lock_path
+
+from tacocat.protocol.store import SCHEMA_VERSION, GameStore, StoreError, StoreInUse, lock_path
 
 SEATS = ("owner-hash", "seat0-hash", "seat1-hash")
 
@@ -41,6 +41,7 @@ def _umask_0() -> None:
 
 
 # ------------------------------------------------------------ in process
+
 
 def test_a_second_store_on_the_same_file_is_refused_until_the_first_closes(tmp_path):
     path = tmp_path / "games.sqlite3"
@@ -113,8 +114,10 @@ def test_each_game_keeps_its_last_save_time_and_client(tmp_path):
 def _version_1_file(path: Path) -> None:
     """A store as the first release wrote it (schema 1, no updated/client)."""
     db = sqlite3.connect(str(path))
-    db.execute("CREATE TABLE games (id TEXT PRIMARY KEY, owner TEXT NOT NULL, seat0 TEXT NOT NULL, "
-               "seat1 TEXT NOT NULL, state TEXT NOT NULL, touched INTEGER NOT NULL)")
+    db.execute(
+        "CREATE TABLE games (id TEXT PRIMARY KEY, owner TEXT NOT NULL, seat0 TEXT NOT NULL, "
+        "seat1 TEXT NOT NULL, state TEXT NOT NULL, touched INTEGER NOT NULL)"
+    )
     db.execute("CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
     db.execute("INSERT INTO meta VALUES ('schema', '1')")
     db.execute("INSERT INTO games VALUES ('old', 'o', 's0', 's1', '{\"seed\": 7}', 1)")
@@ -152,6 +155,7 @@ def test_a_store_from_a_newer_engine_is_refused_in_one_line(tmp_path):
 
 # ---------------------------------------------------------- real processes
 
+
 def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -181,8 +185,13 @@ def _serve(port: int, store: Path | None, log: Path, env: dict | None = None) ->
 
 def _engine(store: Path) -> subprocess.Popen:
     """`tacocat engine --store store`, answering hello."""
-    proc = subprocess.Popen([*tacocat_argv(), "engine", "--store", str(store)], stdin=subprocess.PIPE,
-                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, preexec_fn=_umask_0)
+    proc = subprocess.Popen(
+        [*tacocat_argv(), "engine", "--store", str(store)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        preexec_fn=_umask_0,
+    )
     proc.stdin.write(b'{"cmd": "hello"}\n')
     proc.stdin.flush()
     assert json.loads(proc.stdout.readline())["ok"]
@@ -317,7 +326,7 @@ def _check_nothing_lost(base: str, games: dict, acked: dict) -> int:
             assert r.status_code == 200, (gid, r.text)  # the game itself is there
             actions = r.json()["result"]["record"]["actions"]
             mine = acked[gid]
-            assert actions[:len(mine)] == mine, (gid, len(mine), len(actions))
+            assert actions[: len(mine)] == mine, (gid, len(mine), len(actions))
             assert len(actions) - len(mine) <= 1, (gid, len(mine), len(actions))
             checked += len(mine)
             acked[gid] = list(actions)

@@ -20,8 +20,9 @@ DUEL = build_view(hand=(2, 4, 8, 9, 12, 12, 6), phase="duel")
 CLASSIC = Knobs(classic=True)
 
 
-@pytest.mark.parametrize("ms, want", [(None, 30), (0.01, 1), (1, 1), (3.4, 1), (10, 3), (20, 6), (99, 29),
-                                      (100, 30), (5000, 30)])
+@pytest.mark.parametrize(
+    "ms, want", [(None, 30), (0.01, 1), (1, 1), (3.4, 1), (10, 3), (20, 6), (99, 29), (100, 30), (5000, 30)]
+)
 def test_the_minimum_sample_scales_with_the_budget(ms, want):
     assert scaled_minimum(MIN_SAMPLES, ms) == want
 

@@ -19,12 +19,11 @@ import random
 import socket
 import subprocess
 import time
-from typing import Any
 
 import pytest
-
 from helpers import tacocat_argv
 from twins import RULESETS, normalized, positions, twin_state
+
 from tacocat.players.bots import BOTS, choose, make_bot
 from tacocat.protocol.moves import BOT_NAMES, LEVELS
 from tacocat.rules.game import PLAY, GameState
@@ -42,8 +41,12 @@ class LinesDoor:
     name = "json-lines"
 
     def __init__(self) -> None:
-        self.proc = subprocess.Popen([*tacocat_argv(), "engine", "--max-games", "5000"], stdin=subprocess.PIPE,
-                                     stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+        self.proc = subprocess.Popen(
+            [*tacocat_argv(), "engine", "--max-games", "5000"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+        )
         self.next_id = 0
 
     def send(self, request: dict) -> tuple[dict, list[dict]]:
@@ -90,8 +93,21 @@ class HttpDoor:
 
         port = _free_port()
         self.url = f"http://127.0.0.1:{port}/v1"
-        self.proc = subprocess.Popen([*tacocat_argv(), "serve", "--port", str(port), "--no-store", "--max-games", "5000",
-                                      "--log-level", "error"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        self.proc = subprocess.Popen(
+            [
+                *tacocat_argv(),
+                "serve",
+                "--port",
+                str(port),
+                "--no-store",
+                "--max-games",
+                "5000",
+                "--log-level",
+                "error",
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+        )
         self.http = httpx.Client(timeout=120)
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline:
@@ -106,8 +122,9 @@ class HttpDoor:
         raise RuntimeError("tacocat serve did not start")
 
     def send(self, request: dict) -> tuple[dict, list[dict]]:
-        r = self.http.post(self.url, content=json.dumps({**request, "id": 1}),
-                           headers={"content-type": "application/json"})
+        r = self.http.post(
+            self.url, content=json.dumps({**request, "id": 1}), headers={"content-type": "application/json"}
+        )
         lines = [json.loads(x) for x in r.text.splitlines() if x.strip()]
         infos = [m for m in lines[:-1]]
         answer = lines[-1]
@@ -185,11 +202,15 @@ def _check_pairs(door, pairs: list[tuple[GameState, GameState, int]], every_leve
             opened.append((answer["result"]["game"], tokens))
             created.append(answer)
         if engine:
-            texts = [normalized(a, {gid: "<game>", tokens["seats"][seat]: "<seat>"})
-                     for a, (gid, tokens) in zip(created, opened)]
+            texts = [
+                normalized(a, {gid: "<game>", tokens["seats"][seat]: "<seat>"})
+                for a, (gid, tokens) in zip(created, opened)
+            ]
             compared += 1
             if texts[0] != texts[1]:
-                differences.append(f"{door.name} pair {k} new_game against the engine:\n  {texts[0][:400]}\n  {texts[1][:400]}")
+                differences.append(
+                    f"{door.name} pair {k} new_game against the engine:\n  {texts[0][:400]}\n  {texts[1][:400]}"
+                )
         revealed = False
         for request in _requests(game, seat, k, every_level):
             texts = []
@@ -199,18 +220,23 @@ def _check_pairs(door, pairs: list[tuple[GameState, GameState, int]], every_leve
                 names.update({gid: "<game>", tokens["owner"]: "<owner>"})
                 assert not (answer.get("error") or {}).get("code") == "internal", answer
                 events = (answer.get("result") or {}).get("events") or []
-                if any(e["event"] == "showdown" for e in events) or (engine and request["cmd"] == "move"
-                                                                      and request.get("apply", True)):
+                if any(e["event"] == "showdown" for e in events) or (
+                    engine and request["cmd"] == "move" and request.get("apply", True)
+                ):
                     # The showdown shows the other seat's last card face up (R15), and
                     # the engine answers from its own hand: from here the seat knows
                     # more, and only its choice is compared.
                     revealed = True
                 if revealed:
                     answer = {"action": (answer.get("result") or {}).get("action")}
-                texts.append(normalized(answer, names) + "\n" + "\n".join(sorted({normalized(i, names) for i in infos})))
+                texts.append(
+                    normalized(answer, names) + "\n" + "\n".join(sorted({normalized(i, names) for i in infos}))
+                )
             compared += 1
             if texts[0] != texts[1]:
-                differences.append(f"{door.name} pair {k} seat {seat} {request}:\n  {texts[0][:400]}\n  {texts[1][:400]}")
+                differences.append(
+                    f"{door.name} pair {k} seat {seat} {request}:\n  {texts[0][:400]}\n  {texts[1][:400]}"
+                )
         for gid, tokens in opened:  # free the slots (owner token)
             door.send({"cmd": "end_game", "game": gid, "token": tokens["owner"]})
     return len(pairs), compared, differences

@@ -17,13 +17,21 @@ from pathlib import Path
 
 import httpx
 import pytest
-
 from test_http import free_port, running_server
+
 from tacocat.protocol.session import PROTOCOL_VERSION
 
 CHROMIUM = os.environ.get("TACOCAT_CHROMIUM", "/usr/bin/chromium")
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-        "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 DOCS = Path(__file__).resolve().parents[1] / "docs"
 
 sync_api = pytest.importorskip("playwright.sync_api", reason="Playwright missing: pip install -e '.[test]'")
@@ -58,10 +66,14 @@ def wait_turn(page) -> str:
     """Wait until the board waits for the player (or the game is over);
     the decision, "round-end" (a showdown shown until the player goes on)
     or "over"."""
-    page.wait_for_function("document.body.dataset.ready === '1' && !document.body.classList.contains('busy') && "
-                           "(document.body.dataset.decision || ['over', 'round-end'].includes(document.body.dataset.phase))")
-    return page.evaluate("['over', 'round-end'].includes(document.body.dataset.phase) ? document.body.dataset.phase "
-                         ": document.body.dataset.decision")
+    page.wait_for_function(
+        "document.body.dataset.ready === '1' && !document.body.classList.contains('busy') && "
+        "(document.body.dataset.decision || ['over', 'round-end'].includes(document.body.dataset.phase))"
+    )
+    return page.evaluate(
+        "['over', 'round-end'].includes(document.body.dataset.phase) ? document.body.dataset.phase "
+        ": document.body.dataset.decision"
+    )
 
 
 @pytest.mark.slow
@@ -114,14 +126,18 @@ def test_a_whole_game_on_the_board(browser, board_url):
                 try:
                     page.wait_for_selector("#hint-table:not([hidden]) tbody tr")
                 except Exception:
-                    raise AssertionError(f"no hint: {page.text_content('#hint-status')!r} {page.text_content('#message')!r}")
+                    raise AssertionError(
+                        f"no hint: {page.text_content('#hint-status')!r} {page.text_content('#message')!r}"
+                    )
                 rows = page.locator("#hint-table tbody tr")
                 assert rows.count() >= 1 and "%" in rows.first.text_content()
                 assert page.text_content("#hint-status").startswith("Best:")
                 rows.first.focus()
                 page.keyboard.press("Enter")  # a hint row selects its cards and moves the focus to Play
                 assert page.locator("#my-hand .card.selected").count() >= 1
-                assert page.evaluate("document.activeElement.id") == "play", page.evaluate("document.activeElement.outerHTML.slice(0, 200)")
+                assert page.evaluate("document.activeElement.id") == "play", page.evaluate(
+                    "document.activeElement.outerHTML.slice(0, 200)"
+                )
                 hinted = True
                 page.keyboard.press("Enter")
             else:
@@ -210,7 +226,11 @@ def test_a_page_on_another_origin_calls_the_api_only_when_allowed(browser):
     allowed = f"http://127.0.0.1:{port}"
     with running_server("--cors-origin", allowed) as api_open, running_server() as api_closed:
         # headers first: the preflight of an allowed origin passes, others do not
-        pre = {"origin": allowed, "access-control-request-method": "POST", "access-control-request-headers": "content-type"}
+        pre = {
+            "origin": allowed,
+            "access-control-request-method": "POST",
+            "access-control-request-headers": "content-type",
+        }
         r = api_open.options("/v1/new_game", headers=pre)
         assert r.status_code == 200 and r.headers["access-control-allow-origin"] == allowed
         r = api_open.options("/v1/new_game", headers={**pre, "origin": "http://127.0.0.1:1"})
@@ -241,9 +261,11 @@ PLAY_ELEMENTS = ("#track", "#opp-hand", ".table-area", "#tricks", "#my-hand", "#
 
 
 def inside_viewport(page, selector: str) -> bool:
-    return page.evaluate("""(sel) => { const r = document.querySelector(sel).getBoundingClientRect();
+    return page.evaluate(
+        """(sel) => { const r = document.querySelector(sel).getBoundingClientRect();
         return r.width > 0 && r.height > 0 && r.left >= 0 && r.top >= 0 && r.right <= innerWidth && r.bottom <= innerHeight; }""",
-                         selector)
+        selector,
+    )
 
 
 def no_sideways_scroll(page) -> bool:
@@ -332,8 +354,11 @@ def test_screenshots_of_the_deal_a_hint_a_round_end_and_the_replay(browser, boar
     errors: list = []
     page = open_board(browser, board_url, size, errors, opponent="level:2", seed=7)
     shot = lambda what: page.screenshot(path=str(DOCS / f"board-{name}-{what}.png"))  # noqa: E731
-    fits = (lambda: page.evaluate("document.documentElement.scrollHeight <= innerHeight")) if name == "desktop" \
+    fits = (
+        (lambda: page.evaluate("document.documentElement.scrollHeight <= innerHeight"))
+        if name == "desktop"
         else (lambda: no_sideways_scroll(page))
+    )
     assert wait_turn(page) == "replace"
     assert fits() and cat_is_the_largest_on_the_board(page)
     shot("1-deal")
@@ -386,9 +411,13 @@ def serve_and_read(*options: str) -> tuple[str, str, list[int]]:
 
     from helpers import tacocat_argv
 
-    proc = subprocess.Popen([*tacocat_argv(), "serve", "--port", "0", "--no-store", *options],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            cwd=tempfile.mkdtemp(prefix="tacocat-serve-"))
+    proc = subprocess.Popen(
+        [*tacocat_argv(), "serve", "--port", "0", "--no-store", *options],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=tempfile.mkdtemp(prefix="tacocat-serve-"),
+    )
     try:
         first = proc.stdout.readline()  # printed once the port is bound
         url = first.split("the board is at ", 1)[1].split()[0]

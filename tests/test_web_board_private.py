@@ -25,7 +25,6 @@ import time
 from typing import Any, Iterator
 
 import pytest
-
 from test_web_board import ARGS, CHROMIUM, browser, sync_api  # noqa: F401 - the browser fixture; skips as test_web_board does
 
 from tacocat.protocol.session import EngineSession
@@ -96,7 +95,7 @@ class Watch:
         """The JSON bodies of the API's answers not yet checked (a streamed
         hint: each NDJSON line)."""
         out = []
-        for r in self.responses[self.checked:]:
+        for r in self.responses[self.checked :]:
             if "/v1/" not in r.url:
                 continue
             text = r.text()
@@ -127,7 +126,9 @@ def check_step(watch: Watch, session: EngineSession, hands: dict, human: int) ->
             tokens = d.get("tokens")
             if isinstance(tokens, dict):
                 assert "owner" not in tokens, f"{url}: an owner token reached the page"
-                assert tokens.get("seats", [None, None])[engine] is None, f"{url}: the engine seat's token reached the page"
+                assert tokens.get("seats", [None, None])[engine] is None, (
+                    f"{url}: the engine seat's token reached the page"
+                )
             if "drawn" in d:
                 assert d.get("player") == human, f"{url}: the engine's draws reached the page: {d}"
             if isinstance(d.get("hand"), list):
@@ -145,10 +146,14 @@ def check_step(watch: Watch, session: EngineSession, hands: dict, human: int) ->
 def wait_turn(page) -> str:
     """Wait until the board waits for the player; the decision, "round-end"
     or "over"."""
-    page.wait_for_function("document.body.dataset.ready === '1' && !document.body.classList.contains('busy') && "
-                           "(document.body.dataset.decision || ['over', 'round-end'].includes(document.body.dataset.phase))")
-    return page.evaluate("['over', 'round-end'].includes(document.body.dataset.phase) ? document.body.dataset.phase "
-                         ": document.body.dataset.decision")
+    page.wait_for_function(
+        "document.body.dataset.ready === '1' && !document.body.classList.contains('busy') && "
+        "(document.body.dataset.decision || ['over', 'round-end'].includes(document.body.dataset.phase))"
+    )
+    return page.evaluate(
+        "['over', 'round-end'].includes(document.body.dataset.phase) ? document.body.dataset.phase "
+        ": document.body.dataset.decision"
+    )
 
 
 def play_game(page, watch: Watch, session: EngineSession, hands: dict, human: int, max_steps: int = 600) -> dict:

@@ -43,7 +43,7 @@ def twin_state(state: GameState, seat: int, rng: random.Random, tries: int = 40)
     pile = list(state.draw_pile)
     keep = len(state.hands[seat]) if state.decision(seat) == REPLACE else 0
     keep = min(keep, len(pile))
-    top = pile[len(pile) - keep:]  # the seat's own next draws stay put
+    top = pile[len(pile) - keep :]  # the seat's own next draws stay put
     free = list(state.hands[other]) + pile[: len(pile) - keep]
     n = len(state.hands[other])
     for _ in range(tries):

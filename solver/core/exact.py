@@ -27,7 +27,6 @@ Answer generation follows an exact characterisation of R12–R13 (proof in
 
 from __future__ import annotations
 
-import math
 import random
 import threading
 import time
@@ -35,8 +34,8 @@ from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
 from tacocat.core import _search
-from tacocat.rules.cards import Hand, format_cards, parse_cards
 from tacocat.errors import NotationError, PositionError, RecordError, TacocatError, shorten
+from tacocat.rules.cards import Hand, format_cards, parse_cards
 from tacocat.rules.play import PlayPosition, showdown, validate_position
 from tacocat.rules.ruleset import STANDARD, Ruleset, load_ruleset
 
@@ -192,8 +191,10 @@ def check_utilities(utilities: Any) -> tuple:
     for u in values:
         # abs() first: math.isfinite overflows on an integer of hundreds of digits
         if isinstance(u, bool) or not isinstance(u, (int, float)) or not abs(u) <= MAX_UTILITY:
-            raise NotationError(f"utilities must be finite numbers of size at most {MAX_UTILITY:g} (win, draw, loss), "
-                                f"got {shorten(u, 40)}")
+            raise NotationError(
+                f"utilities must be finite numbers of size at most {MAX_UTILITY:g} (win, draw, loss), "
+                f"got {shorten(u, 40)}"
+            )
     return tuple(float(u) for u in values)
 
 
@@ -223,7 +224,9 @@ class Solver:
     def __init__(self, tt_mb: float = 1, *, keep_tt: bool = True, tt_entries: int | None = None) -> None:
         if tt_entries is None:
             if not isinstance(tt_mb, (int, float)) or isinstance(tt_mb, bool) or not 0 < tt_mb <= MAX_TT_MB:
-                raise TacocatError(f"tt_mb must be a positive number of megabytes, at most {MAX_TT_MB}, got {shorten(tt_mb, 40)}")
+                raise TacocatError(
+                    f"tt_mb must be a positive number of megabytes, at most {MAX_TT_MB}, got {shorten(tt_mb, 40)}"
+                )
             tt_entries = max(4, int(tt_mb * (1 << 20)) // int(_search.TT_ENTRY_BYTES))
         elif isinstance(tt_entries, bool) or not isinstance(tt_entries, int) or tt_entries < 4:
             raise TacocatError(f"tt_entries must be an integer >= 4, got {tt_entries!r}")
@@ -299,7 +302,9 @@ class Solver:
     # The hidden-hand searches' entry points: many positions per search, each
     # shape-checked by the caller's view, so no validation per call; the
     # table is kept across calls (positions repeat across worlds).
-    def outcomes(self, hands: tuple[Hand, Hand], attacker: int, table: Hand = ()) -> list[tuple[Hand, bool | None, int]]:
+    def outcomes(
+        self, hands: tuple[Hand, Hand], attacker: int, table: Hand = ()
+    ) -> list[tuple[Hand, bool | None, int]]:
         """Every root move with player 0's round outcome after it under best
         play by both: +1 win, 0 drawn round, -1 loss.  `hands[attacker]`
         excludes the table (as in `PlayPosition`)."""
@@ -309,9 +314,18 @@ class Solver:
         answering = bool(table)
         return [(*_decode(mv, answering), int(level) - 1) for mv, level in raw]
 
-    def tally_worlds(self, player: int, own: Hand, attacker: int, table: Hand, opponents: Sequence[int],
-                     weights: Sequence[float], utilities: Sequence[float], acc: Any,
-                     total: float) -> tuple[list[tuple[Hand, bool | None]], float]:
+    def tally_worlds(
+        self,
+        player: int,
+        own: Hand,
+        attacker: int,
+        table: Hand,
+        opponents: Sequence[int],
+        weights: Sequence[float],
+        utilities: Sequence[float],
+        acc: Any,
+        total: float,
+    ) -> tuple[list[tuple[Hand, bool | None]], float]:
         """`outcomes` for many worlds at once, summed in C: `player` holds
         `own` and is to move; each packed hand of `opponents` is one world
         of weight `weights[i]`.  Adds to `acc` (a buffer of doubles, five per
@@ -322,8 +336,9 @@ class Solver:
         if len(own) > MAX_HAND:
             raise PositionError(f"the exact solver handles hands of at most {MAX_HAND} cards, got {len(own)}", "R2")
         pack = _search.pack_hand
-        raw, total = self._core.tally(player, pack(own), attacker, pack(table), opponents, weights,
-                                      *utilities, acc, total)
+        raw, total = self._core.tally(
+            player, pack(own), attacker, pack(table), opponents, weights, *utilities, acc, total
+        )
         answering = bool(table)
         return [_decode(mv, answering) for mv in raw], total
 
@@ -382,12 +397,15 @@ def solve(
     return (tt or _default_solver()).solve(position, utilities, moves=moves, pv=pv)
 
 
-def value_only(position: PlayPosition, utilities: Sequence[float] = DEFAULT_UTILITIES, *, tt: Solver | None = None) -> float:
+def value_only(
+    position: PlayPosition, utilities: Sequence[float] = DEFAULT_UTILITIES, *, tt: Solver | None = None
+) -> float:
     """Player 0's utility of `position` under best play by both."""
     return (tt or _default_solver()).value(position, utilities)
 
 
 # ----------------------------------------------------------- conversions
+
 
 def _pack(position: PlayPosition) -> tuple[int, int, int, int]:
     pack = _search.pack_hand
@@ -417,8 +435,9 @@ def _decode(mv: int, answering: bool) -> tuple[Hand, bool | None]:
 
 def _fits(hands: tuple[Hand, Hand]) -> None:
     if len(hands[0]) > MAX_HAND or len(hands[1]) > MAX_HAND:
-        raise PositionError(f"the exact solver handles hands of at most {MAX_HAND} cards, got "
-                            f"{len(hands[0])} and {len(hands[1])}", "R2")
+        raise PositionError(
+            f"the exact solver handles hands of at most {MAX_HAND} cards, got {len(hands[0])} and {len(hands[1])}", "R2"
+        )
 
 
 def _moves(position: PlayPosition, raw: list, to_utility: dict) -> list[MoveValue]:
@@ -458,6 +477,7 @@ def _outcome_of_level(level: int, levels: tuple[int, int, int]) -> str | None:
 
 # ------------------------------------------------------- dict / JSON form
 
+
 def position_from_dict(data: Any, rules: Ruleset | None = None) -> tuple[PlayPosition, tuple]:
     """A position and utilities from a conformance-style mapping
     ``{"hands": [[...], [...]], "attacker": 0|1, "table": [...]}`` with
@@ -468,10 +488,10 @@ def position_from_dict(data: Any, rules: Ruleset | None = None) -> tuple[PlayPos
     if not isinstance(data, Mapping):
         raise RecordError(f"a position must be an object with keys hands, attacker, table; got {type(data).__name__}")
     if "hands" not in data:
-        raise RecordError('a position needs "hands": [[player 0\'s cards], [player 1\'s cards]]')
+        raise RecordError("a position needs \"hands\": [[player 0's cards], [player 1's cards]]")
     hands = data["hands"]
     if isinstance(hands, (str, bytes, Mapping)) or not isinstance(hands, Sequence) or len(hands) != 2:
-        raise RecordError(f'"hands" must be a list of two hands (player 0\'s, player 1\'s), got {hands!r}')
+        raise RecordError(f"\"hands\" must be a list of two hands (player 0's, player 1's), got {hands!r}")
     h0 = parse_cards(hands[0], "hands[0]")
     h1 = parse_cards(hands[1], "hands[1]")
     if "attacker" not in data:
@@ -537,7 +557,9 @@ BENCH_SEED = 20240601
 """Seed of the fixed bench (`bench_positions`)."""
 
 
-def bench_positions(seed: int = BENCH_SEED, sizes: Sequence[int] = range(2, 9), per_size: int = 6) -> list[PlayPosition]:
+def bench_positions(
+    seed: int = BENCH_SEED, sizes: Sequence[int] = range(2, 9), per_size: int = 6
+) -> list[PlayPosition]:
     """The fixed bench: for each hand size, `per_size` seeded deals from the
     standard deck with an empty table and a random attacker."""
     rng = random.Random(seed)

@@ -7,7 +7,9 @@
 try:
     import pyspiel  # noqa: F401
 except ImportError as exc:  # pragma: no cover - depends on the environment
-    raise ImportError("tacocat.openspiel needs OpenSpiel: pip install 'tacocat[openspiel]' (the open-spiel package)") from exc
+    raise ImportError(
+        "tacocat.openspiel needs OpenSpiel: pip install 'tacocat[openspiel]' (the open-spiel package)"
+    ) from exc
 
-from tacocat.openspiel.games import TacocatGame, TacocatPlayGame, TacocatTurnGame, load_rules  # noqa: E402,F401
 from tacocat.openspiel.bots import TacocatBot, make_openspiel_bot  # noqa: E402,F401
+from tacocat.openspiel.games import TacocatGame, TacocatPlayGame, TacocatTurnGame, load_rules  # noqa: E402,F401

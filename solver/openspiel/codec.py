@@ -61,7 +61,9 @@ class ActionCodec:
         for i, r in enumerate(self.ranks):
             k = c[r]
             if k > self.caps[i] or k > s:
-                raise TacocatError(f"cards {list(cards)} do not fit the action encoding (at most {self.max_cards} cards)")
+                raise TacocatError(
+                    f"cards {list(cards)} do not fit the action encoding (at most {self.max_cards} cards)"
+                )
             for j in range(k):
                 idx += self._below[i + 1][s - j]
             s -= k

@@ -121,11 +121,25 @@ class _FastGameState(GameState):
 
     def __deepcopy__(self, memo):
         gs = self
-        return _FastGameState(rules=gs.rules, seed=gs.seed, board=gs.board, deals=gs.deals, phase=gs.phase,
-                              hands=list(gs.hands), draw_pile=list(gs.draw_pile), discard=list(gs.discard),
-                              table=gs.table, attacker=gs.attacker, first_replacer=gs.first_replacer,
-                              replaced=list(gs.replaced), replace_cap=gs.replace_cap, pending=list(gs.pending),
-                              history=list(gs.history), rounds=list(gs.rounds), actions=list(gs.actions))
+        return _FastGameState(
+            rules=gs.rules,
+            seed=gs.seed,
+            board=gs.board,
+            deals=gs.deals,
+            phase=gs.phase,
+            hands=list(gs.hands),
+            draw_pile=list(gs.draw_pile),
+            discard=list(gs.discard),
+            table=gs.table,
+            attacker=gs.attacker,
+            first_replacer=gs.first_replacer,
+            replaced=list(gs.replaced),
+            replace_cap=gs.replace_cap,
+            pending=list(gs.pending),
+            history=list(gs.history),
+            rounds=list(gs.rounds),
+            actions=list(gs.actions),
+        )
 
 
 class _Appended(list):
@@ -171,8 +185,11 @@ def _dealt_sizes(dealt: int, n: int) -> list[int]:
 
 
 def _play_events(history: Sequence[dict]) -> list[PlayEvent]:
-    return [PlayEvent(e["event"], e["player"], hand(e["cards"]), e.get("beats"))
-            for e in history if e["event"] in ("attack", "answer")]
+    return [
+        PlayEvent(e["event"], e["player"], hand(e["cards"]), e.get("beats"))
+        for e in history
+        if e["event"] in ("attack", "answer")
+    ]
 
 
 def _event_text(e: dict) -> str:
@@ -210,17 +227,30 @@ class Observer:
         self.perfect_recall = bool(iig_obs_type is not None and iig_obs_type.perfect_recall)
         self.private = iig_obs_type is None or iig_obs_type.private_info == pyspiel.PrivateInfoType.SINGLE_PLAYER
         self.slots = cfg.history_slots
-        pieces = [("player", 2), ("phase", len(_PHASES)), ("cat", 9), ("covered", 7), ("first_replacer", 3),
-                  ("replace_cap", 1), ("hand", 12), ("seen", 12), ("table", 12), ("my_pending", 12),
-                  ("hand_sizes", 2), ("draw_pile", 1), ("attacker", 2), ("revealed_discards", 24),
-                  ("history", self.slots * 32)]
+        pieces = [
+            ("player", 2),
+            ("phase", len(_PHASES)),
+            ("cat", 9),
+            ("covered", 7),
+            ("first_replacer", 3),
+            ("replace_cap", 1),
+            ("hand", 12),
+            ("seen", 12),
+            ("table", 12),
+            ("my_pending", 12),
+            ("hand_sizes", 2),
+            ("draw_pile", 1),
+            ("attacker", 2),
+            ("revealed_discards", 24),
+            ("history", self.slots * 32),
+        ]
         if self.perfect_recall:
             pieces += [("dealt", 12), ("drawn", 12), ("rounds", 3)]
         self.tensor = np.zeros(sum(n for _, n in pieces), np.float32)
         self.dict = {}
         at = 0
         for name, n in pieces:
-            self.dict[name] = self.tensor[at:at + n]
+            self.dict[name] = self.tensor[at : at + n]
             at += n
         self.dict["history"] = self.dict["history"].reshape(self.slots, 32)
 
@@ -252,7 +282,7 @@ class Observer:
         for p, cards in enumerate(info["revealed_discards"]):
             for c in cards or ():
                 d["revealed_discards"][12 * p + c - 1] += 1
-        for i, e in enumerate(info["history"][1:self.slots + 1]):
+        for i, e in enumerate(info["history"][1 : self.slots + 1]):
             row = d["history"][i]
             kind = ("replace", "duel", "attack", "answer", "showdown").index(e["event"])
             row[kind] = 1
@@ -291,19 +321,26 @@ class Observer:
         if info["attacker"] is not None:
             now.append(f"attacker p{info['attacker']}")
         if any(x is not None for x in info["revealed_discards"]):
-            now.append("discarding " + " ".join(
-                f"p{p} [{format_cards(c)}]" for p, c in enumerate(info["revealed_discards"]) if c is not None))
+            now.append(
+                "discarding "
+                + " ".join(
+                    f"p{p} [{format_cards(c)}]" for p, c in enumerate(info["revealed_discards"]) if c is not None
+                )
+            )
         now.append("history: " + "; ".join(_event_text(e) for e in info["history"]))
         parts.append(" | ".join(now))
         return "\n".join(parts)
 
 
 def _round_text(history: Sequence[dict], record: dict, player: int, private: bool) -> str:
-    head = f"dealt [{format_cards(record['dealt'])}] drew [{format_cards(sorted(record['drawn']))}]; " if private else ""
+    head = (
+        f"dealt [{format_cards(record['dealt'])}] drew [{format_cards(sorted(record['drawn']))}]; " if private else ""
+    )
     return head + "; ".join(_event_text(e) for e in history)
 
 
 # --------------------------------------------------------------- base game
+
 
 class _Game(pyspiel.Game):
     """Shared parameter handling and the observer factory."""
@@ -324,23 +361,33 @@ class _Game(pyspiel.Game):
 
 def _game_type(short: str, long: str, dynamics, params: dict) -> pyspiel.GameType:
     return pyspiel.GameType(
-        short_name=short, long_name=long, dynamics=dynamics,
+        short_name=short,
+        long_name=long,
+        dynamics=dynamics,
         chance_mode=pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC,
         information=pyspiel.GameType.Information.IMPERFECT_INFORMATION,
         utility=pyspiel.GameType.Utility.ZERO_SUM,
         reward_model=pyspiel.GameType.RewardModel.TERMINAL,
-        max_num_players=2, min_num_players=2,
-        provides_information_state_string=True, provides_information_state_tensor=True,
-        provides_observation_string=True, provides_observation_tensor=True,
+        max_num_players=2,
+        min_num_players=2,
+        provides_information_state_string=True,
+        provides_information_state_tensor=True,
+        provides_observation_string=True,
+        provides_observation_tensor=True,
         provides_factored_observation_string=False,
-        parameter_specification=params)
+        parameter_specification=params,
+    )
 
 
 # ------------------------------------------------------------ tacocat_play
 
 PLAY_PARAMS = {**RULESET_PARAMS, "hand_size": 0, "attacker": 0, "cat": CENTRE, "units": "round"}
-PLAY_TYPE = _game_type("tacocat_play", "Tacocat Spelled Backwards: the play phase (R10-R17)",
-                       pyspiel.GameType.Dynamics.SEQUENTIAL, PLAY_PARAMS)
+PLAY_TYPE = _game_type(
+    "tacocat_play",
+    "Tacocat Spelled Backwards: the play phase (R10-R17)",
+    pyspiel.GameType.Dynamics.SEQUENTIAL,
+    PLAY_PARAMS,
+)
 
 
 class TacocatPlayGame(_Game):
@@ -353,8 +400,9 @@ class TacocatPlayGame(_Game):
         board = Board(cat=int(params["cat"]))
         n = int(params["hand_size"]) or board.hand_size(rules)
         if not 2 <= n <= 12 or 2 * n > rules.deck_size:
-            raise TacocatError(f"game parameter hand_size must be 2..12 with two hands in the deck of "
-                               f"{rules.deck_size}, got {n}", "R2")
+            raise TacocatError(
+                f"game parameter hand_size must be 2..12 with two hands in the deck of {rules.deck_size}, got {n}", "R2"
+            )
         first = int(params["attacker"])
         if first not in (0, 1):
             raise TacocatError(f"game parameter attacker must be 0 or 1, got {first}", "R9")
@@ -363,11 +411,29 @@ class TacocatPlayGame(_Game):
         utilities = round_utilities(board, 0, rules, "game") if units == "game" else (1.0, 0.0, -1.0)
         bound = max(abs(u) for u in utilities)
         # pyspiel.Game's constructor must run before attributes are set.
-        super().__init__(PLAY_TYPE, pyspiel.GameInfo(
-            num_distinct_actions=codec.num_actions, max_chance_outcomes=CHANCE_OUTCOMES, num_players=2,
-            min_utility=-bound, max_utility=bound, utility_sum=0.0, max_game_length=4 * n), params)
-        self.cfg = Config(rules=rules, board=board, hand_size=n, first_attacker=first, units=units,
-                                   codec=codec, utilities=utilities, history_slots=2 * n)
+        super().__init__(
+            PLAY_TYPE,
+            pyspiel.GameInfo(
+                num_distinct_actions=codec.num_actions,
+                max_chance_outcomes=CHANCE_OUTCOMES,
+                num_players=2,
+                min_utility=-bound,
+                max_utility=bound,
+                utility_sum=0.0,
+                max_game_length=4 * n,
+            ),
+            params,
+        )
+        self.cfg = Config(
+            rules=rules,
+            board=board,
+            hand_size=n,
+            first_attacker=first,
+            units=units,
+            codec=codec,
+            utilities=utilities,
+            history_slots=2 * n,
+        )
 
     def new_initial_state(self) -> "TacocatPlayState":
         return TacocatPlayState(self)
@@ -458,8 +524,10 @@ class TacocatPlayState(pyspiel.State):
         return [u, -u]
 
     def __str__(self) -> str:
-        return (f"p0 [{format_cards(self.hands[0])}] p1 [{format_cards(self.hands[1])}] "
-                f"attacker p{self.attacker} table [{format_cards(self.table)}] dealt {self.dealt}")
+        return (
+            f"p0 [{format_cards(self.hands[0])}] p1 [{format_cards(self.hands[1])}] "
+            f"attacker p{self.attacker} table [{format_cards(self.table)}] dealt {self.dealt}"
+        )
 
     # -- the information set
     def _seen(self) -> Hand:
@@ -470,7 +538,7 @@ class TacocatPlayState(pyspiel.State):
         """`player`'s information set now (RULES §5); the observers read only this."""
         n = self.g.hand_size
         dealing = len(self.dealt) < 2 * n
-        own = self.dealt[n * player:n * (player + 1)] if dealing else self.hands[player]
+        own = self.dealt[n * player : n * (player + 1)] if dealing else self.hands[player]
         played = [c for e in self.events if e["player"] == player for c in e["cards"]]
         if dealing:
             phase = "deal"
@@ -481,12 +549,22 @@ class TacocatPlayState(pyspiel.State):
         else:
             phase = "wait"
         return {
-            "phase": phase, "board": self.g.board, "first_replacer": self.g.board.first_replacer(self.g.rules),
-            "replace_cap": None, "hand": hand(own), "my_pending": None, "seen": self._seen(), "table": self.table,
+            "phase": phase,
+            "board": self.g.board,
+            "first_replacer": self.g.board.first_replacer(self.g.rules),
+            "replace_cap": None,
+            "hand": hand(own),
+            "my_pending": None,
+            "seen": self._seen(),
+            "table": self.table,
             "hand_sizes": [len(self.hands[0]), len(self.hands[1])] if not dealing else _dealt_sizes(len(self.dealt), n),
-            "draw_pile": self.g.rules.deck_size - 2 * n, "attacker": None if dealing else self.attacker,
-            "revealed_discards": [None, None], "history": self._history(), "past": [],
-            "dealt": hand(own) if dealing else hand(list(self.hands[player]) + played), "drawn": [],
+            "draw_pile": self.g.rules.deck_size - 2 * n,
+            "attacker": None if dealing else self.attacker,
+            "revealed_discards": [None, None],
+            "history": self._history(),
+            "past": [],
+            "dealt": hand(own) if dealing else hand(list(self.hands[player]) + played),
+            "drawn": [],
             "rounds": [0, 0, 0],
         }
 
@@ -499,11 +577,23 @@ class TacocatPlayState(pyspiel.State):
         if len(self.dealt) < 2 * self.g.hand_size:
             raise TacocatError("the cards are still being dealt: no game state yet")
         g = self.g
-        return GameState(rules=g.rules, seed=0, board=g.board, deals=1, phase=OVER if self.done else PLAY,
-                         hands=list(self.hands), draw_pile=list(remove(g.rules.deck_cards(), hand(self.dealt))),
-                         discard=list(self._seen()), table=self.table, attacker=None if self.done else self.attacker,
-                         first_replacer=g.board.first_replacer(g.rules), replaced=[True, True],
-                         history=self._history(), rounds=[], actions=[])
+        return GameState(
+            rules=g.rules,
+            seed=0,
+            board=g.board,
+            deals=1,
+            phase=OVER if self.done else PLAY,
+            hands=list(self.hands),
+            draw_pile=list(remove(g.rules.deck_cards(), hand(self.dealt))),
+            discard=list(self._seen()),
+            table=self.table,
+            attacker=None if self.done else self.attacker,
+            first_replacer=g.board.first_replacer(g.rules),
+            replaced=[True, True],
+            history=self._history(),
+            rounds=[],
+            actions=[],
+        )
 
     def view(self, player: int) -> View:
         """`player`'s `View`, what our bots read."""
@@ -516,13 +606,13 @@ class TacocatPlayState(pyspiel.State):
         opp = 1 - me
         rng = _SamplerRandom(probability_sampler)
         if len(self.dealt) < 2 * n:
-            mine = self.dealt[n * me:n * (me + 1)]
+            mine = self.dealt[n * me : n * (me + 1)]
             others = list(remove(self.g.rules.deck_cards(), hand(mine)))
             k = len(self.dealt) - len(mine)
             theirs, _ = rng.take(others, k)
             order = (list(mine) + list(theirs)) if me == 0 else (list(theirs) + list(mine))
             world = self.get_game().new_initial_state()
-            for c in order[:len(self.dealt)]:
+            for c in order[: len(self.dealt)]:
                 world.apply_action(c - 1)
             return world
         view = self.view(me)
@@ -533,7 +623,7 @@ class TacocatPlayState(pyspiel.State):
         mine = hand(list(self.hands[me]) + [c for e in self.events if e["player"] == me for c in e["cards"]])
         theirs = hand(list(opp_hand) + opp_played)
         world = self.get_game().new_initial_state()
-        for c in (mine + theirs if me == 0 else theirs + mine):
+        for c in mine + theirs if me == 0 else theirs + mine:
             world.apply_action(c - 1)
         for e in self.events:
             world.apply_action(self.g.codec.encode(Action(e["event"], tuple(e["cards"]), e.get("beats"))))
@@ -543,10 +633,18 @@ class TacocatPlayState(pyspiel.State):
 # ----------------------------------------------------------------- tacocat
 
 GAME_PARAMS = {**RULESET_PARAMS, "seed": -1, "units": "game", "max_deals": MAX_DEALS}
-GAME_TYPE = _game_type("tacocat", "Tacocat Spelled Backwards (R1-R19), simultaneous R8/R9",
-                       pyspiel.GameType.Dynamics.SIMULTANEOUS, GAME_PARAMS)
-TURN_TYPE = _game_type("tacocat_turn", "Tacocat Spelled Backwards (R1-R19), R8/R9 in turns with the first choice hidden",
-                       pyspiel.GameType.Dynamics.SEQUENTIAL, GAME_PARAMS)
+GAME_TYPE = _game_type(
+    "tacocat",
+    "Tacocat Spelled Backwards (R1-R19), simultaneous R8/R9",
+    pyspiel.GameType.Dynamics.SIMULTANEOUS,
+    GAME_PARAMS,
+)
+TURN_TYPE = _game_type(
+    "tacocat_turn",
+    "Tacocat Spelled Backwards (R1-R19), R8/R9 in turns with the first choice hidden",
+    pyspiel.GameType.Dynamics.SEQUENTIAL,
+    GAME_PARAMS,
+)
 
 
 class TacocatGame(_Game):
@@ -570,12 +668,28 @@ class TacocatGame(_Game):
         # A round: 2N deal and up to 2N draw chance nodes, two replacements,
         # at most N duels and 2(N - 1) play decisions (counted per decision node).
         per_round = 4 * top + 2 + top + 2 * top
-        super().__init__(self.game_type, pyspiel.GameInfo(
-            num_distinct_actions=codec.num_actions, max_chance_outcomes=CHANCE_OUTCOMES, num_players=2,
-            min_utility=-bound, max_utility=bound, utility_sum=0.0,
-            max_game_length=min(max_deals, rules.max_deals) * per_round), params)
-        self.cfg = Config(rules=rules, seed=int(params["seed"]), units=units, max_deals=max_deals,
-                                   codec=codec, history_slots=3 * top + 4, simultaneous=self.simultaneous)
+        super().__init__(
+            self.game_type,
+            pyspiel.GameInfo(
+                num_distinct_actions=codec.num_actions,
+                max_chance_outcomes=CHANCE_OUTCOMES,
+                num_players=2,
+                min_utility=-bound,
+                max_utility=bound,
+                utility_sum=0.0,
+                max_game_length=min(max_deals, rules.max_deals) * per_round,
+            ),
+            params,
+        )
+        self.cfg = Config(
+            rules=rules,
+            seed=int(params["seed"]),
+            units=units,
+            max_deals=max_deals,
+            codec=codec,
+            history_slots=3 * top + 4,
+            simultaneous=self.simultaneous,
+        )
 
     def new_initial_state(self) -> "TacocatState":
         return TacocatState(self)
@@ -682,7 +796,7 @@ class TacocatState(pyspiel.State):
             self.gs.draw_pile = rest + self.drawn[::-1]  # GameState draws from the end
         at = 0
         for p, k in self.draws:
-            self.records[-1][p]["drawn"].extend(self.drawn[at:at + k])
+            self.records[-1][p]["drawn"].extend(self.drawn[at : at + k])
             at += k
         deferred = self.deferred
         self.deferred, self.draws, self.drawn = [], [], []
@@ -699,8 +813,11 @@ class TacocatState(pyspiel.State):
                 if other is None:  # R8: the first secret choice waits for the second
                     self.gs.apply(player, action)
                     return
-                self.draws = [(0, len(other)), (1, len(action.cards))] if player == 1 else \
-                    [(0, len(action.cards)), (1, len(other))]
+                self.draws = (
+                    [(0, len(other)), (1, len(action.cards))]
+                    if player == 1
+                    else [(0, len(action.cards)), (1, len(other))]
+                )
             else:
                 self.draws = [(player, len(action.cards))]
             self.deferred = [(player, action)]
@@ -746,9 +863,11 @@ class TacocatState(pyspiel.State):
 
     def __str__(self) -> str:
         gs = self.gs
-        return (f"cat {gs.board.cat} covered {sorted(gs.board.covered)} deal {gs.deals} {gs.phase} "
-                f"p0 [{format_cards(gs.hands[0])}] p1 [{format_cards(gs.hands[1])}] "
-                f"pending {gs.pending} table [{format_cards(gs.table)}]")
+        return (
+            f"cat {gs.board.cat} covered {sorted(gs.board.covered)} deal {gs.deals} {gs.phase} "
+            f"p0 [{format_cards(gs.hands[0])}] p1 [{format_cards(gs.hands[1])}] "
+            f"pending {gs.pending} table [{format_cards(gs.table)}]"
+        )
 
     # -- the information set
     def info(self, player: int) -> dict[str, Any]:
@@ -760,7 +879,7 @@ class TacocatState(pyspiel.State):
             at = 0
             for p, k in self.draws:
                 if p == player:
-                    drawn_now += self.drawn[at:at + k]
+                    drawn_now += self.drawn[at : at + k]
                 at += k
         revealed = [None, None]
         for p, a in self.deferred:
@@ -770,7 +889,7 @@ class TacocatState(pyspiel.State):
             revealed[other] = gs.pending[other]
         if self.dealing is not None:
             n = gs.board.hand_size(self.g.rules)
-            own = hand(self.dealing[n * player:n * (player + 1)])
+            own = hand(self.dealing[n * player : n * (player + 1)])
             phase, sizes, attacker, pending = "deal", _dealt_sizes(len(self.dealing), n), None, None
         else:
             own = gs.hands[player]
@@ -785,12 +904,22 @@ class TacocatState(pyspiel.State):
                 kind = gs.decision(player)
                 phase = kind if kind is not None else "wait"
         return {
-            "phase": phase, "board": gs.board, "first_replacer": gs.first_replacer, "replace_cap": gs.replace_cap,
-            "hand": own, "my_pending": pending, "seen": hand(gs.discard),
-            "table": gs.table, "hand_sizes": sizes, "draw_pile": len(gs.draw_pile) - len(self.drawn),
-            "attacker": attacker, "revealed_discards": revealed, "history": gs.history,
+            "phase": phase,
+            "board": gs.board,
+            "first_replacer": gs.first_replacer,
+            "replace_cap": gs.replace_cap,
+            "hand": own,
+            "my_pending": pending,
+            "seen": hand(gs.discard),
+            "table": gs.table,
+            "hand_sizes": sizes,
+            "draw_pile": len(gs.draw_pile) - len(self.drawn),
+            "attacker": attacker,
+            "revealed_discards": revealed,
+            "history": gs.history,
             "past": [(h, self.records[r][player]) for r, h in enumerate(self.past)],
-            "dealt": rec["dealt"] if self.dealing is None else own, "drawn": drawn_now,
+            "dealt": rec["dealt"] if self.dealing is None else own,
+            "drawn": drawn_now,
             "rounds": [won[player], won[1 - player], len(gs.rounds) - won[0] - won[1]],
         }
 
@@ -817,8 +946,9 @@ class TacocatState(pyspiel.State):
         plan = []  # per round: [p0 dealt, p1 dealt], [p0 drawn, p1 drawn]
         for r, history in enumerate(rounds):
             finished = r < len(self.past)
-            opp_cards = [c for e in history if e["event"] in ("attack", "answer") and e["player"] == opp
-                         for c in e["cards"]]
+            opp_cards = [
+                c for e in history if e["event"] in ("attack", "answer") and e["player"] == opp for c in e["cards"]
+            ]
             opp_cards += [e["cards"][opp] for e in history if e["event"] in ("duel", "showdown")]
             if not finished:
                 floor = hand_floor(_play_events(history), opp)

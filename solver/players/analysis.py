@@ -24,9 +24,9 @@ import math
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Mapping
 
+from tacocat.errors import RecordError
 from tacocat.rules.actions import Action
 from tacocat.rules.cards import Hand
-from tacocat.errors import RecordError
 from tacocat.rules.game import GameRecord
 
 POINTS_PER_EQUITY = 50.0
@@ -52,8 +52,13 @@ class CurvePoint:
         return self.equity if player == 0 else -self.equity
 
     def to_dict(self) -> dict[str, Any]:
-        return {"index": self.index, "round": self.round, "kind": self.kind, "equity": round(self.equity, 6),
-                "player": self.player}
+        return {
+            "index": self.index,
+            "round": self.round,
+            "kind": self.kind,
+            "equity": round(self.equity, 6),
+            "player": self.player,
+        }
 
 
 @dataclass
@@ -181,7 +186,7 @@ class Analysis:
 
     @property
     def outcome(self) -> str:
-        """"won by player N", "drawn game (max_deals reached)" or "unfinished"."""
+        """ "won by player N", "drawn game (max_deals reached)" or "unfinished"."""
         if self.winner is not None:
             return f"won by player {self.winner}"
         return "drawn game (max_deals reached)" if self.over else "unfinished"
@@ -326,8 +331,15 @@ def analyze(
         )
         if not review.forced:
             event = stop if hasattr(stop, "is_set") else None
-            result = hint(view, iterations=iterations, time_ms=time_ms, seed=seed + i, method=method, stop=event,
-                          utilities=utilities)
+            result = hint(
+                view,
+                iterations=iterations,
+                time_ms=time_ms,
+                seed=seed + i,
+                method=method,
+                stop=event,
+                utilities=utilities,
+            )
             data = result.to_dict()
             moves = data.get("moves", [])
             best = data.get("best") or (moves[0] if moves else None)

@@ -8,8 +8,8 @@ import random
 import time
 from typing import Callable, Protocol
 
-from tacocat.rules.actions import Action
 from tacocat.errors import TacocatError
+from tacocat.rules.actions import Action
 from tacocat.rules.game import DUEL, REPLACE, GameState, View
 from tacocat.rules.ruleset import STANDARD
 from tacocat.search.sampling import world_hands
@@ -52,15 +52,31 @@ class HeuristicBot:
         return min(pool, key=lambda a: (sum(a.cards), a.cards))
 
 
-BUDGET_KEYS = frozenset({
-    "samples", "iterations", "time_ms", "replace_samples", "duel_samples", "candidates",
-    "seed", "threads", "exact_cards", "c_uct", "utilities", "exact_budget", "rollout", "eq_cards", "inference",
-})
+BUDGET_KEYS = frozenset(
+    {
+        "samples",
+        "iterations",
+        "time_ms",
+        "replace_samples",
+        "duel_samples",
+        "candidates",
+        "seed",
+        "threads",
+        "exact_cards",
+        "c_uct",
+        "utilities",
+        "exact_budget",
+        "rollout",
+        "eq_cards",
+        "inference",
+    }
+)
 """Keys a bot budget may hold (`make_bot(name, **budget)`); a bot ignores
 the keys that do not concern it, so one budget can serve every bot."""
 NUMERIC_BUDGET_KEYS = BUDGET_KEYS - {"utilities", "rollout", "inference"}
-POSITIVE_BUDGET_KEYS = frozenset({"samples", "iterations", "time_ms", "replace_samples", "duel_samples", "candidates",
-                                  "threads"})
+POSITIVE_BUDGET_KEYS = frozenset(
+    {"samples", "iterations", "time_ms", "replace_samples", "duel_samples", "candidates", "threads"}
+)
 """Budgets a search spends: zero would leave it nothing to decide with."""
 
 
@@ -75,18 +91,35 @@ class SearchBot:
     `duel_samples` for the other decisions.  `seed` is mixed with the RNG
     that `play_game` hands over, so a game is reproducible."""
 
-    def __init__(self, method: str = "pimc", *, samples: int | None = None, iterations: int | None = None,
-                 time_ms: float | None = None, replace_samples: int | None = None, duel_samples: int | None = None,
-                 candidates: int | None = None, seed: int = 0, threads: int = 1, exact_cards: int | None = None,
-                 c_uct: float | None = None, utilities="game", exact_budget: int | None = None,
-                 rollout: str | None = None, inference: str | None = None, classic: bool = False) -> None:
+    def __init__(
+        self,
+        method: str = "pimc",
+        *,
+        samples: int | None = None,
+        iterations: int | None = None,
+        time_ms: float | None = None,
+        replace_samples: int | None = None,
+        duel_samples: int | None = None,
+        candidates: int | None = None,
+        seed: int = 0,
+        threads: int = 1,
+        exact_cards: int | None = None,
+        c_uct: float | None = None,
+        utilities="game",
+        exact_budget: int | None = None,
+        rollout: str | None = None,
+        inference: str | None = None,
+        classic: bool = False,
+    ) -> None:
         from tacocat.search.pimc import PerfectSolver
 
         if method not in ("pimc", "ismcts"):
             raise TacocatError(f"search bot method {method!r} unknown; expected pimc or ismcts")
         if classic and inference not in (None, "uniform", "off"):
-            raise TacocatError(f"bot pimc_classic: inference {inference!r} is not offered; the classic search "
-                               "weights worlds by R20 alone (use bot pimc for inference)")
+            raise TacocatError(
+                f"bot pimc_classic: inference {inference!r} is not offered; the classic search "
+                "weights worlds by R20 alone (use bot pimc for inference)"
+            )
         self.name = f"{method}_classic" if classic else method
         self.method = method
         # pimc_classic: the search as at commit 36be87b (a fixed minimum sample
@@ -120,10 +153,19 @@ class SearchBot:
         self.solver = PerfectSolver()
         from tacocat.search.hint import Knobs
 
-        self.knobs = Knobs(duel_samples=self.duel_samples, duel_exact_budget=-1, replace_samples=self.replace_samples,
-                           candidates=self.candidates, threads=threads, exact_cards=exact_cards, c_uct=c_uct,
-                           rollout=rollout, equilibrium_cards=0,  # plain PIMC stays PIMC; EquilibriumBot adds it
-                           classic=self.classic, inference=inference)
+        self.knobs = Knobs(
+            duel_samples=self.duel_samples,
+            duel_exact_budget=-1,
+            replace_samples=self.replace_samples,
+            candidates=self.candidates,
+            threads=threads,
+            exact_cards=exact_cards,
+            c_uct=c_uct,
+            rollout=rollout,
+            equilibrium_cards=0,  # plain PIMC stays PIMC; EquilibriumBot adds it
+            classic=self.classic,
+            inference=inference,
+        )
 
     def choose(self, view: View, rng: random.Random) -> Action:
         """The search `hint` runs for this budget (one dispatcher): PIMC
@@ -131,7 +173,7 @@ class SearchBot:
         duel card drawn from the optimal mix with the seeded RNG."""
         from tacocat.search.budget import Budget
         from tacocat.search.decisions import sample_mixed
-        from tacocat.search.hint import Knobs, hint
+        from tacocat.search.hint import hint
 
         if view.decision == REPLACE and view.replace_cap != 0:
             pass  # two options at least (keep all, or discard one); listing hundreds of discards costs ms
@@ -140,9 +182,15 @@ class SearchBot:
             if len(legal) == 1:
                 return legal[0]
         seed = rng.getrandbits(62) ^ self.seed
-        result = hint(view, Budget(samples=self.budget, time_ms=self.time_ms, seed=seed),
-                      method="auto" if self.method == "pimc" else "ismcts", utilities=self.utilities,
-                      exact_budget=self.exact_budget, solver=self.solver, knobs=self.knobs)
+        result = hint(
+            view,
+            Budget(samples=self.budget, time_ms=self.time_ms, seed=seed),
+            method="auto" if self.method == "pimc" else "ismcts",
+            utilities=self.utilities,
+            exact_budget=self.exact_budget,
+            solver=self.solver,
+            knobs=self.knobs,
+        )
         if view.decision == DUEL:
             return sample_mixed(result.mixed, rng)
         return result.action
@@ -200,19 +248,26 @@ class EquilibriumBot(SearchBot):
     def _strategy(self, view: View):
         from tacocat.errors import PositionError
         from tacocat.rules.history import history_from_json
-        from tacocat.search.equilibrium import (DEFAULT_TARGET, EndgameTooLarge, EquilibriumStopped, endgame_from_view,
-                                                solve)
+        from tacocat.search.equilibrium import (
+            DEFAULT_TARGET,
+            EndgameTooLarge,
+            EquilibriumStopped,
+            endgame_from_view,
+            solve,
+        )
 
         events = history_from_json([e for e in view.history if e.get("event") in ("attack", "answer")])
         key = self._key(view)
         if self._solved is not None and self._solved[0] == key:
             _, n, had_table, result = self._solved
-            rest = list(events[n + (1 if had_table else 0):])
+            rest = list(events[n + (1 if had_table else 0) :])
             if view.table and rest and rest[-1].event == "attack":
                 rest = rest[:-1]  # the attack to answer is the node's table
             root = result.endgame
             played = [c for e in rest for c in e.cards] + ([] if had_table else [])
-            same_cards = sorted(list(root.seen) + list(root.table) + played) == sorted(list(view.seen) + list(view.table))
+            same_cards = sorted(list(root.seen) + list(root.table) + played) == sorted(
+                list(view.seen) + list(view.table)
+            )
             if tuple(events[:n]) == root.history and same_cards:
                 try:
                     return result.strategy(view.player, view.hand, rest)
@@ -246,8 +301,15 @@ class OracleBot:
     name = "oracle"
     needs_state = True
 
-    def __init__(self, *, replace_samples: int | None = None, candidates: int | None = None, seed: int = 0,
-                 utilities="game", **_ignored) -> None:
+    def __init__(
+        self,
+        *,
+        replace_samples: int | None = None,
+        candidates: int | None = None,
+        seed: int = 0,
+        utilities="game",
+        **_ignored,
+    ) -> None:
         from tacocat.search.pimc import PerfectSolver
 
         self.replace_samples = replace_samples if replace_samples is not None else 160
@@ -257,12 +319,20 @@ class OracleBot:
         self.solver = PerfectSolver()
 
     def choose(self, view: View, rng: random.Random) -> Action:
-        raise TacocatError("the oracle bot needs the whole game state (play_game passes it); it cannot play from a view")
+        raise TacocatError(
+            "the oracle bot needs the whole game state (play_game passes it); it cannot play from a view"
+        )
 
     def choose_state(self, state: GameState, player: int, rng: random.Random) -> Action:
-        from tacocat.search.decisions import KnownHandSampler, cell_outcome, replace_eval, sample_mixed, solve_matrix_game
-        from tacocat.search.pimc import MixedMove
+        from tacocat.search.decisions import (
+            KnownHandSampler,
+            cell_outcome,
+            replace_eval,
+            sample_mixed,
+            solve_matrix_game,
+        )
         from tacocat.search.gamevalue import round_utilities
+        from tacocat.search.pimc import MixedMove
 
         view = state.view(player)
         legal = view.legal_actions()
@@ -285,8 +355,15 @@ class OracleBot:
             x, _, _ = solve_matrix_game(m)
             return sample_mixed([MixedMove(r, float(p)) for r, p in zip(mine, x, strict=True)], rng)
         seed = rng.getrandbits(62) ^ self.seed
-        res = replace_eval(view, samples=self.replace_samples, seed=seed, utilities=util, candidates=self.candidates,
-                           solver=self.solver, sampler=KnownHandSampler(opp, view.unseen_pool))
+        res = replace_eval(
+            view,
+            samples=self.replace_samples,
+            seed=seed,
+            utilities=util,
+            candidates=self.candidates,
+            solver=self.solver,
+            sampler=KnownHandSampler(opp, view.unseen_pool),
+        )
         return res.moves[0].action
 
 
@@ -335,13 +412,16 @@ def make_bot(name: str, **budget) -> Bot:
     if unknown:
         raise TacocatError(f"unknown budget key(s) {unknown} for bot {name!r}; expected some of {sorted(BUDGET_KEYS)}")
     for key, value in budget.items():
-        if key in NUMERIC_BUDGET_KEYS and value is not None and (
-            isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0
+        if (
+            key in NUMERIC_BUDGET_KEYS
+            and value is not None
+            and (isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0)
         ):
             raise TacocatError(f"bot {name!r}: budget {key} must be a non-negative number, got {value!r}")
         if key in POSITIVE_BUDGET_KEYS and value is not None and value <= 0:
-            raise TacocatError(f"bot {name!r}: budget {key} must be at least 1 (a search needs something to spend), "
-                               f"got {value!r}")
+            raise TacocatError(
+                f"bot {name!r}: budget {key} must be at least 1 (a search needs something to spend), got {value!r}"
+            )
     return BOTS[name](**budget)
 
 
@@ -366,8 +446,9 @@ def play_game(bots: tuple[Bot, Bot], seed: int, rules=None, max_actions: int = 1
     raise TacocatError(f"game from seed {seed} did not finish within {max_actions} actions")
 
 
-def selfplay(bots: tuple[Bot, Bot], games: int, seed: int = 0, rules=None,
-             progress: Callable[[int, int], None] | None = None) -> dict:
+def selfplay(
+    bots: tuple[Bot, Bot], games: int, seed: int = 0, rules=None, progress: Callable[[int, int], None] | None = None
+) -> dict:
     """Play `games` whole games between `bots` (player 0, player 1; game i
     from seed `seed + i`) and count the results: wins of each player (the
     cat in a goal, R19) and drawn games (`max_deals` deals without a winner,

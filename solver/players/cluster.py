@@ -83,17 +83,23 @@ class Cluster:
         if cluster == "ray":
             return cls("ray", workers, None, batch)
         if not cluster.strip() or any(c.isspace() for c in cluster):
-            raise TacocatError(f"--cluster: expected ray, local or a Ray cluster address (host:port, "
-                               f"ray://host:port, auto), got {cluster!r}")
+            raise TacocatError(
+                f"--cluster: expected ray, local or a Ray cluster address (host:port, "
+                f"ray://host:port, auto), got {cluster!r}"
+            )
         return cls("ray", workers, cluster, batch)
 
     @classmethod
     def add_arguments(cls, parser) -> None:
         """--workers, --cluster, --batch on an argparse parser (the results/ scripts)."""
         parser.add_argument("--workers", type=int, default=1, help="worker processes (or CPUs of --cluster ray)")
-        parser.add_argument("--cluster", default=None, metavar="ray|ADDRESS",
-                            help="local processes by default; 'ray' starts a private local Ray cluster; an address "
-                                 "joins a running one; the numbers do not depend on it")
+        parser.add_argument(
+            "--cluster",
+            default=None,
+            metavar="ray|ADDRESS",
+            help="local processes by default; 'ray' starts a private local Ray cluster; an address "
+            "joins a running one; the numbers do not depend on it",
+        )
         parser.add_argument("--batch", type=int, default=0, help="items a task (0: automatic)")
 
     @classmethod
@@ -128,8 +134,9 @@ def _run_batch(fn: Callable[[Any], Any], chunk: Sequence[Any]) -> list[Any]:
     return [fn(item) for item in chunk]
 
 
-def run_tasks(fn: Callable[[Any], Any], items: Sequence[Any], cluster: Cluster | None = None,
-              stats: RunStats | None = None) -> Iterator[tuple[int, Any]]:
+def run_tasks(
+    fn: Callable[[Any], Any], items: Sequence[Any], cluster: Cluster | None = None, stats: RunStats | None = None
+) -> Iterator[tuple[int, Any]]:
     """Yield `(i, fn(items[i]))` for every item, in the order they finish.
     `fn` must be a module-level function (worker processes import it by
     name) and deterministic in its item.  Close the iterator (or leave the
@@ -140,7 +147,7 @@ def run_tasks(fn: Callable[[Any], Any], items: Sequence[Any], cluster: Cluster |
     if not items:
         return iter(())
     size = cluster.batch_size(len(items))
-    batches = [(start, items[start:start + size]) for start in range(0, len(items), size)]
+    batches = [(start, items[start : start + size]) for start in range(0, len(items), size)]
     stats.tasks = len(batches)
     if cluster.kind == "ray":
         return _ray(fn, batches, cluster, stats)
@@ -156,6 +163,7 @@ def _inline(fn, batches) -> Iterator[tuple[int, Any]]:
 
 
 # ------------------------------------------------------------ local processes
+
 
 def _worker(conn) -> None:
     """A local worker: run the batches sent down the pipe until told to stop."""
@@ -224,8 +232,10 @@ def _processes(fn, batches, workers: int, stats: RunStats) -> Iterator[tuple[int
             if slot.task is not None:
                 if attempts[slot.task] >= MAX_ATTEMPTS:
                     start, chunk = batches[slot.task]
-                    raise TacocatError(f"items {start}..{start + len(chunk) - 1}: a worker died on each of "
-                                       f"{MAX_ATTEMPTS} attempts (exit code {slot.proc.exitcode})")
+                    raise TacocatError(
+                        f"items {start}..{start + len(chunk) - 1}: a worker died on each of "
+                        f"{MAX_ATTEMPTS} attempts (exit code {slot.proc.exitcode})"
+                    )
                 todo.appendleft(slot.task)
                 stats.retried += 1
             fresh = _Slot(ctx)
@@ -281,6 +291,7 @@ def _processes(fn, batches, workers: int, stats: RunStats) -> Iterator[tuple[int
 
 # ------------------------------------------------------------------- Ray
 
+
 def import_ray():
     try:
         import ray
@@ -295,16 +306,20 @@ def start_ray(cluster: Cluster) -> bool:
     ray = import_ray()
     if ray.is_initialized():
         return False
-    common = dict(include_dashboard=False, log_to_driver=False, logging_level="warning",
-                  configure_logging=True)
+    common = dict(include_dashboard=False, log_to_driver=False, logging_level="warning", configure_logging=True)
     main = threading.current_thread() is threading.main_thread()
     sigterm = signal.getsignal(signal.SIGTERM) if main else None
     host = check_reachable(cluster.address) if cluster.address is not None else None
     try:
         if cluster.address is None:
             with _loopback_only(ray):
-                ray.init(address="local", num_cpus=cluster.workers, object_store_memory=RAY_OBJECT_STORE_BYTES,
-                         _node_ip_address="127.0.0.1", **common)
+                ray.init(
+                    address="local",
+                    num_cpus=cluster.workers,
+                    object_store_memory=RAY_OBJECT_STORE_BYTES,
+                    _node_ip_address="127.0.0.1",
+                    **common,
+                )
         else:
             with _loopback_only(ray) if host in LOOPBACK_HOSTS else contextlib.nullcontext():
                 ray.init(address=cluster.address, **common)
@@ -361,13 +376,16 @@ def check_reachable(address: str) -> str | None:
     host, sep, port = address.rpartition(":")
     host = host.strip("[]")
     if not sep or not host or not port.isdigit():
-        raise TacocatError(f"--cluster: expected host:port (e.g. 127.0.0.1:6379), ray://host:port or auto, "
-                           f"got {address!r}")
+        raise TacocatError(
+            f"--cluster: expected host:port (e.g. 127.0.0.1:6379), ray://host:port or auto, got {address!r}"
+        )
     try:
         socket.create_connection((host, int(port)), timeout=5).close()
     except OSError as exc:
-        raise TacocatError(f"--cluster: no Ray cluster answers at {address} ({exc.strerror or exc}); start one "
-                           "with ray start --head there, or use --cluster ray for a private one") from None
+        raise TacocatError(
+            f"--cluster: no Ray cluster answers at {address} ({exc.strerror or exc}); start one "
+            "with ray start --head there, or use --cluster ray for a private one"
+        ) from None
     return host
 
 
@@ -409,7 +427,9 @@ def _ray(fn, batches, cluster: Cluster, stats: RunStats) -> Iterator[tuple[int, 
                 except ray.exceptions.RayTaskError as exc:
                     raise exc.as_instanceof_cause() from None
                 except ray.exceptions.WorkerCrashedError:
-                    raise TacocatError(f"items {start}..: a Ray worker died on each of {MAX_ATTEMPTS} attempts") from None
+                    raise TacocatError(
+                        f"items {start}..: a Ray worker died on each of {MAX_ATTEMPTS} attempts"
+                    ) from None
                 keep_sigterm()
                 for k, result in enumerate(payload):
                     yield start + k, result
@@ -423,6 +443,7 @@ def _ray(fn, batches, cluster: Cluster, stats: RunStats) -> Iterator[tuple[int, 
 
 
 # ------------------------------------------------------------- stopping
+
 
 class Stopped(KeyboardInterrupt):
     """SIGTERM, raised in the main thread so that a run stops the way Ctrl-C

@@ -37,12 +37,12 @@ import time
 from dataclasses import asdict, dataclass, field
 from typing import Any, Callable, Mapping, Sequence
 
-from tacocat.rules.board import Board
+from tacocat.errors import TacocatError
 from tacocat.players import stats
 from tacocat.players.bots import BOTS, choose, make_bot, play_game
 from tacocat.players.cluster import Cluster, RunStats, Stopped, run_tasks
 from tacocat.players.stats import SPRT
-from tacocat.errors import TacocatError
+from tacocat.rules.board import Board
 from tacocat.rules.game import PLAY, GameState
 from tacocat.rules.ruleset import STANDARD, Ruleset
 
@@ -109,6 +109,7 @@ class MatchResult:
 
 
 # ------------------------------------------------------------------ games
+
 
 def _play_state(deal_seed: str) -> GameState:
     """A play-phase state: 8 cards each, player 0 attacks, nothing seen."""
@@ -222,8 +223,16 @@ def sprt_due(n: int) -> bool:
     return n <= SPRT_EVERY_DEAL or n % (n // SPRT_EVERY_DEAL) == 0
 
 
-def summarize(a: str, b: str, mode: str, seed: int, outcomes: Mapping[int, tuple[int, int]], *,
-              budget: dict | None = None, sprt: SPRT | None = None) -> MatchResult:
+def summarize(
+    a: str,
+    b: str,
+    mode: str,
+    seed: int,
+    outcomes: Mapping[int, tuple[int, int]],
+    *,
+    budget: dict | None = None,
+    sprt: SPRT | None = None,
+) -> MatchResult:
     """The statistics of the finished deals `outcomes` (deal index -> the two
     results), in deal order."""
     order = sorted(outcomes)
@@ -243,11 +252,23 @@ def summarize(a: str, b: str, mode: str, seed: int, outcomes: Mapping[int, tuple
         llr = sprt.llr(pairs, mode)
         test = dict(sprt.to_dict(), llr=llr, verdict=sprt.verdict(llr))
     return MatchResult(
-        a=a, b=b, mode=mode, deals=n, seed=seed, score=mean,
+        a=a,
+        b=b,
+        mode=mode,
+        deals=n,
+        seed=seed,
+        score=mean,
         ci95=[max(-1.0, mean - half), min(1.0, mean + half)],
-        wins=sum(1 for g in games if g > 0), draws=sum(1 for g in games if g == 0),
-        losses=sum(1 for g in games if g < 0), budget=dict(budget or {}), deal_scores=per_deal,
-        elo=e, elo_ci95=e_ci, nelo=stats.nelo(pairs, mode), pairs=pairs, sprt=test,
+        wins=sum(1 for g in games if g > 0),
+        draws=sum(1 for g in games if g == 0),
+        losses=sum(1 for g in games if g < 0),
+        budget=dict(budget or {}),
+        deal_scores=per_deal,
+        elo=e,
+        elo_ci95=e_ci,
+        nelo=stats.nelo(pairs, mode),
+        pairs=pairs,
+        sprt=test,
         outcomes={d: tuple(outcomes[d]) for d in order},
     )
 

@@ -183,8 +183,10 @@ class SPRT:
             key, eq, value = item.partition("=")
             key = key.strip()
             if not eq or key not in ("elo0", "elo1", "alpha", "beta"):
-                raise TacocatError(f"--sprt: expected key=value with keys elo0, elo1, alpha, beta "
-                                   f"(e.g. elo0=0,elo1=10,alpha=0.05,beta=0.05), got {item!r}")
+                raise TacocatError(
+                    f"--sprt: expected key=value with keys elo0, elo1, alpha, beta "
+                    f"(e.g. elo0=0,elo1=10,alpha=0.05,beta=0.05), got {item!r}"
+                )
             try:
                 fields[key] = float(value)
             except ValueError:
@@ -223,8 +225,7 @@ class SPRT:
 
     def to_dict(self) -> dict:
         lower, upper = self.bounds
-        return {"elo0": self.elo0, "elo1": self.elo1, "alpha": self.alpha, "beta": self.beta,
-                "bounds": [lower, upper]}
+        return {"elo0": self.elo0, "elo1": self.elo1, "alpha": self.alpha, "beta": self.beta, "bounds": [lower, upper]}
 
     def __str__(self) -> str:
         return f"elo0={self.elo0:g},elo1={self.elo1:g},alpha={self.alpha:g},beta={self.beta:g}"

@@ -38,8 +38,8 @@ from __future__ import annotations
 
 import http.client
 import itertools
-import secrets
 import json
+import secrets
 import subprocess
 import sys
 import threading
@@ -89,8 +89,16 @@ class Status:
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> "Status":
-        return cls(d["phase"], list(d["acting"]), d["over"], d["winner"], dict(d["board"]), d["deals"], d["rounds"],
-                   d["actions"])
+        return cls(
+            d["phase"],
+            list(d["acting"]),
+            d["over"],
+            d["winner"],
+            dict(d["board"]),
+            d["deals"],
+            d["rounds"],
+            d["actions"],
+        )
 
 
 @dataclass
@@ -164,8 +172,16 @@ search's own `tacocat.search.results.MoveEval`."""
 
 
 def _odds(d: Mapping[str, Any]) -> MoveEval:
-    return MoveEval(Action.from_dict(d), d["win"], d["draw"], d["loss"], d["value"], d.get("stderr"), d.get("game_win"),
-                    d.get("visits"))
+    return MoveEval(
+        Action.from_dict(d),
+        d["win"],
+        d["draw"],
+        d["loss"],
+        d["value"],
+        d.get("stderr"),
+        d.get("game_win"),
+        d.get("visits"),
+    )
 
 
 @dataclass
@@ -208,13 +224,29 @@ def _hint(result: Mapping[str, Any], stopped: bool) -> Hint:
     moves = [_odds(m) for m in result.get("moves", [])]
     best = _odds(result["best"]) if result.get("best") else moves[0]
     samples = result.get("samples", result.get("iterations", result.get("hands")))
-    return Hint(result.get("method", ""), bool(result.get("exact")), result.get("decision", ""), moves, best, samples,
-                result.get("seconds", 0.0), stopped, result.get("mixed"), dict(result))
+    return Hint(
+        result.get("method", ""),
+        bool(result.get("exact")),
+        result.get("decision", ""),
+        moves,
+        best,
+        samples,
+        result.get("seconds", 0.0),
+        stopped,
+        result.get("mixed"),
+        dict(result),
+    )
 
 
 def _applied(result: Mapping[str, Any]) -> Applied:
-    return Applied(result["player"], Action.from_dict(result["action"]), list(result.get("events", [])),
-                   tuple(result.get("hand", ())), result.get("round"), Status.from_dict(result["status"]))
+    return Applied(
+        result["player"],
+        Action.from_dict(result["action"]),
+        list(result.get("events", [])),
+        tuple(result.get("hand", ())),
+        result.get("round"),
+        Status.from_dict(result["status"]),
+    )
 
 
 # --------------------------------------------------------------------------
@@ -384,8 +416,14 @@ class Engine:
         self.timeout = timeout
 
     @classmethod
-    def popen(cls, args: Sequence[str] = (), *, command: Sequence[str] | None = None, stderr: Any = None,
-              timeout: float | None = 600) -> "Engine":
+    def popen(
+        cls,
+        args: Sequence[str] = (),
+        *,
+        command: Sequence[str] | None = None,
+        stderr: Any = None,
+        timeout: float | None = 600,
+    ) -> "Engine":
         """Start `tacocat engine` (with extra `args`, e.g. `["--max-time-ms",
         "5000"]`) as a subprocess.  `command` replaces the program (default:
         this Python running `tacocat.cli.main engine`).  `stderr`: where the
@@ -451,8 +489,15 @@ class Engine:
         """Protocol and engine versions, ruleset, commands, limits."""
         return self.request("hello")
 
-    def new_game(self, seed: int | None = None, *, rules: Mapping | str | None = None, record: Mapping | None = None,
-                 state: Mapping | None = None, engine: Mapping | None = None) -> Game:
+    def new_game(
+        self,
+        seed: int | None = None,
+        *,
+        rules: Mapping | str | None = None,
+        record: Mapping | None = None,
+        state: Mapping | None = None,
+        engine: Mapping | None = None,
+    ) -> Game:
         """Start a game (from a seed, a record or a state document).
         `engine`: the server plays that seat, e.g. `{"seat": 1, "level": 3}`;
         the game then holds only the other seat's token, and every `apply`
@@ -483,36 +528,89 @@ class Engine:
             game.status = applied.status
         return applied
 
-    def move(self, game: Game | str, player: int, *, bot: str | None = None, level: int | None = None,
-             time_ms: int | None = None, iterations: int | None = None, seed: int | None = None, apply: bool = True,
-             on_info: Callable[[Info], None] | None = None, info_ms: int | None = None) -> Moved:
+    def move(
+        self,
+        game: Game | str,
+        player: int,
+        *,
+        bot: str | None = None,
+        level: int | None = None,
+        time_ms: int | None = None,
+        iterations: int | None = None,
+        seed: int | None = None,
+        apply: bool = True,
+        on_info: Callable[[Info], None] | None = None,
+        info_ms: int | None = None,
+    ) -> Moved:
         """The engine's action for `player`: by `bot` name (and budget) or
         strength `level`; applied unless `apply=False`."""
         if on_info is not None and info_ms is None:
             info_ms = 250
-        r = self.request("move", game=self._gid(game), player=player, bot=bot, level=level, time_ms=time_ms,
-                         iterations=iterations, seed=seed, apply=None if apply else False, info_ms=info_ms,
-                         token=self._token(game, player), on_info=self._info(on_info))
+        r = self.request(
+            "move",
+            game=self._gid(game),
+            player=player,
+            bot=bot,
+            level=level,
+            time_ms=time_ms,
+            iterations=iterations,
+            seed=seed,
+            apply=None if apply else False,
+            info_ms=info_ms,
+            token=self._token(game, player),
+            on_info=self._info(on_info),
+        )
         applied = _applied(r) if r.get("applied") else None
         if applied is not None and isinstance(game, Game):
             game.status = applied.status
-        return Moved(player, r["bot"], r.get("level"), r["seed"], r["decision"], r["simultaneous"],
-                     Action.from_dict(r["action"]), r["seconds"], applied)
+        return Moved(
+            player,
+            r["bot"],
+            r.get("level"),
+            r["seed"],
+            r["decision"],
+            r["simultaneous"],
+            Action.from_dict(r["action"]),
+            r["seconds"],
+            applied,
+        )
 
-    def hint(self, game: Game | str | None = None, player: int | None = None, *, view: View | Mapping | None = None,
-             time_ms: int | None = None, iterations: int | None = None, seed: int | None = None,
-             method: str | None = None, top: int | None = None, score: str | None = None,
-             on_info: Callable[[Info], None] | None = None, info_ms: int | None = None) -> Hint:
+    def hint(
+        self,
+        game: Game | str | None = None,
+        player: int | None = None,
+        *,
+        view: View | Mapping | None = None,
+        time_ms: int | None = None,
+        iterations: int | None = None,
+        seed: int | None = None,
+        method: str | None = None,
+        top: int | None = None,
+        score: str | None = None,
+        on_info: Callable[[Info], None] | None = None,
+        info_ms: int | None = None,
+    ) -> Hint:
         """Ranked moves with their odds, for `player` in `game` or for a
         `view`.  `method`: auto, exact, pimc, ismcts or endgame."""
         if view is not None and isinstance(view, View):
             view = view.to_dict()
         if on_info is not None and info_ms is None:
             info_ms = 250
-        r = self.request("hint", game=None if game is None else self._gid(game), player=player, view=view,
-                         time_ms=time_ms, iterations=iterations, seed=seed, method=method, top=top, score=score,
-                         info_ms=info_ms, token=self._secret if game is None else self._token(game, player),
-                         on_info=self._info(on_info))
+        r = self.request(
+            "hint",
+            game=None if game is None else self._gid(game),
+            player=player,
+            view=view,
+            time_ms=time_ms,
+            iterations=iterations,
+            seed=seed,
+            method=method,
+            top=top,
+            score=score,
+            info_ms=info_ms,
+            token=self._secret if game is None else self._token(game, player),
+            on_info=self._info(on_info),
+        )
         return _hint(r, bool(self.last_response.get("stopped")))
 
     def stop(self, target: Any = None) -> int:

@@ -12,6 +12,7 @@ from tacocat.errors import shorten as _short
 from tacocat.protocol.moves import BOT_NAMES, LEVELS
 from tacocat.protocol.wire import INT_LIMIT, ProtocolError
 
+
 @dataclass(frozen=True)
 class Field:
     name: str
@@ -55,23 +56,45 @@ MAX_TIME_MS)."""
 
 _GAME = Field("game", ("string",), True, "A game id returned by new_game.")
 _PLAYER = Field("player", ("integer",), True, "0 or 1.", enum=(0, 1))
-_SEAT_TOKEN = Field("token", ("string",), True, "The token of this player's seat, or the game's owner token (new_game).")
+_SEAT_TOKEN = Field(
+    "token", ("string",), True, "The token of this player's seat, or the game's owner token (new_game)."
+)
 _OWNER_TOKEN = Field("token", ("string",), True, "The game's owner token (new_game).")
 _BUDGET = (
-    Field("time_ms", ("integer",), False, "Search time budget in milliseconds (capped by the server's limit).",
-          minimum=1, maximum=MAX_TIME_MS),
+    Field(
+        "time_ms",
+        ("integer",),
+        False,
+        "Search time budget in milliseconds (capped by the server's limit).",
+        minimum=1,
+        maximum=MAX_TIME_MS,
+    ),
     Field("iterations", ("integer",), False, "Search iteration budget.", minimum=1, maximum=MAX_ITERATIONS),
-    Field("seed", ("integer",), False, "Seed of the search's sampler (default 0): equal requests give equal answers.",
-          minimum=-INT_LIMIT),
+    Field(
+        "seed",
+        ("integer",),
+        False,
+        "Seed of the search's sampler (default 0): equal requests give equal answers.",
+        minimum=-INT_LIMIT,
+    ),
 )
-_INFO = Field("info_ms", ("integer",), False, "Send an info message about every this many milliseconds while the "
-              "search runs (docs/protocol.md, \"Live search info\").", minimum=20)
+_INFO = Field(
+    "info_ms",
+    ("integer",),
+    False,
+    "Send an info message about every this many milliseconds while the "
+    'search runs (docs/protocol.md, "Live search info").',
+    minimum=20,
+)
 
 COMMANDS: dict[str, Command] = {
     c.name: c
     for c in (
-        Command("hello", "Protocol and engine versions, the session's ruleset, the commands and limits.",
-                example={"cmd": "hello"}),
+        Command(
+            "hello",
+            "Protocol and engine versions, the session's ruleset, the commands and limits.",
+            example={"cmd": "hello"},
+        ),
         Command(
             "set_rules",
             "Set this connection's default ruleset: its games started later and views without `rules` use it. "
@@ -84,79 +107,165 @@ COMMANDS: dict[str, Command] = {
             "Start a game from a seed (the cat on the centre, the first round dealt), or resume one from a "
             "game record or state document. Returns the game id and its secret tokens: one per seat and the owner's.",
             (
-                Field("seed", ("integer",), False, "The deal seed; a random one when absent (returned in the result).",
-                      minimum=-INT_LIMIT),
+                Field(
+                    "seed",
+                    ("integer",),
+                    False,
+                    "The deal seed; a random one when absent (returned in the result).",
+                    minimum=-INT_LIMIT,
+                ),
                 Field("rules", ("object", "string"), False, "This game's ruleset; the session's by default."),
                 Field("record", ("object",), False, 'A game record ({"format": "tacocat-record", ...}) to replay.'),
                 Field("state", ("object",), False, 'A game state document ({"format": "tacocat-state", ...}).'),
-                Field("engine", ("object",), False, 'The server plays one seat: {"seat": 1, "level": 3} or {"seat": 1, '
-                      '"bot": "pimc", "time_ms": 100} (docs/protocol.md, "Playing the engine"). Only the other '
-                      "seat's token is returned, and the engine moves as soon as it must act."),
+                Field(
+                    "engine",
+                    ("object",),
+                    False,
+                    'The server plays one seat: {"seat": 1, "level": 3} or {"seat": 1, '
+                    '"bot": "pimc", "time_ms": 100} (docs/protocol.md, "Playing the engine"). Only the other '
+                    "seat's token is returned, and the engine moves as soon as it must act.",
+                ),
             ),
             example={"cmd": "new_game", "seed": 42},
         ),
         Command(
             "apply",
             "Apply one player's action. An illegal action is refused and leaves the game unchanged.",
-            (_GAME, _PLAYER, _SEAT_TOKEN, Field("action", ("object",), True, 'An action: {"kind", "cards", "beats" (answers)}.')),
-            example={"cmd": "apply", "game": "g1", "player": 0, "token": "<seat 0 token>",
-                     "action": {"kind": "replace", "cards": [1, 12]}},
+            (
+                _GAME,
+                _PLAYER,
+                _SEAT_TOKEN,
+                Field("action", ("object",), True, 'An action: {"kind", "cards", "beats" (answers)}.'),
+            ),
+            example={
+                "cmd": "apply",
+                "game": "g1",
+                "player": 0,
+                "token": "<seat 0 token>",
+                "action": {"kind": "replace", "cards": [1, 12]},
+            },
         ),
         Command(
             "move",
             "The engine chooses a seat's action with a bot (by name and budget, or by strength level) and applies "
             "it unless apply is false; returns the action and the events it caused.",
             (
-                _GAME, _PLAYER, _SEAT_TOKEN,
+                _GAME,
+                _PLAYER,
+                _SEAT_TOKEN,
                 Field("bot", ("string",), False, 'The bot (default "pimc").', enum=BOT_NAMES),
-                Field("level", ("integer",), False, f"A strength level instead of bot and budget: 1 (random) .. {max(LEVELS)} "
-                      "(docs/protocol.md, results/levels.md).", enum=tuple(LEVELS)),
-                Field("time_ms", ("integer",), False, "The bot's time budget per decision (capped by the server's limit).",
-                      minimum=1, maximum=MAX_TIME_MS),
-                Field("iterations", ("integer",), False, "The bot's sample (pimc) or iteration (ismcts) budget.",
-                      minimum=1, maximum=MAX_ITERATIONS),
-                Field("seed", ("integer",), False, "Seed of the bot's random choices (a random one when absent; "
-                      "returned in the result).", minimum=-INT_LIMIT),
+                Field(
+                    "level",
+                    ("integer",),
+                    False,
+                    f"A strength level instead of bot and budget: 1 (random) .. {max(LEVELS)} "
+                    "(docs/protocol.md, results/levels.md).",
+                    enum=tuple(LEVELS),
+                ),
+                Field(
+                    "time_ms",
+                    ("integer",),
+                    False,
+                    "The bot's time budget per decision (capped by the server's limit).",
+                    minimum=1,
+                    maximum=MAX_TIME_MS,
+                ),
+                Field(
+                    "iterations",
+                    ("integer",),
+                    False,
+                    "The bot's sample (pimc) or iteration (ismcts) budget.",
+                    minimum=1,
+                    maximum=MAX_ITERATIONS,
+                ),
+                Field(
+                    "seed",
+                    ("integer",),
+                    False,
+                    "Seed of the bot's random choices (a random one when absent; returned in the result).",
+                    minimum=-INT_LIMIT,
+                ),
                 Field("apply", ("boolean",), False, "Apply the chosen action (default true)."),
                 _INFO,
             ),
             search=True,
             example={"cmd": "move", "game": "g1", "player": 1, "token": "<seat 1 token>", "level": 3},
         ),
-        Command("legal", "Every legal action of a player now (empty when it is not their turn).",
-                (_GAME, _PLAYER, _SEAT_TOKEN),
-                example={"cmd": "legal", "game": "g1", "player": 0, "token": "<seat 0 token>"}),
-        Command("view", "A player's view of a game: what they know (RULES section 5).", (_GAME, _PLAYER, _SEAT_TOKEN),
-                example={"cmd": "view", "game": "g1", "player": 1, "token": "<seat 1 token>"}),
-        Command("state", "The whole game state, hidden cards included (owner only).", (_GAME, _OWNER_TOKEN),
-                example={"cmd": "state", "game": "g1", "token": "<owner token>"}),
-        Command("record", "The game record: ruleset, seed and every action; replays to the same state. "
-                "Owner only while the game runs (the seed decides every deal); any seat once it is over.",
-                (_GAME, Field("token", ("string",), True, "The owner token; a seat token once the game is over.")),
-                example={"cmd": "record", "game": "g1", "token": "<owner token>"}),
-        Command("games", "The status of the games the given tokens open, and how many games are open.",
-                (Field("tokens", ("array",), False, "Tokens (owner or seat) of the games to list."),),
-                example={"cmd": "games", "tokens": ["<owner token>"]}),
-        Command("end_game", "Forget a game (frees its slot; owner only).", (_GAME, _OWNER_TOKEN),
-                example={"cmd": "end_game", "game": "g1", "token": "<owner token>"}),
+        Command(
+            "legal",
+            "Every legal action of a player now (empty when it is not their turn).",
+            (_GAME, _PLAYER, _SEAT_TOKEN),
+            example={"cmd": "legal", "game": "g1", "player": 0, "token": "<seat 0 token>"},
+        ),
+        Command(
+            "view",
+            "A player's view of a game: what they know (RULES section 5).",
+            (_GAME, _PLAYER, _SEAT_TOKEN),
+            example={"cmd": "view", "game": "g1", "player": 1, "token": "<seat 1 token>"},
+        ),
+        Command(
+            "state",
+            "The whole game state, hidden cards included (owner only).",
+            (_GAME, _OWNER_TOKEN),
+            example={"cmd": "state", "game": "g1", "token": "<owner token>"},
+        ),
+        Command(
+            "record",
+            "The game record: ruleset, seed and every action; replays to the same state. "
+            "Owner only while the game runs (the seed decides every deal); any seat once it is over.",
+            (_GAME, Field("token", ("string",), True, "The owner token; a seat token once the game is over.")),
+            example={"cmd": "record", "game": "g1", "token": "<owner token>"},
+        ),
+        Command(
+            "games",
+            "The status of the games the given tokens open, and how many games are open.",
+            (Field("tokens", ("array",), False, "Tokens (owner or seat) of the games to list."),),
+            example={"cmd": "games", "tokens": ["<owner token>"]},
+        ),
+        Command(
+            "end_game",
+            "Forget a game (frees its slot; owner only).",
+            (_GAME, _OWNER_TOKEN),
+            example={"cmd": "end_game", "game": "g1", "token": "<owner token>"},
+        ),
         Command(
             "hint",
             "Ranked moves with win/draw/loss odds for a player's view (same shapes as `tacocat hint --json`). "
             "Give `view`, or `game` and `player` to hint from a game in progress.",
             (
-                Field("view", ("object",), False, "A view: player, hand, seen, opponent_hand_size, attacker, table, "
-                      "optional rules (or a full view from the view command)."),
+                Field(
+                    "view",
+                    ("object",),
+                    False,
+                    "A view: player, hand, seen, opponent_hand_size, attacker, table, "
+                    "optional rules (or a full view from the view command).",
+                ),
                 Field("game", ("string",), False, "Hint for this game (with player and token) instead of a view."),
                 Field("player", ("integer",), False, "With game: whose view.", enum=(0, 1)),
-                Field("token", ("string",), False, "With game: the token of the player's seat (or the owner's). "
-                      "With view: any secret of yours; only a stop that sends it ends this search (docs/protocol.md, "
-                      "\"Stopping a search\")."),
+                Field(
+                    "token",
+                    ("string",),
+                    False,
+                    "With game: the token of the player's seat (or the owner's). "
+                    "With view: any secret of yours; only a stop that sends it ends this search (docs/protocol.md, "
+                    '"Stopping a search").',
+                ),
                 *_BUDGET,
-                Field("method", ("string",), False, 'Search method (default "auto"); "endgame": the exact endgame '
-                      "with lines of play (play phase).", enum=(*HINT_METHODS, ENDGAME_METHOD)),
+                Field(
+                    "method",
+                    ("string",),
+                    False,
+                    'Search method (default "auto"); "endgame": the exact endgame with lines of play (play phase).',
+                    enum=(*HINT_METHODS, ENDGAME_METHOD),
+                ),
                 Field("top", ("integer",), False, "Return only the best N moves.", minimum=1),
-                Field("score", ("string",), False, 'Score a move by the "game" it leads to (default) or the "round" alone.',
-                      enum=("game", "round")),
+                Field(
+                    "score",
+                    ("string",),
+                    False,
+                    'Score a move by the "game" it leads to (default) or the "round" alone.',
+                    enum=("game", "round"),
+                ),
                 _INFO,
             ),
             search=True,
@@ -168,13 +277,32 @@ COMMANDS: dict[str, Command] = {
             'or, with mode "equilibrium", the endgame of a view with hidden hands (the shape of '
             "`tacocat solve --equilibrium --json`).",
             (
-                Field("position", ("object",), False, 'A position: {"hands": [[...], [...]], "attacker", "table", '
-                      'optional "utilities" and "rules"} (required unless mode is "equilibrium").'),
-                Field("mode", ("string",), False, '"perfect" (every card known, default) or "equilibrium".',
-                      enum=("perfect", "equilibrium")),
-                Field("view", ("object",), False, 'mode "equilibrium": the view (as for hint; its history, if any, '
-                      "gives each hand's floor, R20)."),
-                Field("exploitability", ("number",), False, 'mode "equilibrium": stop at this exploitability (default 0.001).'),
+                Field(
+                    "position",
+                    ("object",),
+                    False,
+                    'A position: {"hands": [[...], [...]], "attacker", "table", '
+                    'optional "utilities" and "rules"} (required unless mode is "equilibrium").',
+                ),
+                Field(
+                    "mode",
+                    ("string",),
+                    False,
+                    '"perfect" (every card known, default) or "equilibrium".',
+                    enum=("perfect", "equilibrium"),
+                ),
+                Field(
+                    "view",
+                    ("object",),
+                    False,
+                    'mode "equilibrium": the view (as for hint; its history, if any, gives each hand\'s floor, R20).',
+                ),
+                Field(
+                    "exploitability",
+                    ("number",),
+                    False,
+                    'mode "equilibrium": stop at this exploitability (default 0.001).',
+                ),
                 Field("time_ms", ("integer",), False, 'mode "equilibrium": time budget in milliseconds.', minimum=1),
                 Field("token", ("string",), False, "Any secret of yours: only a stop that sends it ends this search."),
             ),
@@ -187,13 +315,23 @@ COMMANDS: dict[str, Command] = {
             "its request carried one of the tokens you send (a game's seat or owner token, or the secret you gave a "
             "view hint or a solve); over JSON Lines every search of the connection is yours. The server's admin "
             "token stops every search.",
-            (Field("target", ("string", "integer"), False, "The id of the search request to stop; all of yours when absent."),
-             Field("token", ("string",), False, "A token your searches carry."),
-             Field("tokens", ("array",), False, f"Several tokens your searches carry (at most {100})."),),
+            (
+                Field(
+                    "target",
+                    ("string", "integer"),
+                    False,
+                    "The id of the search request to stop; all of yours when absent.",
+                ),
+                Field("token", ("string",), False, "A token your searches carry."),
+                Field("tokens", ("array",), False, f"Several tokens your searches carry (at most {100})."),
+            ),
             example={"cmd": "stop"},
         ),
-        Command("quit", "End the session (JSON Lines: the engine stops its searches, answers them, then exits).",
-                example={"cmd": "quit"}),
+        Command(
+            "quit",
+            "End the session (JSON Lines: the engine stops its searches, answers them, then exits).",
+            example={"cmd": "quit"},
+        ),
     )
 }
 
@@ -216,7 +354,11 @@ def _check_fields(cmd: Command, request: Mapping[str, Any]) -> None:
     unknown = sorted(k for k in request if k not in known)
     if unknown:
         expected = ", ".join(f.name for f in cmd.fields) or "no fields"
-        raise ProtocolError("bad_field", f"{cmd.name}: unknown field(s) {', '.join(map(repr, unknown))}; expected {expected}", unknown[0])
+        raise ProtocolError(
+            "bad_field",
+            f"{cmd.name}: unknown field(s) {', '.join(map(repr, unknown))}; expected {expected}",
+            unknown[0],
+        )
     for f in cmd.fields:
         if f.name not in request:
             if f.required:
@@ -229,10 +371,14 @@ def _check_fields(cmd: Command, request: Mapping[str, Any]) -> None:
             )
         if f.enum is not None and value not in f.enum:
             raise ProtocolError(
-                "bad_field", f"{cmd.name}: {f.name!r} must be one of {', '.join(map(str, f.enum))}, got {_short(value)}", f.name
+                "bad_field",
+                f"{cmd.name}: {f.name!r} must be one of {', '.join(map(str, f.enum))}, got {_short(value)}",
+                f.name,
             )
         if isinstance(value, int) and not isinstance(value, bool):
             lo = -INT_LIMIT if f.minimum is None else f.minimum
             hi = INT_LIMIT if f.maximum is None else f.maximum
             if not lo <= value <= hi:
-                raise ProtocolError("bad_field", f"{cmd.name}: {f.name!r} must be an integer {lo}..{hi}, got {_short(value)}", f.name)
+                raise ProtocolError(
+                    "bad_field", f"{cmd.name}: {f.name!r} must be an integer {lo}..{hi}, got {_short(value)}", f.name
+                )

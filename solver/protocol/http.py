@@ -45,9 +45,8 @@ from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import Headers
 from starlette.middleware import Middleware
 from starlette.requests import Request
-from starlette.responses import JSONResponse
+from starlette.responses import FileResponse, JSONResponse, StreamingResponse
 from starlette.responses import Response as HTTPResponse
-from starlette.responses import FileResponse, StreamingResponse
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Receive, Scope, Send
@@ -56,6 +55,7 @@ from tacocat import __version__
 from tacocat.errors import shorten
 from tacocat.protocol.commands import COMMANDS
 from tacocat.protocol.session import EngineSession, SearchJob
+from tacocat.protocol.streaming import stream_job
 from tacocat.protocol.wire import (
     ERROR_CODES,
     PROTOCOL_VERSION,
@@ -65,7 +65,6 @@ from tacocat.protocol.wire import (
     encode_response,
     error_response,
 )
-from tacocat.protocol.streaming import stream_job
 
 log = logging.getLogger(__name__)
 
@@ -152,7 +151,7 @@ def host_names(host: str, port: int, extra: Iterable[str] = ()) -> list[str]:
     allowed: list[str] = []
     for name in [*names, *(e.lower() for e in extra)]:
         has_port = name.rsplit(":", 1)[-1].isdigit() and (not name.startswith("[") or "]:" in name)
-        for value in ([name] if has_port or name == "*" else [f"{name}:{port}", name]):
+        for value in [name] if has_port or name == "*" else [f"{name}:{port}", name]:
             if value not in allowed:
                 allowed.append(value)
     return allowed
@@ -179,9 +178,15 @@ class HostGuard:
         if scope["type"] == "http" and "*" not in self.allowed:
             host = Headers(scope=scope).get("host", "")
             if host.lower() not in self.allowed:
-                return await _refuse(scope, receive, send, 421, "forbidden",
-                                     f"Host {shorten(host)} is not this server's address ({self.example}); "
-                                     "a name it is reached by can be allowed with --allowed-host")
+                return await _refuse(
+                    scope,
+                    receive,
+                    send,
+                    421,
+                    "forbidden",
+                    f"Host {shorten(host)} is not this server's address ({self.example}); "
+                    "a name it is reached by can be allowed with --allowed-host",
+                )
         await self.app(scope, receive, send)
 
 
@@ -207,15 +212,26 @@ class BrowserGuard:
         origin = headers.get("origin")
         content_type = headers.get("content-type")
         if origin is not None and not self.origin_allowed(origin, headers.get("host", "")):
-            return await _refuse(scope, receive, send, 403, "forbidden",
-                                 f"Origin {shorten(origin)} may not call this server: only its own pages may, "
-                                 "and pages from origins named with --cors-origin")
+            return await _refuse(
+                scope,
+                receive,
+                send,
+                403,
+                "forbidden",
+                f"Origin {shorten(origin)} may not call this server: only its own pages may, "
+                "and pages from origins named with --cors-origin",
+            )
         if scope["method"] == "POST":
             if (content_type or "").split(";", 1)[0].strip().lower() != "application/json":
                 sent = "none" if content_type is None else shorten(content_type)
-                return await _refuse(scope, receive, send, 415, "bad_json",
-                                     f"send the body as JSON with Content-Type: application/json (this POST's "
-                                     f"Content-Type: {sent})")
+                return await _refuse(
+                    scope,
+                    receive,
+                    send,
+                    415,
+                    "bad_json",
+                    f"send the body as JSON with Content-Type: application/json (this POST's Content-Type: {sent})",
+                )
         await self.app(scope, receive, send)
 
 
@@ -256,9 +272,11 @@ def create_app(
             return _respond(prepared)
         if prepared.stop_event.info_ms is not None:
             sse = "text/event-stream" in request.headers.get("accept", "")
-            return StreamingResponse(stream_job(prepared, encode_response, sse, request.is_disconnected),
-                                     media_type="text/event-stream" if sse else "application/x-ndjson",
-                                     headers={"cache-control": "no-cache", "x-accel-buffering": "no"})
+            return StreamingResponse(
+                stream_job(prepared, encode_response, sse, request.is_disconnected),
+                media_type="text/event-stream" if sse else "application/x-ndjson",
+                headers={"cache-control": "no-cache", "x-accel-buffering": "no"},
+            )
         task = asyncio.ensure_future(run_in_threadpool(prepared.run))
         try:
             while True:
@@ -296,14 +314,30 @@ def create_app(
         if isinstance(payload, HTTPResponse):
             return payload
         if not isinstance(payload, dict):
-            return _respond(error_response(None, "bad_json", f"the body must be a JSON object, got {type(payload).__name__}", None))
+            return _respond(
+                error_response(None, "bad_json", f"the body must be a JSON object, got {type(payload).__name__}", None)
+            )
         request_id = _echoable(payload.get("id"))  # as the session answers it: null if JSON cannot carry it back
         if name not in COMMANDS:
-            return _respond(error_response(request_id, "unknown_command",
-                                           f"no command {shorten(name)}; commands: {', '.join(COMMANDS)}", None, "cmd"))
+            return _respond(
+                error_response(
+                    request_id,
+                    "unknown_command",
+                    f"no command {shorten(name)}; commands: {', '.join(COMMANDS)}",
+                    None,
+                    "cmd",
+                )
+            )
         if payload.get("cmd", name) != name:
-            return _respond(error_response(request_id, "bad_field",
-                                           f"body says cmd {shorten(payload['cmd'])} but the path says {name!r}", name, "cmd"))
+            return _respond(
+                error_response(
+                    request_id,
+                    "bad_field",
+                    f"body says cmd {shorten(payload['cmd'])} but the path says {name!r}",
+                    name,
+                    "cmd",
+                )
+            )
         return await run(request, {**payload, "cmd": name})
 
     async def hello(request: Request) -> HTTPResponse:
@@ -319,7 +353,9 @@ def create_app(
         return FileResponse(WEB_DIR / "docs.html", media_type="text/html")
 
     async def favicon(request: Request) -> HTTPResponse:
-        return FileResponse(WEB_DIR / "favicon.svg", media_type="image/svg+xml", headers={"cache-control": "max-age=86400"})
+        return FileResponse(
+            WEB_DIR / "favicon.svg", media_type="image/svg+xml", headers={"cache-control": "max-age=86400"}
+        )
 
     routes = [
         Route("/v1", any_command, methods=["POST"]),
@@ -331,13 +367,22 @@ def create_app(
         Route("/favicon.ico", favicon, methods=["GET"]),
         Mount("/web", StaticFiles(directory=WEB_DIR), name="web"),
     ]
+
     async def no_route(request: Request, exc: Exception) -> HTTPResponse:
         # A path or method the API does not have still answers a protocol
         # object (never Starlette's plain text or a redirect).
         status = getattr(exc, "status_code", 404)
         what = "method" if status == 405 else "path"
-        return _respond(error_response(None, "unknown_command", f"no {what} {request.method} {request.url.path[:80]!r}: "
-                                       "POST /v1/<command> or /v1; GET /v1/hello, /openapi.json, /docs, /", None), status)
+        return _respond(
+            error_response(
+                None,
+                "unknown_command",
+                f"no {what} {request.method} {request.url.path[:80]!r}: "
+                "POST /v1/<command> or /v1; GET /v1/hello, /openapi.json, /docs, /",
+                None,
+            ),
+            status,
+        )
 
     # Outermost first: a foreign Host is refused before anything; CORS then
     # answers preflights and adds its headers to every answer for an allowed
@@ -348,8 +393,15 @@ def create_app(
     if cors_origins:
         from starlette.middleware.cors import CORSMiddleware
 
-        middleware.append(Middleware(CORSMiddleware, allow_origins=list(cors_origins), allow_methods=["GET", "POST"],
-                                     allow_headers=["content-type", "accept", "authorization"], max_age=600))
+        middleware.append(
+            Middleware(
+                CORSMiddleware,
+                allow_origins=list(cors_origins),
+                allow_methods=["GET", "POST"],
+                allow_headers=["content-type", "accept", "authorization"],
+                max_age=600,
+            )
+        )
     middleware.append(Middleware(BrowserGuard, cors_origins=list(cors_origins)))
     app = Starlette(routes=routes, middleware=middleware, exception_handlers={404: no_route, 405: no_route})
     app.router.redirect_slashes = False  # /v1/ is not /v1: no 307 to follow
@@ -370,27 +422,46 @@ def create_app(
 # busy with a request is the newcomer answered 503 `busy`.
 
 
-def server_config(app: ASGIApp, *, idle_timeout: float = DEFAULT_IDLE_TIMEOUT_S,
-                  max_connections: int = DEFAULT_MAX_CONNECTIONS, **options: Any):
+def server_config(
+    app: ASGIApp,
+    *,
+    idle_timeout: float = DEFAULT_IDLE_TIMEOUT_S,
+    max_connections: int = DEFAULT_MAX_CONNECTIONS,
+    **options: Any,
+):
     """A `uvicorn.Config` serving `app` with the limits above; `options`
     go to uvicorn (log_level, access_log, ...)."""
     import uvicorn
 
-    return uvicorn.Config(app, http=_connection_class(max_connections), timeout_keep_alive=idle_timeout,
-                          h11_max_incomplete_event_size=MAX_HEAD_BYTES, **options)
+    return uvicorn.Config(
+        app,
+        http=_connection_class(max_connections),
+        timeout_keep_alive=idle_timeout,
+        h11_max_incomplete_event_size=MAX_HEAD_BYTES,
+        **options,
+    )
 
 
 def _connection_class(max_connections: int) -> type:
     from uvicorn.protocols.http.h11_impl import H11Protocol
 
-    busy = error_response(None, "busy", f"all {max_connections} connections are busy with requests; "
-                          "try again shortly (tacocat serve --max-connections)")
+    busy = error_response(
+        None,
+        "busy",
+        f"all {max_connections} connections are busy with requests; "
+        "try again shortly (tacocat serve --max-connections)",
+    )
 
     async def answer_busy(scope: Scope, receive: Receive, send: Send) -> None:
         await _respond(busy, 503, headers={"connection": "close"})(scope, receive, send)
 
-    unreadable = encode_response(error_response(None, "bad_json", "not an HTTP/1.1 request this server can read "
-                                                f"(request line and headers at most {MAX_HEAD_BYTES} bytes)")).encode()
+    unreadable = encode_response(
+        error_response(
+            None,
+            "bad_json",
+            f"not an HTTP/1.1 request this server can read (request line and headers at most {MAX_HEAD_BYTES} bytes)",
+        )
+    ).encode()
 
     class Connection(H11Protocol):
         idle_since = 0.0
@@ -408,20 +479,31 @@ def _connection_class(max_connections: int) -> type:
         def data_received(self, data: bytes) -> None:
             waiting, cycle = self.waiting(), self.cycle
             super().data_received(data)  # cancels the idle timer
-            if waiting and self.cycle is cycle and self.timeout_keep_alive_task is None \
-                    and not self.transport.is_closing():
+            if (
+                waiting
+                and self.cycle is cycle
+                and self.timeout_keep_alive_task is None
+                and not self.transport.is_closing()
+            ):
                 # Part of a request: its deadline is still the one set when
                 # the connection went idle.
-                self.timeout_keep_alive_task = self.loop.call_at(self.idle_since + self.timeout_keep_alive,
-                                                                 self.timeout_keep_alive_handler)
+                self.timeout_keep_alive_task = self.loop.call_at(
+                    self.idle_since + self.timeout_keep_alive, self.timeout_keep_alive_handler
+                )
 
         def send_400_response(self, msg: str) -> None:
             # uvicorn answers plain text; a client of this API reads JSON.
             import h11
 
-            head = h11.Response(status_code=400, reason=b"Bad Request", headers=[
-                (b"content-type", b"application/json"), (b"content-length", str(len(unreadable)).encode()),
-                (b"connection", b"close")])
+            head = h11.Response(
+                status_code=400,
+                reason=b"Bad Request",
+                headers=[
+                    (b"content-type", b"application/json"),
+                    (b"content-length", str(len(unreadable)).encode()),
+                    (b"connection", b"close"),
+                ],
+            )
             for event in (head, h11.Data(data=unreadable), h11.EndOfMessage()):
                 self.transport.write(self.conn.send(event))
             self.transport.close()
@@ -433,7 +515,9 @@ def _connection_class(max_connections: int) -> type:
         def _go_idle(self) -> None:
             self._unset_keepalive_if_required()
             self.idle_since = self.loop.time()
-            self.timeout_keep_alive_task = self.loop.call_later(self.timeout_keep_alive, self.timeout_keep_alive_handler)
+            self.timeout_keep_alive_task = self.loop.call_later(
+                self.timeout_keep_alive, self.timeout_keep_alive_handler
+            )
 
         def _make_room(self) -> None:
             others = [c for c in self.connections if c is not self and not c.transport.is_closing()]
@@ -457,7 +541,9 @@ def _connection_class(max_connections: int) -> type:
 
 def _request_schema(name: str, with_cmd: bool) -> dict:
     command = COMMANDS[name]
-    props: dict[str, Any] = {"id": {"type": ["string", "integer", "number", "null"], "description": "Echoed in the answer."}}
+    props: dict[str, Any] = {
+        "id": {"type": ["string", "integer", "number", "null"], "description": "Echoed in the answer."}
+    }
     if with_cmd:
         props["cmd"] = {"const": name}
     for f in command.fields:
@@ -496,7 +582,10 @@ _RESPONSE_SCHEMA = {
 def openapi() -> dict:
     """The OpenAPI 3.1 description of the HTTP transport."""
     responses = {
-        "200": {"description": "ok: true", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Response"}}}},
+        "200": {
+            "description": "ok: true",
+            "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Response"}}},
+        },
         "default": {
             "description": "ok: false; the status mirrors error.code: "
             + ", ".join(f"{code} {status}" for code, status in HTTP_STATUS.items())
@@ -511,8 +600,14 @@ def openapi() -> dict:
             "post": {
                 "summary": "Any command: the body is a whole request with cmd (as in JSON Lines).",
                 "operationId": "request",
-                "requestBody": {"required": True, "content": {"application/json": {"schema": {
-                    "oneOf": [{"$ref": f"#/components/schemas/{name}_request"} for name in COMMANDS]}}}},
+                "requestBody": {
+                    "required": True,
+                    "content": {
+                        "application/json": {
+                            "schema": {"oneOf": [{"$ref": f"#/components/schemas/{name}_request"} for name in COMMANDS]}
+                        }
+                    },
+                },
                 "responses": responses,
             }
         },
@@ -526,8 +621,12 @@ def openapi() -> dict:
             "post": {
                 "summary": command.doc,
                 "operationId": name,
-                "requestBody": {"required": False, "content": {"application/json": {
-                    "schema": _request_schema(name, with_cmd=False), "example": example}}},
+                "requestBody": {
+                    "required": False,
+                    "content": {
+                        "application/json": {"schema": _request_schema(name, with_cmd=False), "example": example}
+                    },
+                },
                 "responses": responses,
             }
         }

@@ -21,8 +21,8 @@ import threading
 from typing import BinaryIO
 
 from tacocat.protocol.session import EngineSession, SearchJob
-from tacocat.protocol.wire import Response, decode_request, encode_response, error_response
 from tacocat.protocol.streaming import info_message
+from tacocat.protocol.wire import Response, decode_request, encode_response, error_response
 
 log = logging.getLogger("tacocat.engine")
 
@@ -96,7 +96,9 @@ def serve_lines(session: EngineSession, infile: BinaryIO, outfile: BinaryIO, max
         if isinstance(prepared, SearchJob):
             job_id, job_cmd = prepared.request_id, prepared.cmd
             prepared.stop_event.sink = lambda payload, i=job_id, c=job_cmd: writer.write(info_message(i, c, payload))
-            worker = threading.Thread(target=run_job, args=(prepared,), name=f"search-{prepared.request_id}", daemon=True)
+            worker = threading.Thread(
+                target=run_job, args=(prepared,), name=f"search-{prepared.request_id}", daemon=True
+            )
             worker.start()
             workers = [w for w in workers if w.is_alive()] + [worker]
             continue

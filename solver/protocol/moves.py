@@ -64,8 +64,9 @@ def resolve_bot(request: Mapping[str, Any]) -> tuple[str, dict[str, Any], int | 
         return name, dict(budget), request["level"]
     name = request.get("bot", DEFAULT_BOT)
     if name not in BOT_NAMES:  # the command table's enum refuses it first; this guards every other caller
-        raise ProtocolError("bad_field", f"move: bot {name!r} is not offered to a seat; expected one of "
-                            f"{', '.join(BOT_NAMES)}", "bot")
+        raise ProtocolError(
+            "bad_field", f"move: bot {name!r} is not offered to a seat; expected one of {', '.join(BOT_NAMES)}", "bot"
+        )
     budget: dict[str, Any] = {}
     if "time_ms" in request:
         budget["time_ms"] = request["time_ms"]
@@ -109,8 +110,11 @@ def move_work(session: "EngineSession", request: Mapping[str, Any]):
             if state.over:
                 raise ProtocolError("bad_field", f"game {gid} is over (R19): there is nothing to move", "game")
             if state.decision(player) is None:
-                raise ProtocolError("bad_field", f"player {player} has no decision now (phase {state.phase}, "
-                                    f"acting {state.acting_players()})", "player")
+                raise ProtocolError(
+                    "bad_field",
+                    f"player {player} has no decision now (phase {state.phase}, acting {state.acting_players()})",
+                    "player",
+                )
             return state.clone(), len(state.actions)
 
     def work(signal) -> dict:
@@ -148,7 +152,9 @@ def move_work(session: "EngineSession", request: Mapping[str, Any]):
             live = session._game(request).clone()
             before = live.hands[player]
             if len(live.actions) != moves_before and live.decision(player) != decision:
-                raise ProtocolError("illegal_action", f"game {gid} moved on while the engine thought; ask again", "game")
+                raise ProtocolError(
+                    "illegal_action", f"game {gid} moved on while the engine thought; ask again", "game"
+                )
             rounds = len(live.rounds)
             events = live.apply(player, action)
             session._commit(gid, live)

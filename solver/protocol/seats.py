@@ -9,6 +9,7 @@ import secrets
 from dataclasses import dataclass
 from typing import Any
 
+
 def _hash(token: str) -> str:
     return hashlib.sha256(token.encode("utf-8", "surrogatepass")).hexdigest()
 
@@ -31,7 +32,7 @@ class Seats:
         return (self.owner, *self.seats)
 
     def role(self, token: Any) -> str | int | None:
-        """"owner", the seat 0 or 1 the token opens, or None."""
+        """ "owner", the seat 0 or 1 the token opens, or None."""
         if not isinstance(token, str):
             return None
         h = _hash(token)

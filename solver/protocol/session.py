@@ -47,17 +47,49 @@ from tacocat import __version__
 from tacocat.errors import RecordError, TacocatError
 from tacocat.errors import shorten as _short
 from tacocat.protocol.commands import (  # noqa: F401 - re-exported
-    COMMANDS, DEFAULT_MAX_QUEUE, ENDGAME_METHOD, ENVELOPE_FIELDS, HINT_METHODS, MAX_BYTES, MAX_GAMES, MAX_ITERATIONS,
-    MAX_SEARCHES, MAX_TIME_MS, Command, Field, _check_fields,
+    COMMANDS,
+    DEFAULT_MAX_QUEUE,
+    ENDGAME_METHOD,
+    ENVELOPE_FIELDS,
+    HINT_METHODS,
+    MAX_BYTES,
+    MAX_GAMES,
+    MAX_ITERATIONS,
+    MAX_SEARCHES,
+    MAX_TIME_MS,
+    Command,
+    Field,
+    _check_fields,
 )
 from tacocat.protocol.moves import BOT_NAMES, LEVELS, move_work, resolve_bot, seat_events
 from tacocat.protocol.seats import Seats, _hash, new_game_id  # noqa: F401 - re-exported
 from tacocat.protocol.store import GameStore
 from tacocat.protocol.streaming import SearchSignal, finite, sliced_search
 from tacocat.protocol.wire import (  # noqa: F401 - re-exported
-    _ERROR_CODE_OF, ERROR_CODES, INT_LIMIT, MAX_DEPTH, MAX_ID_LENGTH, PROTOCOL_VERSION, ActionDict, ApplyResult,
-    ErrorInfo, GameStatus, HelloResult, LegalResult, NewGameResult, ProtocolError, Request, Response, StopResult,
-    _echoable, _ok, _too_deep, _valid_id, decode_request, encode_response, error_response,
+    _ERROR_CODE_OF,
+    ERROR_CODES,
+    INT_LIMIT,
+    MAX_DEPTH,
+    MAX_ID_LENGTH,
+    PROTOCOL_VERSION,
+    ActionDict,
+    ApplyResult,
+    ErrorInfo,
+    GameStatus,
+    HelloResult,
+    LegalResult,
+    NewGameResult,
+    ProtocolError,
+    Request,
+    Response,
+    StopResult,
+    _echoable,
+    _ok,
+    _too_deep,
+    _valid_id,
+    decode_request,
+    encode_response,
+    error_response,
 )
 from tacocat.rules.actions import Action
 from tacocat.rules.game import GameRecord, GameState, View
@@ -99,8 +131,16 @@ def default_hint(view: View, *, iterations=None, time_ms=None, seed=0, method="a
                 last[0] = now
                 stop.info({"fraction": round(fraction, 4)})
 
-    return hint(view, iterations=iterations, time_ms=time_ms, seed=seed, method=method, stop=stop,
-                utilities=utilities, progress=progress)
+    return hint(
+        view,
+        iterations=iterations,
+        time_ms=time_ms,
+        seed=seed,
+        method=method,
+        stop=stop,
+        utilities=utilities,
+        progress=progress,
+    )
 
 
 @dataclass
@@ -183,12 +223,20 @@ class EngineSeat:
     def read(cls, value: Mapping[str, Any]) -> "EngineSeat":
         unknown = sorted(set(value) - {"seat", "level", "bot", "time_ms", "iterations"})
         if unknown:
-            raise ProtocolError("bad_field", f"new_game: engine has unknown field(s) {unknown}; expected seat and "
-                                "level, or seat, bot and an optional time_ms or iterations", "engine")
+            raise ProtocolError(
+                "bad_field",
+                f"new_game: engine has unknown field(s) {unknown}; expected seat and "
+                "level, or seat, bot and an optional time_ms or iterations",
+                "engine",
+            )
         seat = value.get("seat")
         if type(seat) is not int or seat not in (0, 1):
             raise ProtocolError("bad_field", f"new_game: engine.seat must be 0 or 1, got {_short(seat)}", "engine")
-        sub = Command("engine", "", tuple(f for f in COMMANDS["move"].fields if f.name in ("bot", "level", "time_ms", "iterations")))
+        sub = Command(
+            "engine",
+            "",
+            tuple(f for f in COMMANDS["move"].fields if f.name in ("bot", "level", "time_ms", "iterations")),
+        )
         try:
             _check_fields(sub, {k: v for k, v in value.items() if k != "seat"})
             name, budget, level = resolve_bot(value)
@@ -271,8 +319,11 @@ class EngineSession:
         self.shared = shared
         self._admin = None if admin_token is None else _hash(admin_token)
         self._per_client_given = max_games_per_client
-        self.max_games_per_client = max_games_per_client if max_games_per_client is not None else (
-            max(1, max_games // 2) if shared else max_games)
+        self.max_games_per_client = (
+            max_games_per_client
+            if max_games_per_client is not None
+            else (max(1, max_games // 2) if shared else max_games)
+        )
         self.idle_game_s = idle_game_s
         self._meta: dict[str, GameMeta] = {}
         self._engines: dict[str, EngineSeat] = {}
@@ -322,7 +373,9 @@ class EngineSession:
             self._meta[stored.game] = GameMeta(getattr(stored, "client", None), touched)
             engine = store.get_meta(f"engine/{stored.game}")
             if engine is not None:
-                self._engines[stored.game] = EngineSeat(engine["seat"], engine["bot"], engine["budget"], engine["level"])
+                self._engines[stored.game] = EngineSeat(
+                    engine["seat"], engine["bot"], engine["budget"], engine["level"]
+                )
         ordered = sorted(self._games, key=lambda g: self._meta[g].touched)
         self._games = OrderedDict((g, self._games[g]) for g in ordered)
 
@@ -371,14 +424,17 @@ class EngineSession:
             if _too_deep(request):
                 raise ProtocolError("bad_json", f"request nested deeper than {MAX_DEPTH} levels")
             if "cmd" not in request:
-                raise ProtocolError("missing_field", "a request needs 'cmd' (e.g. {\"cmd\": \"hello\"})", "cmd")
+                raise ProtocolError("missing_field", 'a request needs \'cmd\' (e.g. {"cmd": "hello"})', "cmd")
             cmd_name = request["cmd"]
             if not isinstance(cmd_name, str):
                 raise ProtocolError("bad_field", f"'cmd' must be a string, got {_short(cmd_name)}", "cmd")
             if not _valid_id(request.get("id")):
                 raise ProtocolError(
-                    "bad_field", f"'id' must be a string (at most {MAX_ID_LENGTH} characters), a finite number or null, "
-                    f"got {_short(request['id'])}", "id")
+                    "bad_field",
+                    f"'id' must be a string (at most {MAX_ID_LENGTH} characters), a finite number or null, "
+                    f"got {_short(request['id'])}",
+                    "id",
+                )
             command = COMMANDS.get(cmd_name)
             if command is None:
                 raise ProtocolError(
@@ -388,12 +444,19 @@ class EngineSession:
             handler = getattr(self, f"_cmd_{cmd_name}")
             if command.search:
                 time_ms, _ = self._budget(request)
-                return self._reserve(request_id, cmd_name, handler(request),
-                                     time_ms if time_ms is not None else self.max_time_ms, request.get("info_ms"),
-                                     owner=self._owner_of(request))
+                return self._reserve(
+                    request_id,
+                    cmd_name,
+                    handler(request),
+                    time_ms if time_ms is not None else self.max_time_ms,
+                    request.get("info_ms"),
+                    owner=self._owner_of(request),
+                )
             return _ok(request_id, cmd_name, handler(request))
         except Exception as exc:  # noqa: BLE001 - every failure becomes a response
-            return self._error_response(request_id, cmd_name if isinstance(cmd_name, str) and cmd_name in COMMANDS else None, exc)
+            return self._error_response(
+                request_id, cmd_name if isinstance(cmd_name, str) and cmd_name in COMMANDS else None, exc
+            )
 
     def _error_response(self, request_id: Any, cmd: str | None, exc: Exception) -> Response:
         if isinstance(exc, ProtocolError):
@@ -417,21 +480,32 @@ class EngineSession:
             return _hash(token)
         return None if self.shared else CONNECTION
 
-    def _reserve(self, request_id: Any, cmd: str, work: Callable[[threading.Event], dict],
-                 cap_ms: int | None = None, info_ms: int | None = None, owner: str | None = None) -> SearchJob:
+    def _reserve(
+        self,
+        request_id: Any,
+        cmd: str,
+        work: Callable[[threading.Event], dict],
+        cap_ms: int | None = None,
+        info_ms: int | None = None,
+        owner: str | None = None,
+    ) -> SearchJob:
         """A search slot for `work`; it is stopped `cap_ms` (the request's
         time budget, else the server's cap) plus a grace after it starts.
         `info_ms`: the rate of its info messages (None: none).  `owner`:
         who may stop it and see it named in `busy`."""
         with self._lock:
             if len(self._searches) >= self.max_searches + self.max_queue:
-                mine = [f"{j.cmd} id {j.request_id!r}" for j in self._searches
-                        if not self.shared or (owner is not None and j.owner == owner)]
+                mine = [
+                    f"{j.cmd} id {j.request_id!r}"
+                    for j in self._searches
+                    if not self.shared or (owner is not None and j.owner == owner)
+                ]
                 yours = f"; yours: {', '.join(mine)}" if mine else ""
                 raise ProtocolError(
-                    "busy", f"{len(self._searches)} search(es) running or queued{yours}; at most "
+                    "busy",
+                    f"{len(self._searches)} search(es) running or queued{yours}; at most "
                     f"{self.max_searches} run and {self.max_queue} wait: wait for an answer"
-                    + (" or stop one of yours" if mine else "")
+                    + (" or stop one of yours" if mine else ""),
                 )
             deadline = None if cap_ms is None else cap_ms / 1000 + DEADLINE_GRACE_S
             job = SearchJob(self, request_id, cmd, work, deadline_s=deadline, owner=owner)
@@ -463,8 +537,11 @@ class EngineSession:
         `target`, when given; only those whose owner is in `owners`, when
         given); how many were stopped."""
         with self._lock:
-            jobs = [j for j in self._searches if (target is None or j.request_id == target)
-                    and (owners is None or j.owner in owners)]
+            jobs = [
+                j
+                for j in self._searches
+                if (target is None or j.request_id == target) and (owners is None or j.owner in owners)
+            ]
         for job in jobs:
             job.stop()
         return len(jobs)
@@ -479,7 +556,9 @@ class EngineSession:
         return time_ms, iterations
 
     # ------------------------------------------------------------- helpers
-    def _game(self, request: Mapping[str, Any], *, seats_when_over: bool = False, human_owns: bool = False) -> GameState:
+    def _game(
+        self, request: Mapping[str, Any], *, seats_when_over: bool = False, human_owns: bool = False
+    ) -> GameState:
         """The game `request["game"]`, if `request["token"]` opens it for
         this request: the owner token opens everything; a seat token opens
         requests for its own `player` only (and, with `seats_when_over`,
@@ -493,13 +572,19 @@ class EngineSession:
                 raise ProtocolError("bad_field", f"no game {_short(gid)} in this session", "game")
             role = self._seats[gid].role(request.get("token"))
             if role is None:
-                raise ProtocolError("forbidden", f"{request.get('cmd')}: the token does not open game {_short(gid)}", "token")
+                raise ProtocolError(
+                    "forbidden", f"{request.get('cmd')}: the token does not open game {_short(gid)}", "token"
+                )
             engine = self._engines.get(gid)
             if role != "owner" and not (human_owns and engine is not None and role == 1 - engine.seat):
                 player = request.get("player")
                 if player is None and not (seats_when_over and state.over):
-                    raise ProtocolError("forbidden", f"{request.get('cmd')} needs the game's owner token"
-                                        + (" (a seat token opens it once the game is over)" if seats_when_over else ""), "token")
+                    raise ProtocolError(
+                        "forbidden",
+                        f"{request.get('cmd')} needs the game's owner token"
+                        + (" (a seat token opens it once the game is over)" if seats_when_over else ""),
+                        "token",
+                    )
                 if player is not None and player != role:
                     raise ProtocolError("forbidden", f"the token opens seat {role}, not seat {_short(player)}", "token")
             self._games.move_to_end(gid)
@@ -509,7 +594,9 @@ class EngineSession:
     def _rules_from(self, value: Any, what: str) -> Ruleset:
         if isinstance(value, str):
             if value != "standard":
-                raise ProtocolError("bad_field", f"{what} must be a ruleset object or \"standard\", got {_short(value)}", "rules")
+                raise ProtocolError(
+                    "bad_field", f'{what} must be a ruleset object or "standard", got {_short(value)}', "rules"
+                )
             return load_ruleset(None)
         return Ruleset.from_dict(value)
 
@@ -532,8 +619,10 @@ class EngineSession:
         least recently used finished game, else the least recently used
         game idle longer than the retention.  Whether one was forgotten."""
         now = time.time()
-        candidates = sorted((g for g in self._games if client is ... or self._meta[g].client == client),
-                            key=lambda g: self._meta[g].touched)  # least recently touched first
+        candidates = sorted(
+            (g for g in self._games if client is ... or self._meta[g].client == client),
+            key=lambda g: self._meta[g].touched,
+        )  # least recently touched first
         for gid in candidates:
             if self._games[gid].over:
                 self._forget(gid)
@@ -548,14 +637,22 @@ class EngineSession:
         """Room for one more game of `client`: within its own limit and the
         session's, evicting (docs/protocol.md, "Capacity"), else busy."""
         held = sum(1 for m in self._meta.values() if m.client == client)
-        if self.max_games_per_client < self.max_games and held >= self.max_games_per_client and not self._evict_one(client):
+        if (
+            self.max_games_per_client < self.max_games
+            and held >= self.max_games_per_client
+            and not self._evict_one(client)
+        ):
             raise ProtocolError(
-                "busy", f"you hold {held} open games, the most one client may ({self.max_games_per_client}); "
-                f"end_game one first, or wait: a finished game, or one idle for {self.idle_game_s:g} s, makes room")
+                "busy",
+                f"you hold {held} open games, the most one client may ({self.max_games_per_client}); "
+                f"end_game one first, or wait: a finished game, or one idle for {self.idle_game_s:g} s, makes room",
+            )
         if len(self._games) >= self.max_games and not self._evict_one():
             raise ProtocolError(
-                "busy", f"{len(self._games)} games open, the most this session keeps ({self.max_games}); "
-                f"end_game one first, or wait: a game idle for {self.idle_game_s:g} s makes room")
+                "busy",
+                f"{len(self._games)} games open, the most this session keeps ({self.max_games}); "
+                f"end_game one first, or wait: a game idle for {self.idle_game_s:g} s makes room",
+            )
 
     # ------------------------------------------------------------ commands
     def _cmd_hello(self, request: Mapping[str, Any]) -> HelloResult:
@@ -584,8 +681,12 @@ class EngineSession:
 
     def _cmd_set_rules(self, request: Mapping[str, Any]) -> dict:
         if self.shared:
-            raise ProtocolError("forbidden", "set_rules would change every client's defaults on a shared server; "
-                                "give rules in new_game (and in a view) instead", "rules")
+            raise ProtocolError(
+                "forbidden",
+                "set_rules would change every client's defaults on a shared server; "
+                "give rules in new_game (and in a view) instead",
+                "rules",
+            )
         rules = self._rules_from(request["rules"], "rules")
         with self._lock:  # this connection's default only: never stored, gone with the session
             self.rules = rules
@@ -595,7 +696,9 @@ class EngineSession:
         engine = EngineSeat.read(request["engine"]) if "engine" in request else None
         sources = [k for k in ("seed", "record", "state") if k in request]
         if len(sources) > 1:
-            raise ProtocolError("bad_field", f"new_game takes one of seed, record, state; got {', '.join(sources)}", sources[1])
+            raise ProtocolError(
+                "bad_field", f"new_game takes one of seed, record, state; got {', '.join(sources)}", sources[1]
+            )
         if "record" in request:
             if "rules" in request:
                 raise ProtocolError("bad_field", "new_game: a record carries its own rules; drop 'rules'", "rules")
@@ -635,8 +738,14 @@ class EngineSession:
         events = self._engine_turns(gid)
         with self._lock:
             state = self._games[gid]
-            return {**self._status(gid, state), "seed": request.get("seed"), "tokens": {"seats": seats},
-                    "engine": engine.to_dict(), "events": events, "hand": list(state.hands[human])}
+            return {
+                **self._status(gid, state),
+                "seed": request.get("seed"),
+                "tokens": {"seats": seats},
+                "engine": engine.to_dict(),
+                "events": events,
+                "hand": list(state.hands[human]),
+            }
 
     def _engine_turns(self, gid: str) -> list[dict]:
         """Let the engine seat of game `gid` act while it has a decision;
@@ -677,7 +786,9 @@ class EngineSession:
             raise ProtocolError("bad_field", f"apply: {exc}", "action") from None
         unknown = set(request["action"]) - {"kind", "cards", "beats"}
         if unknown:
-            raise ProtocolError("bad_field", f"apply: unknown action field(s) {sorted(unknown)}; expected kind, cards, beats", "action")
+            raise ProtocolError(
+                "bad_field", f"apply: unknown action field(s) {sorted(unknown)}; expected kind, cards, beats", "action"
+            )
         with self._lock:
             # On a copy: whatever fails (an illegal action, the store) leaves
             # the game exactly as it was.
@@ -699,8 +810,11 @@ class EngineSession:
             result["events"] += self._engine_turns(request["game"])
             with self._lock:
                 state = self._games[request["game"]]
-                result.update(hand=list(state.hands[player]), status=self._status(request["game"], state),
-                              round=state.rounds[-1] if len(state.rounds) > rounds else None)
+                result.update(
+                    hand=list(state.hands[player]),
+                    status=self._status(request["game"], state),
+                    round=state.rounds[-1] if len(state.rounds) > rounds else None,
+                )
         return result
 
     def _cmd_move(self, request: Mapping[str, Any]) -> Callable[[threading.Event], dict]:
@@ -732,12 +846,18 @@ class EngineSession:
     def _cmd_record(self, request: Mapping[str, Any]) -> dict:
         with self._lock:
             state = self._game(request, seats_when_over=True)
-            return {"game": request["game"], "record": state.record().to_dict(), "status": self._status(request["game"], state)}
+            return {
+                "game": request["game"],
+                "record": state.record().to_dict(),
+                "status": self._status(request["game"], state),
+            }
 
     def _cmd_games(self, request: Mapping[str, Any]) -> dict:
         tokens = request.get("tokens", [])
         if len(tokens) > MAX_LISTED or not all(isinstance(t, str) for t in tokens):
-            raise ProtocolError("bad_field", f"games: 'tokens' must be a list of at most {MAX_LISTED} strings", "tokens")
+            raise ProtocolError(
+                "bad_field", f"games: 'tokens' must be a list of at most {MAX_LISTED} strings", "tokens"
+            )
         wanted = {_hash(t) for t in tokens}
         with self._lock:
             mine = [gid for gid, seats in self._seats.items() if wanted.intersection(seats.hashes())]
@@ -753,13 +873,17 @@ class EngineSession:
         if "view" in request:
             for key in ("game", "player"):
                 if key in request:
-                    raise ProtocolError("bad_field", f"hint takes either view, or game and player; got view and {key}", key)
+                    raise ProtocolError(
+                        "bad_field", f"hint takes either view, or game and player; got view and {key}", key
+                    )
             # The view shapes of `tacocat hint --view` (short or full), read
             # by the same function.
             data = dict(request["view"])
             rules = data.get("rules")
             if isinstance(rules, str) and rules != "standard":  # never a file path over the protocol
-                raise ProtocolError("bad_field", f"view rules must be a ruleset object or \"standard\", got {_short(rules)}", "view")
+                raise ProtocolError(
+                    "bad_field", f'view rules must be a ruleset object or "standard", got {_short(rules)}', "view"
+                )
             if rules is None:
                 data["rules"] = self.rules.to_dict()
             view = view_from_json(data)
@@ -772,7 +896,9 @@ class EngineSession:
             raise ProtocolError("missing_field", "hint needs 'view', or 'game' and 'player'", "view")
         if view.decision is None:
             raise ProtocolError(
-                "bad_field", f"player {view.player} has no decision to make (phase {view.phase}, acting {view.acting})", "player"
+                "bad_field",
+                f"player {view.player} has no decision to make (phase {view.phase}, acting {view.acting})",
+                "player",
             )
         time_ms, iterations = self._budget(request)
         seed, method = request.get("seed", 0), request.get("method", "auto")
@@ -781,8 +907,11 @@ class EngineSession:
         score, top = request.get("score", "game"), request.get("top")
         if method == ENDGAME_METHOD:
             if view.decision not in ("attack", "answer"):
-                raise ProtocolError("bad_field", f"method endgame solves the play phase (R10-R16); "
-                                    f"player {view.player} must {view.decision} now", "method")
+                raise ProtocolError(
+                    "bad_field",
+                    f"method endgame solves the play phase (R10-R16); player {view.player} must {view.decision} now",
+                    "method",
+                )
             for key in ("time_ms", "iterations"):
                 if key in request:
                     raise ProtocolError("bad_field", f"method endgame is exact and takes no {key}", key)
@@ -803,10 +932,15 @@ class EngineSession:
         def work(stop: threading.Event) -> dict:
             # A replacement is not sliced: its sequential halving needs its
             # whole budget at once.
-            if (isinstance(stop, SearchSignal) and stop.info_ms is not None and (time_ms or iterations)
-                    and view.decision != "replace"):
-                result = sliced_search(lambda **b: one(stop, **b), time_ms=time_ms, iterations=iterations,
-                                       seed=seed, signal=stop)
+            if (
+                isinstance(stop, SearchSignal)
+                and stop.info_ms is not None
+                and (time_ms or iterations)
+                and view.decision != "replace"
+            ):
+                result = sliced_search(
+                    lambda **b: one(stop, **b), time_ms=time_ms, iterations=iterations, seed=seed, signal=stop
+                )
             else:
                 result = one(stop)
             return _top(result, top)
@@ -824,7 +958,9 @@ class EngineSession:
         if request.get("mode") == "equilibrium":
             return self._solve_equilibrium(request)
         if "position" not in request:
-            raise ProtocolError("missing_field", "solve needs 'position' (or mode \"equilibrium\" and 'view')", "position")
+            raise ProtocolError(
+                "missing_field", "solve needs 'position' (or mode \"equilibrium\" and 'view')", "position"
+            )
         solve_fn = self._solve_fn
         if solve_fn is not None:  # a stand-in
             position = dict(request["position"])
@@ -853,7 +989,7 @@ class EngineSession:
             raise ProtocolError("missing_field", "an equilibrium solve needs 'view'", "view")
         data = dict(request["view"])
         if isinstance(data.get("rules"), str) and data["rules"] != "standard":
-            raise ProtocolError("bad_field", "view rules must be a ruleset object or \"standard\"", "view")
+            raise ProtocolError("bad_field", 'view rules must be a ruleset object or "standard"', "view")
         data.setdefault("rules", self.rules.to_dict())
         view = view_from_json(data)
         endgame = endgame_from_view(view)

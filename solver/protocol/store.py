@@ -108,8 +108,10 @@ class GameStore:
             self._db.execute("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
             version = self.get_meta("schema")
             if version is not None and (not isinstance(version, int) or not 1 <= version <= SCHEMA_VERSION):
-                raise StoreError(f"game store {str(self.path)!r} has schema {version!r}; this engine reads "
-                                 f"1 to {SCHEMA_VERSION} (a newer tacocat wrote it?)")
+                raise StoreError(
+                    f"game store {str(self.path)!r} has schema {version!r}; this engine reads "
+                    f"1 to {SCHEMA_VERSION} (a newer tacocat wrote it?)"
+                )
             self._migrate()
             for side in SIDE_FILES:  # created by the connection just now
                 _tighten(Path(str(self.path) + side))
@@ -135,7 +137,9 @@ class GameStore:
                 self._db.execute("UPDATE games SET updated = ?", (time.time(),))
             if "client" not in columns:
                 self._db.execute("ALTER TABLE games ADD COLUMN client TEXT")
-            self._db.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('schema', ?)", (json.dumps(SCHEMA_VERSION),))
+            self._db.execute(
+                "INSERT OR REPLACE INTO meta (key, value) VALUES ('schema', ?)", (json.dumps(SCHEMA_VERSION),)
+            )
             self._db.execute("COMMIT")
         except BaseException:
             self._db.execute("ROLLBACK")
@@ -152,9 +156,11 @@ class GameStore:
     # ----------------------------------------------------------------- games
     def games(self) -> Iterator[StoredGame]:
         """Every stored game, least recently touched first."""
-        rows = self._connection().execute(
-            "SELECT id, owner, seat0, seat1, state, COALESCE(updated, 0), client FROM games ORDER BY touched"
-        ).fetchall()
+        rows = (
+            self._connection()
+            .execute("SELECT id, owner, seat0, seat1, state, COALESCE(updated, 0), client FROM games ORDER BY touched")
+            .fetchall()
+        )
         for gid, owner, seat0, seat1, state, updated, client in rows:
             try:
                 yield StoredGame(gid, (owner, seat0, seat1), json.loads(state), float(updated), client)
@@ -180,7 +186,9 @@ class GameStore:
         try:
             self._connection().execute(sql, args)  # autocommit: one statement, one transaction
         except sqlite3.Error as exc:
-            raise StoreError(f"the game store {str(self.path)!r} could not be written ({exc}); nothing was changed") from None
+            raise StoreError(
+                f"the game store {str(self.path)!r} could not be written ({exc}); nothing was changed"
+            ) from None
 
     def _connection(self) -> sqlite3.Connection:
         if self._db is None:
@@ -208,6 +216,7 @@ class GameStore:
 
 # ------------------------------------------------------------- the lock
 
+
 def _take_lock(path: Path) -> IO[bytes] | None:
     """Hold `<path>.lock` exclusively, or raise StoreInUse naming who does.
     The file then says `pid` and command, for the next one to read."""
@@ -219,8 +228,10 @@ def _take_lock(path: Path) -> IO[bytes] | None:
     # SQLite keeps a journal per name and two names would be two writers.
     links = path.stat().st_nlink if path.exists() else 1
     if links > 1:
-        raise StoreError(f"game store {str(path)!r} has {links} names (hard links); one store has one writer "
-                         "and one name: remove the other names, or copy the file")
+        raise StoreError(
+            f"game store {str(path)!r} has {links} names (hard links); one store has one writer "
+            "and one name: remove the other names, or copy the file"
+        )
     sidecar = lock_path(path.resolve())
     handle = open(sidecar, "r+b", opener=lambda name, flags: os.open(name, os.O_RDWR | os.O_CREAT, 0o600))
     try:
@@ -274,6 +285,7 @@ def _release_lock(handle: IO[bytes]) -> None:
 
 
 # ------------------------------------------------------- private files
+
 
 def _private_folder(folder: Path) -> None:
     """Create `folder` 0700 if it is missing (its parents as usual); a folder

@@ -189,8 +189,9 @@ COUNTED_SLICES = 8
 """Slices of an iteration budget that has no time budget beside it."""
 
 
-def sliced_search(run_slice: Callable[..., dict], *, time_ms: int | None, iterations: int | None, seed: int,
-                  signal: SearchSignal) -> dict:
+def sliced_search(
+    run_slice: Callable[..., dict], *, time_ms: int | None, iterations: int | None, seed: int, signal: SearchSignal
+) -> dict:
     """Run a sampled search in slices of `signal.info_ms`, sending an info
     message after each, until the budget is spent or `stop` is set.
     `run_slice(time_ms=, iterations=, seed=)` runs one slice and returns its
@@ -263,7 +264,9 @@ def info_message(request_id: Any, cmd: str, payload: dict) -> dict:
     return {"id": request_id, "cmd": cmd, "info": payload}
 
 
-async def stream_job(job, encode: Callable[[dict], str], sse: bool, disconnected: Callable[[], Any]) -> AsyncIterator[bytes]:
+async def stream_job(
+    job, encode: Callable[[dict], str], sse: bool, disconnected: Callable[[], Any]
+) -> AsyncIterator[bytes]:
     """Run a search job on a worker thread and yield its info messages and
     then its answer, as NDJSON lines or Server-Sent Events
     (`event: info` / `event: result`).  A client that goes away stops the
@@ -271,7 +274,8 @@ async def stream_job(job, encode: Callable[[dict], str], sse: bool, disconnected
     loop = asyncio.get_running_loop()
     queue: asyncio.Queue = asyncio.Queue()
     job.stop_event.sink = lambda payload: loop.call_soon_threadsafe(
-        queue.put_nowait, ("info", info_message(job.request_id, job.cmd, payload)))
+        queue.put_nowait, ("info", info_message(job.request_id, job.cmd, payload))
+    )
 
     def run() -> None:
         response = job.run()

@@ -12,7 +12,6 @@ from typing import Any, Literal, NotRequired, TypedDict
 
 from tacocat.rules.files import TooDeep, loads_json
 
-
 log = logging.getLogger("tacocat.engine")
 
 PROTOCOL_VERSION = "3.0"
@@ -30,7 +29,7 @@ ERROR_CODES: dict[str, str] = {
     "bad_record": "a malformed game record, game state, view or position",
     "forbidden": "the token does not open this game, this seat or this command (docs/protocol.md, Seats)",
     "busy": "a limit is reached: the search queue is full, too many games are open, or the game store cannot be "
-            "written; try again later",
+    "written; try again later",
     "internal": "a bug in the engine; the message says what failed and the session keeps serving",
 }
 """Every error code the protocol uses, with what it means.  Stable: a
@@ -146,7 +145,6 @@ class StopResult(TypedDict):
     stopped: int
 
 
-
 INT_LIMIT = 2**63 - 1
 """No integer field accepts more (nor less than -INT_LIMIT): a 400-digit
 number is refused when it arrives, not deep inside a search."""
@@ -200,7 +198,6 @@ def _valid_id(rid: Any) -> bool:
     return isinstance(rid, float) and math.isfinite(rid)
 
 
-
 # --------------------------------------------------------------------------
 # Answers.
 
@@ -209,7 +206,9 @@ def _ok(request_id: Any, cmd: str, result: dict) -> Response:
     return {"id": request_id, "ok": True, "cmd": cmd, "result": result}
 
 
-def error_response(request_id: Any, code: str, message: str, cmd: str | None = None, field: str | None = None) -> Response:
+def error_response(
+    request_id: Any, code: str, message: str, cmd: str | None = None, field: str | None = None
+) -> Response:
     """An error response (for transports that fail before a session sees
     the request, e.g. a line that is not JSON)."""
     err: ErrorInfo = {"code": code, "message": message}

@@ -17,17 +17,21 @@ import re
 from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
-from tacocat.rules.cards import Hand, format_cards, hand, parse_cards
 from tacocat.errors import NotationError, RecordError
 from tacocat.errors import shorten as _short
+from tacocat.rules.cards import Hand, format_cards, hand, parse_cards
 
 KINDS = ("replace", "duel", "attack", "answer")
 
 KIND_WORDS = {
-    "replace": "replace", "discard": "replace", "swap": "replace",
+    "replace": "replace",
+    "discard": "replace",
+    "swap": "replace",
     "duel": "duel",
-    "attack": "attack", "play": "attack",
-    "answer": "answer", "defend": "answer",
+    "attack": "attack",
+    "play": "attack",
+    "answer": "answer",
+    "defend": "answer",
 }
 """Words accepted for each kind (the first of each is the one printed)."""
 BEAT_WORDS = {"beat": True, "beats": True, "win": True, "sacrifice": False, "sac": False, "lose": False}
@@ -112,7 +116,7 @@ class Action:
             if len(fits) == 2:
                 raise NotationError(
                     f"answer {format_cards(cards)} can beat every attack card or sacrifice one: "
-                    f"say which, e.g. \"answer {format_cards(cards)} beat\" or \"answer {format_cards(cards)} sacrifice\"",
+                    f'say which, e.g. "answer {format_cards(cards)} beat" or "answer {format_cards(cards)} sacrifice"',
                     "R13",
                 )
             if len(fits) == 1:
@@ -141,7 +145,7 @@ class Action:
         return cls(kind, cards, beats if kind == "answer" else None)
 
 
-_ANY = "a kind and cards, e.g. \"attack 4 5 6\", \"answer 9 12 beat\", \"duel 9\" or \"replace none\""
+_ANY = 'a kind and cards, e.g. "attack 4 5 6", "answer 9 12 beat", "duel 9" or "replace none"'
 
 
 def _a(kind: str) -> str:

@@ -33,7 +33,9 @@ class Board:
         if isinstance(self.cat, bool) or not isinstance(self.cat, int):
             raise PositionError(f"cat index must be an integer -1..7, got {_short(self.cat)}", "R2")
         if any(isinstance(s, bool) or not isinstance(s, int) for s in self.covered):
-            raise PositionError(f"covered spaces must be integers 0..6, got {_short(sorted(map(repr, self.covered)))}", "R4")
+            raise PositionError(
+                f"covered spaces must be integers 0..6, got {_short(sorted(map(repr, self.covered)))}", "R4"
+            )
         if not -1 <= self.cat <= SPACES:
             raise PositionError(f"cat index {self.cat} is off the board; expected -1..7", "R2")
         bad = [s for s in self.covered if not 0 <= s < SPACES]
@@ -61,8 +63,8 @@ class Board:
             leftover = _FIELD.sub("", text).strip()
             if leftover or set(fields) - {"cat", "covered"} or not fields:
                 raise NotationError(
-                    f"board {text!r} not understood; expected \"cat=N covered=A,B\" with spaces 0..6, "
-                    f"e.g. \"cat=3 covered=2,4\"",
+                    f'board {text!r} not understood; expected "cat=N covered=A,B" with spaces 0..6, '
+                    f'e.g. "cat=3 covered=2,4"',
                     "R2",
                 )
         cat_value = CENTRE if cat is None else cat
@@ -130,7 +132,10 @@ class Board:
         if isinstance(cat, bool) or not isinstance(cat, int) or not -1 <= cat <= SPACES:
             raise RecordError(f"{what} 'cat' must be an integer -1..7 (a space 0..6 or a goal), got {_short(cat)}")
         covered = data.get("covered", [])
-        if not isinstance(covered, list) or len(covered) > SPACES or any(
-                isinstance(s, bool) or not isinstance(s, int) or not 0 <= s < SPACES for s in covered):
+        if (
+            not isinstance(covered, list)
+            or len(covered) > SPACES
+            or any(isinstance(s, bool) or not isinstance(s, int) or not 0 <= s < SPACES for s in covered)
+        ):
             raise RecordError(f"{what} 'covered' must be a list of spaces 0..6, got {_short(covered)}")
         return cls(cat=cat, covered=frozenset(covered))

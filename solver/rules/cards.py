@@ -32,13 +32,15 @@ def parse_cards(text: str | Sequence[int] | None, what: str = "cards") -> Hand:
         for t in tokens:
             if not re.fullmatch(r"[+-]?\d+", t):
                 raise NotationError(
-                    f"{what}: {t!r} is not a rank; expected integers 1..12 separated by spaces or commas, e.g. \"2 5 7 12\"",
+                    f'{what}: {t!r} is not a rank; expected integers 1..12 separated by spaces or commas, e.g. "2 5 7 12"',
                     "R1",
                 )
             ranks.append(int(t))
     else:
         if not isinstance(text, (list, tuple)):
-            raise NotationError(f"{what}: expected a list of ranks 1..12 or plain notation, got {type(text).__name__}", "R1")
+            raise NotationError(
+                f"{what}: expected a list of ranks 1..12 or plain notation, got {type(text).__name__}", "R1"
+            )
         ranks = list(text)
         for r in ranks:
             if isinstance(r, bool) or not isinstance(r, int):

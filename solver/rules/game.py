@@ -17,21 +17,40 @@ from __future__ import annotations
 import copy
 import itertools
 import random
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
-from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from tacocat.rules.actions import KINDS, Action
-from tacocat.rules.board import Board
-from tacocat.rules.cards import Hand, contains, counts, format_cards, hand, parse_cards, remove
 from tacocat.errors import IllegalMoveError, PositionError, RecordError, TacocatError
 from tacocat.errors import shorten as _short
-from tacocat.rules.history import (ANSWER, ATTACK, History, check_history, check_view_facts, consistent, hand_floor,
-                                   history_from_json, is_attack)
-from tacocat.rules.play import DRAW, LOSS, WIN, answers, attacks, duel_attacker, goes_to_showdown, showdown
+from tacocat.rules.actions import KINDS, Action
+from tacocat.rules.board import Board
+from tacocat.rules.cards import Hand, contains, counts, format_cards, hand, remove
+from tacocat.rules.history import (
+    ANSWER,
+    ATTACK,
+    History,
+    check_history,
+    check_view_facts,
+    consistent,
+    hand_floor,
+    history_from_json,
+    is_attack,
+)
+from tacocat.rules.play import (
+    DRAW,
+    LOSS,
+    WIN,
+    answers,
+    attacks,
+    duel_attacker,
+    goes_to_showdown,
+    showdown,
+    why_not_answer,
+    why_not_attack,
+)
 from tacocat.rules.ruleset import ARROW_CHOICES, HAND_SIZES, SPACES, STANDARD, Ruleset
-from tacocat.rules.play import why_not_answer, why_not_attack
 
 REPLACE, DUEL, PLAY, OVER = "replace", "duel", "play", "over"
 SEED_LIMIT = 2**63
@@ -234,11 +253,15 @@ class GameState:
         cards = format_cards(action.cards)
         if not contains(own, action.cards):
             # Never the hand itself: an error may reach someone who must not see it.
-            return (f"{kind} {cards}: player {player} does not hold these cards (legal lists what they may play)",
-                    RULE_OF[kind])
+            return (
+                f"{kind} {cards}: player {player} does not hold these cards (legal lists what they may play)",
+                RULE_OF[kind],
+            )
         if kind == REPLACE:
-            return (f"replace {cards}: the first replacer discarded {self.replace_cap}, so you may discard "
-                    f"at most {self.replace_cap}, not {len(action.cards)}"), "R7"
+            return (
+                f"replace {cards}: the first replacer discarded {self.replace_cap}, so you may discard "
+                f"at most {self.replace_cap}, not {len(action.cards)}"
+            ), "R7"
         if kind == DUEL:
             return f"duel {cards}: a duel is exactly one card, not {len(action.cards)}", "R9"
         if kind == "attack":
@@ -418,23 +441,33 @@ class GameState:
         if self.first_replacer != board.first_replacer(rules):
             raise PositionError(
                 f"first_replacer {self.first_replacer!r} but the arrow on space {board.cat} says "
-                f"{board.first_replacer(rules)!r}", "R3")
+                f"{board.first_replacer(rules)!r}",
+                "R3",
+            )
         self.check()
         h0, h1 = len(self.hands[0]), len(self.hands[1])
         if self.phase != PLAY and self.table:
-            raise PositionError(f"a table (an attack to answer) exists only in the play phase, not in {self.phase}", "R10")
+            raise PositionError(
+                f"a table (an attack to answer) exists only in the play phase, not in {self.phase}", "R10"
+            )
         if self.phase != PLAY and self.attacker is not None:
             raise PositionError(f"attacker is set only in the play phase, not in {self.phase}", "R10")
         for p in (0, 1):
             pend = self.pending[p]
             if pend is not None and (self.phase not in (REPLACE, DUEL) or not contains(self.hands[p], pend)):
-                raise PositionError(f"pending choice of player {p} is not a choice from their hand at this phase", "R8-R9")
+                raise PositionError(
+                    f"pending choice of player {p} is not a choice from their hand at this phase", "R8-R9"
+                )
         if self.phase == REPLACE:
             if (h0, h1) != (n, n):
-                raise PositionError(f"in the replace phase both hands hold {n} cards (space {board.cat}), got {h0} and {h1}", "R6")
+                raise PositionError(
+                    f"in the replace phase both hands hold {n} cards (space {board.cat}), got {h0} and {h1}", "R6"
+                )
             if self.first_replacer == "both":
                 if any(self.replaced) or self.replace_cap is not None:
-                    raise PositionError("on a two-arrow space nobody has replaced before both reveal; replace_cap is unset", "R8")
+                    raise PositionError(
+                        "on a two-arrow space nobody has replaced before both reveal; replace_cap is unset", "R8"
+                    )
                 need = sum(n if pend is None else len(pend) for pend in self.pending)
             else:
                 first = 0 if self.first_replacer == "p0" else 1
@@ -445,7 +478,9 @@ class GameState:
                 need = 2 * n if self.replace_cap is None else self.replace_cap
             if len(self.draw_pile) < need:
                 raise PositionError(
-                    f"the draw pile holds {len(self.draw_pile)} cards but the replacements still to come may draw {need}", "R7-R8")
+                    f"the draw pile holds {len(self.draw_pile)} cards but the replacements still to come may draw {need}",
+                    "R7-R8",
+                )
             return
         if not all(self.replaced):
             raise PositionError(f"the {self.phase} phase comes after both players replaced", "R7-R8")
@@ -483,7 +518,11 @@ def check_known_counts(rules: Ruleset, own: Hand, seen: Hand, table: Hand) -> No
     rules.check_counts(
         ("your hand holds", own, ""),
         ("hand and seen cards hold", seen, "is a seen {rank} also in your hand? (seen lists face-up cards only)"),
-        ("hand, seen and table hold", table, "a card of the attack on the table belongs in table only, not also in seen"),
+        (
+            "hand, seen and table hold",
+            table,
+            "a card of the attack on the table belongs in table only, not also in seen",
+        ),
     )
 
 
@@ -491,12 +530,44 @@ RULE_OF = {REPLACE: "R7-R8", DUEL: "R9", "attack": "R10-R11", "answer": "R12-R13
 RULE_OF_PHASE = {REPLACE: "R7-R8", DUEL: "R9", PLAY: "R10-R12", OVER: "R19"}
 
 VIEW_FIELDS = {
-    "player", "rules", "board", "phase", "hand", "seen", "table", "attacker", "opponent_hand_size", "draw_pile_size",
-    "first_replacer", "replace_cap", "my_pending", "acting", "unseen_pool", "history", "rounds",
+    "player",
+    "rules",
+    "board",
+    "phase",
+    "hand",
+    "seen",
+    "table",
+    "attacker",
+    "opponent_hand_size",
+    "draw_pile_size",
+    "first_replacer",
+    "replace_cap",
+    "my_pending",
+    "acting",
+    "unseen_pool",
+    "history",
+    "rounds",
 }
 STATE_KEYS = {
-    "format", "version", "rules", "seed", "board", "deals", "phase", "hands", "draw_pile", "discard", "table",
-    "attacker", "first_replacer", "replaced", "replace_cap", "pending", "history", "rounds", "actions",
+    "format",
+    "version",
+    "rules",
+    "seed",
+    "board",
+    "deals",
+    "phase",
+    "hands",
+    "draw_pile",
+    "discard",
+    "table",
+    "attacker",
+    "first_replacer",
+    "replaced",
+    "replace_cap",
+    "pending",
+    "history",
+    "rounds",
+    "actions",
 }
 EVENT_FIELDS: dict[str, dict[str, str]] = {
     "deal": {"hand_size": "size", "cat": "space"},
@@ -638,20 +709,26 @@ class _Doc:
             if not isinstance(r, Mapping) or set(r) != {"cat", "hand_size", "last", "winner"}:
                 raise self.fail(where, "a round summary {cat, hand_size, last, winner}", r)
             rd = _Doc(r, f"{self.what} {where}")
-            out.append({
-                "cat": rd.field_of_kind("cat", "space"),
-                "hand_size": rd.field_of_kind("hand_size", "size"),
-                "last": rd.field_of_kind("last", "pair"),
-                "winner": rd.field_of_kind("winner", "winner"),
-            })
+            out.append(
+                {
+                    "cat": rd.field_of_kind("cat", "space"),
+                    "hand_size": rd.field_of_kind("hand_size", "size"),
+                    "last": rd.field_of_kind("last", "pair"),
+                    "winner": rd.field_of_kind("winner", "winner"),
+                }
+            )
         return out
 
     def actions(self, key: str, limit: int = 10_000 * MAX_ACTIONS_PER_DEAL) -> list[dict]:
         out = []
         for i, a in enumerate(self._list(key, limit)):
             where = f"{key}[{i}]"
-            if not isinstance(a, Mapping) or type(a.get("player")) is not int or a["player"] not in (0, 1) \
-                    or set(a) - {"player", "kind", "cards", "beats"}:
+            if (
+                not isinstance(a, Mapping)
+                or type(a.get("player")) is not int
+                or a["player"] not in (0, 1)
+                or set(a) - {"player", "kind", "cards", "beats"}
+            ):
                 raise self.fail(where, '{"player": 0|1, "kind", "cards", "beats"?}', a)
             try:
                 action = Action.from_dict(a)
@@ -751,8 +828,12 @@ class View:
         """The round's attacks and answers in order (R20 reads them): the
         play-phase events of `history` (read once: the view is immutable)."""
         return history_from_json(
-            [{k: e[k] for k in ("event", "player", "cards", "beats") if k in e}
-             for e in self.history if isinstance(e, Mapping) and e.get("event") in (ATTACK, ANSWER)])
+            [
+                {k: e[k] for k in ("event", "player", "cards", "beats") if k in e}
+                for e in self.history
+                if isinstance(e, Mapping) and e.get("event") in (ATTACK, ANSWER)
+            ]
+        )
 
     @cached_property
     def unseen_pool(self) -> Hand:
@@ -834,22 +915,34 @@ class View:
         )
         if "unseen_pool" in data:
             doc.cards("unseen_pool", limit)  # derived: checked for type, then recomputed
-        if ("first_replacer" in data and view.phase != OVER and view.board.winner is None
-                and view.first_replacer != view.board.first_replacer(rules)):  # left out: "both", as ever
+        if (
+            "first_replacer" in data
+            and view.phase != OVER
+            and view.board.winner is None
+            and view.first_replacer != view.board.first_replacer(rules)
+        ):  # left out: "both", as ever
             raise PositionError(
                 f"first_replacer {view.first_replacer!r} but the arrow on space {view.board.cat} says "
-                f"{view.board.first_replacer(rules)!r}", "R3")
+                f"{view.board.first_replacer(rules)!r}",
+                "R3",
+            )
         view.validate()
         if "draw_pile_size" in data and view.phase != OVER:
             expected = len(view.unseen_pool) - view.opponent_hand_size
             if view.draw_pile_size != expected:
                 raise PositionError(
-                    f"draw_pile_size {view.draw_pile_size}: the unseen pool less the opponent's hand leaves {expected}", "R6")
+                    f"draw_pile_size {view.draw_pile_size}: the unseen pool less the opponent's hand leaves {expected}",
+                    "R6",
+                )
         if view.history and view.phase != OVER:
             # (The play's facts — R12-R20 against this hand and the unseen pool —
             # were checked once, by validate's check_view_facts.)
-            _check_history(view.history, view.board, view.board.hand_size(rules) if view.board.winner is None else 0,
-                           list(view.seen + view.table))
+            _check_history(
+                view.history,
+                view.board,
+                view.board.hand_size(rules) if view.board.winner is None else 0,
+                list(view.seen + view.table),
+            )
         return view
 
     def validate(self) -> None:
@@ -865,7 +958,9 @@ class View:
         if self.phase in (REPLACE, DUEL) and self.opponent_hand_size != len(self.hand):
             raise PositionError(
                 f"in the {self.phase} phase both hands hold the same number of cards: you {len(self.hand)}, "
-                f"opponent_hand_size {self.opponent_hand_size}", "R6")
+                f"opponent_hand_size {self.opponent_hand_size}",
+                "R6",
+            )
         if self.phase == DUEL and len(self.hand) < 2:
             raise PositionError("a duel needs at least two cards each; with one card each the showdown follows", "R9")
         if self.phase == REPLACE:
@@ -886,14 +981,18 @@ class View:
             if len(self.seen) > shown:
                 raise PositionError(
                     f"seen holds {len(self.seen)} cards, but in the replace phase only the first replacer's "
-                    f"discards are face up ({shown}, replace_cap)", "R7")
+                    f"discards are face up ({shown}, replace_cap)",
+                    "R7",
+                )
             # The draw pile must serve every replacement still to come (as a
             # dealt game's does: the deck holds four hands, RULES §8).
             need = 2 * len(self.hand) if self.replace_cap is None else self.replace_cap
             if pool - self.opponent_hand_size < need:
                 raise PositionError(
                     f"the draw pile ({pool - self.opponent_hand_size} unseen cards beyond the opponent's hand) cannot "
-                    f"serve the replacements still to come, up to {need} cards", "R7-R8")
+                    f"serve the replacements still to come, up to {need} cards",
+                    "R7-R8",
+                )
         if self.phase == PLAY:
             if self.attacker not in (0, 1):
                 raise PositionError(f"attacker must be 0 or 1 in the play phase, got {self.attacker!r}", "R10")
@@ -910,17 +1009,28 @@ class View:
             if self.table and att < 1:
                 raise PositionError(
                     f"an attack of {len(self.table)} cards from a hand of {len(self.table)} would use the attacker's "
-                    "last card: an attack has at most h - 1 cards", "R11")
+                    "last card: an attack has at most h - 1 cards",
+                    "R11",
+                )
             if self.table and not is_attack(self.table):
                 raise PositionError(f"table {format_cards(self.table)} is not a single, a set or a sequence", "R10")
             if not self.table and att < 2:
                 raise PositionError("play ends with one card each: the attacker needs at least two cards", "R16")
-            check_view_facts(self.play_history, player=self.player, hand_now=self.hand, seen=self.seen,
-                             table=self.table, attacker=self.attacker, opponent_hand_size=self.opponent_hand_size,
-                             pool=self.unseen_pool,
-                             play_start=_play_start(self.history))
+            check_view_facts(
+                self.play_history,
+                player=self.player,
+                hand_now=self.hand,
+                seen=self.seen,
+                table=self.table,
+                attacker=self.attacker,
+                opponent_hand_size=self.opponent_hand_size,
+                pool=self.unseen_pool,
+                play_start=_play_start(self.history),
+            )
         elif self.phase in (REPLACE, DUEL) and self.play_history:
-            raise PositionError(f"a history of attacks and answers exists only in the play phase, not in {self.phase}", "R10")
+            raise PositionError(
+                f"a history of attacks and answers exists only in the play phase, not in {self.phase}", "R10"
+            )
         self._check_acting()
 
     def _check_acting(self) -> None:
@@ -931,8 +1041,11 @@ class View:
         acting = list(self.acting)
         secret = self.phase == DUEL or (self.phase == REPLACE and self.first_replacer == "both")
         if self.my_pending is not None and not secret:
-            raise PositionError(f"my_pending is a secret choice of a replace on a two-arrow space or of a duel, "
-                                f"not of the {self.phase} phase here", "R8-R9")
+            raise PositionError(
+                f"my_pending is a secret choice of a replace on a two-arrow space or of a duel, "
+                f"not of the {self.phase} phase here",
+                "R8-R9",
+            )
         if self.phase == OVER:
             allowed = [[]]
         elif self.phase == PLAY:
@@ -947,9 +1060,12 @@ class View:
             # without it, you act, and the other may or may not have chosen.
             allowed = [[1 - self.player]] if self.my_pending is not None else [[self.player], [0, 1]]
         if acting not in allowed:
-            raise PositionError(f"acting {acting} does not follow from the {self.phase} phase (expected "
-                                f"{' or '.join(map(str, allowed))}: attacker, table, first_replacer, replace_cap, "
-                                f"my_pending)", RULE_OF_PHASE[self.phase])
+            raise PositionError(
+                f"acting {acting} does not follow from the {self.phase} phase (expected "
+                f"{' or '.join(map(str, allowed))}: attacker, table, first_replacer, replace_cap, "
+                f"my_pending)",
+                RULE_OF_PHASE[self.phase],
+            )
 
 
 def _play_start(history: list) -> int | None:
@@ -971,14 +1087,20 @@ class GameRecord:
     actions: list[dict]
 
     def to_dict(self) -> dict[str, Any]:
-        return {"format": RECORD_FORMAT, "version": VERSION, "rules": self.rules.to_dict(), "seed": self.seed, "actions": self.actions}
+        return {
+            "format": RECORD_FORMAT,
+            "version": VERSION,
+            "rules": self.rules.to_dict(),
+            "seed": self.seed,
+            "actions": self.actions,
+        }
 
     @classmethod
     def from_dict(cls, data: Any) -> "GameRecord":
         """A record from `to_dict()`'s form; raises RecordError when malformed
         (the actions are checked when replayed)."""
         if not isinstance(data, Mapping) or data.get("format") != RECORD_FORMAT:
-            raise RecordError(f"not a game record: expected a JSON object with \"format\": \"{RECORD_FORMAT}\"")
+            raise RecordError(f'not a game record: expected a JSON object with "format": "{RECORD_FORMAT}"')
         _Doc(data, "game record").version()
         for key in ("seed", "actions"):
             if key not in data:
@@ -1025,7 +1147,7 @@ def _record_action(i: int, entry: Any) -> tuple[int, Action]:
     RecordError names the entry and the field."""
     where = f"action {i + 1}"
     if not isinstance(entry, Mapping):
-        raise RecordError(f"{where}: expected {{\"player\": 0|1, \"kind\", \"cards\"}}, got {_short(entry)}")
+        raise RecordError(f'{where}: expected {{"player": 0|1, "kind", "cards"}}, got {_short(entry)}')
     unknown = sorted(str(k) for k in entry if k not in RECORD_ACTION_FIELDS)
     if unknown:
         raise RecordError(f"{where}: unknown field(s) {_short(unknown)}; expected player, kind, cards, beats")

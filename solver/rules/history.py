@@ -32,10 +32,9 @@ restricted pool draws the information set with its weights."""
 
 from __future__ import annotations
 
-from functools import lru_cache
-
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any, Iterable, Sequence
 
 from tacocat.errors import PositionError, RecordError
@@ -98,7 +97,9 @@ def parse_history(text: str) -> History:
     for i, part in enumerate(parts, 1):
         m = _EVENT_TEXT.match(part)
         if not m:
-            raise RecordError(f"history event {i} {part.strip()!r}: expected 'pN attacks CARDS' or 'pN answers CARDS beat|sacrifice'")
+            raise RecordError(
+                f"history event {i} {part.strip()!r}: expected 'pN attacks CARDS' or 'pN answers CARDS beat|sacrifice'"
+            )
         player, verb, rest = int(m.group(1)), m.group(2).lower(), m.group(3)
         if verb == "attacks":
             events.append(PlayEvent(ATTACK, player, parse_cards(rest, f"history event {i} cards")))
@@ -155,6 +156,7 @@ def history_to_json(events: Iterable[PlayEvent]) -> list[dict[str, Any]]:
 
 # ------------------------------------------------------------- the floor
 
+
 def answer_floor(attack: Sequence[int], cards: Sequence[int], beats: bool) -> int | None:
     """The least rank every other card of the defender must reach for this
     answer to be legal (module docstring): None when no hand is constrained
@@ -168,7 +170,10 @@ def _answer_floor(attack: Hand, cards: Hand, beats: bool) -> int | None:
     # A pure function of a few cards, asked for every event of every view a
     # search builds: remembered (an exception is not, and is raised anew).
     if len(cards) != len(attack):
-        raise PositionError(f"an answer has one card per attack card: {len(attack)} against {format_cards(attack)}, not {len(cards)}", "R12")
+        raise PositionError(
+            f"an answer has one card per attack card: {len(attack)} against {format_cards(attack)}, not {len(cards)}",
+            "R12",
+        )
     if beats:
         if not _all_beat(attack, cards):
             raise PositionError(f"answer {format_cards(cards)} cannot beat every card of {format_cards(attack)}", "R13")
@@ -179,7 +184,9 @@ def _answer_floor(attack: Hand, cards: Hand, beats: bool) -> int | None:
             for a in set(a for a in attack if a > s):
                 if _big_cards_beat(remove(attack, (a,)), remove(cards, (s,)), t):
                     return t
-    raise PositionError(f"answer {format_cards(cards)} to {format_cards(attack)} cannot lose the trick: every card beats", "R13")
+    raise PositionError(
+        f"answer {format_cards(cards)} to {format_cards(attack)} cannot lose the trick: every card beats", "R13"
+    )
 
 
 def _all_beat(attack: Hand, cards: Hand) -> bool:
@@ -235,7 +242,9 @@ def check_history(events: Sequence[PlayEvent], attacker: int | None = None) -> N
             if expect_attacker is not None and e.player != expect_attacker:
                 raise PositionError(f"{where}: player {expect_attacker} won the last trick and attacks next", "R14")
             if not is_attack(e.cards):
-                raise PositionError(f"{where}: not an attack: a single card, a set, or a sequence of 3+ consecutive ranks", "R10")
+                raise PositionError(
+                    f"{where}: not an attack: a single card, a set, or a sequence of 3+ consecutive ranks", "R10"
+                )
             pending = e
         else:
             if pending is None:
@@ -271,11 +280,13 @@ def hand_floor(events: Sequence[PlayEvent], player: int) -> int:
         f = answer_floor(events[i - 1].cards, e.cards, bool(e.beats))
         if f is None:
             continue
-        later = [c for later in events[i + 1:] if later.player == player for c in later.cards]
+        later = [c for later in events[i + 1 :] if later.player == player for c in later.cards]
         if later and min(later) < f:
             raise PositionError(
                 f"history event {i + 1} ({e}): player {player} later played {min(later)}, below its sacrificed cards "
-                f"then, so that sacrifice was not its lowest card", "R12")
+                f"then, so that sacrifice was not its lowest card",
+                "R12",
+            )
         floor = max(floor, f)
     return floor
 
@@ -304,7 +315,11 @@ def consistent_by_replay(cards: Sequence[int], events: Sequence[PlayEvent], play
 def _floor_event(events: Sequence[PlayEvent], player: int, floor: int) -> int:
     """The 1-based number of the answer of `player` that sets `floor`."""
     for i, e in enumerate(events):
-        if e.event == ANSWER and e.player == player and answer_floor(events[i - 1].cards, e.cards, bool(e.beats)) == floor:
+        if (
+            e.event == ANSWER
+            and e.player == player
+            and answer_floor(events[i - 1].cards, e.cards, bool(e.beats)) == floor
+        ):
             return i + 1
     return 0  # pragma: no cover - a floor above 1 always comes from an answer
 
@@ -338,34 +353,46 @@ def check_view_facts(
     if table and (pending is None or pending.cards != table or pending.player != attacker):
         raise PositionError(
             f"the table holds {format_cards(table)} but the history does not end with that attack by player "
-            f"{attacker} (end it with 'p{attacker} attacks {format_cards(table)}')", "R10")
+            f"{attacker} (end it with 'p{attacker} attacks {format_cards(table)}')",
+            "R10",
+        )
     if pending is not None and not table:
-        raise PositionError(f"history event {len(events)} ({pending}) is an attack still to answer, but the table is empty", "R12")
+        raise PositionError(
+            f"history event {len(events)} ({pending}) is an attack still to answer, but the table is empty", "R12"
+        )
     done = events[:-1] if pending is not None else events
     face_up = hand(c for e in done for c in e.cards)
     if not contains(seen, face_up):
         missing = _missing(face_up, seen)
         raise PositionError(
             f"the history's cards {format_cards(missing)} are not among the seen cards {format_cards(hand(seen)) or '(none)'}: "
-            "every attack and answer is face up (seen lists them)", "R15")
+            "every attack and answer is face up (seen lists them)",
+            "R15",
+        )
     if play_start is not None and len(hand_now) + len(played_by(events, player)) != play_start:
         raise PositionError(
             f"wrong hand size: the play phase began with {play_start} cards each (the deal less the duel cards, "
             f"R6, R9) and the history shows {len(played_by(events, player))} of yours played, which leaves "
-            f"{play_start - len(played_by(events, player))}, but the hand holds {len(hand_now)}", "R9")
+            f"{play_start - len(played_by(events, player))}, but the hand holds {len(hand_now)}",
+            "R9",
+        )
     own = hand_floor(events, player)
     if hand_now and min(hand_now) < own:
         k = _floor_event(events, player, own)
         raise PositionError(
             f"history event {k} ({events[k - 1]}): that sacrifice was your lowest card then, so your hand cannot "
-            f"hold {min(hand_now)} now", "R12")
+            f"hold {min(hand_now)} now",
+            "R12",
+        )
     floor = hand_floor(events, 1 - player)
     room = sum(1 for c in pool if c >= floor)
     if room < opponent_hand_size:
         k = _floor_event(events, 1 - player, floor)
         raise PositionError(
             f"history event {k} ({events[k - 1]}): the opponent holds only cards of rank {floor} or more, but only "
-            f"{room} unseen cards are, fewer than its {opponent_hand_size}: no consistent hand", "R20")
+            f"{room} unseen cards are, fewer than its {opponent_hand_size}: no consistent hand",
+            "R20",
+        )
 
 
 def _missing(cards: Sequence[int], seen: Sequence[int]) -> Hand:

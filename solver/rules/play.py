@@ -9,8 +9,8 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Iterable, Sequence
 
-from tacocat.rules.cards import Hand, counts, format_cards, hand, remove
 from tacocat.errors import PositionError
+from tacocat.rules.cards import Hand, counts, format_cards, hand, remove
 from tacocat.rules.ruleset import STANDARD, Ruleset
 
 WIN, DRAW, LOSS = 1, 0, -1
@@ -71,13 +71,19 @@ def why_not_attack(own: Hand, cards: Hand) -> tuple[str, str]:
     """Why `cards` (held) is not a legal attack from `own`, and the rule."""
     text = format_cards(cards)
     if len(cards) > len(own) - 1:
-        return (f"attack {text} uses {len(cards)} of your {len(own)} cards: an attack keeps one card back, "
-                f"so at most {len(own) - 1}"), "R11"
+        return (
+            f"attack {text} uses {len(cards)} of your {len(own)} cards: an attack keeps one card back, "
+            f"so at most {len(own) - 1}"
+        ), "R11"
     if len(cards) == 2:
-        return (f"attack {text}: two cards of different ranks are neither a set (one rank) nor a sequence "
-                f"(three or more consecutive ranks)"), "R10"
-    return (f"attack {text} is neither a single, a set (cards of one rank) nor a sequence "
-            f"(three or more consecutive ranks, one card of each)"), "R10"
+        return (
+            f"attack {text}: two cards of different ranks are neither a set (one rank) nor a sequence "
+            f"(three or more consecutive ranks)"
+        ), "R10"
+    return (
+        f"attack {text} is neither a single, a set (cards of one rank) nor a sequence "
+        f"(three or more consecutive ranks, one card of each)"
+    ), "R10"
 
 
 def why_not_answer(table: Hand, own: Hand, cards: Hand, beats: bool | None) -> tuple[str, str]:
@@ -88,23 +94,34 @@ def why_not_answer(table: Hand, own: Hand, cards: Hand, beats: bool | None) -> t
     text, attack = format_cards(cards), format_cards(table)
     if len(cards) != len(table):
         per = "a single card" if len(table) == 1 else f"{len(table)} cards"
-        return (f"answer {text} is {len(cards)} card{'s' if len(cards) != 1 else ''}, but the attack {attack} is "
-                f"{per}: each attack card takes exactly one answer card, {len(table)} in all"), "R12"
+        return (
+            f"answer {text} is {len(cards)} card{'s' if len(cards) != 1 else ''}, but the attack {attack} is "
+            f"{per}: each attack card takes exactly one answer card, {len(table)} in all"
+        ), "R12"
     results = {b for c, b in answers(table, own) if c == cards}
     if results and beats is True:
-        return (f"answer {text} cannot beat every card of {attack} in any order: at least one must be a "
-                f"sacrifice, and the trick goes to the attacker (say \"answer {text} sacrifice\")"), "R13"
+        return (
+            f"answer {text} cannot beat every card of {attack} in any order: at least one must be a "
+            f'sacrifice, and the trick goes to the attacker (say "answer {text} sacrifice")'
+        ), "R13"
     if results and beats is False:
-        return (f"answer {text} beats every card of {attack} whatever the order: a sacrifice must be a card "
-                f"that does not beat (say \"answer {text} beat\")"), "R12"
+        return (
+            f"answer {text} beats every card of {attack} whatever the order: a sacrifice must be a card "
+            f'that does not beat (say "answer {text} beat")'
+        ), "R12"
     if own[0] not in cards and len(table) == 1:
-        return (f"answer {text} does not beat {attack}, so it would be a sacrifice, and a sacrifice must be your "
-                f"lowest card ({own[0]})"), "R12"
+        return (
+            f"answer {text} does not beat {attack}, so it would be a sacrifice, and a sacrifice must be your "
+            f"lowest card ({own[0]})"
+        ), "R12"
     if own[0] not in cards:
-        return (f"answer {text} cannot beat every card of {attack}, so one of its cards would be a sacrifice, "
-                f"and a sacrifice must be your lowest card ({own[0]}), which this answer keeps"), "R12"
-    return (f"answer {text} to {attack}: in no order is every card that does not beat your lowest card at "
-            f"that moment"), "R12"
+        return (
+            f"answer {text} cannot beat every card of {attack}, so one of its cards would be a sacrifice, "
+            f"and a sacrifice must be your lowest card ({own[0]}), which this answer keeps"
+        ), "R12"
+    return (
+        f"answer {text} to {attack}: in no order is every card that does not beat your lowest card at that moment"
+    ), "R12"
 
 
 @dataclass(frozen=True)
@@ -158,7 +175,11 @@ class PlayPosition:
         return PlayPosition((hands[0], hands[1]), nxt, (), self.rules)
 
     def to_dict(self) -> dict:
-        return {"hands": [list(self.hands[0]), list(self.hands[1])], "attacker": self.attacker, "table": list(self.table)}
+        return {
+            "hands": [list(self.hands[0]), list(self.hands[1])],
+            "attacker": self.attacker,
+            "table": list(self.table),
+        }
 
     def __str__(self) -> str:
         s = f"P0 [{format_cards(self.hands[0])}]  P1 [{format_cards(self.hands[1])}]  attacker P{self.attacker}"
@@ -220,7 +241,9 @@ def play_value(pos: PlayPosition, utilities: Sequence[float] = DEFAULT_UTILITIES
     return utilities[1 - _outcome(pos.hands, pos.attacker, pos.table, tuple(utilities))]
 
 
-def move_values(pos: PlayPosition, utilities: Sequence[float] = DEFAULT_UTILITIES) -> list[tuple[Hand, bool | None, float]]:
+def move_values(
+    pos: PlayPosition, utilities: Sequence[float] = DEFAULT_UTILITIES
+) -> list[tuple[Hand, bool | None, float]]:
     """Every legal move with player 0's utility after it under best play."""
     return [(cards, beats, play_value(pos.after(cards, beats), utilities)) for cards, beats in pos.moves()]
 
@@ -233,9 +256,7 @@ def _outcome(hands: tuple[Hand, Hand], attacker: int, table: Hand, utilities: tu
     worth = lambda o: utilities[1 - o]  # noqa: E731
     if not table:
         mover = attacker
-        children = [
-            _outcome(_take(hands, attacker, a), attacker, a, utilities) for a in attacks(hands[attacker])
-        ]
+        children = [_outcome(_take(hands, attacker, a), attacker, a, utilities) for a in attacks(hands[attacker])]
     else:
         mover = 1 - attacker
         children = [

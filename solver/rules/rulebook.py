@@ -30,7 +30,7 @@ def _sections() -> dict[int, tuple[str, str]]:
     text = rules_text()
     out: dict[int, tuple[str, str]] = {}
     for m in _HEADING.finditer(text):
-        rest = text[m.end():]
+        rest = text[m.end() :]
         end = re.search(r"^#{1,3} ", rest, re.MULTILINE)
         body = rest[: end.start()] if end else rest
         out[int(m.group(2))] = (m.group(3).strip(), body.strip())

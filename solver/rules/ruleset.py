@@ -165,12 +165,12 @@ def _read_deck(value: Any) -> tuple[int, ...]:
 def validate(rules: Ruleset) -> None:
     """Reject a ruleset that cannot be played, naming the rule (RULES §8)."""
     if len(rules.deck) != 12:
-        raise RulesetError(
-            f"deck must give a count for each rank 1..12 (12 counts), got {len(rules.deck)}", "R1"
-        )
+        raise RulesetError(f"deck must give a count for each rank 1..12 (12 counts), got {len(rules.deck)}", "R1")
     for rank, c in enumerate(rules.deck, start=1):
         if not 0 <= c <= MAX_COUNT:
-            raise RulesetError(f"deck: rank {rank} has count {_short(c)}; each count must be 0..{MAX_COUNT} (RULES §8)", "R1")
+            raise RulesetError(
+                f"deck: rank {rank} has count {_short(c)}; each count must be 0..{MAX_COUNT} (RULES §8)", "R1"
+            )
     if sum(1 for c in rules.deck if c) < 2:
         raise RulesetError("deck: at least two ranks must have cards; with one rank every showdown ties (R17)", "R1")
     if len(rules.board) != SPACES:
@@ -178,7 +178,10 @@ def validate(rules: Ruleset) -> None:
     lo, hi = HAND_SIZES
     for i, n in enumerate(rules.board):
         if not lo <= n <= hi:
-            raise RulesetError(f"space {i} deals {_short(n)} cards; a hand size must be at least {lo} and at most {hi} (RULES §8)", "R2")
+            raise RulesetError(
+                f"space {i} deals {_short(n)} cards; a hand size must be at least {lo} and at most {hi} (RULES §8)",
+                "R2",
+            )
     largest = max(rules.board)
     if rules.deck_size < 4 * largest:
         raise RulesetError(
@@ -193,8 +196,14 @@ def validate(rules: Ruleset) -> None:
             raise RulesetError(f"arrow on space {i} is {a!r}; expected one of both, p0, p1", "R3")
     if rules.tie not in TIE_CHOICES:
         raise RulesetError(f"tie rule {rules.tie!r} unknown; expected redeal or arrow", "R17")
-    if isinstance(rules.max_deals, bool) or not isinstance(rules.max_deals, int) or not 1 <= rules.max_deals <= MAX_DEALS_LIMIT:
-        raise RulesetError(f"max_deals must be an integer 1..{MAX_DEALS_LIMIT}, got {_short(rules.max_deals)} (RULES §8)", "R19")
+    if (
+        isinstance(rules.max_deals, bool)
+        or not isinstance(rules.max_deals, int)
+        or not 1 <= rules.max_deals <= MAX_DEALS_LIMIT
+    ):
+        raise RulesetError(
+            f"max_deals must be an integer 1..{MAX_DEALS_LIMIT}, got {_short(rules.max_deals)} (RULES §8)", "R19"
+        )
 
 
 STANDARD = Ruleset()
@@ -210,7 +219,9 @@ def load_ruleset(source: str | Path | Mapping[str, Any] | None) -> Ruleset:
     path = Path(source)
     try:
         if path.stat().st_size > MAX_FILE_BYTES:
-            raise RulesetError(f"ruleset file {str(path)!r} is larger than {MAX_FILE_BYTES} bytes; a ruleset is a few lines")
+            raise RulesetError(
+                f"ruleset file {str(path)!r} is larger than {MAX_FILE_BYTES} bytes; a ruleset is a few lines"
+            )
         text = path.read_bytes().decode("utf-8")
     except OSError as exc:
         raise RulesetError(f"cannot read ruleset file {str(path)!r}: {exc.strerror or exc}") from None
@@ -227,4 +238,3 @@ def load_ruleset(source: str | Path | Mapping[str, Any] | None) -> Ruleset:
 
 
 MAX_FILE_BYTES = 1 << 16
-

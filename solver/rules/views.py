@@ -7,10 +7,10 @@ from __future__ import annotations
 
 from typing import Any, Mapping, Sequence
 
-from tacocat.rules.board import Board
-from tacocat.rules.cards import parse_cards
 from tacocat.errors import NotationError, PositionError, RecordError
 from tacocat.errors import shorten as _short
+from tacocat.rules.board import Board
+from tacocat.rules.cards import parse_cards
 from tacocat.rules.game import DUEL, PLAY, REPLACE, View, check_known_counts
 from tacocat.rules.history import ANSWER, ATTACK, PlayEvent, history_from_json, history_to_json, parse_history
 from tacocat.rules.ruleset import STANDARD, Ruleset, load_ruleset
@@ -134,28 +134,53 @@ def build_view(
     return view
 
 
-def _check_opponent(opponent: int, hand: Sequence[int], seen: Sequence[int], table: Sequence[int], phase: str,
-                    rules: Ruleset, label: str) -> None:
+def _check_opponent(
+    opponent: int,
+    hand: Sequence[int],
+    seen: Sequence[int],
+    table: Sequence[int],
+    phase: str,
+    rules: Ruleset,
+    label: str,
+) -> None:
     """The opponent's hand size follows from yours: both are dealt the same
     number (R6) and every trick takes as many cards from each (R10); refuse
     any other count, or one the unseen cards cannot make (R1), in one line
     naming the rule and what to give."""
-    field, mine, shown, laid = (f"{label}opponent", f"{label}hand", f"{label}seen", f"{label}table") if label else (
-        "opponent_hand_size", "'hand'", "'seen'", "'table'")
+    field, mine, shown, laid = (
+        (f"{label}opponent", f"{label}hand", f"{label}seen", f"{label}table")
+        if label
+        else ("opponent_hand_size", "'hand'", "'seen'", "'table'")
+    )
     if table and len(table) >= len(hand):
         raise PositionError(
             f"{laid} {' '.join(map(str, table))} is an attack of {len(table)} cards but your {mine} holds {len(hand)}: "
             f"the attacker keeps a card back, so the defender holds at least {len(table) + 1}; give every card you "
-            f"hold with {mine}, or the attack as laid with {laid}", "R11")
+            f"hold with {mine}, or the attack as laid with {laid}",
+            "R11",
+        )
     expected = len(hand) - len(table)
     if phase != PLAY:
-        why, rule = (f"both players are dealt the same number of cards and replace one for one, so in the "
-                     f"{phase} phase the opponent holds {expected} like you"), "R6"
+        why, rule = (
+            (
+                f"both players are dealt the same number of cards and replace one for one, so in the "
+                f"{phase} phase the opponent holds {expected} like you"
+            ),
+            "R6",
+        )
     elif table:
-        why, rule = (f"in play the defender holds the attacker's cards plus the table's, so with your {len(hand)} "
-                     f"against {len(table)} on the table the attacker holds {expected}"), "R10"
+        why, rule = (
+            (
+                f"in play the defender holds the attacker's cards plus the table's, so with your {len(hand)} "
+                f"against {len(table)} on the table the attacker holds {expected}"
+            ),
+            "R10",
+        )
     else:
-        why, rule = f"in play both hands hold the same number of cards, so the opponent holds {expected} like you", "R10"
+        why, rule = (
+            f"in play both hands hold the same number of cards, so the opponent holds {expected} like you",
+            "R10",
+        )
     if opponent != expected:
         raise PositionError(f"{field} {opponent}: {why}; give {field} {expected}, or leave it out", rule)
     check_known_counts(rules, hand, seen, table)  # first: it names the card counted twice
@@ -164,7 +189,9 @@ def _check_opponent(opponent: int, hand: Sequence[int], seen: Sequence[int], tab
         raise PositionError(
             f"{mine}, {shown} and {laid} name {rules.deck_size - unseen} of the deck's {rules.deck_size} cards, "
             f"which leaves {unseen} unseen, fewer than the opponent's {opponent}: {shown} lists this round's "
-            f"face-up cards only (every deal shuffles the whole deck, R6)", "R1")
+            f"face-up cards only (every deal shuffles the whole deck, R6)",
+            "R1",
+        )
 
 
 def _with_table(events: tuple[PlayEvent, ...], table: Sequence[int], attacker: int | None) -> tuple[PlayEvent, ...]:
@@ -175,7 +202,18 @@ def _with_table(events: tuple[PlayEvent, ...], table: Sequence[int], attacker: i
     return events
 
 
-VIEW_KEYS = {"player", "hand", "seen", "opponent_hand_size", "attacker", "table", "rules", "phase", "board", "replace_cap"}
+VIEW_KEYS = {
+    "player",
+    "hand",
+    "seen",
+    "opponent_hand_size",
+    "attacker",
+    "table",
+    "rules",
+    "phase",
+    "board",
+    "replace_cap",
+}
 FULL_VIEW_KEYS = {"draw_pile_size", "acting", "first_replacer", "history", "rounds", "my_pending", "unseen_pool"}
 
 

@@ -36,13 +36,22 @@ def bench_views(n: int, seed: int = VIEW_SEED, size: int = 8) -> list[View]:
         rng = random.Random(f"bench/{seed}/{i}")
         deck = list(STANDARD.deck_cards())
         rng.shuffle(deck)
-        out.append(View.from_dict({"player": 0, "hand": deck[:size], "seen": [], "opponent_hand_size": size,
-                                   "attacker": 0, "table": []}))
+        out.append(
+            View.from_dict(
+                {"player": 0, "hand": deck[:size], "seen": [], "opponent_hand_size": size, "attacker": 0, "table": []}
+            )
+        )
     return out
 
 
-def run_bench(*, repeat: int = 10, positions: int = 3, deals: int = 300, iterations: int = 20_000,
-              progress: Callable[[str], Any] | None = None) -> dict[str, Any]:
+def run_bench(
+    *,
+    repeat: int = 10,
+    positions: int = 3,
+    deals: int = 300,
+    iterations: int = 20_000,
+    progress: Callable[[str], Any] | None = None,
+) -> dict[str, Any]:
     """Run the bench; a JSON-ready dict of what it measured."""
     from tacocat.search.ismcts import ismcts_play
     from tacocat.search.pimc import pimc_play

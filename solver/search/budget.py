@@ -71,8 +71,9 @@ class Budget:
             raise TacocatError(f"iterations must be a positive integer, at most {MAX_SAMPLES:,}, got {shorten(s)}")
         t = self.time_ms
         if t is not None and (isinstance(t, bool) or not isinstance(t, (int, float)) or not 0 < t <= MAX_TIME_MS):
-            raise TacocatError(f"time_ms must be a positive number of milliseconds, at most {MAX_TIME_MS:,} (a day), "
-                               f"got {shorten(t)}")
+            raise TacocatError(
+                f"time_ms must be a positive number of milliseconds, at most {MAX_TIME_MS:,} (a day), got {shorten(t)}"
+            )
         if isinstance(self.seed, bool) or not isinstance(self.seed, int):
             raise TacocatError(f"seed must be an integer, got {shorten(self.seed)}")
         if self.stop is not None and not hasattr(self.stop, "is_set"):
@@ -117,7 +118,9 @@ def budget_of(budget: Budget | None, legacy: Mapping[str, Any], where: str = "se
     (`samples`/`iterations`, `time_ms`, `seed`, `stop`, `progress`)."""
     unknown = sorted(set(legacy) - LEGACY_KEYS)
     if unknown:
-        raise TacocatError(f"{where}: unknown argument(s) {unknown}; a budget has samples, time_ms, seed, stop, progress")
+        raise TacocatError(
+            f"{where}: unknown argument(s) {unknown}; a budget has samples, time_ms, seed, stop, progress"
+        )
     seed = legacy.get("seed")
     given = {k: v for k, v in legacy.items() if v is not None and k != "seed"}
     if budget is not None:
@@ -128,5 +131,10 @@ def budget_of(budget: Budget | None, legacy: Mapping[str, Any], where: str = "se
         return budget
     if "samples" in given and "iterations" in given and given["samples"] != given["iterations"]:
         raise TacocatError(f"{where}: samples and iterations are the same budget; give one")
-    return Budget(samples=given.get("samples", given.get("iterations")), time_ms=given.get("time_ms"),
-                  seed=0 if seed is None else seed, stop=given.get("stop"), progress=given.get("progress"))
+    return Budget(
+        samples=given.get("samples", given.get("iterations")),
+        time_ms=given.get("time_ms"),
+        seed=0 if seed is None else seed,
+        stop=given.get("stop"),
+        progress=given.get("progress"),
+    )

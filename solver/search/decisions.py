@@ -35,14 +35,14 @@ from typing import Callable, Sequence
 
 import numpy as np
 
+from tacocat.errors import PositionError, TacocatError
 from tacocat.rules.actions import Action
 from tacocat.rules.cards import Hand, counts, hand, remove
-from tacocat.errors import PositionError, TacocatError
 from tacocat.rules.game import DUEL, REPLACE, View
-from tacocat.search.pimc import MIN_SAMPLES, MixedMove, MoveEval, PerfectSolver, PlayResult, rank_moves
 from tacocat.rules.play import duel_attacker, goes_to_showdown, showdown
 from tacocat.search.budget import Budget, budget_of
 from tacocat.search.gamevalue import ROUND_UTILITIES
+from tacocat.search.pimc import MIN_SAMPLES, MixedMove, MoveEval, PerfectSolver, PlayResult, rank_moves
 from tacocat.search.sampling import DEFAULT_EXACT_BUDGET, HandSampler, WorldSampler, rng_from
 
 DEFAULT_DUEL_SAMPLES = 400  # a hint: about 0.2 s, value margins near ±0.02
@@ -60,6 +60,7 @@ DEFAULT_CANDIDATES = None
 
 
 # ------------------------------------------------------------ matrix games
+
 
 def solve_matrix_game(payoff: Sequence[Sequence[float]] | np.ndarray) -> tuple[np.ndarray, np.ndarray, float]:
     """Optimal mixed strategies of a zero-sum matrix game: the row player
@@ -81,8 +82,9 @@ def solve_matrix_game(payoff: Sequence[Sequence[float]] | np.ndarray) -> tuple[n
     a_ub = np.hstack([a, -np.ones((m, 1))])
     a_eq = np.zeros((1, n + 1))
     a_eq[0, :n] = 1.0
-    res = linprog(c, A_ub=a_ub, b_ub=np.zeros(m), A_eq=a_eq, b_eq=[1.0],
-                  bounds=[(0, None)] * n + [(None, None)], method="highs")
+    res = linprog(
+        c, A_ub=a_ub, b_ub=np.zeros(m), A_eq=a_eq, b_eq=[1.0], bounds=[(0, None)] * n + [(None, None)], method="highs"
+    )
     if res.status != 0:  # pragma: no cover - a bounded feasible LP always solves
         raise TacocatError(f"the matrix game's linear program failed: {res.message}")
     y = np.clip(res.x[:n], 0.0, None)
@@ -131,6 +133,7 @@ RM_ITERATIONS = 100
 
 
 # --------------------------------------------------------- static policies
+
 
 def static_score(cards: Sequence[int]) -> float:
     """A crude hand score for pre-ranking discards and for modelling the
@@ -207,6 +210,7 @@ class KnownHandSampler:
 
 # ------------------------------------------------------------- finishing
 
+
 def duel_then_play(me: Hand, opp: Hand, solver: PerfectSolver) -> int:
     """My round outcome (+1/0/-1) when both duel their highest card
     (repeating on ties, R9) and then play perfectly with both hands known."""
@@ -234,12 +238,15 @@ def cell_outcome(me: Hand, opp: Hand, i: int, j: int, solver: PerfectSolver) -> 
 
 # -------------------------------------------------------------------- duel
 
+
 def _check(view: View, kind: str) -> None:
     if not isinstance(view, View):
         raise TacocatError(f"expected a View, got {type(view).__name__}")
     if view.decision != kind:
-        raise PositionError(f"player {view.player} has no {kind} decision here (decision {view.decision})",
-                            "R9" if kind == DUEL else "R7-R8")
+        raise PositionError(
+            f"player {view.player} has no {kind} decision here (decision {view.decision})",
+            "R9" if kind == DUEL else "R7-R8",
+        )
 
 
 def duel_matrix(
@@ -289,8 +296,16 @@ def duel_matrix(
         if progress is not None and (k + 1) % max(1, len(worlds) // 20) == 0:
             progress((k + 1) / len(worlds))
     keep = [c for c in range(12) if ws[0, c] > 0]
-    return {"rows": rows, "cols": [cols[c] for c in keep], "w": ws[:, keep], "su": su[:, keep],
-            "su2": su2[:, keep], "wdl": wdl[:, keep], "n": nobs[:, keep], "worlds": used}
+    return {
+        "rows": rows,
+        "cols": [cols[c] for c in keep],
+        "w": ws[:, keep],
+        "su": su[:, keep],
+        "su2": su2[:, keep],
+        "wdl": wdl[:, keep],
+        "n": nobs[:, keep],
+        "worlds": used,
+    }
 
 
 def _duel_matrix_partial(me, worlds, utilities, solver, stop, progress, deadline, minimum) -> dict:
@@ -331,8 +346,16 @@ def _duel_matrix_partial(me, worlds, utilities, solver, stop, progress, deadline
     live = [a for a in range(len(rows)) if ws[a].sum() > 0]
     keep = [c for c in range(12) if ws[live[0], c] > 0]
     pick = np.ix_(live, keep)
-    return {"rows": [rows[a] for a in live], "cols": [c + 1 for c in keep], "w": ws[pick], "su": su[pick],
-            "su2": su2[pick], "wdl": wdl[live][:, keep], "n": nobs[pick], "worlds": used}
+    return {
+        "rows": [rows[a] for a in live],
+        "cols": [c + 1 for c in keep],
+        "w": ws[pick],
+        "su": su[pick],
+        "su2": su2[pick],
+        "wdl": wdl[live][:, keep],
+        "n": nobs[pick],
+        "worlds": used,
+    }
 
 
 def duel_eval(
@@ -391,10 +414,16 @@ def duel_eval(
     # equal values are common at an equilibrium: among them, the likelier pure move first
     moves.sort(key=lambda m: (-round(m.value, 9), -prob[m.action.cards[0]]))
     complete = exact and cells["worlds"] == len(worlds)
-    return PlayResult(moves, cells["worlds"], complete, time.perf_counter() - t0,
-                      bool(stop is not None and stop.is_set()),
-                      mixed=tuple(MixedMove(r, prob[r]) for r in cells["rows"]), game_value=float(value),
-                      opponent_mix=tuple(MixedMove(c, float(p)) for c, p in zip(cells["cols"], y, strict=True)))
+    return PlayResult(
+        moves,
+        cells["worlds"],
+        complete,
+        time.perf_counter() - t0,
+        bool(stop is not None and stop.is_set()),
+        mixed=tuple(MixedMove(r, prob[r]) for r in cells["rows"]),
+        game_value=float(value),
+        opponent_mix=tuple(MixedMove(c, float(p)) for c, p in zip(cells["cols"], y, strict=True)),
+    )
 
 
 class _Sampled:
@@ -427,6 +456,7 @@ def sample_mixed(mixed: Sequence[MixedMove], rng: random.Random) -> Action:
 
 
 # ----------------------------------------------------------------- replace
+
 
 def replace_eval(
     view: View,
@@ -539,7 +569,9 @@ def replace_eval(
                 break
         stage += 1
         if progress is not None:
-            progress(min(1.0, used / samples) if deadline is None else min(1.0, (time.perf_counter() - t0) / (deadline - t0)))
+            progress(
+                min(1.0, used / samples) if deadline is None else min(1.0, (time.perf_counter() - t0) / (deadline - t0))
+            )
         if out_of_time or len(alive) == 1 or used >= samples:
             break
         alive.sort(key=lambda d: -stats[d][1] / stats[d][0])
@@ -558,11 +590,30 @@ def replace_eval(
             continue
         mean = su / n
         var = max(su2 / n - mean * mean, 0.0)
-        moves.append((stage_out[d], MoveEval(Action("replace", d), wdl[0] / n, wdl[1] / n, wdl[2] / n, mean,
-                                            math.sqrt(var / (n - 1)) if n > 1 else None, visits=n)))
+        moves.append(
+            (
+                stage_out[d],
+                MoveEval(
+                    Action("replace", d),
+                    wdl[0] / n,
+                    wdl[1] / n,
+                    wdl[2] / n,
+                    mean,
+                    math.sqrt(var / (n - 1)) if n > 1 else None,
+                    visits=n,
+                ),
+            )
+        )
     moves.sort(key=lambda t: (-t[0], -t[1].value, len(t[1].action.cards)))
-    return PlayResult([m for _, m in moves], len(worlds), False, time.perf_counter() - t0,
-                      bool(stop is not None and stop.is_set()), evaluations=used, candidates=len(ranked))
+    return PlayResult(
+        [m for _, m in moves],
+        len(worlds),
+        False,
+        time.perf_counter() - t0,
+        bool(stop is not None and stop.is_set()),
+        evaluations=used,
+        candidates=len(ranked),
+    )
 
 
 def _replace_outcome(mine: Hand, discard: Hand, world: tuple[Hand, list[int]], opp_cap, pool, solver) -> int:

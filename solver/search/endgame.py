@@ -23,14 +23,14 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any, Callable, Sequence
 
-from tacocat.rules.cards import Hand
+from tacocat.core.exact import PVStep, solve
 from tacocat.errors import TacocatError
+from tacocat.rules.cards import Hand
 from tacocat.rules.game import View
+from tacocat.rules.play import PlayPosition, showdown
 from tacocat.search.hint import EXACT_LIMIT, HintResult, hint
 from tacocat.search.pimc import PerfectSolver, check_play_view
-from tacocat.rules.play import PlayPosition, showdown
 from tacocat.search.sampling import HandSampler, world_hands
-from tacocat.core.exact import PVStep, solve
 
 DEFAULT_MAX_HANDS = 20_000
 """Refuse to enumerate more distinct opponent hands than this by default."""

@@ -45,8 +45,16 @@ from tacocat.errors import PositionError, TacocatError
 from tacocat.rules.actions import Action
 from tacocat.rules.cards import Hand, contains, counts, format_cards, hand
 from tacocat.rules.game import PLAY, View
-from tacocat.rules.history import ANSWER, ATTACK, History, PlayEvent, check_history, hand_floor, history_from_json, played_by
-from tacocat.rules.ruleset import STANDARD, Ruleset
+from tacocat.rules.history import (
+    ANSWER,
+    ATTACK,
+    History,
+    PlayEvent,
+    check_history,
+    hand_floor,
+    history_from_json,
+)
+from tacocat.rules.ruleset import Ruleset
 
 DEFAULT_TARGET = 1e-3
 """Stop when the exploitability is at most this (utility units)."""
@@ -114,8 +122,10 @@ class SolveSlots:
     def slot(self):
         with self._lock:
             if self.running >= self.limit:
-                raise EquilibriumBusy(f"{self.running} equilibrium solve(s) running, the most this server runs at "
-                                      f"once ({self.limit}); wait for an answer or use another method")
+                raise EquilibriumBusy(
+                    f"{self.running} equilibrium solve(s) running, the most this server runs at "
+                    f"once ({self.limit}); wait for an answer or use another method"
+                )
             self.running += 1
         token = _max_bytes.set(self.max_bytes)
         try:
@@ -175,8 +185,11 @@ class Endgame:
         att, dfd = self.sizes[self.attacker], self.sizes[1 - self.attacker]
         if self.table:
             if att + len(self.table) != dfd:
-                raise PositionError(f"the attacker holds {att} cards and the table {len(self.table)}: "
-                                    f"the defender must hold {att + len(self.table)} (R10)", "R10")
+                raise PositionError(
+                    f"the attacker holds {att} cards and the table {len(self.table)}: "
+                    f"the defender must hold {att + len(self.table)} (R10)",
+                    "R10",
+                )
             if len(self.table) > dfd - 1:
                 raise PositionError("an attack keeps at least one card back", "R11")
         elif k0 != k1:
@@ -184,7 +197,9 @@ class Endgame:
         if min(k0, k1) < 1 or (not self.table and k0 < 2):
             raise PositionError("the play phase is over: both hold one card (R16)", "R16")
         if max(k0, k1) > MAX_CARDS:
-            raise PositionError(f"the equilibrium solver takes hands of at most {MAX_CARDS} cards, not {max(k0, k1)}", "R2")
+            raise PositionError(
+                f"the equilibrium solver takes hands of at most {MAX_CARDS} cards, not {max(k0, k1)}", "R2"
+            )
         left = counts(self.rules.deck_cards())
         for r in self.seen + self.table:
             left[r] -= 1
@@ -192,15 +207,21 @@ class Endgame:
                 raise PositionError(f"more cards of rank {r} face up than the deck holds", "R1")
         played = hand(c for e in self.history for c in e.cards)
         if not contains(self.seen, played):
-            raise PositionError(f"the history's cards {format_cards(played)} must all be among the face-up cards "
-                                f"(seen {format_cards(self.seen)}): all play is public", "R15")
+            raise PositionError(
+                f"the history's cards {format_cards(played)} must all be among the face-up cards "
+                f"(seen {format_cards(self.seen)}): all play is public",
+                "R15",
+            )
         check_history(self.history, self.attacker)
         f0, f1 = self.floors
         pool = self.pool
         for p, f in ((0, f0), (1, f1)):
             if sum(1 for r in pool if r >= f) < self.sizes[p]:
-                raise PositionError(f"player {p} must hold {self.sizes[p]} cards of rank >= {f} (its sacrifices, R20), "
-                                    "but the unseen cards hold fewer", "R20")
+                raise PositionError(
+                    f"player {p} must hold {self.sizes[p]} cards of rank >= {f} (its sacrifices, R20), "
+                    "but the unseen cards hold fewer",
+                    "R20",
+                )
         if len(pool) < k0 + k1:
             raise PositionError(f"{len(pool)} unseen cards cannot make hands of {k0} and {k1}", "R6")
 
@@ -220,8 +241,15 @@ def endgame_from_view(view: View, utilities: Sequence[float] | None = None) -> E
     sizes[view.player] = k
     sizes[1 - view.player] = view.opponent_hand_size
     # seen in a view holds every face-up card but the table
-    return Endgame(view.rules, hand(view.seen), history, hand(view.table), view.attacker, (sizes[0], sizes[1]),
-                   player0_utilities(view.player, utilities or (1.0, 0.0, -1.0)))
+    return Endgame(
+        view.rules,
+        hand(view.seen),
+        history,
+        hand(view.table),
+        view.attacker,
+        (sizes[0], sizes[1]),
+        player0_utilities(view.player, utilities or (1.0, 0.0, -1.0)),
+    )
 
 
 def player0_utilities(player: int, utilities: Sequence[float]) -> tuple[float, float, float]:
@@ -383,7 +411,7 @@ class EquilibriumResult:
         if p_hand <= 0:
             raise PositionError(f"hand {format_cards(cards)} is impossible here (R20 floor or the unseen cards)", "R20")
         u = self.endgame.utilities
-        own = u if player == 0 else (-u[2], -u[1], -u[0])   # the player's worth of (win, draw, loss)
+        own = u if player == 0 else (-u[2], -u[1], -u[0])  # the player's worth of (win, draw, loss)
         with self._lock:
             # win and loss chances as the values of indicator games (player 0's order: win, draw, loss);
             # a draw is the rest, and the move's value follows from the three (two traversals, not four)
@@ -404,12 +432,15 @@ class EquilibriumResult:
                 if par == i:
                     win, loss = outcome_q[0][off + j] / p_hand, outcome_q[1][off + j] / p_hand
                     draw = 1.0 - win - loss
-                    moves.append([self._action(kind, info), w, own[0] * win + own[1] * draw + own[2] * loss,
-                                  win, draw, loss])
+                    moves.append(
+                        [self._action(kind, info), w, own[0] * win + own[1] * draw + own[2] * loss, win, draw, loss]
+                    )
             off += len(seqs)
         total = sum(m[1] for m in moves)
-        out = [Move(a, (w / total) if total > 0 else 1.0 / len(moves), v, win, draw, loss)
-               for a, w, v, win, draw, loss in moves]
+        out = [
+            Move(a, (w / total) if total > 0 else 1.0 / len(moves), v, win, draw, loss)
+            for a, w, v, win, draw, loss in moves
+        ]
         out.sort(key=lambda m: (-m.probability, -m.value))
         self._reports[(player, cards)] = (sum(m.probability * m.value for m in out), tuple(out))
         return self._reports[(player, cards)][0], out
@@ -438,16 +469,26 @@ def _engine(endgame: Endgame):
     """The core engine of an endgame, its hand levels only (no tree yet)."""
     endgame.check()
     f0, f1 = endgame.floors
-    return _cfr.Engine(counts(endgame.pool), endgame.sizes[0], endgame.sizes[1], endgame.attacker,
-                       counts(endgame.table), f0, f1, endgame.utilities)
+    return _cfr.Engine(
+        counts(endgame.pool),
+        endgame.sizes[0],
+        endgame.sizes[1],
+        endgame.attacker,
+        counts(endgame.table),
+        f0,
+        f1,
+        endgame.utilities,
+    )
 
 
 def _stopped(what: str, time_ms: float | None, stop: threading.Event | None) -> EquilibriumStopped:
     if time_ms is None or (stop is not None and stop.is_set()):
         return EquilibriumStopped(f"the equilibrium solve was stopped while {what}")
-    return EquilibriumStopped(f"the equilibrium solve ran out of its time budget ({time_ms:g} ms) while {what}; "
-                              "give it more time (time_ms, --time) or use the double-dummy method (method exact, "
-                              "or solve without --equilibrium)")
+    return EquilibriumStopped(
+        f"the equilibrium solve ran out of its time budget ({time_ms:g} ms) while {what}; "
+        "give it more time (time_ms, --time) or use the double-dummy method (method exact, "
+        "or solve without --equilibrium)"
+    )
 
 
 def estimate(endgame: Endgame, engine=None, enough: float = 0.0) -> tuple[float, float, int]:
@@ -459,8 +500,15 @@ def estimate(endgame: Endgame, engine=None, enough: float = 0.0) -> tuple[float,
     return nodes, seqs, int(nodes * NODE_BYTES + seqs * SEQUENCE_BYTES + eng.stats()["bytes"])
 
 
-def build(endgame: Endgame, max_sequences: int = DEFAULT_MAX_SEQUENCES, *, max_bytes: int = DEFAULT_MAX_BYTES,
-          deadline: float = 0.0, stop: threading.Event | None = None, time_ms: float | None = None):
+def build(
+    endgame: Endgame,
+    max_sequences: int = DEFAULT_MAX_SEQUENCES,
+    *,
+    max_bytes: int = DEFAULT_MAX_BYTES,
+    deadline: float = 0.0,
+    stop: threading.Event | None = None,
+    time_ms: float | None = None,
+):
     """The core engine of an endgame (the public tree, every hand).  Its
     size is estimated first: over `max_sequences` or `max_bytes`, it is
     refused (`EndgameTooLarge`) before the tree is allocated; the build
@@ -482,7 +530,8 @@ def build(endgame: Endgame, max_sequences: int = DEFAULT_MAX_SEQUENCES, *, max_b
             f"the endgame needs about {need / 1e6:.0f} MB ({nodes / 1e6:.2g} M public nodes, {seqs / 1e6:.2g} M "
             f"(node, hand, move) sequences, estimated), over the cap of {max_bytes / 1e6:.0f} MB / "
             f"{max_sequences / 1e6:.2g} M sequences; fewer unseen cards or smaller hands are needed "
-            "(or use the double-dummy method)")
+            "(or use the double-dummy method)"
+        )
     try:
         eng.build(hard, int(min(hard, seqs * 1.1)))  # the estimate is within a few per cent
     except _cfr.Stopped:
@@ -491,7 +540,8 @@ def build(endgame: Endgame, max_sequences: int = DEFAULT_MAX_SEQUENCES, *, max_b
         raise EndgameTooLarge(
             f"the endgame has more than {hard} (public node, hand, move) sequences (the cap of "
             f"{min(max_bytes, hard * per_seq + fixed) / 1e6:.0f} MB); fewer unseen cards or smaller hands are needed "
-            "(or use the double-dummy method)") from None
+            "(or use the double-dummy method)"
+        ) from None
     return eng
 
 
@@ -510,7 +560,9 @@ def hand_regret_of(engine, player: int, cards: Sequence[int]) -> float:
     p = packed(cards)
     chance = engine.marginal(player, p)
     if chance <= 0:
-        raise PositionError(f"hand {format_cards(hand(cards))} is impossible here (R20 floor or the unseen cards)", "R20")
+        raise PositionError(
+            f"hand {format_cards(hand(cards))} is impossible here (R20 floor or the unseen cards)", "R20"
+        )
     br = engine.root_value(player, 1, p)
     engine.values(player)
     return max(0.0, (br - engine.root_value(player, 2, p)) / chance)
@@ -570,8 +622,15 @@ def solve(
         _check_hand(eng, endgame, *hand_of)
     if info is not None:
         built = eng.stats()
-        info({"stage": "built", "nodes": built["nodes"], "sequences": built["sequences"], "bytes": built["bytes"],
-              "seconds": time.perf_counter() - t0})
+        info(
+            {
+                "stage": "built",
+                "nodes": built["nodes"],
+                "sequences": built["sequences"],
+                "bytes": built["bytes"],
+                "seconds": time.perf_counter() - t0,
+            }
+        )
     curve: list[Check] = []
     stopped = False
 
@@ -644,8 +703,14 @@ def solve(
         curve.append(Check(eng.iterations, time.perf_counter() - t0, expl))
         next_check = eng.iterations + max(4, eng.iterations // 4)
         if info is not None:
-            info({"stage": "iterating", "iterations": eng.iterations, "exploitability": expl,
-                  "seconds": curve[-1].seconds})
+            info(
+                {
+                    "stage": "iterating",
+                    "iterations": eng.iterations,
+                    "exploitability": expl,
+                    "seconds": curve[-1].seconds,
+                }
+            )
         if progress is not None and first is not None and first > 0 and expl > 0:
             progress(min(1.0, max(0.0, math.log(first / expl) / math.log(first / max(target, 1e-12)))))
     if expl is None:
@@ -661,9 +726,25 @@ def solve(
     except _cfr.Stopped:
         raise _stopped("evaluating the strategy found", time_ms, stop) from None
     st = eng.stats()
-    return EquilibriumResult(endgame, v, expl, br, eng.iterations, time.perf_counter() - t0, st["nodes"],
-                             st["sequences"], st["bytes"], st["peak_bytes"], tuple(st["hands"]), tuple(curve), stopped,
-                             eng, hand_regret=hreg, hand_of=hand_of, measured_at=measured_at)
+    return EquilibriumResult(
+        endgame,
+        v,
+        expl,
+        br,
+        eng.iterations,
+        time.perf_counter() - t0,
+        st["nodes"],
+        st["sequences"],
+        st["bytes"],
+        st["peak_bytes"],
+        tuple(st["hands"]),
+        tuple(curve),
+        stopped,
+        eng,
+        hand_regret=hreg,
+        hand_of=hand_of,
+        measured_at=measured_at,
+    )
 
 
 def _check_hand(eng, endgame: Endgame, player: int, cards: Sequence[int]) -> None:
@@ -687,8 +768,11 @@ def report(result: EquilibriumResult, player: int, cards: Sequence[int], utiliti
         "value": result.value_for(player),
         "hand_value": hand_value,
         "exploitability": result.exploitability,
-        "hand_regret": (result.hand_regret if result.hand_of is not None and result.hand_of[0] == player
-                        and tuple(result.hand_of[1]) == hand(cards) else None),
+        "hand_regret": (
+            result.hand_regret
+            if result.hand_of is not None and result.hand_of[0] == player and tuple(result.hand_of[1]) == hand(cards)
+            else None
+        ),
         "iterations": result.iterations,
         "seconds": result.seconds,
         "stopped": result.stopped,
@@ -711,8 +795,11 @@ def small_enough(view: View, time_ms: float | None = None, cards: int | None = N
     decision with both hands of at most `cards` (default `AUTO_CARDS`)
     cards, and a time budget (if any) that leaves room to reach the target."""
     limit = AUTO_CARDS if cards is None else cards
-    return (view.phase == PLAY and max(len(view.hand), view.opponent_hand_size) <= limit
-            and (time_ms is None or time_ms >= AUTO_MIN_MS))
+    return (
+        view.phase == PLAY
+        and max(len(view.hand), view.opponent_hand_size) <= limit
+        and (time_ms is None or time_ms >= AUTO_MIN_MS)
+    )
 
 
 def purified(moves: Sequence[Move], below: float = PURIFY_BELOW) -> list[Move]:
@@ -721,8 +808,10 @@ def purified(moves: Sequence[Move], below: float = PURIFY_BELOW) -> list[Move]:
     is always kept."""
     keep = [m.probability >= below or j == 0 for j, m in enumerate(moves)]
     total = sum(m.probability for m, k in zip(moves, keep) if k)
-    return [Move(m.action, (m.probability / total) if k else 0.0, m.value, m.win, m.draw, m.loss)
-            for m, k in zip(moves, keep)]
+    return [
+        Move(m.action, (m.probability / total) if k else 0.0, m.value, m.win, m.draw, m.loss)
+        for m, k in zip(moves, keep)
+    ]
 
 
 def hint_moves(view: View, utilities: Sequence[float], budget):
@@ -732,12 +821,23 @@ def hint_moves(view: View, utilities: Sequence[float], budget):
     iterations, its time and stop end the solve."""
     from tacocat.search.pimc import MoveEval, PlayResult
 
-    r = solve(view, utilities=utilities, iterations=budget.samples, time_ms=budget.time_ms, stop=budget.stop,
-              progress=budget.progress)
+    r = solve(
+        view,
+        utilities=utilities,
+        iterations=budget.samples,
+        time_ms=budget.time_ms,
+        stop=budget.stop,
+        progress=budget.progress,
+    )
     hand_value, moves = r.hand_report(view.player, view.hand)
     evals = tuple(MoveEval(m.action, m.win, m.draw, m.loss, m.value) for m in moves)
-    fields = {"method_words": METHOD_WORDS["equilibrium"], "hand_value": hand_value,
-              "endgame_value": r.value_for(view.player), "exploitability": r.exploitability,
-              "hand_regret": r.hand_regret,
-              "cfr_iterations": r.iterations, "strategy": [{"kind": m.action.kind, **m.to_dict()} for m in moves]}
+    fields = {
+        "method_words": METHOD_WORDS["equilibrium"],
+        "hand_value": hand_value,
+        "endgame_value": r.value_for(view.player),
+        "exploitability": r.exploitability,
+        "hand_regret": r.hand_regret,
+        "cfr_iterations": r.iterations,
+        "strategy": [{"kind": m.action.kind, **m.to_dict()} for m in moves],
+    }
     return PlayResult(moves=evals, worlds=0, exact=False, seconds=r.seconds, stopped=r.stopped), fields

@@ -25,8 +25,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Sequence
 
-from tacocat.rules.board import Board
 from tacocat.errors import TacocatError
+from tacocat.rules.board import Board
 from tacocat.rules.play import DEFAULT_UTILITIES
 from tacocat.rules.ruleset import SPACES, STANDARD, Ruleset
 
@@ -82,7 +82,9 @@ def _effective(rules: Ruleset, space: int, rates: Sequence[tuple[float, float, f
     return w, l
 
 
-def game_win_table(rules: Ruleset = STANDARD, rates: Sequence[tuple[float, float, float]] | None = None) -> dict[Board, float]:
+def game_win_table(
+    rules: Ruleset = STANDARD, rates: Sequence[tuple[float, float, float]] | None = None
+) -> dict[Board, float]:
     """Player 0's game-win probability for every board reachable from the
     start (R5), by a DP over boards."""
     rates = list(rates) if rates is not None else round_rates(rules)
@@ -91,7 +93,9 @@ def game_win_table(rules: Ruleset = STANDARD, rates: Sequence[tuple[float, float
     return memo
 
 
-def _game_win0(b: Board, rules: Ruleset, rates: Sequence[tuple[float, float, float]], memo: dict[Board, float]) -> float:
+def _game_win0(
+    b: Board, rules: Ruleset, rates: Sequence[tuple[float, float, float]], memo: dict[Board, float]
+) -> float:
     """Player 0's game-win probability from `b` (the recurrence of the module
     docstring); every undecided board reached is stored in `memo`."""
     if b.winner is not None:
@@ -146,7 +150,9 @@ def round_game_wins(board: Board, player: int, rules: Ruleset = STANDARD) -> tup
     return tuple(game_win(b, player, rules) for b in outcome_boards(board, player, rules))  # type: ignore[return-value]
 
 
-def round_utilities(board: Board, player: int, rules: Ruleset = STANDARD, kind: str | Sequence[float] = "game") -> tuple[float, float, float]:
+def round_utilities(
+    board: Board, player: int, rules: Ruleset = STANDARD, kind: str | Sequence[float] = "game"
+) -> tuple[float, float, float]:
     """`player`'s utilities of (win, drawn round, loss) of the current round:
     "game" = game equity 2G - 1 of the board each outcome leads to,
     "round" = (1, 0, -1), or an explicit triple."""

@@ -34,11 +34,11 @@ import time
 from dataclasses import dataclass, replace
 from typing import Any, Mapping, Sequence
 
-from tacocat.rules.actions import Action
 from tacocat.errors import PositionError, TacocatError
+from tacocat.rules.actions import Action
 from tacocat.rules.game import DUEL, REPLACE, View
-from tacocat.search.gamevalue import ROUND_UTILITIES, round_game_wins, round_utilities
 from tacocat.search.budget import Budget, budget_of, scaled_minimum
+from tacocat.search.gamevalue import ROUND_UTILITIES, round_game_wins, round_utilities
 from tacocat.search.pimc import MIN_SAMPLES, MixedMove, MoveEval, PerfectSolver, PlayResult, exact_play, pimc_play
 from tacocat.search.sampling import DEFAULT_EXACT_BUDGET
 
@@ -222,8 +222,9 @@ def hint(
         raise TacocatError(f"knobs must be a Knobs, got {type(knobs).__name__}")
     from tacocat.search.inference import check_inference, inference_sampler
 
-    asked = inference if inference is not None else knobs.inference if knobs.inference is not None \
-        else DEFAULT_INFERENCE
+    asked = (
+        inference if inference is not None else knobs.inference if knobs.inference is not None else DEFAULT_INFERENCE
+    )
     asked = check_inference(asked)
     if knobs.classic and asked not in ("off", "uniform"):
         raise TacocatError(f"inference {asked!r}: the classic search weights worlds by R20 alone")
@@ -247,7 +248,9 @@ def hint(
 
     equilibrium = None
     sampler = None
-    if kind in ("attack", "answer") and (method == "equilibrium" or (method == "auto" and _equilibrium_fits(view, b.time_ms, knobs.equilibrium_cards))):
+    if kind in ("attack", "answer") and (
+        method == "equilibrium" or (method == "auto" and _equilibrium_fits(view, b.time_ms, knobs.equilibrium_cards))
+    ):
         # the hidden-hand equilibrium (a separate search: see tacocat.search.equilibrium)
         from tacocat.search.equilibrium import hint_moves
 
@@ -266,8 +269,16 @@ def hint(
                 # an iteration count is no deal count: PIMC's own default, within the time given
                 res = pimc_play(view, left(None), utilities=util, solver=solver, minimum=minimum)
             else:
-                extra = {k: v for k, v in (("threads", knobs.threads), ("exact_cards", knobs.exact_cards),
-                                           ("c_uct", knobs.c_uct), ("rollout", knobs.rollout)) if v is not None}
+                extra = {
+                    k: v
+                    for k, v in (
+                        ("threads", knobs.threads),
+                        ("exact_cards", knobs.exact_cards),
+                        ("c_uct", knobs.c_uct),
+                        ("rollout", knobs.rollout),
+                    )
+                    if v is not None
+                }
                 res = ismcts_play(view, left(), utilities=util, **extra)
         else:
             sampler = inference_sampler(view, asked)
@@ -278,8 +289,9 @@ def hint(
                         f"{EXACT_LIMIT}; use auto, pimc or ismcts"
                     )
                 limit = EXACT_LIMIT if method == "exact" else exact_budget
-                res = exact_play(view, left(), utilities=util, max_hands=limit, solver=solver, sampler=sampler,
-                                 minimum=minimum)
+                res = exact_play(
+                    view, left(), utilities=util, max_hands=limit, solver=solver, sampler=sampler, minimum=minimum
+                )
             used = "exact"
             if res is None:
                 spend = left(DEFAULT_HINT_SAMPLES, DEFAULT_HINT_MS) if b.unlimited else left()
@@ -296,9 +308,16 @@ def hint(
             limit = -1
         samples = knobs.duel_samples if knobs.duel_samples is not None else b.samples
         sampler = inference_sampler(view, asked)
-        res = duel_eval(view, left(samples), utilities=util, exact_budget=limit, solver=solver, sampler=sampler,
-                        minimum=minimum if classic else scaled_minimum(MIN_DUEL_WORLDS, b.time_ms),
-                        partial=not classic)
+        res = duel_eval(
+            view,
+            left(samples),
+            utilities=util,
+            exact_budget=limit,
+            solver=solver,
+            sampler=sampler,
+            minimum=minimum if classic else scaled_minimum(MIN_DUEL_WORLDS, b.time_ms),
+            partial=not classic,
+        )
         used = "exact" if res.exact else "pimc"
     elif kind == REPLACE:
         from tacocat.search.decisions import DEFAULT_CANDIDATES, MIN_STAGE_DEALS, replace_eval
@@ -307,16 +326,25 @@ def hint(
         cand = knobs.candidates if knobs.candidates is not None else DEFAULT_CANDIDATES
         stage = MIN_STAGE_DEALS if classic else scaled_minimum(MIN_STAGE_DEALS, b.time_ms)
         sampler = inference_sampler(view, asked)
-        res = replace_eval(view, left(samples), utilities=util, candidates=cand, solver=solver, sampler=sampler,
-                           min_stage_deals=stage, partial=not classic)
+        res = replace_eval(
+            view,
+            left(samples),
+            utilities=util,
+            candidates=cand,
+            solver=solver,
+            sampler=sampler,
+            min_stage_deals=stage,
+            partial=not classic,
+        )
         used = "pimc"
     else:  # pragma: no cover - decision kinds are closed
         raise PositionError(f"unknown decision {kind!r}")
 
     assert res is not None
     gw = round_game_wins(view.board, view.player, view.rules)
-    moves = tuple(m if m.visits == 0 else replace(m, game_win=m.win * gw[0] + m.draw * gw[1] + m.loss * gw[2])
-                  for m in res.moves)
+    moves = tuple(
+        m if m.visits == 0 else replace(m, game_win=m.win * gw[0] + m.draw * gw[1] + m.loss * gw[2]) for m in res.moves
+    )
     if b.progress is not None:
         b.progress(1.0)
     exact = used == "exact" and res.exact

@@ -148,7 +148,7 @@ class StaticSoftmax:
         f = self._g.get(key)
         if f is None:
             x = self.x[rank]
-            f = self._g[key] = 1.0 / sum(x ** t for t in range(m + 1))
+            f = self._g[key] = 1.0 / sum(x**t for t in range(m + 1))
         return f
 
     def count_likelihood(self, dealt: tuple[int, ...], cap: int) -> float:
@@ -205,8 +205,10 @@ def check_inference(name: str | None) -> str:
     if base in OFF and not arg:
         return "uniform" if base == "uniform" else "off"
     if base not in MODELS:
-        raise TacocatError(f"inference {name!r} unknown; expected off, uniform or one of "
-                           f"{', '.join(sorted(MODELS))} (policy:T for a temperature T)")
+        raise TacocatError(
+            f"inference {name!r} unknown; expected off, uniform or one of "
+            f"{', '.join(sorted(MODELS))} (policy:T for a temperature T)"
+        )
     if arg:
         try:
             t = float(arg)

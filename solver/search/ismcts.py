@@ -17,8 +17,8 @@ import time
 from dataclasses import replace
 from typing import Sequence
 
-from tacocat.rules.cards import counts
 from tacocat.errors import PositionError, TacocatError
+from tacocat.rules.cards import counts
 from tacocat.rules.game import View
 from tacocat.search.budget import Budget, budget_of
 from tacocat.search.gamevalue import ROUND_UTILITIES
@@ -38,17 +38,28 @@ attacks are uniform random in both."""
 DEFAULT_ROLLOUT = "random"
 
 
-def _tree(view: View, utilities: Sequence[float], c_uct: float, exact_cards: int, seed: int, max_nodes: int,
-          rollout: int = 0):
+def _tree(
+    view: View, utilities: Sequence[float], c_uct: float, exact_cards: int, seed: int, max_nodes: int, rollout: int = 0
+):
     from tacocat.core import _ismcts
 
     # The tree deals the opponent from the cards it may hold (R20: the unseen
     # pool at or above the floor its sacrifices set); the draw pile plays no
     # part in the play phase.
     return _ismcts.Tree(
-        list(view.hand), list(HandSampler(view).opp_pool), view.opponent_hand_size, view.player, view.attacker,
-        list(view.table), tuple(float(u) for u in utilities), float(c_uct), int(exact_cards),
-        seed & 0xFFFFFFFFFFFFFFFF, int(max_nodes), 1 << 16, int(rollout),
+        list(view.hand),
+        list(HandSampler(view).opp_pool),
+        view.opponent_hand_size,
+        view.player,
+        view.attacker,
+        list(view.table),
+        tuple(float(u) for u in utilities),
+        float(c_uct),
+        int(exact_cards),
+        seed & 0xFFFFFFFFFFFFFFFF,
+        int(max_nodes),
+        1 << 16,
+        int(rollout),
     )
 
 
@@ -62,7 +73,9 @@ def check_ismcts_view(view: View) -> None:
         raise PositionError("ISMCTS handles hands of at most 12 cards; use method pimc", "R6")
     pool = view.unseen_pool
     if len(pool) > 64:
-        raise PositionError(f"ISMCTS handles an unseen pool of at most 64 cards, got {len(pool)}; use method pimc", "R1")
+        raise PositionError(
+            f"ISMCTS handles an unseen pool of at most 64 cards, got {len(pool)}; use method pimc", "R1"
+        )
     if max(counts(pool)) > 15:
         raise PositionError("ISMCTS handles at most 15 cards of a rank; use method pimc", "R1")
 
@@ -104,7 +117,11 @@ def ismcts_play(
     trees = [_tree(view, norm, c_uct, exact_cards, s, max_nodes, ROLLOUTS[rollout]) for s in seeds]
     t0 = time.perf_counter()
     deadline = None if time_ms is None else t0 + time_ms / 1000.0
-    share = None if iterations is None else [iterations // threads + (1 if i < iterations % threads else 0) for i in range(threads)]
+    share = (
+        None
+        if iterations is None
+        else [iterations // threads + (1 if i < iterations % threads else 0) for i in range(threads)]
+    )
     stopped = [False]
 
     def work(i: int) -> None:
@@ -139,12 +156,22 @@ def ismcts_play(
             t.start()
         for t in pool:
             t.join()
-    moves = [m if not m.visits else replace(m, value=m.value * scale + shift,
-                                              stderr=None if m.stderr is None else m.stderr * abs(scale))
-             for m in merge_roots(view, [t.root_children() for t in trees])]
+    moves = [
+        m
+        if not m.visits
+        else replace(m, value=m.value * scale + shift, stderr=None if m.stderr is None else m.stderr * abs(scale))
+        for m in merge_roots(view, [t.root_children() for t in trees])
+    ]
     total = sum(t.total_iterations for t in trees)
-    return PlayResult(moves, total, False, time.perf_counter() - t0, stopped[0],
-                      iterations=total, nodes=sum(t.node_count for t in trees))
+    return PlayResult(
+        moves,
+        total,
+        False,
+        time.perf_counter() - t0,
+        stopped[0],
+        iterations=total,
+        nodes=sum(t.node_count for t in trees),
+    )
 
 
 def merge_roots(view: View, roots: list[list[tuple]]) -> list[MoveEval]:

@@ -23,22 +23,19 @@ binds this to a plain world-by-world average."""
 from __future__ import annotations
 
 import math
-import random
-from array import array
-import threading
 import time
-from dataclasses import dataclass, field
-from typing import Any, Callable, Iterator, Sequence
+from array import array
+from dataclasses import dataclass
+from typing import Any, Iterator, Sequence
 
-from tacocat.rules.cards import Hand
+from tacocat.core.exact import Solver, packed
 from tacocat.errors import PositionError, TacocatError
 from tacocat.rules.game import PLAY, View
-from tacocat.core.exact import Solver, packed
+from tacocat.rules.ruleset import STANDARD, Ruleset
 from tacocat.search.budget import Budget, budget_of
 from tacocat.search.gamevalue import ROUND_UTILITIES
-from tacocat.rules.ruleset import STANDARD, Ruleset
 from tacocat.search.results import MixedMove, MoveEval  # noqa: F401 - their home; imported from here too
-from tacocat.search.sampling import DEFAULT_EXACT_BUDGET, HandSampler, WorldSampler, rng_from, world_hands
+from tacocat.search.sampling import DEFAULT_EXACT_BUDGET, HandSampler, WorldSampler, rng_from
 
 DEFAULT_SAMPLES = 200
 """Worlds per decision when neither samples nor time is given (a bot's
@@ -57,6 +54,7 @@ def rank_moves(moves: list[MoveEval]) -> list[MoveEval]:
 
 # ----------------------------------------------------------------- solver
 
+
 class PerfectSolver(Solver):
     """The perfect-information solver behind every hidden-hand search: the
     exact core's one Python wrapper (`tacocat.core.exact.Solver`), with its
@@ -72,6 +70,7 @@ class PerfectSolver(Solver):
 
 
 # ------------------------------------------------------------- aggregation
+
 
 class _Tally:
     """Weighted outcome counts per move, summed by the core
@@ -94,8 +93,9 @@ class _Tally:
         if not opponents:
             return
         v = self.view
-        moves, self.weight = solver.tally_worlds(v.player, v.hand, v.attacker, v.table, opponents, weights,
-                                                 self.u, self.acc, self.weight)
+        moves, self.weight = solver.tally_worlds(
+            v.player, v.hand, v.attacker, v.table, opponents, weights, self.u, self.acc, self.weight
+        )
         if self.core_moves is None:
             order = []
             for cards, beats in moves:
@@ -112,8 +112,11 @@ class _Tally:
         slot = {a: j for j, a in enumerate(self.core_moves or ())}
         for i, a in enumerate(self.actions):
             j = slot.get(i)
-            wdl, su, su2 = (self.acc[5 * j:5 * j + 3], self.acc[5 * j + 3], self.acc[5 * j + 4]) if j is not None \
+            wdl, su, su2 = (
+                (self.acc[5 * j : 5 * j + 3], self.acc[5 * j + 3], self.acc[5 * j + 4])
+                if j is not None
                 else ((0.0, 0.0, 0.0), 0.0, 0.0)
+            )
             w, d, l = (x / total for x in wdl)
             mean = su / total
             stderr = None
@@ -217,7 +220,7 @@ def exact_play(
         if b.ends(tally.worlds, t0, deadline, minimum):
             stopped = True
             break
-        chunk = worlds[tally.worlds:tally.worlds + batch]
+        chunk = worlds[tally.worlds : tally.worlds + batch]
         tally.add_worlds(solver, [h for h, _ in chunk], [p for _, p in chunk])
         if b.progress is not None:
             b.progress(tally.worlds / len(worlds))

@@ -35,8 +35,8 @@ from math import comb
 from typing import Iterator, Protocol, Sequence
 
 from tacocat.core.exact import packed, sub_hands
-from tacocat.rules.cards import Hand, counts, hand
 from tacocat.errors import PositionError, TacocatError
+from tacocat.rules.cards import Hand, counts, hand
 from tacocat.rules.game import View
 from tacocat.rules.history import hand_floor
 
