@@ -23,7 +23,8 @@ from tacocat.rules.ruleset import load_ruleset
     "--max-time-ms",
     type=click.IntRange(1, MAX_TIME_MS),
     default=None,
-    help="Cap on any search's time: time_ms is cut to it and a search still running then is stopped. No cap by default.",
+    help="Cap on any search's time: time_ms is cut to it and a search still running then is stopped. "
+    "No cap by default.",
 )
 @click.option(
     "--max-searches",

@@ -52,12 +52,14 @@ def run_hint(view, *, time_ms, iterations, seed, method, score="game", show_prog
 @click.option(
     "--seen",
     default="",
-    help="Every face-up card of this round not on the table: replacement discards, duel cards, earlier attacks and answers (those of --history count as seen without typing them again).",
+    help="Every face-up card of this round not on the table: replacement discards, duel cards, earlier attacks "
+    "and answers (those of --history count as seen without typing them again).",
 )
 @click.option(
     "--history",
     default=None,
-    help='This round\'s attacks and answers so far, as tacocat play prints them, e.g. "p1 attacks 11; p0 answers 6 sacrifice" '
+    help="This round's attacks and answers so far, as tacocat play prints them, "
+    'e.g. "p1 attacks 11; p0 answers 6 sacrifice" '
     "(R20: only opponent hands consistent with it are dealt).  Its cards count as seen (R15).",
 )
 @click.option(
@@ -109,14 +111,16 @@ def run_hint(view, *, time_ms, iterations, seed, method, score="game", show_prog
     type=click.Choice(METHODS),
     default="auto",
     show_default=True,
-    help="auto: the hidden-hand equilibrium for play endgames of at most 3 cards a hand; else exact enumeration (double-dummy average) when the hidden deals are few, else sampling.",
+    help="auto: the hidden-hand equilibrium for play endgames of at most 3 cards a hand; else exact enumeration "
+    "(double-dummy average) when the hidden deals are few, else sampling.",
 )
 @click.option(
     "--score",
     type=click.Choice(["game", "round"]),
     default="game",
     show_default=True,
-    help="What a move is worth: game = the game equity of the board the round leads to; round = +1/0/-1 for the round alone.",
+    help="What a move is worth: game = the game equity of the board the round leads to; "
+    "round = +1/0/-1 for the round alone.",
 )
 @click.option("--top", type=click.IntRange(1), default=None, help="Show only the N best moves.")
 @click.option(

@@ -216,14 +216,20 @@ class Session:
             p, cards = e["player"], e["cards"]
             if not cards:
                 return f"{self.does(p, 'keep')} the whole hand"
-            return f"{self.does(p, 'discard')} {format_cards(cards)} and draw{'s' if p != self.seat else ''} {card_count(len(cards))}"
+            return (
+                f"{self.does(p, 'discard')} {format_cards(cards)} "
+                f"and draw{'s' if p != self.seat else ''} {card_count(len(cards))}"
+            )
         if kind == "duel":
             c = e["cards"]
             mine, theirs = c[self.seat], c[1 - self.seat]
             if mine == theirs:
                 return f"duel: both {mine}, a tie; both discarded, duel again (R9)"
             if showdown_next:
-                return f"duel: you {mine}, the engine {theirs}; one card each is left, so no tricks: straight to the showdown (R9)"
+                return (
+                    f"duel: you {mine}, the engine {theirs}; one card each is left, "
+                    "so no tricks: straight to the showdown (R9)"
+                )
             who = "you attack" if mine > theirs else "the engine attacks"
             return f"duel: you {mine}, the engine {theirs}: {who} first"
         if kind == "attack":
@@ -327,7 +333,10 @@ class Session:
     def saved_text(self) -> str:
         if self.save_path is None:
             return "the game was not saved (use --save GAME.json to keep it)"
-        return f"game saved to {self.save_path} ({len(self.state.actions)} actions); continue with: tacocat play --resume {self.save_path}"
+        return (
+            f"game saved to {self.save_path} ({len(self.state.actions)} actions); "
+            f"continue with: tacocat play --resume {self.save_path}"
+        )
 
     # ------------------------------------------------------------- input
     def read(self, prompt: str) -> str:
@@ -391,7 +400,8 @@ class Session:
         if decision == "answer":
             n = len(s.table)
             self.say(
-                f"answer the attack {format_cards(s.table)}: {'one card' if n == 1 else f'{n} cards, one per attack card'} (R12)"
+                f"answer the attack {format_cards(s.table)}: "
+                f"{'one card' if n == 1 else f'{n} cards, one per attack card'} (R12)"
             )
         elif decision == REPLACE and s.replace_cap is not None:
             self.say(f"you may discard at most {s.replace_cap} cards (R7)")
@@ -620,7 +630,8 @@ DEFAULT_OPPONENT = "pimc" if "pimc" in BOTS else "heuristic"
     "--seed",
     type=int,
     default=None,
-    help="Seed of the deals and of the bot (default: a fresh one, printed): the same seed and moves replay the same game.",
+    help="Seed of the deals and of the bot (default: a fresh one, printed): "
+    "the same seed and moves replay the same game.",
 )
 @click.option("--rules", "rules_path", default=None, help="Ruleset file (.json or .toml); standard by default.")
 @click.option(

@@ -399,7 +399,8 @@ ENDGAME_ONLY = ("--seen", "--history", "--opponent", "--player", "--board", "--m
     "--attacker",
     type=click.IntRange(0, 1),
     default=None,
-    help="Who attacks this trick (with --table: who laid it).  --hands: default 0; --hand: default the opponent with --table, else you.",
+    help="Who attacks this trick (with --table: who laid it).  "
+    "--hands: default 0; --hand: default the opponent with --table, else you.",
 )
 @click.option("--table", default="", help='An attack on the table that the other player must answer, e.g. "8 8".')
 @click.option("--player", type=click.IntRange(0, 1), default=None, help="Endgame: which player you are (default 0).")
@@ -413,7 +414,8 @@ ENDGAME_ONLY = ("--seen", "--history", "--opponent", "--player", "--board", "--m
     "--max-hands",
     type=int,
     default=None,
-    help=f"Endgame: refuse to enumerate more possible opponent hands than this (default {DEFAULT_MAX_HANDS}, at most {EXACT_LIMIT}).",
+    help="Endgame: refuse to enumerate more possible opponent hands than this "
+    f"(default {DEFAULT_MAX_HANDS}, at most {EXACT_LIMIT}).",
 )
 @click.option(
     "--lines",
@@ -447,7 +449,8 @@ ENDGAME_ONLY = ("--seen", "--history", "--opponent", "--player", "--board", "--m
     flag_value="-",
     default=None,
     metavar="[FILE|-]",
-    help="--hands: read positions as JSON Lines from FILE (or stdin: '-' or no value), write one JSON result per line.  --hand: print the answer as one JSON object.",
+    help="--hands: read positions as JSON Lines from FILE (or stdin: '-' or no value), "
+    "write one JSON result per line.  --hand: print the answer as one JSON object.",
 )
 @click.option(
     "--value-only",
@@ -612,7 +615,8 @@ def command(
         given = [name for name, value in (("--attacker", attacker), ("--table", table)) if value not in (None, "")]
         if given:
             raise CliError(
-                f"{' and '.join(given)} {'belongs' if len(given) == 1 else 'belong'} to --hands; each JSON Lines position carries its own "
+                f"{' and '.join(given)} {'belongs' if len(given) == 1 else 'belong'} to --hands; "
+                "each JSON Lines position carries its own "
                 f"(keys attacker, table): drop {', '.join(given)}"
             )
         if json_path == "-":

@@ -322,7 +322,10 @@ def format_hint(result: Mapping[str, Any], top: int | None = None) -> str:
         margin = f"{1.96 * se:7.3f}" if isinstance(se, (int, float)) else "  exact" if exact else "      -"
         value = m.get("value")
         value_text_ = f"{value:+7.3f}" if isinstance(value, (int, float)) else "      -"
-        row = f"{i:3}  {format_action(m):<{width}}  {_pct(m.get('win'))} {_pct(m.get('draw'))} {_pct(m.get('loss'))}  {value_text_}  {margin}"
+        row = (
+            f"{i:3}  {format_action(m):<{width}}  "
+            f"{_pct(m.get('win'))} {_pct(m.get('draw'))} {_pct(m.get('loss'))}  {value_text_}  {margin}"
+        )
         if has_game:
             row += f"    {_pct(m.get('game_win'))}"
         if has_n:

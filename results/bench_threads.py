@@ -56,7 +56,8 @@ def main() -> None:
         "# Exact solver: one thread against two",
         "",
         f"Command: `python results/bench_threads.py --positions {args.positions} --repeats {args.repeats}`  ",
-        f"{args.positions} seeded 8 v 8 positions (seed 777), full root solve each; median wall time of {args.repeats} repeats; "
+        f"{args.positions} seeded 8 v 8 positions (seed 777), full root solve each; "
+        f"median wall time of {args.repeats} repeats; "
         f"{os.cpu_count()} CPUs, load average {load_before:.2f} before, {load_after:.2f} after.",
         "",
         "| threads | median wall s | solves/s | speed-up |",

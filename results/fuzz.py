@@ -204,7 +204,8 @@ def render(rows, args) -> str:
         if hasattr(door, "moves"):
             answers += f" (and {door.moves:,} own-seat requests between, checked for the other seat's cards)"
         out.append(
-            f"| {door.name} | {door.tried:,} | {answers} | {len(door.failures)} | {door.slowest:.2f} s | {seconds:.0f} s |"
+            f"| {door.name} | {door.tried:,} | {answers} | {len(door.failures)} | "
+            f"{door.slowest:.2f} s | {seconds:.0f} s |"
         )
     total = sum(d.tried for d, _ in rows)
     out += ["", f"Total: {total:,} inputs, {sum(len(d.failures) for d, _ in rows)} failures.", ""]

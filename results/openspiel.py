@@ -398,7 +398,8 @@ def cmd_report(args) -> None:
         for r in json.loads(path.read_text())["rows"]:
             lines.append(
                 f"| {ms} ms | {r['ours']} | {r['theirs']} | {r['deals']} | {r['score']:+.3f} | "
-                f"[{r['ci95'][0]:+.3f}, {r['ci95'][1]:+.3f}] | {r['theirs_sims_mean']:.1f}, {r['theirs_sims_median']:.0f} "
+                f"[{r['ci95'][0]:+.3f}, {r['ci95'][1]:+.3f}] | "
+                f"{r['theirs_sims_mean']:.1f}, {r['theirs_sims_median']:.0f} "
                 f"| {r['ours_s_per_decision']:.4f} | {r['theirs_s_per_decision']:.4f} |"
             )
     lines += cfr_report()

@@ -138,7 +138,8 @@ def main() -> None:
         h = lambda p: 1.96 * math.sqrt(p * (1 - p) / n)  # noqa: E731
         arrow = "both (R8; player 0's rates)" if kind == "centre" else "one (R7)"
         lines.append(
-            f"| {kind} | {STANDARD.board[space]} | {arrow} | {w:.3f} ± {h(w):.3f} | {d:.3f} ± {h(d):.3f} | {l:.3f} ± {h(l):.3f} |"
+            f"| {kind} | {STANDARD.board[space]} | {arrow} | "
+            f"{w:.3f} ± {h(w):.3f} | {d:.3f} ± {h(d):.3f} | {l:.3f} ± {h(l):.3f} |"
         )
     lines += [
         "",

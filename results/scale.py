@@ -113,9 +113,10 @@ def backend_rows(kind: str, tasks: int, deal_jobs, reps: int) -> dict:
                 empty = Cluster(kind, workers, batch=1)
                 a = [timed(_noop, list(range(short)), empty) for _ in range(reps)]
                 b = [timed(_noop, list(range(long_)), empty) for _ in range(reps)]
-                slope = lambda k: (
-                    (statistics.median(r[k] for r in b) - statistics.median(r[k] for r in a)) / (long_ - short)
-                )  # noqa: E731
+
+                def slope(k):
+                    return (statistics.median(r[k] for r in b) - statistics.median(r[k] for r in a)) / (long_ - short)
+
                 out[f"task_wall_{workers}"] = max(slope(0), 0.0)
                 out[f"task_driver_{workers}"] = max(slope(1), 0.0)
             a = [timed(_deal, deal_jobs[: 4 * workers], cluster) for _ in range(reps)]
@@ -272,8 +273,10 @@ def main() -> None:
         "| --- | ---: |",
         f"| one SPRT log-likelihood ratio | {1e6 * agg['llr']:.0f} µs |",
         f"| run_match's loop a deal, deals already known (g, no SPRT) | {1e6 * agg['driver_per_deal']:.1f} µs |",
-        f"| the same with the SPRT (tested after every deal up to 200, then every n/200; g with SPRT), 50,000 deals | {1e6 * agg['driver_per_deal_sprt']:.1f} µs |",
-        f"| batch solve: a line back in order and written (workers encode the JSON) | {1e6 * agg['driver_per_line']:.1f} µs |",
+        "| the same with the SPRT (tested after every deal up to 200, then every n/200; g with SPRT), 50,000 deals | "
+        f"{1e6 * agg['driver_per_deal_sprt']:.1f} µs |",
+        "| batch solve: a line back in order and written (workers encode the JSON) | "
+        f"{1e6 * agg['driver_per_line']:.1f} µs |",
         f"| summary statistics (progress bar, at most 5 a second) | {1e6 * agg['summary_per_deal']:.2f} µs a deal |",
         f"| `--out` file of 10,000 deals, atomic write (at most 2 a second) | {1000 * agg['save_10k']:.1f} ms, "
         f"{agg['save_bytes'] / 1e3:.0f} kB |",
@@ -316,11 +319,13 @@ def main() -> None:
         "",
         "## Reading it",
         "",
-        f"- Local processes: a task costs a pipe round trip and two pickles ({1000 * backends[0]['task_wall_2']:.2f} ms "
+        "- Local processes: a task costs a pipe round trip and two pickles "
+        f"({1000 * backends[0]['task_wall_2']:.2f} ms "
         "wall here), so batch 1 is already cheap against a search deal; the automatic batch (about four a worker, "
         "at most 16 items) is above what the 5% rule needs.  They stop at one machine.",
         (
-            f"- Ray: a task costs {1000 * backends[1]['task_wall_2']:.2f} ms here, {1000 * backends[1]['task_driver_2']:.2f} ms "
+            f"- Ray: a task costs {1000 * backends[1]['task_wall_2']:.2f} ms here, "
+            f"{1000 * backends[1]['task_driver_2']:.2f} ms "
             "of it the driver's own CPU (submission, `ray.wait`, `ray.get`), which one driver pays for every core.  "
             "At 100 cores a cheap item needs batches of tens of items; at 1,000 cores the driver's dispatch is the "
             "limit unless each task carries the table's batch of work."
@@ -329,7 +334,8 @@ def main() -> None:
         ),
         f"- Object store: a deal's result is {sizes['deal']} bytes, so even a batch of thousands stays below Ray's "
         "100 KiB limit for results returned inline and never touches the object store; a solved line is about "
-        f"{sizes['solve line']:.0f} bytes, so batch solves above about {100 * 1024 // max(1, int(sizes['solve line']))} "
+        f"{sizes['solve line']:.0f} bytes, so batch solves above about "
+        f"{100 * 1024 // max(1, int(sizes['solve line']))} "
         "lines a task go through the object store (still small: the 96 MiB store of a private cluster holds "
         "hundreds of such batches, and each is freed once the driver has read it).",
         "- Aggregation: putting results in deal order is O(1) a deal; the progress summary and the `--out` file "

@@ -55,10 +55,13 @@ def main() -> None:
         "# Whole games between the simple bots",
         "",
         f"Command: `python results/selfplay_10k.py --games {args.games}`  ",
-        f"Machine: {platform.machine()}, Python {platform.python_version()}, shared 2-core box (timings are indicative).  ",
-        f"{per * len(pairings)} games, 0 exceptions, card conservation checked after every action; total {total:.1f} s.",
+        f"Machine: {platform.machine()}, Python {platform.python_version()}, "
+        "shared 2-core box (timings are indicative).  ",
+        f"{per * len(pairings)} games, 0 exceptions, card conservation checked after every action; "
+        f"total {total:.1f} s.",
         "",
-        "| p0 | p1 | games | p0 wins | p1 wins | rounds | most decided rounds in a game | actions | median ms/game | total s |",
+        "| p0 | p1 | games | p0 wins | p1 wins | rounds | most decided rounds in a game | actions "
+        "| median ms/game | total s |",
         "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for a, b, n, wins, rounds, md, actions, med, tot in rows:

@@ -57,7 +57,8 @@ def main() -> None:
             [
                 "# Time budgets: wall time of `hint(view, time_ms=T)`",
                 "",
-                f"`python results/time_budget.py` on {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, a loaded shared "
+                "`python results/time_budget.py` on "
+                f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, a loaded shared "
                 f"machine (2 cores, load average {load0:.1f} -> {load1:.1f}); median of 3 seeds.",
                 "",
                 "| decision | budget ms | wall ms | wall / budget | deals or iterations |",

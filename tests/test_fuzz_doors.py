@@ -7,18 +7,30 @@ from __future__ import annotations
 
 import pytest
 from fuzz_doors import (
+    CORS_ORIGIN,
+    EXTRA_HOST,
+    BrowserOriginDoor,
     CliDoor,
+    CrossClientDoor,
+    CrossSeatDoor,
     FileDoor,
     HttpDoor,
     ProtocolDoor,
+    TwoProcessDoor,
+    browser_requests,
     cli_invocations,
+    cross_client_requests,
+    cross_seat_requests,
     fuzzed_files,
     http_bodies,
     http_server,
+    intruders,
     protocol_requests,
+    waiting_hint,
 )
 from hypothesis import HealthCheck, given, settings
 
+from tacocat.protocol import session as session_module
 from tacocat.protocol.session import EngineSession
 
 QUICK = settings(
@@ -85,22 +97,6 @@ def test_files(tmp_path, monkeypatch):
 # Each door below is also run against a planted bug (monkeypatched for the
 # test only) to show that its checks notice: a door that cannot fail
 # proves nothing.
-
-from fuzz_doors import (
-    CORS_ORIGIN,
-    EXTRA_HOST,
-    BrowserOriginDoor,
-    CrossClientDoor,
-    CrossSeatDoor,  # noqa: E402
-    TwoProcessDoor,
-    browser_requests,
-    cross_client_requests,
-    cross_seat_requests,
-    intruders,
-    waiting_hint,
-)
-
-from tacocat.protocol import session as session_module  # noqa: E402
 
 
 def fuzz(strategy, n: int, send) -> None:

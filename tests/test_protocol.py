@@ -507,7 +507,8 @@ PINNED_REQUESTS = {
     "record": "game:string token:string",
     "games": "?tokens:array",
     "end_game": "game:string token:string",
-    "hint": "?view:object ?game:string ?player:integer ?token:string ?time_ms:integer ?iterations:integer ?seed:integer ?method:string "
+    "hint": "?view:object ?game:string ?player:integer ?token:string ?time_ms:integer ?iterations:integer "
+    "?seed:integer ?method:string "
     "?top:integer ?score:string ?info_ms:integer",
     "solve": "?position:object ?mode:string ?view:object ?exploitability:number ?time_ms:integer ?token:string",
     "stop": "?target:string|integer ?token:string ?tokens:array",

@@ -187,8 +187,10 @@ def test_the_api_docs_page_renders_the_openapi_description(browser, board_url):
 # --------------------------------------------------------------------- CORS
 
 PAGE = """<!doctype html><html><body><p id="out">waiting</p><script>
-fetch("%s/v1/new_game", {method: "POST", headers: {"content-type": "application/json"}, body: JSON.stringify({seed: 3})})
-  .then((r) => r.json()).then((d) => { document.getElementById("out").textContent = d.ok ? "called " + d.result.game : "error"; })
+fetch("%s/v1/new_game",
+      {method: "POST", headers: {"content-type": "application/json"}, body: JSON.stringify({seed: 3})})
+  .then((r) => r.json())
+  .then((d) => { document.getElementById("out").textContent = d.ok ? "called " + d.result.game : "error"; })
   .catch((e) => { document.getElementById("out").textContent = "blocked"; });
 </script></body></html>"""
 
@@ -263,7 +265,8 @@ PLAY_ELEMENTS = ("#track", "#opp-hand", ".table-area", "#tricks", "#my-hand", "#
 def inside_viewport(page, selector: str) -> bool:
     return page.evaluate(
         """(sel) => { const r = document.querySelector(sel).getBoundingClientRect();
-        return r.width > 0 && r.height > 0 && r.left >= 0 && r.top >= 0 && r.right <= innerWidth && r.bottom <= innerHeight; }""",
+        return r.width > 0 && r.height > 0 && r.left >= 0 && r.top >= 0
+            && r.right <= innerWidth && r.bottom <= innerHeight; }""",
         selector,
     )
 
@@ -275,7 +278,8 @@ def no_sideways_scroll(page) -> bool:
 def cat_is_the_largest_on_the_board(page) -> bool:
     return page.evaluate("""() => {
         const cat = document.querySelector('#track svg.cat').getBoundingClientRect();
-        const others = [...document.querySelectorAll('#track li:not(.has-cat) > *')].map((e) => e.getBoundingClientRect());
+        const others = [...document.querySelectorAll('#track li:not(.has-cat) > *')]
+            .map((e) => e.getBoundingClientRect());
         return others.every((r) => r.width * r.height < cat.width * cat.height); }""")
 
 

@@ -25,10 +25,15 @@ import time
 from typing import Any, Iterator
 
 import pytest
-from test_web_board import ARGS, CHROMIUM, browser, sync_api  # noqa: F401 - the browser fixture; skips as test_web_board does
+import test_web_board  # skips, as it does, where Playwright or Chromium is missing
 
 from tacocat.protocol.session import EngineSession
 from tacocat.rules.ruleset import Ruleset, load_ruleset
+
+# test_web_board's module-scoped Chromium, as this module's `browser` fixture.
+# An assignment rather than `from test_web_board import browser`: pyflakes reads
+# each test's `browser` parameter as redefining an unused import (F811).
+browser = test_web_board.browser
 
 STANDARD = load_ruleset(None)
 SHORT = Ruleset.from_dict({**STANDARD.to_dict(), "name": "three cards", "board": [3] * 7})

@@ -205,7 +205,8 @@ def _check(position: PlayPosition) -> None:
     for p in (0, 1):
         if len(position.hands[p]) > MAX_HAND:
             raise PositionError(
-                f"player {p} holds {len(position.hands[p])} cards; the exact solver handles hands of at most {MAX_HAND}",
+                f"player {p} holds {len(position.hands[p])} cards; "
+                f"the exact solver handles hands of at most {MAX_HAND}",
                 "R2",
             )
 

@@ -366,9 +366,10 @@ LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1")
 
 def check_reachable(address: str) -> str | None:
     """The host of a host:port address, after checking that something
-    listens there (commands call it before their first line of output): Ray itself retries an unreachable address for minutes,
-    blocked in C where no signal can stop it.  "auto" and ray:// addresses
-    are left to Ray."""
+    listens there (commands call it before their first line of output):
+    Ray itself retries an unreachable address for minutes, blocked in C
+    where no signal can stop it.  "auto" and ray:// addresses are left to
+    Ray."""
     import socket
 
     if address == "auto" or "://" in address:

@@ -25,9 +25,10 @@ server's names is refused (DNS rebinding: 421); a request whose `Origin` is
 neither the server's own nor one allowed by `cors_origins` is refused before
 any command runs (403).  `server_config` closes connections idle for
 `idle_timeout` seconds (also ones that never send a request) and keeps at
-most `max_connections` open, closing the longest-idle one to make room.  Searches run in the thread pool, off the event loop, so
-other requests are served meanwhile; at most `max_searches` run at once (more
-answer 503 busy), each capped at `max_time_ms`.  A search whose client
+most `max_connections` open, closing the longest-idle one to make room.
+Searches run in the thread pool, off the event loop, so other requests
+are served meanwhile; at most `max_searches` run at once (more answer 503
+busy), each capped at `max_time_ms`.  A search whose client
 disconnects is stopped.  Bodies over `max_body` bytes answer 413.  Needs the
 `serve` extra (starlette, uvicorn)."""
 

@@ -172,7 +172,8 @@ class GameStore:
         this returns.  `client`: who saved it; None keeps the one stored."""
         self._touched += 1
         self._write(
-            "INSERT INTO games (id, owner, seat0, seat1, state, touched, updated, client) VALUES (?, ?, ?, ?, ?, ?, ?, ?) "
+            "INSERT INTO games (id, owner, seat0, seat1, state, touched, updated, client) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?) "
             "ON CONFLICT (id) DO UPDATE SET owner = excluded.owner, seat0 = excluded.seat0, seat1 = excluded.seat1, "
             "state = excluded.state, touched = excluded.touched, updated = excluded.updated, "
             "client = COALESCE(excluded.client, games.client)",

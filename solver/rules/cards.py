@@ -32,7 +32,8 @@ def parse_cards(text: str | Sequence[int] | None, what: str = "cards") -> Hand:
         for t in tokens:
             if not re.fullmatch(r"[+-]?\d+", t):
                 raise NotationError(
-                    f'{what}: {t!r} is not a rank; expected integers 1..12 separated by spaces or commas, e.g. "2 5 7 12"',
+                    f"{what}: {t!r} is not a rank; "
+                    'expected integers 1..12 separated by spaces or commas, e.g. "2 5 7 12"',
                     "R1",
                 )
             ranks.append(int(t))

@@ -478,7 +478,8 @@ class GameState:
                 need = 2 * n if self.replace_cap is None else self.replace_cap
             if len(self.draw_pile) < need:
                 raise PositionError(
-                    f"the draw pile holds {len(self.draw_pile)} cards but the replacements still to come may draw {need}",
+                    f"the draw pile holds {len(self.draw_pile)} cards "
+                    f"but the replacements still to come may draw {need}",
                     "R7-R8",
                 )
             return
@@ -492,7 +493,7 @@ class GameState:
             raise PositionError("the play phase needs an attacker (0 or 1)", "R10")
         if any(p is not None for p in self.pending):
             raise PositionError("no choice is pending in the play phase", "R10")
-        att, dfd = len(self.hands[self.attacker]), len(self.hands[1 - self.attacker])
+        att = len(self.hands[self.attacker])
         if self.table:
             if self.table not in [tuple(a) for a in attacks(self.hands[self.attacker] + self.table)]:
                 raise PositionError("the table is not an attack the attacker could have made", "R10-R11")

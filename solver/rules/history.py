@@ -365,7 +365,8 @@ def check_view_facts(
     if not contains(seen, face_up):
         missing = _missing(face_up, seen)
         raise PositionError(
-            f"the history's cards {format_cards(missing)} are not among the seen cards {format_cards(hand(seen)) or '(none)'}: "
+            f"the history's cards {format_cards(missing)} "
+            f"are not among the seen cards {format_cards(hand(seen)) or '(none)'}: "
             "every attack and answer is face up (seen lists them)",
             "R15",
         )

@@ -109,7 +109,8 @@ class Ruleset:
         unknown = set(data) - {"name", "deck", "board", "arrows", "tie", "max_deals"}
         if unknown:
             raise RulesetError(
-                f"unknown ruleset key(s) {_short(sorted(map(str, unknown)))}; expected deck, board, arrows, tie, max_deals, name"
+                f"unknown ruleset key(s) {_short(sorted(map(str, unknown)))}; "
+                "expected deck, board, arrows, tie, max_deals, name"
             )
         deck = _read_deck(data.get("deck", STANDARD_DECK))
         board = _read_ints(data.get("board", STANDARD_BOARD), "board", "R2")
