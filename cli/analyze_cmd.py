@@ -321,7 +321,8 @@ def _curve_lines(result, viewer: int, names: dict[int, str], game_scale: bool) -
     points = [c for c in result.curve if c.kind != "end"]
     if not points:
         return
-    values, breaks = [], set()
+    values: list[float] = []
+    breaks: set[int] = set()
     for c in points:
         if c.kind == "deal":
             breaks.add(len(values))

@@ -295,8 +295,9 @@ def by_value(moves: Sequence[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
     def key(item: tuple[int, Mapping[str, Any]]) -> tuple:
         i, m = item
         value, n = m.get("value"), m.get("visits")
-        known = isinstance(value, (int, float))
-        return (not known, -round(value, 3) if known else 0.0, -n if isinstance(n, int) else 0, i)
+        if isinstance(value, (int, float)):
+            return (False, -round(value, 3), -n if isinstance(n, int) else 0, i)
+        return (True, 0.0, -n if isinstance(n, int) else 0, i)
 
     return [m for _, m in sorted(enumerate(moves), key=key)]
 

@@ -33,7 +33,7 @@ import time
 from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
-from tacocat.core import _search
+from tacocat.core import _search  # type: ignore[attr-defined]  # compiled Cython, no .py or stub for mypy
 from tacocat.errors import NotationError, PositionError, RecordError, TacocatError, shorten
 from tacocat.rules.cards import Hand, format_cards, parse_cards
 from tacocat.rules.play import PlayPosition, showdown, validate_position
@@ -276,6 +276,7 @@ class Solver:
         steps = _steps(position, line)
         showdown = _final_cards(position, steps) if pv else None
         stats = core.stats
+        outcome: str | None
         if showdown is not None:
             outcome = _outcome(showdown)
         else:

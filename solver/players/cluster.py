@@ -40,7 +40,7 @@ import os
 import signal
 import threading
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterator, Sequence
+from typing import Any, Callable, Generator, Iterator, Sequence
 
 from tacocat.errors import TacocatError
 
@@ -136,7 +136,7 @@ def _run_batch(fn: Callable[[Any], Any], chunk: Sequence[Any]) -> list[Any]:
 
 def run_tasks(
     fn: Callable[[Any], Any], items: Sequence[Any], cluster: Cluster | None = None, stats: RunStats | None = None
-) -> Iterator[tuple[int, Any]]:
+) -> Generator[tuple[int, Any], None, None]:
     """Yield `(i, fn(items[i]))` for every item, in the order they finish.
     `fn` must be a module-level function (worker processes import it by
     name) and deterministic in its item.  Close the iterator (or leave the
@@ -144,8 +144,8 @@ def run_tasks(
     cluster = cluster or Cluster()
     stats = stats if stats is not None else RunStats()
     items = list(items)
-    if not items:
-        return iter(())
+    if not items:  # still a generator: callers close it (contextlib.closing)
+        return _inline(fn, [])
     size = cluster.batch_size(len(items))
     batches = [(start, items[start : start + size]) for start in range(0, len(items), size)]
     stats.tasks = len(batches)
@@ -156,7 +156,7 @@ def run_tasks(
     return _processes(fn, batches, cluster.workers, stats)
 
 
-def _inline(fn, batches) -> Iterator[tuple[int, Any]]:
+def _inline(fn, batches) -> Generator[tuple[int, Any], None, None]:
     for start, chunk in batches:
         for k, item in enumerate(chunk):
             yield start + k, fn(item)
@@ -204,7 +204,7 @@ class _Slot:
         self.task: int | None = None
 
 
-def _processes(fn, batches, workers: int, stats: RunStats) -> Iterator[tuple[int, Any]]:
+def _processes(fn, batches, workers: int, stats: RunStats) -> Generator[tuple[int, Any], None, None]:
     ctx = multiprocessing.get_context("spawn")
     todo = collections.deque(range(len(batches)))
     attempts = collections.Counter()
@@ -393,7 +393,7 @@ def check_reachable(address: str) -> str | None:
 _REMOTE: dict = {}
 
 
-def _ray(fn, batches, cluster: Cluster, stats: RunStats) -> Iterator[tuple[int, Any]]:
+def _ray(fn, batches, cluster: Cluster, stats: RunStats) -> Generator[tuple[int, Any], None, None]:
     ray = import_ray()
     main = threading.current_thread() is threading.main_thread()
     ours = signal.getsignal(signal.SIGTERM) if main else None

@@ -437,7 +437,8 @@ def server_config(
     return uvicorn.Config(
         app,
         http=_connection_class(max_connections),
-        timeout_keep_alive=idle_timeout,
+        # uvicorn annotates int seconds; asyncio's call_later takes the float as it is
+        timeout_keep_alive=idle_timeout,  # type: ignore[arg-type]
         h11_max_incomplete_event_size=MAX_HEAD_BYTES,
         **options,
     )

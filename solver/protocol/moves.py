@@ -60,8 +60,8 @@ def resolve_bot(request: Mapping[str, Any]) -> tuple[str, dict[str, Any], int | 
     if "level" in request:
         if any(k in request for k in ("time_ms", "iterations")):
             raise ProtocolError("bad_field", "move: a level sets its own budget; drop time_ms and iterations", "level")
-        name, budget = LEVELS[request["level"]]
-        return name, dict(budget), request["level"]
+        name, level_budget = LEVELS[request["level"]]
+        return name, dict(level_budget), request["level"]
     name = request.get("bot", DEFAULT_BOT)
     if name not in BOT_NAMES:  # the command table's enum refuses it first; this guards every other caller
         raise ProtocolError(

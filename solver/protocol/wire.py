@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 import logging
 import math
-from typing import Any, Literal, NotRequired, TypedDict
+from typing import Any, Iterable, Literal, NotRequired, TypedDict
 
 from tacocat.rules.files import TooDeep, loads_json
 
@@ -161,6 +161,7 @@ def _too_deep(value: Any, limit: int = MAX_DEPTH) -> bool:
     stack = [(value, 1)]
     while stack:
         v, depth = stack.pop()
+        items: Iterable[Any]
         if isinstance(v, dict):
             items = v.values()
         elif isinstance(v, list):
