@@ -366,3 +366,31 @@ def test_move_needs_the_seats_token_and_events_stay_in_the_seat():
     )
     assert [e["player"] for e in moved["events"]] == [0, 1]
     assert "drawn" not in moved["events"][0] and "drawn" in moved["events"][1]
+
+
+def test_hint_and_move_take_an_inference_model_and_say_which():
+    """Issue 24: inference is a search option over the protocol; a bad model
+    is refused before it takes a slot, and the answer names the model used."""
+    import random as _random
+
+    engine = EngineSession()
+    session = seated(engine)
+    ok(session.handle({"cmd": "new_game", "seed": 3}))
+    rng = _random.Random(1)
+
+    def status() -> dict:
+        return ok(session.handle({"cmd": "games"}))["games"][0]
+
+    while status()["phase"] == "replace":  # both replace: the opponent's discards are then on record
+        p = status()["acting"][0]
+        legal = ok(session.handle({"cmd": "legal", "game": "g1", "player": p}))["actions"]
+        ok(session.handle({"cmd": "apply", "game": "g1", "player": p, "action": rng.choice(legal)}))
+    p = status()["acting"][0]
+    r = ok(session.handle({"cmd": "hint", "game": "g1", "player": p, "iterations": 20, "inference": "policy:2"}))
+    assert r["inference"] == "policy:2" and r["effective_samples"] > 0
+    assert ok(session.handle({"cmd": "hint", "game": "g1", "player": p, "iterations": 20}))["inference"] == "off"
+    bad = session.handle({"cmd": "hint", "game": "g1", "player": p, "iterations": 20, "inference": "psychic"})
+    assert bad["error"]["code"] == "bad_field" and "policy" in bad["error"]["message"]
+    moved = ok(session.handle({"cmd": "move", "game": "g1", "player": p, "level": 3, "apply": False,
+                               "inference": "policy"}))
+    assert moved["budget"]["inference"] == "policy"

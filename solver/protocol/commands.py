@@ -78,6 +78,13 @@ _BUDGET = (
         minimum=-INT_LIMIT,
     ),
 )
+_INFERENCE = Field(
+    "inference",
+    ("string",),
+    False,
+    'How the search weights the opponent\'s possible hands by its choices this round (issue 24): "off" (default: '
+    'R20 alone), "uniform", or "policy[:T]" (tacocat.search.inference; the answer names the model it used).',
+)
 _INFO = Field(
     "info_ms",
     ("integer",),
@@ -186,6 +193,7 @@ COMMANDS: dict[str, Command] = {
                     minimum=-INT_LIMIT,
                 ),
                 Field("apply", ("boolean",), False, "Apply the chosen action (default true)."),
+                _INFERENCE,
                 _INFO,
             ),
             search=True,
@@ -266,6 +274,7 @@ COMMANDS: dict[str, Command] = {
                     'Score a move by the "game" it leads to (default) or the "round" alone.',
                     enum=("game", "round"),
                 ),
+                _INFERENCE,
                 _INFO,
             ),
             search=True,

@@ -61,7 +61,10 @@ def resolve_bot(request: Mapping[str, Any]) -> tuple[str, dict[str, Any], int | 
         if any(k in request for k in ("time_ms", "iterations")):
             raise ProtocolError("bad_field", "move: a level sets its own budget; drop time_ms and iterations", "level")
         name, level_budget = LEVELS[request["level"]]
-        return name, dict(level_budget), request["level"]
+        budget = dict(level_budget)
+        if "inference" in request:  # a search option, not a budget: a level takes it too
+            budget["inference"] = request["inference"]
+        return name, budget, request["level"]
     name = request.get("bot", DEFAULT_BOT)
     if name not in BOT_NAMES:  # the command table's enum refuses it first; this guards every other caller
         raise ProtocolError(
@@ -72,6 +75,8 @@ def resolve_bot(request: Mapping[str, Any]) -> tuple[str, dict[str, Any], int | 
         budget["time_ms"] = request["time_ms"]
     if "iterations" in request:
         budget["iterations" if name == "ismcts" else "samples"] = request["iterations"]
+    if "inference" in request:
+        budget["inference"] = request["inference"]
     return name, budget, None
 
 

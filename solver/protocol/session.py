@@ -118,7 +118,9 @@ SolveFn = Callable[[dict, threading.Event], dict]
 a result dict.  The default is `tacocat.core.exact`."""
 
 
-def default_hint(view: View, *, iterations=None, time_ms=None, seed=0, method="auto", stop=None, utilities="game"):
+def default_hint(
+    view: View, *, iterations=None, time_ms=None, seed=0, method="auto", stop=None, utilities="game", inference=None
+):
     from tacocat.search.hint import hint  # imported on first use: searches load the heavy modules
 
     progress = None
@@ -139,6 +141,7 @@ def default_hint(view: View, *, iterations=None, time_ms=None, seed=0, method="a
         method=method,
         stop=stop,
         utilities=utilities,
+        inference=inference,
         progress=progress,
     )
 
@@ -922,10 +925,17 @@ class EngineSession:
                 return _top(solve_endgame(view, utilities=score).to_dict(), top)
 
             return work
+        inference = request.get("inference")
+        if inference is not None:  # a bad model is refused before it takes a search slot
+            from tacocat.search.inference import check_inference
+
+            inference = check_inference(inference)
         hint_fn = self._hint_fn
 
         def one(stop: threading.Event, *, time_ms=time_ms, iterations=iterations, seed=seed) -> dict:
             kw = {} if score == "game" else {"utilities": score}  # stand-ins need not know utilities
+            if inference is not None:
+                kw["inference"] = inference
             result = hint_fn(view, iterations=iterations, time_ms=time_ms, seed=seed, method=method, stop=stop, **kw)
             return finite(result.to_dict() if hasattr(result, "to_dict") else dict(result))
 
