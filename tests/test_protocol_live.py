@@ -391,6 +391,7 @@ def test_hint_and_move_take_an_inference_model_and_say_which():
     assert ok(session.handle({"cmd": "hint", "game": "g1", "player": p, "iterations": 20}))["inference"] == "off"
     bad = session.handle({"cmd": "hint", "game": "g1", "player": p, "iterations": 20, "inference": "psychic"})
     assert bad["error"]["code"] == "bad_field" and "policy" in bad["error"]["message"]
-    moved = ok(session.handle({"cmd": "move", "game": "g1", "player": p, "level": 3, "apply": False,
-                               "inference": "policy"}))
+    moved = ok(
+        session.handle({"cmd": "move", "game": "g1", "player": p, "level": 3, "apply": False, "inference": "policy"})
+    )
     assert moved["budget"]["inference"] == "policy"
