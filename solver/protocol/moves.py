@@ -61,7 +61,7 @@ def resolve_bot(request: Mapping[str, Any]) -> tuple[str, dict[str, Any], int | 
         if any(k in request for k in ("time_ms", "iterations")):
             raise ProtocolError("bad_field", "move: a level sets its own budget; drop time_ms and iterations", "level")
         name, level_budget = LEVELS[request["level"]]
-        budget = dict(level_budget)
+        budget: dict[str, Any] = dict(level_budget)
         if "inference" in request:  # a search option, not a budget: a level takes it too
             budget["inference"] = request["inference"]
         return name, budget, request["level"]
@@ -70,7 +70,7 @@ def resolve_bot(request: Mapping[str, Any]) -> tuple[str, dict[str, Any], int | 
         raise ProtocolError(
             "bad_field", f"move: bot {name!r} is not offered to a seat; expected one of {', '.join(BOT_NAMES)}", "bot"
         )
-    budget: dict[str, Any] = {}
+    budget = {}
     if "time_ms" in request:
         budget["time_ms"] = request["time_ms"]
     if "iterations" in request:
