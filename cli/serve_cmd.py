@@ -71,6 +71,13 @@ from tacocat.rules.ruleset import load_ruleset
 )
 @click.option("--no-store", is_flag=True, help="Keep games in memory only: a restart forgets them.")
 @click.option(
+    "--admin-token",
+    envvar="TACOCAT_ADMIN_TOKEN",
+    default=None,
+    help="The server owner's secret (or $TACOCAT_ADMIN_TOKEN): a stop that sends it ends every client's searches "
+    "(any other stop ends only the caller's own).",
+)
+@click.option(
     "--cors-origin",
     "cors_origins",
     multiple=True,
@@ -122,6 +129,7 @@ def command(
     max_games: int,
     store_path: str | None,
     no_store: bool,
+    admin_token: str | None,
     cors_origins: tuple[str, ...],
     allowed_hosts: tuple[str, ...],
     idle_timeout: float,
@@ -187,6 +195,7 @@ def command(
         max_queue=max_queue,
         store=store,
         limits={"idle_timeout_s": idle_timeout, "max_connections": max_connections},
+        admin_token=admin_token,
     )
     app = create_app(
         session,

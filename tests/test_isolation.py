@@ -274,3 +274,31 @@ def test_the_engine_seat_keeps_to_the_servers_time_cap(monkeypatch):
             )
         )
     assert len(budgets) >= 3 and all(b["time_ms"] == 50 for b in budgets), budgets
+
+
+def test_the_servers_admin_token_stops_every_clients_search():
+    """tacocat serve --admin-token: the server's owner may stop all
+    searches; a client's stop without it ends none of another's."""
+    from test_http import running_server
+
+    view = {**PLAY_VIEW, "rules": "standard"}
+    with running_server("--admin-token", "the owner's secret", "--max-time-ms", "30000") as client:
+        answers: dict = {}
+
+        def ask(who: str) -> None:
+            answers[who] = client.post(
+                "/v1/hint",
+                json={"view": view, "method": "pimc", "time_ms": 30_000, "token": f"{who}'s secret", "id": who},
+            ).json()
+
+        threads = [threading.Thread(target=ask, args=(w,)) for w in ("alice", "bob")]
+        for t in threads:
+            t.start()
+        deadline = time.monotonic() + 20
+        while client.get("/v1/hello").json()["result"]["running"]["searches"] < 2 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert client.post("/v1/stop", json={"token": "mallory's"}).json()["result"]["stopped"] == 0
+        assert client.post("/v1/stop", json={"token": "the owner's secret"}).json()["result"]["stopped"] == 2
+        for t in threads:
+            t.join(30)
+        assert answers["alice"]["stopped"] is True and answers["bob"]["stopped"] is True
