@@ -199,22 +199,23 @@ def command(
     The value is the game equity (2 x game-win chance - 1) of the board
     each round outcome leads to, so a round near a goal weighs more;
     --score round scores the round alone (+1 won, 0 drawn, -1 lost)."""
+    # The position flags given, read once: --example and --view each bring their own position.
+    position_given = position_flags(
+        hand=hand,
+        seen=seen,
+        history=history,
+        table=table,
+        opponent=opponent,
+        attacker=attacker,
+        phase=phase,
+        cap=cap,
+        board=board_text,
+        cat=cat,
+        covered=covered,
+        rules=rules_path,
+    )
     if example:
-        given = position_flags(
-            hand=hand,
-            seen=seen,
-            history=history,
-            table=table,
-            opponent=opponent,
-            attacker=attacker,
-            phase=phase,
-            cap=cap,
-            board=board_text,
-            cat=cat,
-            covered=covered,
-            rules=rules_path,
-            view=view_path,
-        )
+        given = position_given + position_flags(view=view_path)
         if given:
             raise CliError(f"--example brings its own position; drop {', '.join(given)} (or drop --example)")
         hand, seen, table, opponent, attacker = (EXAMPLE[k] for k in ("hand", "seen", "table", "opponent", "attacker"))
@@ -222,20 +223,7 @@ def command(
     if top is not None and as_json:
         raise CliError("--top shortens the printed table but --json prints every move: drop one of --top and --json")
     if view_path is not None:
-        flags = position_flags(
-            hand=hand,
-            seen=seen,
-            history=history,
-            table=table,
-            opponent=opponent,
-            attacker=attacker,
-            phase=phase,
-            cap=cap,
-            board=board_text,
-            cat=cat,
-            covered=covered,
-            rules=rules_path,
-        )
+        flags = list(position_given)
         if click.get_current_context().get_parameter_source("player") != click.core.ParameterSource.DEFAULT:
             flags.append("--player")  # the view's own "player" key says who asks
         if flags:
