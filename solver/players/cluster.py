@@ -176,6 +176,7 @@ def _worker(conn) -> None:
         if message is None:
             return
         task, fn, chunk = message
+        reply: tuple[str, Any, Any]
         try:
             reply = ("ok", task, _run_batch(fn, chunk))
         except BaseException as exc:  # noqa: BLE001 - sent to the parent, which raises it
@@ -207,7 +208,7 @@ class _Slot:
 def _processes(fn, batches, workers: int, stats: RunStats) -> Generator[tuple[int, Any], None, None]:
     ctx = multiprocessing.get_context("spawn")
     todo = collections.deque(range(len(batches)))
-    attempts = collections.Counter()
+    attempts: collections.Counter[int] = collections.Counter()
     slots: list[_Slot] = []
     left = len(batches)
     try:
@@ -245,17 +246,17 @@ def _processes(fn, batches, workers: int, stats: RunStats) -> Generator[tuple[in
         for slot in slots:
             feed(slot)
         while left:
-            waitables = {}
+            waitables: dict[Any, _Slot] = {}
             for slot in slots:
                 waitables[slot.proc.sentinel] = slot
                 if slot.task is not None:
                     waitables[slot.conn] = slot
-            ready = multiprocessing.connection.wait(list(waitables))
+            ready: list[Any] = multiprocessing.connection.wait(list(waitables))
             for obj in ready:
                 slot = waitables[obj]
                 if slot not in slots:
                     continue  # already replaced in this round
-                message = None
+                message: tuple[str, int, Any] | None = None
                 if obj is slot.conn:
                     try:
                         message = slot.conn.recv()
@@ -348,7 +349,7 @@ def _loopback_only(ray):
     before_env = os.environ.get(LOOPBACK_ENV)
     before_const = getattr(constants, "ENABLE_RAY_CLUSTER", None)
     os.environ[LOOPBACK_ENV] = "0"
-    if before_const is not None:
+    if constants is not None and before_const is not None:
         constants.ENABLE_RAY_CLUSTER = False
     try:
         yield
@@ -357,7 +358,7 @@ def _loopback_only(ray):
             os.environ.pop(LOOPBACK_ENV, None)
         else:
             os.environ[LOOPBACK_ENV] = before_env
-        if before_const is not None:
+        if constants is not None and before_const is not None:
             constants.ENABLE_RAY_CLUSTER = before_const
 
 
