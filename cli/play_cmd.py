@@ -396,6 +396,7 @@ class Session:
     def human_turn(self) -> None:
         s, me = self.state, self.seat
         decision = s.decision(me)
+        assert decision is not None, "human_turn runs only when the human seat has a decision"
         self.show_status()
         if decision == "answer":
             n = len(s.table)
@@ -703,7 +704,7 @@ def command(opponent, strength, time_ms, seat, seed, rules_path, save_path, resu
             opponent = saved if saved in OPPONENTS else DEFAULT_OPPONENT
         if not budget:
             budget = saved_budget(data)
-        save = Path(save_path or resume_path)
+        save: Path | None = Path(save_path or resume_path)
         if seed is not None and seed != record.seed:
             raise CliError(f"--seed {seed}: the saved game has seed {record.seed}; drop --seed with --resume")
         seed = record.seed
