@@ -25,6 +25,7 @@ from tacocat.rules.actions import Action
 from tacocat.rules.cards import hand
 from tacocat.rules.game import GameState
 from tacocat.rules.ruleset import STANDARD, Ruleset
+from tacocat.search.budget import Budget
 from tacocat.search.hint import Knobs, hint
 from tacocat.search.inference import InferenceSampler, StaticSoftmax, check_inference, inference_sampler, observations
 from tacocat.search.sampling import HandSampler
@@ -57,8 +58,9 @@ def test_uniform_is_bit_for_bit_on_one_decision_of_each_kind():
         seen.setdefault(v.decision, v)
     assert set(seen) == {"replace", "duel", "attack", "answer"}
     for v in seen.values():
-        base = hint(v, iterations=8, seed=5, knobs=QUICK)
-        assert strip(hint(v, iterations=8, seed=5, knobs=QUICK, inference="uniform").to_dict()) == strip(base.to_dict())
+        base = hint(v, Budget(samples=8, seed=5), knobs=QUICK)
+        other = hint(v, Budget(samples=8, seed=5), knobs=QUICK, inference="uniform")
+        assert strip(other.to_dict()) == strip(base.to_dict())
 
 
 def strip(d: dict) -> dict:
@@ -72,8 +74,8 @@ def strip(d: dict) -> dict:
 def test_inference_off_or_uniform_gives_todays_hints_bit_for_bit(name):
     kinds = set()
     for v in VIEWS[:24]:
-        base = hint(v, iterations=20, seed=5)
-        other = hint(v, iterations=20, seed=5, inference=name)
+        base = hint(v, Budget(samples=20, seed=5))
+        other = hint(v, Budget(samples=20, seed=5), inference=name)
         assert strip(other.to_dict()) == strip(base.to_dict())
         assert other.to_dict()["inference"] == "off"
         kinds.add(v.decision)
@@ -154,7 +156,7 @@ def test_weighted_enumeration_is_a_distribution_and_moves_weight():
 def test_every_hint_says_which_model_it_used_and_its_effective_sample():
     said = set()
     for v in VIEWS[:16]:
-        d = hint(v, iterations=8, seed=1, method="pimc", inference="policy", knobs=QUICK).to_dict()
+        d = hint(v, Budget(samples=8, seed=1), method="pimc", inference="policy", knobs=QUICK).to_dict()
         said.add(d["inference"])
         if d["inference"] != "off":
             assert d["effective_samples"] > 0
@@ -189,5 +191,5 @@ def test_bots_take_inference_as_an_option():
     # a play-phase view whose opponent replaced: the bot's search weights it (hint reports the model)
     v = next(v for v in VIEWS if v.decision in ("attack", "answer") and InferenceSampler(v, StaticSoftmax()).active)
     assert bot.choose(v, random.Random(0)) in v.legal_actions()
-    d = hint(v, iterations=4, seed=0, method="pimc", knobs=bot.knobs).to_dict()
+    d = hint(v, Budget(samples=4, seed=0), method="pimc", knobs=bot.knobs).to_dict()
     assert d["inference"] == "policy" and d["effective_samples"] > 0

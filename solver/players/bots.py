@@ -69,6 +69,7 @@ BUDGET_KEYS = frozenset(
         "rollout",
         "eq_cards",
         "inference",
+        "round_search",
     }
 )
 """Keys a bot budget may hold (`make_bot(name, **budget)`); a bot ignores
@@ -89,7 +90,13 @@ class SearchBot:
     Budget per decision: `samples` worlds (PIMC; `iterations` is a synonym)
     or `iterations` (ISMCTS), and/or `time_ms`; `replace_samples` and
     `duel_samples` for the other decisions.  `seed` is mixed with the RNG
-    that `play_game` hands over, so a game is reproducible."""
+    that `play_game` hands over, so a game is reproducible.
+
+    Search choices (RULES section 5): `inference` (the model that weights
+    the worlds, `tacocat.search.inference`) and `round_search` (1: replace
+    and duel searched with the round's real continuation,
+    `tacocat.search.decisions`); both off by default (results/strength_whole.md),
+    and with both off `pimc` plays as `pimc_classic` under sample budgets."""
 
     def __init__(
         self,
@@ -109,6 +116,7 @@ class SearchBot:
         exact_budget: int | None = None,
         rollout: str | None = None,
         inference: str | None = None,
+        round_search: float | bool = False,
         classic: bool = False,
     ) -> None:
         from tacocat.search.pimc import PerfectSolver
@@ -119,6 +127,13 @@ class SearchBot:
             raise TacocatError(
                 f"bot pimc_classic: inference {inference!r} is not offered; the classic search "
                 "weights worlds by R20 alone (use bot pimc for inference)"
+            )
+        if round_search not in (0, 1):
+            raise TacocatError(f"search bot: round_search must be 0 (off) or 1 (on), got {round_search!r}")
+        if classic and round_search:
+            raise TacocatError(
+                "bot pimc_classic: round_search is not offered; the classic search keeps its fixed "
+                "continuation (use bot pimc for the round search)"
             )
         self.name = f"{method}_classic" if classic else method
         self.method = method
@@ -165,6 +180,7 @@ class SearchBot:
             equilibrium_cards=0,  # plain PIMC stays PIMC; EquilibriumBot adds it
             classic=self.classic,
             inference=inference,
+            round_search=bool(round_search),
         )
 
     def choose(self, view: View, rng: random.Random) -> Action:
@@ -324,6 +340,7 @@ class OracleBot:
         )
 
     def choose_state(self, state: GameState, player: int, rng: random.Random) -> Action:
+        from tacocat.search.budget import Budget
         from tacocat.search.decisions import (
             KnownHandSampler,
             cell_outcome,
@@ -357,8 +374,7 @@ class OracleBot:
         seed = rng.getrandbits(62) ^ self.seed
         res = replace_eval(
             view,
-            samples=self.replace_samples,
-            seed=seed,
+            Budget(samples=self.replace_samples, seed=seed),
             utilities=util,
             candidates=self.candidates,
             solver=self.solver,

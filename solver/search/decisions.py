@@ -23,7 +23,28 @@ highest card and the play phase is solved exactly.  Candidates are all
 legal discard sets, pre-ranked by a static hand score and cut to the best
 `candidates`; the survivors go through sequential halving (Karnin et al.
 2013) on common worlds, so every candidate at a stage is compared on the
-same deals."""
+same deals.
+
+The round searched as one (`round_search=True`, issue 24; off, the
+classic search above runs unchanged, bit for bit, as `pimc_classic`):
+
+- Replacement: the opponent's reply is drawn from its model (the
+  inference model if one weights the worlds, else the static policy as a
+  softmax, `tacocat.search.inference.StaticSoftmax`) instead of
+  `static_discard`; the draw is a quantile fixed per world, so every
+  candidate meets the same reply when the caps agree (common random
+  numbers).  The duel that follows is the world's matrix game, both hands
+  known as in any PIMC world, solved (`world_duel`) instead of both
+  players dueling their highest card; the play phase is solved exactly.
+- Duel: in each cell (my card i, their card j) the play phase is searched
+  over the worlds consistent with what the duel revealed (the opponent
+  held j): my first play-phase decision is one move for all those worlds,
+  the one with the best weighted mean, as PIMC will choose it then,
+  instead of the best move of each world (strategy fusion).  If I attack
+  first that decision is my attack; if the opponent does, it attacks as
+  in its world (best play) and my answer is one move for all the worlds
+  in which it made that attack.  Later moves are solved exactly.
+  Every cell is still averaged over the same worlds."""
 
 from __future__ import annotations
 
@@ -40,8 +61,9 @@ from tacocat.rules.actions import Action
 from tacocat.rules.cards import Hand, counts, hand, remove
 from tacocat.rules.game import DUEL, REPLACE, View
 from tacocat.rules.play import duel_attacker, goes_to_showdown, showdown
-from tacocat.search.budget import Budget, budget_of
+from tacocat.search.budget import Budget
 from tacocat.search.gamevalue import ROUND_UTILITIES
+from tacocat.search.inference import PlayerModel
 from tacocat.search.pimc import MIN_SAMPLES, MixedMove, MoveEval, PerfectSolver, PlayResult, rank_moves
 from tacocat.search.sampling import DEFAULT_EXACT_BUDGET, HandSampler, WorldSampler, rng_from
 
@@ -249,6 +271,15 @@ def _check(view: View, kind: str) -> None:
         )
 
 
+def _budget(budget: Budget | None, where: str) -> Budget:
+    """The search's budget: a `Budget`, or None for the search's defaults."""
+    if budget is None:
+        return Budget()
+    if not isinstance(budget, Budget):
+        raise TacocatError(f"{where}: budget must be a Budget, got {type(budget).__name__}")
+    return budget
+
+
 def duel_matrix(
     me: Hand,
     worlds: Sequence[tuple[Hand, float]],
@@ -358,6 +389,114 @@ def _duel_matrix_partial(me, worlds, utilities, solver, stop, progress, deadline
     }
 
 
+def _cell_options(me: Hand, opp: Hand, i: int, j: int, solver: PerfectSolver) -> tuple[object, dict]:
+    """The round search's view of cell (i, j) in one world: (group, options),
+    `options` my outcome after each move of my first play-phase decision,
+    `group` what I know when I make it beyond the duel (the opponent's
+    attack, if it attacks first; None if I do).  A cell with no decision of
+    mine (a showdown, a tie's re-duel) has one option, None."""
+    me2, opp2 = remove(me, (i,)), remove(opp, (j,))
+    first = duel_attacker(i, j)
+    if goes_to_showdown(len(me2)) or first is None:
+        return None, {None: cell_outcome(me, opp, i, j, solver)}
+    if first == 0:
+        return None, {(c, b): o for c, b, o in solver.move_outcomes((me2, opp2), 0, ())}
+    # the opponent attacks as in its world (best play: my worst outcome, the first such attack)
+    attacks = solver.move_outcomes((me2, opp2), 1, ())
+    worst = min(o for _, _, o in attacks)
+    attack = next(c for c, _, o in attacks if o == worst)
+    answers = solver.move_outcomes((me2, remove(opp2, attack)), 1, attack)
+    return attack, {(c, b): o for c, b, o in answers}
+
+
+def duel_matrix_searched(
+    me: Hand,
+    worlds: Sequence[tuple[Hand, float]],
+    utilities: Sequence[float],
+    solver: PerfectSolver,
+    stop: threading.Event | None = None,
+    progress: Callable[[float], None] | None = None,
+    deadline: float | None = None,
+    minimum: int = MIN_SAMPLES,
+) -> dict:
+    """`duel_matrix` for the round search (module docstring): each cell's
+    first play-phase decision of mine is one move over the worlds in which
+    the opponent holds the column's card (and, when it attacks first, made
+    the same attack); the clock is read between worlds."""
+    rows = sorted(set(me))
+    # cell -> group -> option -> [weight, sum u, sum u^2, win, draw, loss, worlds]
+    acc: dict[tuple[int, int], dict[object, dict[object, list[float]]]] = {}
+    b = Budget(stop=stop)
+    t0 = time.perf_counter()
+    used = 0
+    for k, (opp, p) in enumerate(worlds):
+        if b.ends(used, t0, deadline, minimum):
+            break
+        for a, i in enumerate(rows):
+            for j in sorted(set(opp)):
+                group, options = _cell_options(me, opp, i, j, solver)
+                cell = acc.setdefault((a, j), {}).setdefault(group, {})
+                for opt, o in options.items():
+                    u = utilities[1 - o]
+                    st = cell.setdefault(opt, [0.0] * 7)
+                    st[0] += p
+                    st[1] += p * u
+                    st[2] += p * u * u
+                    st[3 + 1 - o] += p
+                    st[6] += 1
+        used += 1
+        if progress is not None and (k + 1) % max(1, len(worlds) // 20) == 0:
+            progress((k + 1) / len(worlds))
+    cols = sorted({j for (_, j) in acc})
+    shape = (len(rows), len(cols))
+    ws, su, su2, nobs = np.zeros(shape), np.zeros(shape), np.zeros(shape), np.zeros(shape)
+    wdl = np.zeros(shape + (3,))
+    for (a, j), groups in acc.items():
+        c = cols.index(j)
+        for options in groups.values():
+            # my move: the best weighted mean among the moves every world of the group offers
+            n = max(st[6] for st in options.values())
+            best = max((st for st in options.values() if st[6] == n), key=lambda st: st[1])
+            ws[a, c] += best[0]
+            su[a, c] += best[1]
+            su2[a, c] += best[2]
+            wdl[a, c] += best[3:6]
+            nobs[a, c] += best[6]
+    return {"rows": rows, "cols": cols, "w": ws, "su": su, "su2": su2, "wdl": wdl, "n": nobs, "worlds": used}
+
+
+def _drop(cards: Hand, card: int) -> Hand:
+    """A sorted hand less one `card` it holds."""
+    k = cards.index(card)
+    return cards[:k] + cards[k + 1 :]
+
+
+def world_duel(me: Hand, opp: Hand, utilities: Sequence[float], solver: PerfectSolver) -> tuple[float, np.ndarray]:
+    """The duel's matrix game in one world, both hands known (as every PIMC
+    world is): (its value for me, its win/draw/loss probabilities) at the
+    equilibrium (`solve_matrix_game_fast`: a saddle point at once, else
+    regret matching)."""
+    rows, cols = sorted(set(me)), sorted(set(opp))
+    idx = np.empty((len(rows), len(cols)), dtype=int)
+    for a, i in enumerate(rows):
+        me2 = _drop(me, i)
+        for c, j in enumerate(cols):
+            # `cell_outcome` without its general card removal (a world solves dozens of cells)
+            opp2 = _drop(opp, j)
+            first = duel_attacker(i, j)
+            if goes_to_showdown(len(me2)):
+                o = showdown((me2, opp2))
+            elif first is None:
+                o = duel_then_play(me2, opp2, solver)
+            else:
+                o = solver.outcome((me2, opp2), first)
+            idx[a, c] = 1 - o
+    payoff = np.asarray(utilities, dtype=float)[idx]
+    x, y, value = solve_matrix_game_fast(payoff, None)
+    joint = np.outer(x, y)
+    return value, np.array([joint[idx == t].sum() for t in range(3)])
+
+
 def duel_eval(
     view: View,
     budget: Budget | None = None,
@@ -368,7 +507,7 @@ def duel_eval(
     sampler: WorldSampler | None = None,
     minimum: int = MIN_SAMPLES,
     partial: bool = False,
-    **legacy,
+    round_search: bool = False,
 ) -> PlayResult:
     """R9: every duel card with its odds against the opponent's optimal mix
     of the matrix game; `mixed` is my optimal mixed strategy.  Exact (every
@@ -376,8 +515,10 @@ def duel_eval(
     `exact_budget` (a negative budget: always sample); else `budget.samples`
     sampled deals (default `DEFAULT_DUEL_SAMPLES`, or as many as its time
     allows).  `minimum` and `partial`: see `duel_matrix` (the defaults
-    keep the classic search)."""
-    b = budget_of(budget, legacy, "duel_eval")
+    keep the classic search).  `round_search`: each cell's play phase
+    searched over the worlds the duel leaves (`duel_matrix_searched`;
+    the clock is then read between worlds only)."""
+    b = _budget(budget, "duel_eval")
     samples, time_ms, seed, stop, progress = b.samples, b.time_ms, b.seed, b.stop, b.progress
     _check(view, DUEL)
     t0 = time.perf_counter()
@@ -392,7 +533,10 @@ def duel_eval(
         n = samples if samples is not None else (DEFAULT_DUEL_SAMPLES if time_ms is None else 100_000)
         worlds = _Sampled(sampler, rng, n)
     deadline = None if time_ms is None else t0 + time_ms / 1000.0
-    cells = duel_matrix(view.hand, worlds, utilities, solver, stop, progress, deadline, minimum, partial)
+    if round_search:
+        cells = duel_matrix_searched(view.hand, worlds, utilities, solver, stop, progress, deadline, minimum)
+    else:
+        cells = duel_matrix(view.hand, worlds, utilities, solver, stop, progress, deadline, minimum, partial)
     mean = cells["su"] / cells["w"]
     if partial and deadline is not None:
         x, y, value = solve_matrix_game_fast(mean, deadline - time.perf_counter())
@@ -468,7 +612,7 @@ def replace_eval(
     sampler: HandSampler | None = None,
     min_stage_deals: int = MIN_STAGE_DEALS,
     partial: bool = False,
-    **legacy,
+    round_search: bool = False,
 ) -> PlayResult:
     """R7/R8: candidate discard sets (the best `candidates` by the static
     score, all by default) ranked by sequential halving over common worlds;
@@ -479,8 +623,10 @@ def replace_eval(
     limit, issue 24) also reads the whole budget's clock within a deal:
     once the minimum is in, a deal cut short is dropped whole, and a first
     deal cut short keeps the candidates it reached (the static score's best
-    first); the defaults keep the classic search."""
-    b = budget_of(budget, legacy, "replace_eval")
+    first); the defaults keep the classic search.  `round_search`: the
+    opponent's reply drawn from its model and the duel solved as the
+    world's matrix game (module docstring)."""
+    b = _budget(budget, "replace_eval")
     samples, time_ms, seed, stop, progress = b.samples, b.time_ms, b.seed, b.stop, b.progress
     _check(view, REPLACE)
     t0 = time.perf_counter()
@@ -510,6 +656,20 @@ def replace_eval(
     else:
         opp_cap = None  # R7: the opponent replaced already
     worlds: list[tuple[Hand, list[int]]] = []
+    finish = None
+    if round_search:
+        # the opponent's reply: a quantile per world of its model's discard
+        # distribution, from a stream of its own (the worlds' stream is the
+        # classic search's)
+        model = reply_model(sampler, view)
+        replies = random.Random(f"replies/{seed}")
+        quantiles: list[float] = []
+
+        def finish(d: Hand, k: int) -> tuple[float, np.ndarray]:
+            while len(quantiles) <= k:
+                quantiles.append(replies.random())
+            return _replace_round(view.hand, d, worlds[k], opp_cap, model, quantiles[k], utilities, solver)
+
     stats = {d: [0, 0.0, 0.0, [0, 0, 0]] for d in ranked}  # n, sum u, sum u^2, wdl
     alive = list(ranked)
     rounds = max(1, math.ceil(math.log2(len(alive)))) if len(alive) > 1 else 1
@@ -545,7 +705,10 @@ def replace_eval(
             for d in alive:
                 if k > 0 and b.ends(k, t0, deadline if partial else None, min_stage_deals):
                     break  # this deal is dropped whole: every candidate keeps the same deals
-                outcomes.append((d, _replace_outcome(view.hand, d, worlds[k], opp_cap, pool, solver)))
+                if finish is not None:
+                    outcomes.append((d, finish(d, k)))
+                else:
+                    outcomes.append((d, _replace_outcome(view.hand, d, worlds[k], opp_cap, pool, solver)))
                 if k == 0 and b.ends(len(outcomes), t0, None, len(alive)):
                     break  # stopped within a slow first deal: the candidates it reached, one deal each
                 if k == 0 and partial and b.out(deadline):
@@ -555,6 +718,13 @@ def replace_eval(
                 break
             for d, o in outcomes:
                 s = stats[d]
+                if finish is not None:
+                    u, probs = o
+                    s[0] += 1
+                    s[1] += u
+                    s[2] += u * u
+                    s[3] = [s[3][t] + float(probs[t]) for t in range(3)]
+                    continue
                 idx = 1 - o
                 u = utilities[idx]
                 s[0] += 1
@@ -627,3 +797,44 @@ def _replace_outcome(mine: Hand, discard: Hand, world: tuple[Hand, list[int]], o
         if d:
             opp = hand(remove(opp, d) + tuple(rest[len(rest) - len(d) :]))
     return duel_then_play(me, opp, solver)
+
+
+def reply_model(sampler: WorldSampler | None, view: View) -> PlayerModel:
+    """The model the round search draws the opponent's reply from: the
+    inference model weighting the worlds, else the static policy as a
+    softmax (`tacocat.search.inference`, its default temperature)."""
+    from tacocat.search.inference import model_of
+
+    model = getattr(sampler, "model", None) if getattr(sampler, "active", False) else None
+    return model if model is not None else model_of("policy", rules=view.rules)
+
+
+def _replace_round(
+    mine: Hand,
+    discard: Hand,
+    world: tuple[Hand, list[int]],
+    opp_cap,
+    model: PlayerModel,
+    quantile: float,
+    utilities: Sequence[float],
+    solver: PerfectSolver,
+) -> tuple[float, np.ndarray]:
+    """The round search's finish of one (discard, world): my draw, the
+    opponent's reply at `quantile` of its model, the world's duel game."""
+    opp, pile = world
+    k = len(discard)
+    drawn = pile[len(pile) - k :] if k else []
+    me = hand(remove(mine, discard) + tuple(drawn))
+    rest = pile[: len(pile) - k]
+    if opp_cap is not None:
+        sample = getattr(model, "sample_discard", None)
+        cap = opp_cap(k)
+        d = sample(opp, cap, quantile) if sample is not None else static_discard(opp, cap, ())
+        if d:
+            opp = hand(remove(opp, d) + tuple(rest[len(rest) - len(d) :]))
+    if goes_to_showdown(len(me)):
+        o = showdown((me, opp))
+        probs = np.zeros(3)
+        probs[1 - o] = 1.0
+        return float(utilities[1 - o]), probs
+    return world_duel(me, opp, utilities, solver)

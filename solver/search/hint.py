@@ -91,6 +91,9 @@ class Knobs:
     inference: str | None = None
     """The model of the opponent's choices that weights the worlds
     (`tacocat.search.inference.MODELS`); None: the hint's own default."""
+    round_search: bool = False
+    """Replacement and duel searched with the round's real continuation
+    (`tacocat.search.decisions`, module docstring); off: the classic search."""
 
 
 @dataclass(frozen=True)
@@ -317,6 +320,7 @@ def hint(
             sampler=sampler,
             minimum=minimum if classic else scaled_minimum(MIN_DUEL_WORLDS, b.time_ms),
             partial=not classic,
+            round_search=knobs.round_search,
         )
         used = "exact" if res.exact else "pimc"
     elif kind == REPLACE:
@@ -335,6 +339,7 @@ def hint(
             sampler=sampler,
             min_stage_deals=stage,
             partial=not classic,
+            round_search=knobs.round_search,
         )
         used = "pimc"
     else:  # pragma: no cover - decision kinds are closed

@@ -52,6 +52,7 @@ sample size (sum w)^2 / sum w^2 of the worlds a search used is reported
 
 from __future__ import annotations
 
+import bisect
 import math
 import random
 from math import comb
@@ -113,6 +114,7 @@ class StaticSoftmax:
         self._z: dict[tuple, float] = {}
         self._zc: dict[tuple, float] = {}
         self._g: dict[tuple, float] = {}
+        self._tables: dict[tuple, tuple[list[Hand], list[float]]] = {}
 
     def _z_of(self, dealt: Hand, cap: int) -> float:
         key = (dealt, cap)
@@ -174,6 +176,39 @@ class StaticSoftmax:
             z = 1.0 / sum(poly)
             self._zc[key] = z
         return z
+
+    def discard_table(self, dealt: Hand, cap: int) -> tuple[list[Hand], list[float]]:
+        """Every legal discard of `dealt` (at most `cap` cards, R7/R8) and the
+        running sum of their probabilities under the softmax, for drawing
+        the opponent's reply in the round search (`sample_discard`)."""
+        key = (dealt, cap)
+        table = self._tables.get(key)
+        if table is None:
+            c = counts(dealt)
+            opts: list[tuple[Hand, float]] = [((), 1.0)]
+            for r in range(1, 13):
+                if not c[r]:
+                    continue
+                grown = []
+                for d, w in opts:
+                    for t in range(1, min(c[r], cap - len(d)) + 1):
+                        grown.append((d + (r,) * t, w * self.x[r] ** t))
+                opts += grown
+            acc, run = [], 0.0
+            for _, w in opts:
+                run += w
+                acc.append(run)
+            if len(self._tables) > 100_000:
+                self._tables.clear()
+            table = self._tables[key] = ([d for d, _ in opts], acc)
+        return table
+
+    def sample_discard(self, dealt: Hand, cap: int, u: float) -> Hand:
+        """The discard at quantile `u` in [0, 1) of P(D | dealt, cap): the
+        same `u` gives the same reply, so candidates compared on a world
+        meet the same opponent (common random numbers)."""
+        discards, acc = self.discard_table(dealt, cap)
+        return discards[min(bisect.bisect_right(acc, u * acc[-1]), len(acc) - 1)]
 
     def duel_likelihood(self, held: Hand, card: int) -> float:
         if self.duel_scale is None:
