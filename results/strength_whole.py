@@ -48,7 +48,8 @@ def run(args) -> None:
                 raise SystemExit(f"{path}: holds another match ({rec['a']} v {rec['b']}); choose another --run")
             done.add(rec["deal"])
     end = time.time() + 60 * args.minutes
-    budget = {"time_ms": args.time_ms}
+    # --time-ms 0: counts alone (the bots' own sample budgets; no clock, load-independent)
+    budget = {"time_ms": args.time_ms} if args.time_ms > 0 else {}
     with path.open("a") as f:
         for d in range(args.deals):
             if d in done:
@@ -124,7 +125,12 @@ def report() -> None:
         "| --- | --- | --- | --- | ---: | ---: | --- | --- | --- | ---: |",
     ]
     for name, r0, res, lo, hi, mean, secs in rows:
-        budget = "level-5 counts" if r0["time_ms"] >= 100_000 else f"{r0['time_ms']:g} ms"
+        if r0["time_ms"] <= 0:
+            budget = "counts (no clock)"
+        elif r0["time_ms"] >= 100_000:
+            budget = "level-5 counts"
+        else:
+            budget = f"{r0['time_ms']:g} ms"
         lines.append(
             f"| {name} | `{label(r0['a'])}` | `{label(r0['b'])}` | {budget} | {res.deals} ({2 * res.deals}) | "
             f"{res.score:+.3f} | [{res.ci95[0]:+.3f}, {res.ci95[1]:+.3f}] | {res.wins} / {res.draws} / "

@@ -1,0 +1,194 @@
+"""The round searched as one (issue 24, deliverable 2): replacement and duel
+decisions evaluated with the round's real continuation, behind
+`round_search` (tacocat.search.decisions, module docstring).  Off, the
+searches are the classic ones bit for bit (tests/test_pimc_classic.py,
+tests/test_inference.py, and here one seeded game of each kind)."""
+
+from __future__ import annotations
+
+import json
+import math
+import random
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from tacocat.errors import TacocatError
+from tacocat.players.bots import HeuristicBot, make_bot, play_game
+from tacocat.rules.cards import hand
+from tacocat.rules.game import DUEL, REPLACE, GameState, sub_multisets
+from tacocat.rules.ruleset import STANDARD, Ruleset
+from tacocat.search.budget import Budget
+from tacocat.search.decisions import (
+    _replace_round,
+    cell_outcome,
+    duel_eval,
+    duel_matrix,
+    duel_matrix_searched,
+    replace_eval,
+    solve_matrix_game,
+    world_duel,
+)
+from tacocat.search.gamevalue import ROUND_UTILITIES
+from tacocat.search.inference import StaticSoftmax
+from tacocat.search.pimc import PerfectSolver
+from tacocat.search.sampling import HandSampler
+
+REFERENCE = json.loads(Path(__file__).with_name("pimc_classic_reference.json").read_text())["games"]
+
+
+def first_view(kind: str, seed: int, rules=STANDARD):
+    """The first `kind` decision of a seeded game between heuristic bots."""
+    state = GameState.new(rules, seed)
+    bot, rng = HeuristicBot(), random.Random(seed)
+    while not state.over:
+        for p in state.acting_players():
+            view = state.view(p)
+            if view.decision == kind:
+                return view
+            state.apply(p, bot.choose(view, rng))
+    raise AssertionError(f"no {kind} decision in game {seed}")
+
+
+# ------------------------------------------------------- the opponent's reply
+
+
+def test_the_reply_is_drawn_from_the_softmax_over_every_legal_discard():
+    model = StaticSoftmax(1.0)
+    dealt, cap = hand((2, 5, 5, 9, 12)), 3
+    discards, acc = model.discard_table(dealt, cap)
+    assert sorted(discards) == sorted(sub_multisets(dealt, cap))
+    # the quantiles of the running sum are the softmax's probabilities
+    probs = np.diff([0.0, *acc]) / acc[-1]
+    for d, p in zip(discards, probs, strict=True):
+        assert p == pytest.approx(math.prod(model.x[c] for c in d) / acc[-1] * 1.0)
+    counts: dict = {}
+    rng = random.Random(3)
+    for _ in range(4000):
+        d = model.sample_discard(dealt, cap, rng.random())
+        assert len(d) <= cap
+        counts[d] = counts.get(d, 0) + 1
+    for d, p in zip(discards, probs, strict=True):
+        assert abs(counts.get(d, 0) / 4000 - p) < 0.03, d
+
+
+def test_the_same_quantile_gives_the_same_reply():
+    model = StaticSoftmax(1.0)
+    dealt = hand((1, 3, 6, 7, 7, 10, 11))
+    assert model.sample_discard(dealt, 7, 0.4) == model.sample_discard(dealt, 7, 0.4)
+    assert model.sample_discard(dealt, 0, 0.9) == ()  # R7: a cap of 0 keeps every card
+    # quantile 0: the first discard listed (keep everything); near 1: the last
+    assert model.sample_discard(dealt, 7, 0.0) == ()
+
+
+def test_replace_round_honours_the_opponents_cap_and_draws_from_the_pile():
+    model = StaticSoftmax(0.25)  # near the static policy: discards the middle cards
+    opp, pile = hand((5, 6, 6, 7, 12, 1, 2)), [3, 4, 8, 9, 10, 11, 11]
+    solver = PerfectSolver()
+    mine = hand((1, 2, 3, 10, 11, 12, 12))
+    for k, cap in ((0, 0), (2, 2), (3, 7)):
+        u, probs = _replace_round(mine, mine[:k], (opp, pile), lambda _k, c=cap: c, model, 0.5, ROUND_UTILITIES, solver)
+        assert probs.sum() == pytest.approx(1.0) and -1.0 <= u <= 1.0
+        assert u == pytest.approx(float(np.dot(probs, ROUND_UTILITIES)))
+
+
+# ---------------------------------------------------------------- the duel
+
+
+@pytest.mark.slow  # scipy's linear program loads in seconds on a loaded machine
+def test_world_duel_is_the_matrix_game_of_the_world():
+    solver = PerfectSolver()
+    rng = random.Random(5)
+    deck = [r for r in range(1, 13) for _ in range(4)]
+    for _ in range(6):
+        rng.shuffle(deck)
+        me, opp = hand(deck[:5]), hand(deck[5:10])
+        value, probs = world_duel(me, opp, ROUND_UTILITIES, solver)
+        m = [
+            [ROUND_UTILITIES[1 - cell_outcome(me, opp, i, j, solver)] for j in sorted(set(opp))]
+            for i in sorted(set(me))
+        ]
+        _, _, exact = solve_matrix_game(m)
+        # a saddle point exactly; else regret matching's approximate equilibrium
+        assert abs(value - exact) < 0.1
+        assert probs.sum() == pytest.approx(1.0)
+
+
+@pytest.mark.slow
+def test_the_searched_duel_cells_never_exceed_the_perfect_information_cells():
+    """Where I attack first, one attack for all the worlds of a cell is worth
+    at most the best attack of each world (max of means <= mean of maxes)."""
+    view = first_view(DUEL, 4)
+    solver = PerfectSolver()
+    rng = random.Random(1)
+    worlds = [(HandSampler(view).sample(rng), 1.0) for _ in range(16)]
+    classic = duel_matrix(view.hand, worlds, ROUND_UTILITIES, solver)
+    searched = duel_matrix_searched(view.hand, worlds, ROUND_UTILITIES, solver)
+    assert classic["rows"] == searched["rows"] and classic["cols"] == searched["cols"]
+    assert np.allclose(classic["w"], searched["w"]) and np.allclose(classic["n"], searched["n"])
+    lower = 0
+    for a, i in enumerate(searched["rows"]):
+        for c, j in enumerate(searched["cols"]):
+            if i > j:  # I attack first
+                assert searched["su"][a, c] <= classic["su"][a, c] + 1e-9
+                lower += searched["su"][a, c] < classic["su"][a, c] - 1e-9
+            assert searched["wdl"][a, c].sum() == pytest.approx(searched["w"][a, c])
+    assert lower > 0  # strategy fusion is real: some cell loses value
+
+
+def test_a_searched_duel_is_a_seeded_mixed_strategy():
+    view = first_view(DUEL, 7)
+    runs = [duel_eval(view, Budget(samples=10, seed=2), exact_budget=-1, round_search=True) for _ in range(2)]
+    assert runs[0].mixed == runs[1].mixed and runs[0].moves == runs[1].moves
+    assert sum(m.probability for m in runs[0].mixed) == pytest.approx(1.0)
+    assert {m.action.cards[0] for m in runs[0].moves} == set(view.hand)
+
+
+# ------------------------------------------------------------- replacement
+
+
+def test_a_searched_replacement_is_seeded_and_compares_candidates_on_the_same_deals():
+    view = first_view(REPLACE, 2)
+    a = replace_eval(view, Budget(samples=48, seed=9), candidates=6, round_search=True)
+    b = replace_eval(view, Budget(samples=48, seed=9), candidates=6, round_search=True)
+    assert a.moves == b.moves
+    # the first stage gives every candidate the same number of deals
+    visits = sorted(m.visits for m in a.moves)
+    assert visits[0] > 0 and visits.count(visits[0]) >= len(visits) // 2
+    for m in a.moves:
+        assert m.win + m.draw + m.loss == pytest.approx(1.0)
+    # the same worlds as the classic search (its stream is untouched), other values
+    classic = replace_eval(view, Budget(samples=48, seed=9), candidates=6)
+    assert a.worlds == classic.worlds
+    assert [m.value for m in a.moves] != [m.value for m in classic.moves]
+
+
+# ---------------------------------------------------------------- the bots
+
+
+@pytest.mark.slow
+def test_round_search_off_plays_pimc_classic_games():
+    game = next(g for g in REFERENCE if g["case"] == "level3")
+    rules = STANDARD if game["rules"] is None else Ruleset.from_dict(game["rules"])
+    bots = tuple(make_bot("pimc", seed=game["seed"] + k, round_search=0, **game["budget"]) for k in (0, 1000))
+    assert [dict(a) for a in play_game(bots, game["seed"], rules).actions] == game["actions"]
+
+
+@pytest.mark.slow
+def test_round_search_on_changes_replacements_and_duels_only_by_its_search():
+    game = next(g for g in REFERENCE if g["case"] == "level3")
+    bots = tuple(make_bot("pimc", seed=game["seed"] + k, round_search=1, **game["budget"]) for k in (0, 1000))
+    first = [dict(a) for a in play_game(bots, game["seed"]).actions]
+    bots = tuple(make_bot("pimc", seed=game["seed"] + k, round_search=1, **game["budget"]) for k in (0, 1000))
+    assert [dict(a) for a in play_game(bots, game["seed"]).actions] == first  # seeded
+    assert first != game["actions"]
+
+
+def test_round_search_is_a_bot_option_in_one_line():
+    assert make_bot("pimc", round_search=1).knobs.round_search is True
+    assert make_bot("pimc").knobs.round_search is False
+    with pytest.raises(TacocatError, match="pimc_classic: round_search is not offered"):
+        make_bot("pimc_classic", round_search=1)
+    with pytest.raises(TacocatError, match="round_search must be 0 \\(off\\) or 1 \\(on\\)"):
+        make_bot("pimc", round_search=2)
