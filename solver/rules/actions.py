@@ -13,15 +13,21 @@ kind word may be left out at a known decision, and an answer's `beat` or
 
 from __future__ import annotations
 
+import itertools
 import re
 from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
 from tacocat.errors import NotationError, RecordError
 from tacocat.errors import shorten as _short
-from tacocat.rules.cards import Hand, format_cards, hand, parse_cards
+from tacocat.rules.cards import Hand, counts, format_cards, hand, parse_cards
+from tacocat.rules.events import Decision, Phase
+from tacocat.rules.play import answers, attacks
 
-KINDS = ("replace", "duel", "attack", "answer")
+KINDS = tuple(Decision)
+"""replace, duel, attack, answer: an action's kind is the decision it is taken at."""
+
+_DECISIONS: dict[str, Decision] = {d.value: d for d in Decision}
 
 KIND_WORDS = {
     "replace": "replace",
@@ -57,6 +63,7 @@ class Action:
     trick, R13)."""
 
     def __post_init__(self) -> None:
+        object.__setattr__(self, "kind", _DECISIONS.get(self.kind, self.kind))
         object.__setattr__(self, "cards", hand(self.cards))
 
     def __str__(self) -> str:
@@ -150,3 +157,40 @@ _ANY = 'a kind and cards, e.g. "attack 4 5 6", "answer 9 12 beat", "duel 9" or "
 
 def _a(kind: str) -> str:
     return f"an {kind}" if kind[0] in "aeiou" else f"a {kind}"
+
+
+def sub_multisets(cards: Hand, max_size: int) -> list[Hand]:
+    """Every distinct sub-multiset of `cards` with at most `max_size` cards."""
+    c = counts(cards)
+    ranks = [r for r in range(1, 13) if c[r]]
+    out = []
+    for picks in itertools.product(*(range(c[r] + 1) for r in ranks)):
+        if sum(picks) <= max_size:
+            out.append(tuple(r for r, k in zip(ranks, picks, strict=True) for _ in range(k)))
+    return sorted(out, key=lambda h: (len(h), h))
+
+
+def decision_of(player: int, acting: Sequence[int], phase: str, table: Hand) -> Decision | None:
+    """The kind of action `player` takes now, or None (shared by the state
+    and a player's view, which know the same public facts)."""
+    if player not in acting:
+        return None
+    if phase == Phase.PLAY:
+        return Decision.ANSWER if table else Decision.ATTACK
+    return Decision(phase)
+
+
+def legal_actions_of(kind: str | None, own: Hand, replace_cap: int | None, table: Hand) -> list[Action]:
+    """Every legal action of kind `kind` from hand `own`, each distinct move
+    once (RULES §6); all of it is known to the actor, so a view lists the
+    same actions as the state."""
+    if kind == Decision.REPLACE:
+        cap = len(own) if replace_cap is None else replace_cap
+        return [Action(Decision.REPLACE, c) for c in sub_multisets(own, cap)]
+    if kind == Decision.DUEL:
+        return [Action(Decision.DUEL, (r,)) for r in sorted(set(own))]
+    if kind == Decision.ATTACK:
+        return [Action(Decision.ATTACK, a) for a in attacks(own)]
+    if kind == Decision.ANSWER:
+        return [Action(Decision.ANSWER, c, b) for c, b in answers(table, own)]
+    return []

@@ -33,43 +33,17 @@ restricted pool draws the information set with its weights."""
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Iterable, Sequence
 
 from tacocat.errors import PositionError, RecordError
 from tacocat.rules.cards import Hand, contains, format_cards, hand, parse_cards, remove
+from tacocat.rules.events import ANSWER, ATTACK, EventKind, PlayEvent
 from tacocat.rules.play import answers
 
-ATTACK, ANSWER = "attack", "answer"
 MAX_EVENTS = 200
 """More events than any round can have (at most 11 tricks of two events at
 12 cards a hand, R2 bounds); longer histories are refused unread."""
-
-
-@dataclass(frozen=True)
-class PlayEvent:
-    """One public play-phase event: an attack (R10) or an answer (R12)."""
-
-    event: str
-    """`attack` or `answer`."""
-    player: int
-    """Who played the cards."""
-    cards: Hand
-    """The cards laid face up, sorted."""
-    beats: bool | None = None
-    """For an answer: whether every answer card beats (the defender wins the trick, R13)."""
-
-    def __str__(self) -> str:
-        if self.event == ATTACK:
-            return f"p{self.player} attacks {format_cards(self.cards)}"
-        return f"p{self.player} answers {format_cards(self.cards)} {'beat' if self.beats else 'sacrifice'}"
-
-    def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"event": self.event, "player": self.player, "cards": list(self.cards)}
-        if self.event == ANSWER:
-            out["beats"] = bool(self.beats)
-        return out
 
 
 History = tuple[PlayEvent, ...]
@@ -125,13 +99,16 @@ def history_from_json(data: Any) -> History:
     events = []
     for i, item in enumerate(data, 1):
         where = f"history event {i}"
+        if isinstance(item, PlayEvent):  # already typed (a game's or a view's own event)
+            events.append(item)
+            continue
         if not isinstance(item, dict):
             raise RecordError(f"{where}: expected an object with event, player, cards")
         unknown = set(item) - {"event", "player", "cards", "beats"}
         if unknown:
             raise RecordError(f"{where}: unknown field {sorted(unknown)[0]!r}")
         kind = item.get("event")
-        if kind not in (ATTACK, ANSWER):
+        if not isinstance(kind, str) or kind not in (ATTACK, ANSWER):
             raise RecordError(f"{where}: event must be 'attack' or 'answer'")
         player = item.get("player")
         if type(player) is not int or player not in (0, 1):
@@ -146,7 +123,7 @@ def history_from_json(data: Any) -> History:
                 raise RecordError(f"{where}: an answer needs beats: true or false (R13)")
         elif beats is not None:
             raise RecordError(f"{where}: an attack has no beats field")
-        events.append(PlayEvent(kind, player, cards, beats if kind == ANSWER else None))
+        events.append(PlayEvent(EventKind(kind), player, cards, beats if kind == ANSWER else None))
     return tuple(events)
 
 

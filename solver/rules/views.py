@@ -1,19 +1,355 @@
-"""Views (information sets, RULES §5) from what a user or a frontend can
-give: a few facts typed on a command line, or a JSON object in the short
-form {player, hand, seen, opponent_hand_size, attacker, table, rules?} or
-the full form of `View.to_dict()`.  Everything else follows from the rules."""
+"""A player's view: its information set (RULES §5), and where views come from.
+
+`View` is what one player knows: its own hand, every face-up card, the
+unseen pool, the opponent's hand size and the round's public history.  It
+comes from a game (`View.of`, `GameState.view`), from its document
+(`View.from_dict`: fields read and typed, then checked by `validate`, the
+one place that says which views a game can produce), or from what a user or
+a frontend can give: a few facts typed on a command line (`build_view`), or
+a JSON object in the short form {player, hand, seen, opponent_hand_size,
+attacker, table, rules?} or the full form of `View.to_dict()`
+(`view_from_json`).  Everything else follows from the rules."""
 
 from __future__ import annotations
 
-from typing import Any, Mapping, Sequence
+import copy
+from collections.abc import Mapping
+from dataclasses import dataclass
+from functools import cached_property
+from typing import TYPE_CHECKING, Any, Sequence
 
 from tacocat.errors import NotationError, PositionError, RecordError
 from tacocat.errors import shorten as _short
+from tacocat.rules.actions import Action, decision_of, legal_actions_of
 from tacocat.rules.board import Board
-from tacocat.rules.cards import parse_cards
-from tacocat.rules.game import DUEL, PLAY, REPLACE, View, check_known_counts
-from tacocat.rules.history import ANSWER, ATTACK, PlayEvent, history_from_json, history_to_json, parse_history
-from tacocat.rules.ruleset import STANDARD, Ruleset, load_ruleset
+from tacocat.rules.cards import Hand, contains, counts, format_cards, hand, parse_cards
+from tacocat.rules.documents import VIEW_FIELDS, Doc, check_known_counts, check_round_history
+from tacocat.rules.events import DealEvent, Decision, DuelEvent, Event, Phase, PlayEvent, event_of
+from tacocat.rules.history import (
+    ANSWER,
+    ATTACK,
+    History,
+    check_view_facts,
+    history_from_json,
+    is_attack,
+    parse_history,
+)
+from tacocat.rules.ruleset import ARROW_CHOICES, HAND_SIZES, STANDARD, Ruleset, load_ruleset
+
+if TYPE_CHECKING:
+    from tacocat.rules.game import GameState
+
+REPLACE, DUEL, PLAY, OVER = Phase.REPLACE, Phase.DUEL, Phase.PLAY, Phase.OVER
+RULE_OF_PHASE = {REPLACE: "R7-R8", DUEL: "R9", PLAY: "R10-R12", OVER: "R19"}
+_PHASE_OF: dict[str, Phase] = {p.value: p for p in Phase}
+
+
+@dataclass(frozen=True)
+class View:
+    """What one player knows (RULES §5): own hand, every face-up card, the
+    unseen pool, the opponent's hand size, the public history.  Immutable
+    once built: a view is a fact about a moment of the game, shared by the
+    searches that read it (its events, immutable too, are shared)."""
+
+    player: int
+    rules: Ruleset
+    board: Board
+    phase: Phase
+    hand: Hand
+    seen: Hand
+    """Every face-up card of this round that is not on the table."""
+    table: Hand
+    attacker: int | None
+    opponent_hand_size: int
+    draw_pile_size: int
+    first_replacer: str
+    replace_cap: int | None
+    my_pending: Hand | None
+    acting: tuple[int, ...]
+    history: tuple[Event, ...]
+    """The round's public events, its deal first (a view built from a few
+    facts may hold only the play's attacks and answers)."""
+    rounds: tuple[dict, ...]
+
+    def __post_init__(self) -> None:
+        # Events given in their wire form are typed here, once; a phase word
+        # becomes its `Phase` (an unknown one is left for `validate` to name).
+        object.__setattr__(self, "acting", tuple(self.acting))
+        object.__setattr__(self, "history", tuple(event_of(e) for e in self.history))
+        object.__setattr__(self, "rounds", tuple(self.rounds))
+        if not isinstance(self.phase, Phase) and self.phase in _PHASE_OF:
+            object.__setattr__(self, "phase", _PHASE_OF[self.phase])
+
+    @classmethod
+    def of(cls, state: GameState, player: int) -> "View":
+        """`player`'s view of `state`: nothing the player cannot see."""
+        return cls(
+            player=player,
+            rules=state.rules,
+            board=state.board,
+            phase=state.phase,
+            hand=state.hands[player],
+            seen=hand(state.discard),
+            table=state.table,
+            attacker=state.attacker,
+            opponent_hand_size=len(state.hands[1 - player]),
+            draw_pile_size=len(state.draw_pile),
+            first_replacer=state.first_replacer,
+            replace_cap=state.replace_cap,
+            my_pending=state.pending[player],
+            acting=tuple(state.acting_players()),
+            history=tuple(state.history),
+            rounds=tuple(copy.deepcopy(state.rounds)),
+        )
+
+    @cached_property
+    def play_history(self) -> History:
+        """The round's attacks and answers in order (R20 reads them): the
+        play-phase events of `history` (read once: the view is immutable)."""
+        return tuple(e for e in self.history if isinstance(e, PlayEvent))
+
+    @cached_property
+    def unseen_pool(self) -> Hand:
+        """Deck − own hand − every face-up card of this round (RULES §5);
+        computed once (the view is immutable, the searches ask often)."""
+        left = counts(self.rules.deck_cards())
+        for r in self.hand + self.seen + self.table:
+            left[r] -= 1
+        return tuple(r for r in range(1, 13) for _ in range(left[r]))
+
+    @property
+    def decision(self) -> Decision | None:
+        """The kind of action this player takes now, or None."""
+        return decision_of(self.player, self.acting, self.phase, self.table)
+
+    def legal_actions(self) -> list[Action]:
+        """The actor's legal actions, computed from the view alone."""
+        return legal_actions_of(self.decision, self.hand, self.replace_cap, self.table)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "player": self.player,
+            "rules": self.rules.to_dict(),
+            "board": self.board.to_dict(),
+            "phase": str(self.phase),
+            "hand": list(self.hand),
+            "seen": list(self.seen),
+            "table": list(self.table),
+            "attacker": self.attacker,
+            "opponent_hand_size": self.opponent_hand_size,
+            "draw_pile_size": self.draw_pile_size,
+            "first_replacer": self.first_replacer,
+            "replace_cap": self.replace_cap,
+            "my_pending": None if self.my_pending is None else list(self.my_pending),
+            "acting": list(self.acting),
+            "unseen_pool": list(self.unseen_pool),
+            "history": [e.to_json() for e in self.history],
+            "rounds": copy.deepcopy(list(self.rounds)),
+        }
+
+    @classmethod
+    def from_dict(cls, data: Any) -> "View":
+        """A view from `to_dict()`'s form, every field type-checked (missing
+        optional fields take their defaults; `acting` is derived in the play
+        phase); raises RecordError when malformed and PositionError when no
+        game can produce it."""
+        if not isinstance(data, Mapping):
+            raise RecordError("a view must be a JSON object")
+        doc = Doc(data, "view")
+        doc.known(VIEW_FIELDS)
+        rules = doc.rules("rules")
+        limit = rules.deck_size
+        acting = doc._list("acting", 2)
+        for a in acting:
+            doc.int_value(a, "acting", 0, 1)
+        pending = doc.get("my_pending", None)
+        phase = Phase(doc.choice("phase", tuple(Phase), PLAY))
+        attacker = doc.optional_int("attacker", 0, 1)
+        table = doc.cards("table", limit, default=[])
+        if not acting and phase == PLAY and attacker in (0, 1):
+            acting = [1 - attacker] if table else [attacker]
+        view = cls(
+            player=doc.integer("player", 0, 1),
+            rules=rules,
+            board=doc.board("board", {"cat": 3, "covered": []}),
+            phase=phase,
+            hand=doc.cards("hand", limit),
+            seen=doc.cards("seen", limit, default=[]),
+            table=table,
+            attacker=attacker,
+            opponent_hand_size=doc.integer("opponent_hand_size", 0, limit),
+            draw_pile_size=doc.integer("draw_pile_size", 0, limit, 0),
+            first_replacer=doc.choice("first_replacer", ARROW_CHOICES, "both"),
+            replace_cap=doc.optional_int("replace_cap", 0, HAND_SIZES[1]),
+            my_pending=None if pending is None else doc.cards_value(pending, "my_pending", HAND_SIZES[1]),
+            acting=sorted(set(acting)),
+            history=doc.events("history"),
+            rounds=doc.round_summaries("rounds"),
+        )
+        if "unseen_pool" in data:
+            doc.cards("unseen_pool", limit)  # derived: checked for type, then recomputed
+        if (
+            "first_replacer" in data
+            and view.phase != OVER
+            and view.board.winner is None
+            and view.first_replacer != view.board.first_replacer(rules)
+        ):  # left out: "both", as ever
+            raise PositionError(
+                f"first_replacer {view.first_replacer!r} but the arrow on space {view.board.cat} says "
+                f"{view.board.first_replacer(rules)!r}",
+                "R3",
+            )
+        view.validate()
+        if "draw_pile_size" in data and view.phase != OVER:
+            expected = len(view.unseen_pool) - view.opponent_hand_size
+            if view.draw_pile_size != expected:
+                raise PositionError(
+                    f"draw_pile_size {view.draw_pile_size}: the unseen pool less the opponent's hand leaves {expected}",
+                    "R6",
+                )
+        if view.history and view.phase != OVER:
+            # (The play's facts — R12-R20 against this hand and the unseen pool —
+            # were checked once, by validate's check_view_facts.)
+            check_round_history(
+                view.history,
+                view.board,
+                view.board.hand_size(rules) if view.board.winner is None else 0,
+                list(view.seen + view.table),
+            )
+        return view
+
+    def validate(self) -> None:
+        """Reject a view no game can produce, naming the field and rule."""
+        if self.player not in (0, 1):
+            raise PositionError(f"player must be 0 or 1, got {self.player!r}")
+        if self.phase not in _PHASE_OF:
+            raise PositionError(f"phase {self.phase!r} unknown; expected replace, duel or play")
+        if self.board.winner is not None and self.phase != OVER:
+            raise PositionError(f"the cat stands in player {self.board.winner}'s goal: the game is over", "R19")
+        if self.my_pending is not None and not contains(self.hand, self.my_pending):
+            raise PositionError("my_pending must be cards from your hand", "R8-R9")
+        if self.phase in (REPLACE, DUEL) and self.opponent_hand_size != len(self.hand):
+            raise PositionError(
+                f"in the {self.phase} phase both hands hold the same number of cards: you {len(self.hand)}, "
+                f"opponent_hand_size {self.opponent_hand_size}",
+                "R6",
+            )
+        if self.phase == DUEL and len(self.hand) < 2:
+            raise PositionError("a duel needs at least two cards each; with one card each the showdown follows", "R9")
+        if self.phase == REPLACE:
+            if not self.hand:
+                raise PositionError("the replace phase needs a dealt hand", "R6")
+            if self.replace_cap is not None and self.replace_cap > len(self.hand):
+                raise PositionError(f"replace_cap {self.replace_cap} impossible: expected 0..{len(self.hand)}", "R7")
+        check_known_counts(self.rules, self.hand, self.seen, self.table)
+        pool = len(self.unseen_pool)
+        if self.opponent_hand_size < 0 or self.opponent_hand_size > pool:
+            raise PositionError(
+                f"opponent_hand_size {self.opponent_hand_size} impossible: only {pool} cards are unseen", "R1"
+            )
+        if self.phase == REPLACE:
+            # A deal starts a round's face-up cards afresh (R6): in the replace
+            # phase they are the first replacer's discards, at most replace_cap.
+            shown = 0 if self.replace_cap is None else self.replace_cap
+            if len(self.seen) > shown:
+                raise PositionError(
+                    f"seen holds {len(self.seen)} cards, but in the replace phase only the first replacer's "
+                    f"discards are face up ({shown}, replace_cap)",
+                    "R7",
+                )
+            # The draw pile must serve every replacement still to come (as a
+            # dealt game's does: the deck holds four hands, RULES §8).
+            need = 2 * len(self.hand) if self.replace_cap is None else self.replace_cap
+            if pool - self.opponent_hand_size < need:
+                raise PositionError(
+                    f"the draw pile ({pool - self.opponent_hand_size} unseen cards beyond the opponent's hand) cannot "
+                    f"serve the replacements still to come, up to {need} cards",
+                    "R7-R8",
+                )
+        if self.phase == PLAY:
+            if self.attacker not in (0, 1):
+                raise PositionError(f"attacker must be 0 or 1 in the play phase, got {self.attacker!r}", "R10")
+            mine, theirs = len(self.hand), self.opponent_hand_size
+            att, dfd = (mine, theirs) if self.attacker == self.player else (theirs, mine)
+            if att + len(self.table) != dfd:
+                raise PositionError(
+                    f"in play both hands hold the same number of cards (the attacker's plus the table): "
+                    f"attacker {att} + table {len(self.table)} vs defender {dfd}",
+                    "R10",
+                )
+            if dfd < 1:
+                raise PositionError("hands are empty: play ends with one card each", "R16")
+            if self.table and att < 1:
+                raise PositionError(
+                    f"an attack of {len(self.table)} cards from a hand of {len(self.table)} would use the attacker's "
+                    "last card: an attack has at most h - 1 cards",
+                    "R11",
+                )
+            if self.table and not is_attack(self.table):
+                raise PositionError(f"table {format_cards(self.table)} is not a single, a set or a sequence", "R10")
+            if not self.table and att < 2:
+                raise PositionError("play ends with one card each: the attacker needs at least two cards", "R16")
+            check_view_facts(
+                self.play_history,
+                player=self.player,
+                hand_now=self.hand,
+                seen=self.seen,
+                table=self.table,
+                attacker=self.attacker,
+                opponent_hand_size=self.opponent_hand_size,
+                pool=self.unseen_pool,
+                play_start=_play_start(self.history),
+            )
+        elif self.phase in (REPLACE, DUEL) and self.play_history:
+            raise PositionError(
+                f"a history of attacks and answers exists only in the play phase, not in {self.phase}", "R10"
+            )
+        self._check_acting()
+
+    def _check_acting(self) -> None:
+        """Who acts follows from the public facts (a search trusts it):
+        the attacker, or the defender facing the table (R10, R12); the
+        first replacer, then the second (R7); at a secret choice, whoever
+        has not chosen (R8, R9: only your own choice is known to you)."""
+        acting = list(self.acting)
+        secret = self.phase == DUEL or (self.phase == REPLACE and self.first_replacer == "both")
+        if self.my_pending is not None and not secret:
+            raise PositionError(
+                f"my_pending is a secret choice of a replace on a two-arrow space or of a duel, "
+                f"not of the {self.phase} phase here",
+                "R8-R9",
+            )
+        if self.phase == OVER:
+            allowed = [[]]
+        elif self.phase == PLAY:
+            allowed = [[1 - self.attacker] if self.table else [self.attacker]]
+        elif not secret:
+            first = 0 if self.first_replacer == "p0" else 1
+            allowed = [[first] if self.replace_cap is None else [1 - first]]
+        else:
+            if self.phase == REPLACE and self.replace_cap is not None:
+                raise PositionError("on a two-arrow space both replace in secret: replace_cap is unset", "R8")
+            # Both in reveals at once: with your choice in, only the other acts;
+            # without it, you act, and the other may or may not have chosen.
+            allowed = [[1 - self.player]] if self.my_pending is not None else [[self.player], [0, 1]]
+        if acting not in allowed:
+            raise PositionError(
+                f"acting {acting} does not follow from the {self.phase} phase (expected "
+                f"{' or '.join(map(str, allowed))}: attacker, table, first_replacer, replace_cap, "
+                f"my_pending)",
+                RULE_OF_PHASE[self.phase],
+            )
+
+
+def _play_start(history: Sequence[Event]) -> int | None:
+    """Cards each player held when the play phase began, from a full
+    history: the deal (R6) less one card per duel, ties included (R9);
+    None when the history does not record the deal."""
+    dealt = next((e.hand_size for e in history if isinstance(e, DealEvent)), None)
+    if dealt is None:
+        return None
+    return dealt - sum(1 for e in history if isinstance(e, DuelEvent))
+
 
 PHASES = (REPLACE, DUEL, PLAY)
 
@@ -127,7 +463,7 @@ def build_view(
         replace_cap=replace_cap,
         my_pending=None,
         acting=acting,
-        history=history_to_json(_with_table(tuple(history), table, attacker)),
+        history=_with_table(tuple(history), table, attacker),
         rounds=[],
     )
     view.validate()
