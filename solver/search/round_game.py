@@ -1,0 +1,495 @@
+"""One whole round — deal (R6), replace (R7/R8), duel (R9), play (R10-R16),
+showdown (R17) — as an explicit two-player zero-sum extensive-form game
+(issue 24, deliverable 3).
+
+The tree is built from the package's own rules: every decision's legal
+actions come from `tacocat.rules.game._legal_actions` (what `GameState` and
+`View` list), attacks and answers from `tacocat.rules.play`, the duel and
+the showdown from `duel_attacker`, `goes_to_showdown` and `showdown`.  The
+state is kept compactly (hands, the draw pile's counts, the public history)
+because `GameState.apply` deep-copies its events on every move and the tree
+has hundreds of thousands of nodes; `tests/test_round_game.py` walks random
+paths of the tree through a real `GameState` and checks that both list the
+same actions, the same public history and the same result, and
+`state_of(path)` rebuilds the real `GameState` of any node (the bots are
+asked on its `View`).
+
+Chance.  The deal is one chance node whose outcomes are the pairs of dealt
+hands (H0, H1), each with its probability under the shuffle (the number of
+card subsets that form it, RULES §5).  Draws after a replacement are chance
+nodes too: on a two-arrow space (R8) one node after both secret discards,
+over the pairs (S0, S1) of drawn multisets (player 0 draws first from the
+pile, as `GameState` does; by the shuffle's symmetry S0 is a uniform subset
+of the pile and S1 a uniform subset of the rest); on a one-arrow space (R7)
+one node after each replacement.  A node with nothing to draw keeps a
+one-outcome chance node, so that every node of an information set sits at
+the same depth (the best response works level by level).
+
+Simultaneous decisions (R8 replace, R9 duel): player 0 chooses first and
+player 1 chooses without seeing it (its information set leaves the pending
+choice out), exactly as `play_game` asks them and as OpenSpiel's
+`tacocat_turn` plays them.
+
+Information sets (perfect recall): a player's key is (player, the hand it
+was dealt, the cards it drew, the round's public history).  Its hand now,
+its own earlier choices and everything face up follow from that; the
+opponent's hand, the draw pile and the opponent's draws are never in it.
+(A `View` is coarser — it forgets which of the cards in hand were drawn —
+and a bot's choice is a function of the View, so it is well defined on
+these keys.)
+
+Utility: player 0's result of the round, `round_utilities(kind="round")`
+= (+1 won, 0 drawn, -1 lost); zero-sum.  A drawn round (R17, tie rule
+`redeal`) scores 0: the redeal is the next round, not this one.  Under the
+`arrow` tie rule a drawn round on a one-arrow space is won by the arrow's
+player, as `GameState._showdown` does."""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+from functools import lru_cache
+from math import comb
+from typing import Iterator
+
+import numpy as np
+
+from tacocat.errors import TacocatError
+from tacocat.rules.actions import Action
+from tacocat.rules.board import Board
+from tacocat.rules.cards import Hand, hand, remove
+from tacocat.rules.game import DUEL, REPLACE, GameState, View, _legal_actions
+from tacocat.rules.play import DRAW, LOSS, WIN, duel_attacker, goes_to_showdown, showdown
+from tacocat.rules.ruleset import CENTRE, Ruleset
+from tacocat.search.gamevalue import round_utilities
+
+CHANCE, TERMINAL = -1, 2
+"""Node kinds besides the players 0 and 1."""
+DEFAULT_MAX_NODES = 3_000_000
+"""A tree larger than this is refused before it fills the memory."""
+
+Event = tuple
+"""A public event as a tuple: ("replace", p, cards), ("duel", c0, c1),
+("attack", p, cards), ("answer", p, cards, beats)."""
+
+
+def _multisets(counts: tuple[int, ...], size: int) -> list[tuple[Hand, float]]:
+    """Every multiset of `size` cards from a pile given as counts (index
+    r-1 for rank r), with its probability under a uniform draw of `size`
+    card subsets (the number of card subsets that form it / all subsets)."""
+    total = sum(counts)
+    if size > total:
+        return []
+    out: list[tuple[Hand, float]] = []
+    ranks = [r for r in range(12) if counts[r]]
+
+    def rec(i: int, left: int, picked: list[int], ways: int) -> None:
+        if i == len(ranks):
+            if left == 0:
+                out.append((tuple(picked), ways))
+            return
+        r = ranks[i]
+        for k in range(min(counts[r], left) + 1):
+            rec(i + 1, left - k, picked + [r + 1] * k, ways * comb(counts[r], k))
+
+    rec(0, size, [], 1)
+    denom = comb(total, size)
+    return [(h, w / denom) for h, w in out]
+
+
+def _take(counts: tuple[int, ...], cards: Hand) -> tuple[int, ...]:
+    c = list(counts)
+    for r in cards:
+        c[r - 1] -= 1
+        if c[r - 1] < 0:
+            raise TacocatError(f"internal: card {r} is not in the pile", "R1")
+    return tuple(c)
+
+
+@lru_cache(maxsize=None)
+def _actions(kind: str, own: Hand, cap: int | None, table: Hand) -> tuple[Action, ...]:
+    """The package's legal actions (RULES §6): the list GameState and View give."""
+    return tuple(_legal_actions(kind, own, cap, table))
+
+
+@dataclass
+class _S:
+    """A compact round state (everything, hidden cards included)."""
+
+    hands: tuple[Hand, Hand]
+    pile: tuple[int, ...]
+    dealt: tuple[Hand, Hand]
+    drawn: tuple[Hand, Hand]
+    history: tuple[Event, ...]
+    phase: str  # replace, draw, duel, play
+    pending: tuple[Hand | None, Hand | None] = (None, None)
+    cap: int | None = None
+    replaced: tuple[bool, bool] = (False, False)
+    attacker: int | None = None
+    table: Hand = ()
+    to_draw: tuple[int, ...] = ()
+    """Players whose draws the next chance node deals, in GameState's order."""
+
+
+@dataclass
+class RoundGame:
+    """The round on `rules` with the cat on `cat`, built as flat arrays.
+
+    Nodes are numbered in creation order; `kind[n]` is CHANCE, 0, 1 or
+    TERMINAL; `depth[n]` its depth.  Edges (`edge_parent`, `edge_child`)
+    carry a chance probability (`edge_prob`, 1 on decision edges) and, on
+    a decision edge, the information-set action slot (`edge_slot`, -1 on
+    chance edges).  Information set i has key `keys[i]`, player
+    `iset_player[i]`, actions `iset_actions[i]` in slots
+    `iset_offset[i]` ... +len; `iset_path[i]` is one path to one of its
+    nodes (chance outcomes and actions) for `state_of`.  `utility[n]` is
+    player 0's result at a terminal node."""
+
+    rules: Ruleset
+    cat: int = CENTRE
+    max_nodes: int = DEFAULT_MAX_NODES
+    keys: list[tuple] = field(default_factory=list)
+    iset_player: list[int] = field(default_factory=list)
+    iset_actions: list[tuple[Action, ...]] = field(default_factory=list)
+    iset_offset: list[int] = field(default_factory=list)
+    iset_path: list[tuple] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self.board = Board(cat=self.cat)
+        self.n = self.board.hand_size(self.rules)
+        self.first = self.board.first_replacer(self.rules)
+        self.util = round_utilities(self.board, 0, self.rules, "round")
+        self._index: dict[tuple, int] = {}
+        self._kind: list[int] = []
+        self._depth: list[int] = []
+        self._iset: list[int] = []
+        self._util: list[float] = []
+        self._ep: list[int] = []
+        self._ec: list[int] = []
+        self._eprob: list[float] = []
+        self._eslot: list[int] = []
+        self.slots = 0
+        self._build()
+
+    # ---------------------------------------------------------------- building
+    def _node(self, kind: int, depth: int, iset: int = -1, util: float = 0.0) -> int:
+        if len(self._kind) >= self.max_nodes:
+            raise TacocatError(
+                f"the round on this ruleset has more than {self.max_nodes} nodes: too large to solve here "
+                "(choose a smaller deck or hand size, RULES §8)"
+            )
+        self._kind.append(kind)
+        self._depth.append(depth)
+        self._iset.append(iset)
+        self._util.append(util)
+        return len(self._kind) - 1
+
+    def _edge(self, parent: int, child: int, prob: float, slot: int) -> None:
+        self._ep.append(parent)
+        self._ec.append(child)
+        self._eprob.append(prob)
+        self._eslot.append(slot)
+
+    def key_of(self, s: _S, player: int) -> tuple:
+        """The information set of `player` at `s` (module docstring)."""
+        return (player, s.dealt[player], s.drawn[player], s.history)
+
+    def _iset_of(self, s: _S, player: int, actions: tuple[Action, ...], path: tuple) -> int:
+        key = self.key_of(s, player)
+        i = self._index.get(key)
+        if i is None:
+            i = len(self.keys)
+            self._index[key] = i
+            self.keys.append(key)
+            self.iset_player.append(player)
+            self.iset_actions.append(actions)
+            self.iset_offset.append(self.slots)
+            self.iset_path.append(path)
+            self.slots += len(actions)
+        elif self.iset_actions[i] != actions:
+            raise TacocatError(f"internal: information set {key} lists different actions at two nodes")
+        return i
+
+    def _build(self) -> None:
+        deck = tuple(self.rules.deck)
+        root = self._node(CHANCE, 0)
+        for h0, p0 in _multisets(deck, self.n):
+            rest = _take(deck, h0)
+            for h1, p1 in _multisets(rest, self.n):
+                s = _S(
+                    hands=(h0, h1),
+                    pile=_take(rest, h1),
+                    dealt=(h0, h1),
+                    drawn=((), ()),
+                    history=(),
+                    phase=REPLACE,
+                )
+                child = self._expand(s, 1, (("deal", h0, h1),))
+                self._edge(root, child, p0 * p1, -1)
+        self._finish()
+
+    def acting(self, s: _S) -> int:
+        """Who acts at `s` (player 0 first at a simultaneous decision)."""
+        if s.phase == REPLACE:
+            if self.first == "both":
+                return 0 if s.pending[0] is None else 1
+            first = 0 if self.first == "p0" else 1
+            return first if not s.replaced[first] else 1 - first
+        if s.phase == DUEL:
+            return 0 if s.pending[0] is None else 1
+        return s.attacker if not s.table else 1 - s.attacker  # type: ignore[operator]
+
+    def legal(self, s: _S, player: int) -> tuple[Action, ...]:
+        if s.phase == REPLACE:
+            kind = REPLACE
+        elif s.phase == DUEL:
+            kind = DUEL
+        else:
+            kind = "answer" if s.table else "attack"
+        return _actions(kind, s.hands[player], s.cap if self.first != "both" else None, s.table)
+
+    def _expand(self, s: _S, depth: int, path: tuple) -> int:
+        if s.phase == "draw":
+            node = self._node(CHANCE, depth)
+            for outcome, prob, nxt in self.draws(s):
+                self._edge(node, self._expand(nxt, depth + 1, path + (("draw", outcome),)), prob, -1)
+            return node
+        player = self.acting(s)
+        actions = self.legal(s, player)
+        iset = self._iset_of(s, player, actions, path)
+        node = self._node(player, depth, iset)
+        off = self.iset_offset[iset]
+        for a_i, action in enumerate(actions):
+            nxt = self.apply(s, player, action)
+            if isinstance(nxt, float):
+                child = self._node(TERMINAL, depth + 1, util=nxt)
+            else:
+                child = self._expand(nxt, depth + 1, path + ((player, action),))
+            self._edge(node, child, 1.0, off + a_i)
+        return node
+
+    # ------------------------------------------------------------- transitions
+    def draws(self, s: _S) -> Iterator[tuple[tuple[Hand, ...], float, _S]]:
+        """The chance outcomes of a draw node: the multisets drawn by each
+        player in `s.to_draw` (in GameState's order), with probabilities."""
+        sizes = [len(s.pending[p] or ()) for p in s.to_draw]
+
+        def rec(i: int, pile: tuple[int, ...], got: tuple[Hand, ...], prob: float):
+            if i == len(sizes):
+                yield got, prob, pile
+                return
+            for m, q in _multisets(pile, sizes[i]):
+                yield from rec(i + 1, _take(pile, m), got + (m,), prob * q)
+
+        for got, prob, pile in rec(0, s.pile, (), 1.0):
+            hands, drawn = list(s.hands), list(s.drawn)
+            for p, m in zip(s.to_draw, got, strict=True):
+                hands[p] = hand(remove(hands[p], s.pending[p]) + m)  # type: ignore[arg-type]
+                drawn[p] = hand(drawn[p] + m)
+            replaced = list(s.replaced)
+            for p in s.to_draw:
+                replaced[p] = True
+            nxt = _S(
+                hands=(hands[0], hands[1]),
+                pile=pile,
+                dealt=s.dealt,
+                drawn=(drawn[0], drawn[1]),
+                history=s.history,
+                phase=DUEL if all(replaced) else REPLACE,
+                cap=s.cap,
+                replaced=(replaced[0], replaced[1]),
+            )
+            yield got, prob, nxt
+
+    def apply(self, s: _S, player: int, action: Action) -> _S | float:
+        """The state after `player`'s action, or player 0's utility when the
+        round ends (R17)."""
+        if s.phase == REPLACE:
+            pending = list(s.pending)
+            pending[player] = action.cards
+            if self.first == "both":
+                if player == 0:
+                    return _with(s, pending=(pending[0], pending[1]))
+                events = (("replace", 0, pending[0]), ("replace", 1, pending[1]))  # R8: revealed together
+                to_draw: tuple[int, ...] = (0, 1)
+                cap = None
+            else:
+                events = (("replace", player, action.cards),)  # R7: face up at once
+                to_draw = (player,)
+                cap = len(action.cards) if s.cap is None else s.cap
+            return _with(
+                s,
+                pending=(pending[0], pending[1]),
+                history=s.history + events,
+                phase="draw",
+                to_draw=to_draw,
+                cap=cap,
+            )
+        if s.phase == DUEL:
+            if player == 0:
+                return _with(s, pending=(action.cards, None))
+            c0, c1 = s.pending[0][0], action.cards[0]  # type: ignore[index]
+            hands = (remove(s.hands[0], (c0,)), remove(s.hands[1], (c1,)))
+            hist = s.history + (("duel", c0, c1),)
+            if goes_to_showdown(len(hands[0])):
+                return self._showdown(hands)
+            first = duel_attacker(c0, c1)
+            if first is None:  # R9: equal ranks, duel again
+                return _with(s, hands=hands, history=hist, pending=(None, None))
+            return _with(s, hands=hands, history=hist, pending=(None, None), phase="play", attacker=first)
+        hands = list(s.hands)
+        hands[player] = remove(hands[player], action.cards)
+        if action.kind == "attack":
+            return _with(
+                s,
+                hands=(hands[0], hands[1]),
+                table=action.cards,
+                history=s.history + (("attack", player, action.cards),),
+            )
+        # R13-R14: the defender wins the trick only if every answer beats.
+        attacker = player if action.beats else 1 - player
+        if len(hands[0]) == 1 and len(hands[1]) == 1:
+            return self._showdown((hands[0], hands[1]))
+        return _with(
+            s,
+            hands=(hands[0], hands[1]),
+            table=(),
+            attacker=attacker,
+            history=s.history + (("answer", player, action.cards, bool(action.beats)),),
+        )
+
+    def _showdown(self, hands: tuple[Hand, Hand]) -> float:
+        result = showdown(hands)
+        if result == DRAW and self.rules.tie == "arrow" and self.first != "both":
+            result = WIN if self.first == "p0" else LOSS
+        win, draw, loss = self.util
+        return {WIN: win, DRAW: draw, LOSS: loss}[result]
+
+    # ----------------------------------------------------------------- arrays
+    def _finish(self) -> None:
+        self.kind = np.array(self._kind, dtype=np.int8)
+        self.depth = np.array(self._depth, dtype=np.int32)
+        self.node_iset = np.array(self._iset, dtype=np.int64)
+        self.utility = np.array(self._util, dtype=np.float64)
+        self.edge_parent = np.array(self._ep, dtype=np.int64)
+        self.edge_child = np.array(self._ec, dtype=np.int64)
+        self.edge_prob = np.array(self._eprob, dtype=np.float64)
+        self.edge_slot = np.array(self._eslot, dtype=np.int64)
+        self.slot_iset = np.repeat(
+            np.arange(len(self.keys)), [len(a) for a in self.iset_actions]
+        ).astype(np.int64)
+        del self._kind, self._depth, self._iset, self._util, self._ep, self._ec, self._eprob, self._eslot
+        # Every node of an information set at one depth: the best response
+        # decides each set from its children, level by level.
+        d = np.full(len(self.keys), -1, dtype=np.int64)
+        dec = self.kind >= 0
+        dec &= self.kind <= 1
+        idx = np.nonzero(dec)[0]
+        d[self.node_iset[idx]] = self.depth[idx]
+        if np.any(d[self.node_iset[idx]] != self.depth[idx]):
+            raise TacocatError("internal: an information set spans two depths")
+        self.iset_depth = d
+        self.max_depth = int(self.depth.max())
+
+    # ------------------------------------------------------------------ sizes
+    @property
+    def nodes(self) -> int:
+        return len(self.kind)
+
+    def counts(self) -> dict[str, int]:
+        """Sizes: nodes, terminal nodes, information sets and action slots per player."""
+        p = np.array(self.iset_player)
+        return {
+            "nodes": int(self.nodes),
+            "terminals": int(np.sum(self.kind == TERMINAL)),
+            "chance_nodes": int(np.sum(self.kind == CHANCE)),
+            "decision_nodes": int(np.sum((self.kind == 0) | (self.kind == 1))),
+            "infosets_p0": int(np.sum(p == 0)),
+            "infosets_p1": int(np.sum(p == 1)),
+            "slots": int(self.slots),
+        }
+
+    # ------------------------------------------------- the real GameState
+    def state_of(self, path: tuple) -> GameState:
+        """The package's `GameState` after `path` (a deal, then chance
+        draws and actions as this tree writes them): the deck is laid out so
+        that `GameState` deals and draws exactly those cards."""
+        (_, h0, h1), rest = path[0], path[1:]
+        draws: list[Hand] = []
+        for step in rest:
+            if step[0] == "draw":
+                draws.extend(step[1])
+        pile = list(remove(self.rules.deck_cards(), tuple(sorted(h0 + h1))))
+        tail: list[int] = []
+        for m in draws:
+            pile = list(remove(tuple(sorted(pile)), m))
+            tail = list(m)[::-1] + tail  # the first drawn sits at the end (pop)
+        state = GameState.new(self.rules, 0, self.board)
+        state.hands = [h0, h1]
+        state.draw_pile = pile + tail
+        for step in rest:
+            if step[0] != "draw":
+                state.apply(step[0], step[1])
+        return state
+
+    def view_of(self, iset: int) -> View:
+        """The acting player's `View` at information set `iset`."""
+        return self.state_of(self.iset_path[iset]).view(self.iset_player[iset])
+
+    def random_path(self, rng: random.Random) -> tuple[tuple, float]:
+        """A path from the root to a terminal node, every choice uniform
+        (chance by its probabilities), and player 0's result: for tests."""
+        deck = tuple(self.rules.deck)
+        h0 = _pick(_multisets(deck, self.n), rng)
+        rest = _take(deck, h0)
+        h1 = _pick(_multisets(rest, self.n), rng)
+        s: _S | float = _S(hands=(h0, h1), pile=_take(rest, h1), dealt=(h0, h1), drawn=((), ()), history=(), phase=REPLACE)
+        path: tuple = (("deal", h0, h1),)
+        while not isinstance(s, float):
+            if s.phase == "draw":
+                outs = list(self.draws(s))
+                x, acc = rng.random(), 0.0
+                for got, prob, nxt in outs:
+                    acc += prob
+                    if x < acc:
+                        break
+                path += (("draw", got),)
+                s = nxt
+                continue
+            player = self.acting(s)
+            action = rng.choice(self.legal(s, player))
+            path += ((player, action),)
+            s = self.apply(s, player, action)
+        return path, s
+
+
+def _pick(options: list[tuple[Hand, float]], rng: random.Random) -> Hand:
+    x, acc = rng.random(), 0.0
+    for h, p in options:
+        acc += p
+        if x < acc:
+            return h
+    return options[-1][0]
+
+
+def _with(s: _S, **changes) -> _S:
+    d = dict(s.__dict__)
+    d.update(changes)
+    return _S(**d)
+
+
+def events_of(history: list[dict]) -> tuple[Event, ...]:
+    """A `GameState` round history in this module's event tuples (the deal
+    and the showdown left out)."""
+    out: list[Event] = []
+    for e in history:
+        kind = e["event"]
+        if kind == "replace":
+            out.append(("replace", e["player"], tuple(e["cards"])))
+        elif kind == "duel":
+            out.append(("duel", e["cards"][0], e["cards"][1]))
+        elif kind == "attack":
+            out.append(("attack", e["player"], tuple(e["cards"])))
+        elif kind == "answer":
+            out.append(("answer", e["player"], tuple(e["cards"]), bool(e["beats"])))
+    return tuple(out)
