@@ -121,6 +121,7 @@ a result dict.  The default is `tacocat.core.exact`."""
 def default_hint(
     view: View, *, iterations=None, time_ms=None, seed=0, method="auto", stop=None, utilities="game", inference=None
 ):
+    from tacocat.search.budget import Budget
     from tacocat.search.hint import hint  # imported on first use: searches load the heavy modules
 
     progress = None
@@ -135,14 +136,10 @@ def default_hint(
 
     return hint(
         view,
-        iterations=iterations,
-        time_ms=time_ms,
-        seed=seed,
+        Budget(samples=iterations, time_ms=time_ms, seed=seed, stop=stop, progress=progress),
         method=method,
-        stop=stop,
         utilities=utilities,
         inference=inference,
-        progress=progress,
     )
 
 

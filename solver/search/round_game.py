@@ -3,7 +3,7 @@ showdown (R17) — as an explicit two-player zero-sum extensive-form game
 (issue 24, deliverable 3).
 
 The tree is built from the package's own rules: every decision's legal
-actions come from `tacocat.rules.game._legal_actions` (what `GameState` and
+actions come from `tacocat.rules.actions.legal_actions_of` (what `GameState` and
 `View` list), attacks and answers from `tacocat.rules.play`, the duel and
 the showdown from `duel_attacker`, `goes_to_showdown` and `showdown`.  The
 state is kept compactly (hands, the draw pile's counts, the public history)
@@ -55,10 +55,10 @@ from typing import Iterator
 import numpy as np
 
 from tacocat.errors import TacocatError
-from tacocat.rules.actions import Action
+from tacocat.rules.actions import Action, legal_actions_of
 from tacocat.rules.board import Board
 from tacocat.rules.cards import Hand, hand, remove
-from tacocat.rules.game import DUEL, REPLACE, GameState, View, _legal_actions
+from tacocat.rules.game import DUEL, REPLACE, GameState, View
 from tacocat.rules.play import DRAW, LOSS, WIN, duel_attacker, goes_to_showdown, showdown
 from tacocat.rules.ruleset import CENTRE, Ruleset
 from tacocat.search.gamevalue import round_utilities
@@ -109,7 +109,7 @@ def _take(counts: tuple[int, ...], cards: Hand) -> tuple[int, ...]:
 @lru_cache(maxsize=None)
 def _actions(kind: str, own: Hand, cap: int | None, table: Hand) -> tuple[Action, ...]:
     """The package's legal actions (RULES §6): the list GameState and View give."""
-    return tuple(_legal_actions(kind, own, cap, table))
+    return tuple(legal_actions_of(kind, own, cap, table))
 
 
 @dataclass
@@ -375,6 +375,7 @@ class RoundGame:
         self.edge_child = np.array(self._ec, dtype=np.int64)
         self.edge_prob = np.array(self._eprob, dtype=np.float64)
         self.edge_slot = np.array(self._eslot, dtype=np.int64)
+        self.iset_player_arr = np.array(self.iset_player, dtype=np.int8)
         self.slot_iset = np.repeat(
             np.arange(len(self.keys)), [len(a) for a in self.iset_actions]
         ).astype(np.int64)
