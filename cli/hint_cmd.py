@@ -38,13 +38,13 @@ def run_hint(view, *, time_ms, iterations, seed, method, score="game", show_prog
     """Call the engine's hint with a progress indicator on stderr; returns
     the `HintResult`."""
     try:
+        from tacocat.search.budget import Budget
         from tacocat.search.hint import hint
     except ImportError as exc:  # the search engine is not built
         raise CliError(f"the hint engine is not available in this installation ({exc})") from None
     with Progress("searching", enabled=show_progress) as progress:
-        return hint(
-            view, iterations=iterations, time_ms=time_ms, seed=seed, method=method, utilities=score, progress=progress
-        )
+        budget = Budget(samples=iterations, time_ms=time_ms, seed=seed, progress=progress)
+        return hint(view, budget, method=method, utilities=score)
 
 
 @click.command(name="hint")

@@ -27,6 +27,7 @@ from pathlib import Path
 
 from tacocat.rules.game import View
 from tacocat.search.bench import bench_views
+from tacocat.search.budget import Budget
 from tacocat.search.ismcts import ismcts_play
 from tacocat.search.pimc import PerfectSolver, pimc_play
 
@@ -40,7 +41,7 @@ def positions(n: int, seed: int) -> list[View]:
 def bench_ismcts(views, iterations: int, exact_cards: int) -> list[float]:
     rates = []
     for i, v in enumerate(views):
-        r = ismcts_play(v, iterations=iterations, seed=i, utilities=(1.0, 0.0, -1.0), exact_cards=exact_cards)
+        r = ismcts_play(v, Budget(samples=iterations, seed=i), utilities=(1.0, 0.0, -1.0), exact_cards=exact_cards)
         rates.append(r.worlds / r.seconds)
     return rates
 
@@ -50,7 +51,7 @@ def bench_pimc(views, samples: int) -> tuple[list[float], float]:
     moves = []
     for i, v in enumerate(views):
         solver = PerfectSolver()
-        r = pimc_play(v, samples=samples, seed=i, solver=solver)
+        r = pimc_play(v, Budget(samples=samples, seed=i), solver=solver)
         rates.append(r.worlds / r.seconds)
         moves.append(len(r.moves))
     return rates, statistics.mean(moves)

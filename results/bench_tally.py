@@ -71,7 +71,7 @@ out = {{}}
 for cards, reps in ((3, 20), (4, 10), (8, 2)):
     vs = views(cards, {positions}, {seed})
     if cards <= 4:  # every opponent hand: at most C(15, 4) of them
-        out[f"exact {{cards}}"] = rate(lambda v, r: pimc.exact_play(v, budget=None, solver=solver), vs, reps)
+        out[f"exact {{cards}}"] = rate(lambda v, r: pimc.exact_play(v, max_hands=None, solver=solver), vs, reps)
     out[f"pimc20 {{cards}}"] = rate(lambda v, r: pimc.pimc_play(v, samples=20, seed=r, solver=solver), vs, reps)
 print(json.dumps(out))
 """

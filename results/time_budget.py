@@ -16,6 +16,7 @@ import time
 from pathlib import Path
 
 from tacocat.rules.views import build_view
+from tacocat.search.budget import Budget
 from tacocat.search.hint import hint
 
 OUT = Path(__file__).resolve().parent / "time_budget.md"
@@ -39,12 +40,12 @@ def main() -> None:
     rows = []
     for name, facts, method in CASES:
         view = build_view(**facts)
-        hint(view, iterations=50, method=method)  # warm the imports and tables
+        hint(view, Budget(samples=50), method=method)  # warm the imports and tables
         for ms in BUDGETS:
             walls, work = [], []
             for seed in range(3):
                 t0 = time.perf_counter()
-                r = hint(view, time_ms=ms, method=method, seed=seed)
+                r = hint(view, Budget(time_ms=ms, seed=seed), method=method)
                 walls.append(time.perf_counter() - t0)
                 work.append(r.iterations or r.samples or 0)
             wall = statistics.median(walls)

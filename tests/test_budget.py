@@ -37,32 +37,28 @@ def test_a_bad_budget_is_refused_naming_the_field(kwargs, fragment):
         Budget(**kwargs)
 
 
-def test_budget_or_keywords_not_both_and_no_unknown_keyword():
-    with pytest.raises(TacocatError, match="not both"):
-        hint(VIEW, Budget(samples=10), iterations=10)
-    with pytest.raises(TacocatError, match="unknown argument"):
-        pimc_play(VIEW, sample=10)
-    with pytest.raises(TacocatError, match="same budget"):
-        pimc_play(VIEW, samples=10, iterations=20)
+@pytest.mark.parametrize("search", [hint, pimc_play, exact_play, ismcts_play, duel_eval, replace_eval])
+def test_a_search_takes_its_budget_one_way(search):
+    """The keywords a search took before `Budget` are gone: passing one is
+    an error, not a budget silently ignored."""
+    with pytest.raises(TypeError, match="unexpected keyword argument 'samples'"):
+        search(VIEW, samples=10)
+    with pytest.raises(TacocatError, match="budget must be a Budget"):
+        search(VIEW, 10)
 
 
-@pytest.mark.parametrize(
-    "search, kw",
-    [
-        (pimc_play, {"samples": 40, "seed": 3}),
-        (ismcts_play, {"iterations": 500, "seed": 3}),
-    ],
-)
-def test_the_old_keywords_and_the_budget_run_the_same_search(search, kw):
-    old = search(VIEW, **kw)
-    new = search(VIEW, Budget(samples=kw.get("samples", kw.get("iterations")), seed=3))
-    assert old.moves == new.moves and old.worlds == new.worlds
+def test_no_budget_is_the_default_budget():
+    assert pimc_play(VIEW).moves == pimc_play(VIEW, Budget()).moves
+    assert ismcts_play(VIEW, Budget(samples=500, seed=3)).moves == ismcts_play(VIEW, Budget(samples=500, seed=3)).moves
 
 
-def test_exact_play_still_takes_the_hand_limit_as_budget():
-    assert exact_play(VIEW, budget=3) is None and exact_play(VIEW, max_hands=3) is None
-    full = exact_play(VIEW, budget=None)
-    assert full.exact and exact_play(VIEW, Budget(seed=0), max_hands=None).moves == full.moves
+def test_exact_play_takes_the_hand_limit_as_max_hands_only():
+    assert exact_play(VIEW, max_hands=3) is None
+    assert exact_play(VIEW) is None  # more hands than DEFAULT_EXACT_BUDGET
+    full = exact_play(VIEW, max_hands=None)
+    assert full is not None and full.exact
+    unlimited = exact_play(VIEW, Budget(seed=0), max_hands=None)
+    assert unlimited is not None and unlimited.moves == full.moves
 
 
 def decision_views(kinds=(REPLACE, DUEL, PLAY), per_kind=3):
@@ -112,15 +108,15 @@ def test_a_bot_plays_what_hint_ranks_first_at_the_same_budget(name):
 
 
 def test_search_results_are_immutable():
-    r = hint(VIEW, iterations=20)
+    r = hint(VIEW, Budget(samples=20))
     with pytest.raises(dataclasses.FrozenInstanceError):
         r.method = "exact"  # type: ignore[misc]
     with pytest.raises(dataclasses.FrozenInstanceError):
         r.moves[0].value = 1.0  # type: ignore[misc]
     assert isinstance(r.moves, tuple) and isinstance(r.search.moves, tuple)
-    duel = duel_eval(build_view(hand=(2, 4, 8, 9, 12, 12, 6), phase=DUEL), samples=30, exact_budget=-1)
+    duel = duel_eval(build_view(hand=(2, 4, 8, 9, 12, 12, 6), phase=DUEL), Budget(samples=30), exact_budget=-1)
     assert abs(sum(m.probability for m in duel.mixed) - 1) < 1e-9 and duel.game_value is not None
-    rep = replace_eval(build_view(hand=(2, 2, 3, 5, 8, 9, 11), phase=REPLACE), samples=300)
+    rep = replace_eval(build_view(hand=(2, 2, 3, 5, 8, 9, 11), phase=REPLACE), Budget(samples=300))
     assert rep.evaluations >= 300 and rep.candidates > 1
-    ism = ismcts_play(VIEW, iterations=300)
+    ism = ismcts_play(VIEW, Budget(samples=300))
     assert ism.iterations == 300 and ism.nodes > 1

@@ -14,6 +14,7 @@ from tacocat.rules.actions import Action
 from tacocat.rules.board import Board
 from tacocat.rules.game import DUEL, REPLACE, GameState, View
 from tacocat.rules.play import PlayPosition, move_values
+from tacocat.search.budget import Budget
 from tacocat.search.decisions import solve_matrix_game
 from tacocat.search.gamevalue import game_win, game_win_table, round_game_wins, round_utilities
 from tacocat.search.hint import hint
@@ -78,14 +79,14 @@ def test_auto_is_exact_when_the_enumeration_fits_and_pimc_otherwise():
     small = play_view([1, 5, 9, 10], SEEN, 4)
     assert hint(small).method == "exact"
     big = play_view([1, 4, 7, 9, 12], [], 5)
-    r = hint(big, iterations=30, seed=2)
+    r = hint(big, Budget(samples=30, seed=2))
     assert r.method == "pimc" and not r.exact and r.samples == 30
     assert all(m.stderr is not None for m in r.moves)
 
 
 def test_contract_of_to_dict():
     v = play_view([1, 4, 7, 9, 12], [], 5)
-    d = hint(v, iterations=20, seed=1).to_dict()
+    d = hint(v, Budget(samples=20, seed=1)).to_dict()
     json.dumps(d)
     assert d["method"] == "pimc" and d["exact"] is False and d["samples"] == 20
     assert d["decision"] == "attack" and isinstance(d["seconds"], float)
@@ -105,8 +106,8 @@ def test_contract_of_to_dict():
 
 def test_ismcts_hint_reports_iterations_and_is_seeded():
     v = play_view([1, 4, 7, 9, 12], [], 5)
-    a = hint(v, method="ismcts", iterations=3000, seed=4).to_dict()
-    b = hint(v, method="ismcts", iterations=3000, seed=4).to_dict()
+    a = hint(v, Budget(samples=3000, seed=4), method="ismcts").to_dict()
+    b = hint(v, Budget(samples=3000, seed=4), method="ismcts").to_dict()
     assert a["method"] == "ismcts" and a["iterations"] == 3000
     assert [m["cards"] for m in a["moves"]] == [m["cards"] for m in b["moves"]]
     assert [m["value"] for m in a["moves"]] == [m["value"] for m in b["moves"]]
@@ -126,8 +127,8 @@ def test_game_win_follows_from_the_round_odds():
 def test_pimc_is_reproducible_and_reuses_one_solver():
     v = play_view([1, 4, 7, 9, 12, 12], [], 6)
     solver = PerfectSolver()
-    a = pimc_play(v, samples=25, seed=9, solver=solver)
-    b = pimc_play(v, samples=25, seed=9, solver=solver)
+    a = pimc_play(v, Budget(samples=25, seed=9), solver=solver)
+    b = pimc_play(v, Budget(samples=25, seed=9), solver=solver)
     assert [(m.action, m.value) for m in a.moves] == [(m.action, m.value) for m in b.moves]
     assert a.worlds == 25
 
@@ -136,12 +137,12 @@ def test_stop_and_progress():
     v = play_view([1, 4, 7, 9, 12, 12], [], 6)
     stop = threading.Event()
     stop.set()
-    r = hint(v, method="pimc", iterations=10_000, stop=stop)
+    r = hint(v, Budget(samples=10_000, stop=stop), method="pimc")
     assert r.samples >= 1 and r.samples < 10_000 and r.to_dict()["stopped"]
     seen = []
-    hint(v, method="pimc", iterations=200, progress=seen.append)
+    hint(v, Budget(samples=200, progress=seen.append), method="pimc")
     assert seen and seen[-1] == 1.0 and all(0 <= f <= 1 for f in seen)
-    r = hint(v, method="ismcts", time_ms=10_000, stop=stop)
+    r = hint(v, Budget(time_ms=10_000, stop=stop), method="ismcts")
     assert r.iterations >= 1 and r.to_dict()["stopped"]  # the stop, not the 10 s budget, ended it
 
 
@@ -151,7 +152,7 @@ def test_duel_hint_has_a_mixed_strategy():
         state.apply(p, Action("replace", ()))
     v = state.view(0)
     assert v.decision == DUEL
-    r = hint(v, iterations=6, seed=1)
+    r = hint(v, Budget(samples=6, seed=1))
     d = r.to_dict()
     assert d["decision"] == "duel" and "mixed" in d
     assert sum(m["probability"] for m in d["mixed"]) == pytest.approx(1.0)
@@ -163,7 +164,7 @@ def test_replace_hint_ranks_legal_discards():
     state = GameState.new(seed=6)
     v = state.view(0)
     assert v.decision == REPLACE
-    r = hint(v, iterations=60, seed=1)
+    r = hint(v, Budget(samples=60, seed=1))
     legal = set(v.legal_actions())
     assert r.decision == "replace" and r.moves and all(m.action in legal for m in r.moves)
     assert r.method == "pimc" and not r.exact
@@ -200,7 +201,7 @@ def test_game_values():
     "kwargs, fragment",
     [
         ({"method": "magic"}, "method"),
-        ({"iterations": 0}, "iterations"),
+        ({"samples": 0}, "iterations"),
         ({"time_ms": -5}, "time_ms"),
         ({"seed": "x"}, "seed"),
     ],
@@ -208,7 +209,10 @@ def test_game_values():
 def test_bad_input(kwargs, fragment):
     v = play_view([1, 5, 9], SEEN, 3)
     with pytest.raises(TacocatError, match=fragment):
-        hint(v, **kwargs)
+        if "method" in kwargs:
+            hint(v, **kwargs)
+        else:
+            hint(v, Budget(**kwargs))
 
 
 def test_no_decision_is_an_error():
@@ -227,7 +231,7 @@ def test_second_replacer_respects_the_cap():
     state.apply(1, Action("replace", tuple(first)))
     v = state.view(0)
     assert v.replace_cap == 2
-    r = hint(v, iterations=40, seed=2)
+    r = hint(v, Budget(samples=40, seed=2))
     assert r.moves and all(len(m.action.cards) <= 2 for m in r.moves)
 
 
@@ -249,11 +253,11 @@ def test_a_stopped_enumeration_is_not_called_exact_and_says_how_many_hands():
     v = play_view([4, 9, 11], [], 2, attacker=0, table=(7,), player=1)
     stop = threading.Event()
     stop.set()
-    d = hint(v, stop=stop, seed=3, method="exact").to_dict()
+    d = hint(v, Budget(stop=stop, seed=3), method="exact").to_dict()
     # never a ranking from one hand: a stop ends the enumeration after MIN_SAMPLES hands
     assert (d["method"], d["exact"], d["samples"], d["stopped"]) == ("exact", False, MIN_SAMPLES, True)
     full = hint(v, method="exact").to_dict()
     assert full["exact"] is True and "samples" not in full and full["worlds"] > MIN_SAMPLES
     # The hands averaged come from a seeded shuffle of the hands, so the
     # partial answer is reproducible.
-    assert hint(v, stop=stop, seed=3, method="exact").to_dict()["moves"] == d["moves"]
+    assert hint(v, Budget(stop=stop, seed=3), method="exact").to_dict()["moves"] == d["moves"]

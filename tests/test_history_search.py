@@ -25,6 +25,7 @@ from tacocat.rules.history import consistent_by_replay, format_history, hand_flo
 from tacocat.rules.ruleset import STANDARD
 from tacocat.rules.views import build_view, view_from_json
 from tacocat.search import decisions, pimc
+from tacocat.search.budget import Budget
 from tacocat.search.hint import hint
 from tacocat.search.ismcts import ismcts_play
 from tacocat.search.sampling import HandSampler, world_hands
@@ -285,7 +286,7 @@ def test_exact_enumeration_equals_brute_force_over_card_subsets_filtered_by_repl
         s = HandSampler(view)
         assert {h: s.probability(h) for h, _ in s.iter_hands()} == brute
         # and the search's odds are the brute-force average
-        res = pimc.exact_play(view, budget=None, solver=solver)
+        res = pimc.exact_play(view, max_hands=None, solver=solver)
         want = {}
         for h, p in brute.items():
             for cards, beats, o in solver.move_outcomes(world_hands(view, h), view.attacker, view.table):
@@ -335,9 +336,9 @@ def test_pimc_and_exact_solve_only_consistent_worlds(method):
     for _state, view in constrained_views(8):
         rec = Recorder()
         if method == "pimc":
-            pimc.pimc_play(view, samples=60, seed=1, solver=rec)
+            pimc.pimc_play(view, Budget(samples=60, seed=1), solver=rec)
         else:
-            pimc.exact_play(view, budget=None, solver=rec)
+            pimc.exact_play(view, max_hands=None, solver=rec)
         opp = 1 - view.player
         assert rec.hands
         for hands in rec.hands:
@@ -361,7 +362,7 @@ def test_ismcts_deals_only_consistent_worlds(monkeypatch):
     monkeypatch.setattr(_ismcts, "Tree", recording)
     for state, view in constrained_views(8):
         trees.clear()
-        res = ismcts_play(view, iterations=300, seed=2)
+        res = ismcts_play(view, Budget(samples=300, seed=2))
         assert res.worlds == 300
         ((args, tree),) = trees
         floor = hand_floor(view.play_history, 1 - view.player)
@@ -420,8 +421,8 @@ def test_duel_sees_only_worlds_of_the_unseen_pool_and_its_size():
             return worlds
 
         sampler.enumerate = enum
-        decisions.duel_eval(view, samples=30, exact_budget=-1, seed=1, solver=rec, sampler=sampler)
-        decisions.duel_eval(view, exact_budget=200, seed=1, solver=rec, sampler=sampler)
+        decisions.duel_eval(view, Budget(samples=30, seed=1), exact_budget=-1, solver=rec, sampler=sampler)
+        decisions.duel_eval(view, Budget(seed=1), exact_budget=200, solver=rec, sampler=sampler)
         assert seen
         for hands in seen:  # after the duel cards: one card fewer each
             assert len(hands[0]) == len(hands[1]) or abs(len(hands[0]) - len(hands[1])) <= 1
@@ -442,7 +443,7 @@ def test_replace_deals_only_worlds_of_the_unseen_pool():
             return d
 
         sampler.deal = deal
-        decisions.replace_eval(view, samples=200, seed=1, sampler=sampler)
+        decisions.replace_eval(view, Budget(samples=200, seed=1), sampler=sampler)
         assert deals
         for opp, pile in deals:
             assert len(opp) == view.opponent_hand_size
@@ -482,11 +483,11 @@ def test_a_time_budget_keeps_its_scaled_minimum_sample():
 
     view = build_view(hand=(2, 3, 5, 7, 8, 9, 10, 12), opponent=8)
     for time_ms in (1, 100):
-        r = hint(view, time_ms=time_ms)
+        r = hint(view, Budget(time_ms=time_ms))
         assert r.method == "pimc" and not r.exact
         assert r.samples >= scaled_minimum(pimc.MIN_SAMPLES, time_ms)
     assert scaled_minimum(pimc.MIN_SAMPLES, 100) == pimc.MIN_SAMPLES
-    replace = hint(build_view(hand=(2, 2, 3, 5, 8, 9, 11), phase=REPLACE), time_ms=1)
+    replace = hint(build_view(hand=(2, 2, 3, 5, 8, 9, 11), phase=REPLACE), Budget(time_ms=1))
     assert min(m.visits for m in replace.moves) >= scaled_minimum(decisions.MIN_STAGE_DEALS, 1)
 
 

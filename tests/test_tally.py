@@ -22,6 +22,7 @@ from tacocat.rules.cards import hand
 from tacocat.rules.game import PLAY, GameState, View
 from tacocat.rules.ruleset import STANDARD
 from tacocat.search import pimc
+from tacocat.search.budget import Budget
 from tacocat.search.gamevalue import ROUND_UTILITIES
 from tacocat.search.sampling import HandSampler, rng_from, world_hands
 
@@ -91,7 +92,7 @@ def test_exact_play_equals_the_plain_world_by_world_average(games):
         if s.count() > 400:
             continue
         want = plain_average(view, [(h, m / math.comb(len(s.opp_pool), s.size)) for h, m in s.iter_hands()], solver)
-        got = pimc.exact_play(view, budget=None, solver=solver)
+        got = pimc.exact_play(view, max_hands=None, solver=solver)
         assert got.exact and got.worlds == s.count()
         assert {key(m) for m in got.moves} == set(want)
         for m in got.moves:
@@ -113,7 +114,7 @@ def test_pimc_play_equals_the_plain_average_of_the_same_sampled_worlds(games):
         rng = rng_from(i)
         drawn = [HandSampler(view).sample(rng) for _ in range(n)]
         want = plain_average(view, [(h, 1.0) for h in drawn], solver)
-        got = pimc.pimc_play(view, samples=n, seed=i, solver=solver)
+        got = pimc.pimc_play(view, Budget(samples=n, seed=i), solver=solver)
         assert got.worlds == n
         for m in got.moves:
             w = want[key(m)]

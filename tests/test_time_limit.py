@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 
 from tacocat.rules.views import build_view
-from tacocat.search.budget import scaled_minimum
+from tacocat.search.budget import Budget, scaled_minimum
 from tacocat.search.decisions import solve_matrix_game, solve_matrix_game_fast
 from tacocat.search.hint import Knobs, hint
 from tacocat.search.pimc import MIN_SAMPLES
@@ -28,15 +28,15 @@ def test_the_minimum_sample_scales_with_the_budget(ms, want):
 
 
 def test_a_1ms_play_search_no_longer_solves_30_worlds_first():
-    new = hint(ATTACK, time_ms=1, method="pimc", seed=1)
-    old = hint(ATTACK, time_ms=1, method="pimc", seed=1, knobs=CLASSIC)
+    new = hint(ATTACK, Budget(time_ms=1, seed=1), method="pimc")
+    old = hint(ATTACK, Budget(time_ms=1, seed=1), method="pimc", knobs=CLASSIC)
     assert old.samples >= MIN_SAMPLES
     assert 1 <= new.samples < MIN_SAMPLES
 
 
 def test_a_1ms_duel_reads_the_clock_within_its_first_world():
-    new = hint(DUEL, time_ms=1, method="pimc", seed=1, knobs=Knobs(duel_exact_budget=-1))
-    old = hint(DUEL, time_ms=1, method="pimc", seed=1, knobs=Knobs(duel_exact_budget=-1, classic=True))
+    new = hint(DUEL, Budget(time_ms=1, seed=1), method="pimc", knobs=Knobs(duel_exact_budget=-1))
+    old = hint(DUEL, Budget(time_ms=1, seed=1), method="pimc", knobs=Knobs(duel_exact_budget=-1, classic=True))
     assert old.search.worlds >= MIN_SAMPLES
     assert new.search.worlds < MIN_SAMPLES
     assert sum(m.probability for m in new.mixed) == pytest.approx(1.0)
@@ -44,8 +44,8 @@ def test_a_1ms_duel_reads_the_clock_within_its_first_world():
 
 def test_a_sample_budget_is_untouched_by_the_time_limit_change():
     for view in (ATTACK, DUEL):
-        a = hint(view, iterations=40, seed=2, method="pimc").to_dict()
-        b = hint(view, iterations=40, seed=2, method="pimc", knobs=CLASSIC).to_dict()
+        a = hint(view, Budget(samples=40, seed=2), method="pimc").to_dict()
+        b = hint(view, Budget(samples=40, seed=2), method="pimc", knobs=CLASSIC).to_dict()
         a.pop("seconds"), b.pop("seconds")
         assert a == b
 

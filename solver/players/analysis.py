@@ -282,6 +282,7 @@ def analyze(
     exactly.  `progress(done, total)` is called after each decision.
     `stop` (a `threading.Event`, or a callable returning true) ends the
     analysis early (`complete` False); an event is also handed to `hint`."""
+    from tacocat.search.budget import Budget
     from tacocat.search.gamevalue import game_win
     from tacocat.search.hint import hint  # the search engine; imported when used
 
@@ -333,11 +334,8 @@ def analyze(
             event = stop if hasattr(stop, "is_set") else None
             result = hint(
                 view,
-                iterations=iterations,
-                time_ms=time_ms,
-                seed=seed + i,
+                Budget(samples=iterations, time_ms=time_ms, seed=seed + i, stop=event),
                 method=method,
-                stop=event,
                 utilities=utilities,
             )
             data = result.to_dict()

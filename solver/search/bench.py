@@ -53,6 +53,7 @@ def run_bench(
     progress: Callable[[str], Any] | None = None,
 ) -> dict[str, Any]:
     """Run the bench; a JSON-ready dict of what it measured."""
+    from tacocat.search.budget import Budget
     from tacocat.search.ismcts import ismcts_play
     from tacocat.search.pimc import pimc_play
 
@@ -71,9 +72,11 @@ def run_bench(
     secs = statistics.median(times)
     views = bench_views(positions)
     say("pimc")
-    pimc = [pimc_play(v, samples=deals, seed=i) for i, v in enumerate(views)]
+    pimc = [pimc_play(v, Budget(samples=deals, seed=i)) for i, v in enumerate(views)]
     say("ismcts")
-    ismcts = [ismcts_play(v, iterations=iterations, seed=i, utilities=(1.0, 0.0, -1.0)) for i, v in enumerate(views)]
+    ismcts = [
+        ismcts_play(v, Budget(samples=iterations, seed=i), utilities=(1.0, 0.0, -1.0)) for i, v in enumerate(views)
+    ]
     return {
         "exact": {
             "positions": solves,

@@ -6,21 +6,18 @@ search's unit of work (PIMC and duel: sampled deals; replacement: (discard,
 deal) evaluations; ISMCTS: iterations), `time_ms` a wall-time limit (the
 first limit reached ends the search), `seed` its random choices, `stop` an
 event that ends it early with the best answer so far, `progress(fraction)`
-a callback now and then.  Every search takes `budget=` and, for callers
-written before it, the same names as keywords (`iterations` is a synonym
-of `samples`); both at once is an error."""
+a callback now and then.  Every search takes it as its second argument,
+`budget=` (None: the search's default budget); there is no other way to
+give a search its budget."""
 
 from __future__ import annotations
 
 import threading
 import time
 from dataclasses import dataclass, replace
-from typing import Any, Callable, Mapping
+from typing import Any, Callable
 
 from tacocat.errors import TacocatError, shorten
-
-LEGACY_KEYS = frozenset({"samples", "iterations", "time_ms", "seed", "stop", "progress"})
-
 
 STOP_GRACE_S = 0.2
 """How long a stopped search may go on collecting its minimum sample (`Budget.ends`)."""
@@ -113,28 +110,11 @@ class Budget:
         return replace(self, **changes)
 
 
-def budget_of(budget: Budget | None, legacy: Mapping[str, Any], where: str = "search") -> Budget:
-    """The one budget of a call that may give `budget=` or the old keywords
-    (`samples`/`iterations`, `time_ms`, `seed`, `stop`, `progress`)."""
-    unknown = sorted(set(legacy) - LEGACY_KEYS)
-    if unknown:
-        raise TacocatError(
-            f"{where}: unknown argument(s) {unknown}; a budget has samples, time_ms, seed, stop, progress"
-        )
-    seed = legacy.get("seed")
-    given = {k: v for k, v in legacy.items() if v is not None and k != "seed"}
-    if budget is not None:
-        if given or seed not in (None, 0):
-            raise TacocatError(f"{where}: give budget= or the keywords {sorted(given) or ['seed']}, not both")
-        if not isinstance(budget, Budget):
-            raise TacocatError(f"{where}: budget must be a Budget, got {type(budget).__name__}")
-        return budget
-    if "samples" in given and "iterations" in given and given["samples"] != given["iterations"]:
-        raise TacocatError(f"{where}: samples and iterations are the same budget; give one")
-    return Budget(
-        samples=given.get("samples", given.get("iterations")),
-        time_ms=given.get("time_ms"),
-        seed=0 if seed is None else seed,
-        stop=given.get("stop"),
-        progress=given.get("progress"),
-    )
+def budget_of(budget: Budget | None, where: str = "search") -> Budget:
+    """The budget of a search called with `budget` (None: `Budget()`, the
+    search's default); anything else is refused in one line naming `where`."""
+    if budget is None:
+        return Budget()
+    if not isinstance(budget, Budget):
+        raise TacocatError(f"{where}: budget must be a Budget (tacocat.search.budget.Budget), got {shorten(budget)}")
+    return budget

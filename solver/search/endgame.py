@@ -28,6 +28,7 @@ from tacocat.errors import TacocatError
 from tacocat.rules.cards import Hand
 from tacocat.rules.game import View
 from tacocat.rules.play import PlayPosition, showdown
+from tacocat.search.budget import Budget
 from tacocat.search.hint import EXACT_LIMIT, HintResult, hint
 from tacocat.search.pimc import PerfectSolver, check_play_view
 from tacocat.search.sampling import HandSampler, world_hands
@@ -148,7 +149,7 @@ def solve_endgame(
     if n > max_hands:
         raise EnumerationTooLarge(n, max_hands)
     solver = PerfectSolver(view.rules)
-    result = hint(view, method="exact", utilities=utilities, solver=solver, progress=progress)
+    result = hint(view, Budget(progress=progress), method="exact", utilities=utilities, solver=solver)
     if not result.exact or not result.moves:  # pragma: no cover - exact never stops without `stop`
         raise TacocatError("the exact enumeration did not finish")
     best = result.moves[0].action

@@ -204,7 +204,6 @@ def hint(
     solver: PerfectSolver | None = None,
     knobs: Knobs = Knobs(),
     inference: str | None = None,
-    **legacy: Any,
 ) -> HintResult:
     """Rank every move of `view`'s decision (see the module docstring): the
     one dispatcher of the searches, which bots call too.  `budget`
@@ -219,7 +218,7 @@ def hint(
     choices that weights the worlds (`tacocat.search.inference`; default
     the knobs', else `DEFAULT_INFERENCE`; "off" or "uniform": R20 alone)."""
     t_call = time.perf_counter()
-    b = budget_of(budget, legacy, "hint")
+    b = budget_of(budget, "hint")
     view = _validate(view, method)
     if not isinstance(knobs, Knobs):
         raise TacocatError(f"knobs must be a Knobs, got {type(knobs).__name__}")

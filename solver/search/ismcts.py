@@ -2,7 +2,8 @@
 of `tacocat.core._ismcts` (single-observer ISMCTS, Cowling/Powley/Whitehouse 2012;
 the algorithm is described there).
 
-Budget: `iterations` or `time_ms` (the first reached), run in short chunks
+Budget (`tacocat.search.budget.Budget`): its `samples` count iterations,
+or `time_ms` (the first reached), run in short chunks
 so that `stop` and `progress` are honoured.  Root parallelism: `threads`
 independent trees (seeds derived from `seed`) whose root statistics are
 summed; each tree runs without the GIL.  With an iteration budget and one
@@ -90,14 +91,13 @@ def ismcts_play(
     threads: int = 1,
     rollout: str = DEFAULT_ROLLOUT,
     max_nodes: int = 1_000_000,
-    **legacy,
 ) -> PlayResult:
     """Search the view's play-phase decision; moves ranked by visits (the
     robust child), each with its mean reward and outcome frequencies.
     `budget.samples` counts iterations (default `DEFAULT_ITERATIONS` when
     the budget has no limit).  A tree holds at most `max_nodes` nodes
     (about 100 bytes each); once full, iterations go on without expanding."""
-    b = budget_of(budget, legacy, "ismcts_play")
+    b = budget_of(budget, "ismcts_play")
     check_ismcts_view(view)
     iterations, time_ms, seed, stop, progress = b.samples, b.time_ms, b.seed, b.stop, b.progress
     if b.unlimited:

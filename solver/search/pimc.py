@@ -26,7 +26,7 @@ import math
 import time
 from array import array
 from dataclasses import dataclass
-from typing import Any, Iterator, Sequence
+from typing import Iterator, Sequence
 
 from tacocat.core.exact import Solver, packed
 from tacocat.errors import PositionError, TacocatError
@@ -170,37 +170,26 @@ class PlayResult:
         object.__setattr__(self, "moves", tuple(self.moves))
 
 
-_UNSET: Any = object()
-
-
 def exact_play(
     view: View,
-    budget: Budget | int | None = _UNSET,
+    budget: Budget | None = None,
     *,
     utilities: Sequence[float] = ROUND_UTILITIES,
-    max_hands: int | None = _UNSET,
+    max_hands: int | None = DEFAULT_EXACT_BUDGET,
     solver: PerfectSolver | None = None,
     sampler: WorldSampler | None = None,
     minimum: int = MIN_SAMPLES,
-    **legacy: Any,
 ) -> PlayResult | None:
     """Exact odds of every move, averaged over every distinct opponent hand
     with its exact probability; None when there are more than `max_hands`
-    hands (default `DEFAULT_EXACT_BUDGET`; None: no limit).  The budget's
+    hands (None: no limit).  The budget's
     `stop` or time limit cuts the enumeration short (after at least
     `minimum` hands, `MIN_SAMPLES` unless the caller scales it with the
     budget, `tacocat.search.budget.scaled_minimum`; the result is then a partial average, `exact`
     False and `stopped` True); its sample count is not used.  The hands are
     visited in an order shuffled from the seed, so that a partial average
-    is a random sample of the hands rather than the lowest ones.  (Before
-    `Budget`, `budget` was the hand limit: an int or None there still is.)"""
-    if not isinstance(budget, Budget):
-        if budget is not _UNSET:
-            max_hands = budget
-        budget = None
-    if max_hands is _UNSET:
-        max_hands = DEFAULT_EXACT_BUDGET
-    b = budget_of(budget, legacy, "exact_play")
+    is a random sample of the hands rather than the lowest ones."""
+    b = budget_of(budget, "exact_play")
     check_play_view(view)
     sampler = sampler or HandSampler(view)
     if isinstance(sampler, HandSampler):
@@ -254,7 +243,6 @@ def pimc_play(
     solver: PerfectSolver | None = None,
     sampler: WorldSampler | None = None,
     minimum: int = MIN_SAMPLES,
-    **legacy: Any,
 ) -> PlayResult:
     """PIMC: `budget.samples` worlds (or as many as fit in its time; both:
     the first limit reached; neither: `DEFAULT_SAMPLES`; a time limit or a
@@ -262,7 +250,7 @@ def pimc_play(
     the caller scales it with the budget), each solved
     exactly; per move the mean utility, win/draw/loss frequencies and the
     standard error."""
-    b = budget_of(budget, legacy, "pimc_play")
+    b = budget_of(budget, "pimc_play")
     check_play_view(view)
     samples = DEFAULT_SAMPLES if b.unlimited else b.samples
     rng = rng_from(b.seed)
