@@ -20,11 +20,15 @@ import random
 import secrets
 import time
 from collections import Counter
-from typing import TYPE_CHECKING, Any, Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Callable, Mapping
 
 from tacocat.players.bots import BOTS, SEAT_BOTS
-from tacocat.protocol.streaming import ticker
+from tacocat.protocol.streaming import SearchSignal, ticker
 from tacocat.protocol.wire import ProtocolError
+from tacocat.rules.actions import Action
+from tacocat.rules.events import Decision
+from tacocat.rules.game import GameState
 
 if TYPE_CHECKING:  # pragma: no cover
     from tacocat.protocol.session import EngineSession
@@ -97,46 +101,142 @@ def seat_events(events: list[dict], player: int, before: tuple, after: tuple) ->
     return out
 
 
-def move_work(session: "EngineSession", request: Mapping[str, Any]):
+def capped_budget(budget: Mapping[str, Any], max_time_ms: int | None, *, bind: bool) -> dict[str, Any]:
+    """`budget` with its time_ms cut to the server's cap.  `bind`: give a
+    budget without time_ms the cap as its time (a seat the engine plays
+    inside `apply` or `new_game` is no queued search: nothing else bounds it)."""
+    out = dict(budget)
+    if max_time_ms is not None and ("time_ms" in out or bind):
+        out["time_ms"] = min(out.get("time_ms", max_time_ms), max_time_ms)
+    return out
+
+
+@dataclass
+class SeatTurn:
+    """One action a bot chose for a seat, and what applying it did."""
+
+    decision: Decision
+    simultaneous: bool
+    """An R8 two-arrow replacement or an R9 duel: both seats choose at once."""
+    action: Action
+    seconds: float
+    moved_on: bool = False
+    """The seat's view changed while the bot thought: nothing was applied."""
+    applied: bool = False
+    state: GameState | None = None
+    """The game after the action, as committed."""
+    recorded: dict[str, Any] = field(default_factory=dict)
+    """The action as the game recorded it (without its player)."""
+    events: list[dict] = field(default_factory=list)
+    """The events it caused, as the witness seat sees them."""
+    rounds_before: int = 0
+
+
+def seat_turn(
+    session: "EngineSession",
+    gid: str,
+    seat: int,
+    bot: str,
+    budget: Mapping[str, Any],
+    *,
+    current: Callable[[], GameState | None],
+    rng: Callable[[GameState], random.Random],
+    witness: int,
+    apply: bool = True,
+    signal: SearchSignal | None = None,
+) -> SeatTurn | None:
+    """Let `bot` choose `seat`'s action in game `gid` and apply it.
+
+    Under the session's lock, `current()` gives the game as it is now (None:
+    the seat has nothing to do; it may raise the request's error), and the
+    seat's view is taken: all the bot is given, chosen from outside the
+    lock with `rng(game)`.  The action is applied (on a copy, committed
+    before it is answered, as `apply` does) only if the seat's view is still
+    the one the bot chose from — else the turn says `moved_on`.  `events`
+    are the action's, as `witness` sees them; `signal` streams the bot's
+    thinking time as info."""
+    from tacocat.players.bots import make_bot
+
+    chooser = make_bot(bot, **budget)
+    with session._lock:
+        state = current()
+        if state is None:
+            return None
+        decision = state.decision(seat)
+        if decision is None:
+            return None
+        view = state.view(seat)  # the seat's information set
+        simultaneous = decision == Decision.DUEL or (decision == Decision.REPLACE and state.first_replacer == "both")
+        chance = rng(state)
+    t0 = time.perf_counter()
+    finish = (
+        ticker(signal, lambda: {"bot": bot, "thinking_ms": int((time.perf_counter() - t0) * 1000)})
+        if signal is not None
+        else lambda: None
+    )
+    try:
+        action = chooser.choose(view, chance)
+    finally:
+        finish()
+    turn = SeatTurn(decision, simultaneous, action, time.perf_counter() - t0)
+    if not apply:
+        return turn
+    with session._lock:
+        live = session._games.get(gid)
+        if live is None or live.view(seat) != view:
+            turn.moved_on = True
+            return turn
+        live = live.clone()
+        before, turn.rounds_before = live.hands[witness], len(live.rounds)
+        events = live.apply(seat, action)
+        session._commit(gid, live)
+        turn.applied, turn.state = True, live
+        turn.recorded = {k: v for k, v in live.actions[-1].items() if k != "player"}
+        turn.events = seat_events(events, witness, before, live.hands[witness])
+    return turn
+
+
+def move_work(session: "EngineSession", request: Mapping[str, Any]) -> Callable[[SearchSignal], dict]:
     """Validate a move request now; return the search work that chooses
     (and applies) the action on the worker thread."""
     name, budget, level = resolve_bot(request)
+    budget = capped_budget(budget, session.max_time_ms, bind=False)  # a queued search: the queue bounds the rest
     gid, player = request["game"], request["player"]
-    apply_it = request.get("apply", True)
     seed = request["seed"] if "seed" in request else secrets.randbits(31)
     with session._lock:
         session._game(request)  # an unknown game is refused at once
 
-    def position():
+    def position() -> GameState:
         """The game as it is when the move's turn in the queue comes (an
         earlier queued move may have changed it)."""
-        with session._lock:
-            state = session._game(request)
-            if state.over:
-                raise ProtocolError("bad_field", f"game {gid} is over (R19): there is nothing to move", "game")
-            if state.decision(player) is None:
-                raise ProtocolError(
-                    "bad_field",
-                    f"player {player} has no decision now (phase {state.phase}, acting {state.acting_players()})",
-                    "player",
-                )
-            return state.clone(), len(state.actions)
+        state = session._game(request)
+        if state.over:
+            raise ProtocolError("bad_field", f"game {gid} is over (R19): there is nothing to move", "game")
+        if state.decision(player) is None:
+            raise ProtocolError(
+                "bad_field",
+                f"player {player} has no decision now (phase {state.phase}, acting {state.acting_players()})",
+                "player",
+            )
+        return state
 
-    def work(signal) -> dict:
-        from tacocat.players.bots import make_bot
-        from tacocat.rules.game import DUEL, REPLACE
-
-        bot = make_bot(name, **budget)
-        snapshot, moves_before = position()
-        decision = snapshot.decision(player)
-        view = snapshot.view(player)  # the seat's information set: all the bot is given
-        t0 = time.perf_counter()
-        finish = ticker(signal, lambda: {"bot": name, "thinking_ms": int((time.perf_counter() - t0) * 1000)})
-        try:
-            action = bot.choose(view, random.Random(seed))
-        finally:
-            finish()
-        seconds = time.perf_counter() - t0
+    def work(signal: SearchSignal) -> dict:
+        turn = seat_turn(
+            session,
+            gid,
+            player,
+            name,
+            budget,
+            current=position,
+            rng=lambda _: random.Random(seed),
+            witness=player,
+            apply=request.get("apply", True),
+            signal=signal,
+        )
+        assert turn is not None  # position() never answers None: it raises
+        if turn.moved_on:
+            session._game(request)  # a game ended meanwhile is refused as unknown
+            raise ProtocolError("illegal_action", f"game {gid} moved on while the engine thought; ask again", "game")
         result: dict[str, Any] = {
             "game": gid,
             "player": player,
@@ -144,31 +244,20 @@ def move_work(session: "EngineSession", request: Mapping[str, Any]):
             "level": level,
             "budget": budget,
             "seed": seed,
-            "decision": decision,
-            "simultaneous": decision == DUEL or (decision == REPLACE and snapshot.first_replacer == "both"),
-            "action": action.to_dict(),
-            "seconds": seconds,
+            "decision": turn.decision,
+            "simultaneous": turn.simultaneous,
+            "action": turn.action.to_dict(),
+            "seconds": turn.seconds,
             "applied": False,
         }
-        if not apply_it:
-            return result
-        with session._lock:
-            # On a copy, committed (stored) before it is answered, as apply does.
-            live = session._game(request).clone()
-            before = live.hands[player]
-            if len(live.actions) != moves_before and live.decision(player) != decision:
-                raise ProtocolError(
-                    "illegal_action", f"game {gid} moved on while the engine thought; ask again", "game"
-                )
-            rounds = len(live.rounds)
-            events = live.apply(player, action)
-            session._commit(gid, live)
+        if turn.applied and turn.state is not None:
+            live = turn.state
             result.update(
                 applied=True,
-                action={k: v for k, v in live.actions[-1].items() if k != "player"},
-                events=seat_events(events, player, before, live.hands[player]),
+                action=turn.recorded,
+                events=turn.events,
                 hand=list(live.hands[player]),
-                round=live.rounds[-1] if len(live.rounds) > rounds else None,
+                round=live.rounds[-1] if len(live.rounds) > turn.rounds_before else None,
                 status=session._status(gid, live),
             )
         return result

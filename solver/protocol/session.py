@@ -61,7 +61,7 @@ from tacocat.protocol.commands import (  # noqa: F401 - re-exported
     Field,
     _check_fields,
 )
-from tacocat.protocol.moves import BOT_NAMES, LEVELS, move_work, resolve_bot, seat_events
+from tacocat.protocol.moves import BOT_NAMES, LEVELS, capped_budget, move_work, resolve_bot, seat_events, seat_turn
 from tacocat.protocol.seats import Seats, _hash, new_game_id  # noqa: F401 - re-exported
 from tacocat.protocol.store import GameStore
 from tacocat.protocol.streaming import SearchSignal, finite, sliced_search
@@ -751,32 +751,31 @@ class EngineSession:
         """Let the engine seat of game `gid` act while it has a decision;
         the events its actions caused, as the other (human) seat sees them.
         The bot chooses outside the lock, from the engine seat's view."""
-        from tacocat.players.bots import make_bot
-
         engine = self._engines.get(gid)
         if engine is None:
             return []
-        human, out = 1 - engine.seat, []
+        seat, out = engine.seat, []
+        # The server's cap binds the engine's seat as it binds move.
+        budget = capped_budget(engine.budget, self.max_time_ms, bind=True)
+
+        def current() -> GameState | None:
+            state = self._games.get(gid)
+            return None if state is None or state.over else state
+
         for _ in range(MAX_ENGINE_TURNS):
-            with self._lock:
-                state = self._games.get(gid)
-                if state is None or state.over or state.decision(engine.seat) is None:
-                    return out
-                view, moves = state.view(engine.seat), len(state.actions)
-                rng = random.Random(f"{state.seed}/engine/{moves}")
-            budget = dict(engine.budget)
-            if self.max_time_ms is not None:  # the server's cap binds the engine's seat as it binds move
-                budget["time_ms"] = min(budget.get("time_ms", self.max_time_ms), self.max_time_ms)
-            action = make_bot(engine.bot, **budget).choose(view, rng)
-            with self._lock:
-                live = self._games.get(gid)
-                if live is None or len(live.actions) != moves:
-                    continue  # the game moved meanwhile: look again
-                live = live.clone()
-                before = live.hands[human]
-                events = live.apply(engine.seat, action)
-                self._commit(gid, live)
-                out += seat_events(events, human, before, live.hands[human])
+            turn = seat_turn(
+                self,
+                gid,
+                seat,
+                engine.bot,
+                budget,
+                current=current,
+                rng=lambda state: random.Random(f"{state.seed}/engine/{len(state.actions)}"),
+                witness=1 - seat,
+            )
+            if turn is None:
+                return out
+            out += turn.events  # none when the game moved on meanwhile: look again
         return out
 
     def _cmd_apply(self, request: Mapping[str, Any]) -> ApplyResult:
@@ -817,10 +816,8 @@ class EngineSession:
                 )
         return result
 
-    def _cmd_move(self, request: Mapping[str, Any]) -> Callable[[threading.Event], dict]:
-        if "time_ms" in request and self.max_time_ms is not None:
-            request = {**request, "time_ms": min(request["time_ms"], self.max_time_ms)}
-        return move_work(self, request)
+    def _cmd_move(self, request: Mapping[str, Any]) -> Callable[[SearchSignal], dict]:
+        return move_work(self, request)  # the time_ms cut is move_work's
 
     def _cmd_legal(self, request: Mapping[str, Any]) -> LegalResult:
         with self._lock:
