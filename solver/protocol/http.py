@@ -75,6 +75,9 @@ DEFAULT_MAX_BODY = 1 << 20
 DEFAULT_MAX_TIME_MS = 10_000
 DEFAULT_IDLE_TIMEOUT_S = 5.0
 DEFAULT_MAX_CONNECTIONS = 256
+DEFAULT_REQUEST_GRACE_S = 1.0
+"""How long a new connection may take to send its first request before it
+counts as idle (closable to make room); a client sends at once."""
 MAX_HEAD_BYTES = 16 * 1024
 """A request line and headers larger than this are refused by h11 (400)."""
 
@@ -418,9 +421,17 @@ def create_app(
 # out), and limit_concurrency answers a plain-text 503 to everyone once
 # enough idle sockets are open.  This h11 protocol starts the idle
 # clock when a connection opens and keeps it running until a whole request
-# has arrived (bytes trickled in do not reset it), and past max_connections
-# closes the longest-idle connection to make room; only when every one is
-# busy with a request is the newcomer answered 503 `busy`.
+# has arrived (bytes trickled in do not reset it).  At most max_connections
+# hold a place; past that a newcomer takes the place of the longest-idle
+# holder.  A holder is idle when kept alive between requests, or when it
+# has not sent a whole request within `request_grace` seconds of opening:
+# a client's first request follows its connect at once, so a connection
+# still inside its grace is about to carry one and is never closed to make
+# room (issue 20 follow-up: a search's connection was), while one that sends
+# nothing (slowloris) is closable after the grace.  A newcomer that finds no
+# idle holder waits, its bytes held unread, until a place frees or its own
+# grace ends; then a request it sent is answered 503 `busy`, and a
+# connection that sent nothing is closed.
 
 
 def server_config(
@@ -428,15 +439,16 @@ def server_config(
     *,
     idle_timeout: float = DEFAULT_IDLE_TIMEOUT_S,
     max_connections: int = DEFAULT_MAX_CONNECTIONS,
+    request_grace: float = DEFAULT_REQUEST_GRACE_S,
     **options: Any,
-):
+) -> Any:
     """A `uvicorn.Config` serving `app` with the limits above; `options`
     go to uvicorn (log_level, access_log, ...)."""
     import uvicorn
 
     return uvicorn.Config(
         app,
-        http=_connection_class(max_connections),
+        http=_connection_class(max_connections, min(request_grace, idle_timeout)),
         # uvicorn annotates int seconds; asyncio's call_later takes the float as it is
         timeout_keep_alive=idle_timeout,  # type: ignore[arg-type]
         h11_max_incomplete_event_size=MAX_HEAD_BYTES,
@@ -444,7 +456,8 @@ def server_config(
     )
 
 
-def _connection_class(max_connections: int) -> type:
+def _connection_class(max_connections: int, grace: float) -> type:
+    import h11
     from uvicorn.protocols.http.h11_impl import H11Protocol
 
     busy = error_response(
@@ -466,19 +479,50 @@ def _connection_class(max_connections: int) -> type:
     ).encode()
 
     class Connection(H11Protocol):
+        opened_at = 0.0
         idle_since = 0.0
+        holds_place = False
+        """One of the max_connections places is this connection's."""
+        refused = False
+        """Answered 503 busy; closes after that answer (holds no place)."""
+        held = b""
+        """Bytes a connection without a place sent, unread until it has one."""
+        grace_timer: asyncio.TimerHandle | None = None
+        waiting_for_place: set[Connection] = set()
+        """Connections without a place that sent bytes: given the first place
+        that frees (shared by every connection of the server)."""
 
         def connection_made(self, transport: Any) -> None:  # type: ignore[override]
             super().connection_made(transport)
+            self.opened_at = self.loop.time()
             self._go_idle()
-            if len(self.connections) > max_connections:
-                self._make_room()
+            self.holds_place = self._make_room()
+            if not self.holds_place:
+                self.grace_timer = self.loop.call_later(grace, self._grace_over)
+
+        def connection_lost(self, exc: Exception | None) -> None:
+            super().connection_lost(exc)
+            self._forget()
+            if self.holds_place:
+                self._give_freed_place()
 
         def on_response_complete(self) -> None:
             super().on_response_complete()  # arms the keep-alive timer
             self.idle_since = self.loop.time()
+            if self.holds_place and not self.transport.is_closing():
+                self._give_freed_place()  # this connection is idle now: a waiting request may take its place
 
         def data_received(self, data: bytes) -> None:
+            if self.holds_place or self.refused:
+                return self._read(data)
+            self.held += data
+            self.transport.pause_reading()  # at most one read held per waiting connection
+            if self._make_room():
+                self._take_place()
+            else:
+                self.waiting_for_place.add(self)
+
+        def _read(self, data: bytes) -> None:
             waiting, cycle = self.waiting(), self.cycle
             super().data_received(data)  # cancels the idle timer
             if (
@@ -495,8 +539,6 @@ def _connection_class(max_connections: int) -> type:
 
         def send_400_response(self, msg: str) -> None:
             # uvicorn answers plain text; a client of this API reads JSON.
-            import h11
-
             head = h11.Response(
                 status_code=400,
                 reason=b"Bad Request",
@@ -507,12 +549,19 @@ def _connection_class(max_connections: int) -> type:
                 ],
             )
             for event in (head, h11.Data(data=unreadable), h11.EndOfMessage()):
-                self.transport.write(self.conn.send(event))
+                self.transport.write(self.conn.send(event))  # type: ignore[arg-type]  # h11 returns bytes here
             self.transport.close()
 
         def waiting(self) -> bool:
             """No request running: between requests, or none sent yet."""
             return self.cycle is None or self.cycle.response_complete
+
+        def idle(self, now: float) -> bool:
+            """Closable to make room: kept alive between requests, or no
+            whole request sent within the grace since it opened."""
+            if self.cycle is None:
+                return now - self.opened_at >= grace
+            return self.cycle.response_complete
 
         def _go_idle(self) -> None:
             self._unset_keepalive_if_required()
@@ -521,18 +570,69 @@ def _connection_class(max_connections: int) -> type:
                 self.timeout_keep_alive, self.timeout_keep_alive_handler
             )
 
-        def _make_room(self) -> None:
-            others = [c for c in self.connections if c is not self and not c.transport.is_closing()]
-            if len(others) < max_connections:
+        def _make_room(self) -> bool:
+            """Whether a place is free for this connection, closing the
+            longest-idle holder if that is what frees one."""
+            holders = [
+                c
+                for c in self.connections
+                if c is not self and isinstance(c, Connection) and c.holds_place and not c.transport.is_closing()
+            ]
+            if len(holders) < max_connections:
+                return True
+            now = self.loop.time()
+            idle = [c for c in holders if c.idle(now)]
+            if not idle:
+                return False
+            oldest = min(idle, key=lambda c: c.idle_since)
+            oldest._unset_keepalive_if_required()
+            oldest.timeout_keep_alive_handler()  # closed as its idle timeout would
+            return True
+
+        def _take_place(self) -> None:
+            self.holds_place = True
+            self._release()
+
+        def _refuse(self) -> None:
+            log.warning("all %d connections are busy: a new one is answered 503 busy", max_connections)
+            self.refused = True
+            self.app = answer_busy
+            self._release()
+
+        def _release(self) -> None:
+            """Read what was held back, now that this connection has a place or is refused."""
+            self._forget()
+            held, self.held = self.held, b""
+            self.transport.resume_reading()
+            if held:
+                self._read(held)
+
+        def _forget(self) -> None:
+            self.waiting_for_place.discard(self)
+            if self.grace_timer is not None:
+                self.grace_timer.cancel()
+                self.grace_timer = None
+
+        def _give_freed_place(self) -> None:
+            for waiting in sorted(self.waiting_for_place, key=lambda c: c.opened_at):
+                if waiting.transport.is_closing():
+                    waiting._forget()
+                elif waiting._make_room():
+                    waiting._take_place()
+                else:
+                    return
+
+        def _grace_over(self) -> None:
+            self.grace_timer = None
+            if self.holds_place or self.refused or self.transport.is_closing():
                 return
-            idle = [c for c in others if isinstance(c, Connection) and c.waiting()]
-            if idle:
-                oldest = min(idle, key=lambda c: c.idle_since)
-                oldest._unset_keepalive_if_required()
-                oldest.timeout_keep_alive_handler()  # closed as its idle timeout would
-            else:
-                log.warning("all %d connections are busy: a new one is answered 503 busy", max_connections)
-                self.app = answer_busy
+            if self._make_room():
+                self._take_place()
+            elif self.held:
+                self._refuse()
+            else:  # sent nothing, and nobody else is idle
+                self._forget()
+                self.timeout_keep_alive_handler()
 
     return Connection
 
