@@ -63,13 +63,8 @@ class InputEnded(Exception):
 
 
 def rounds_needed(board: Any, player: int) -> int:
-    """Rounds `player` must still win for the cat to enter their goal: one
-    step per uncovered space on the way (R18), the last into the goal (R19)."""
-    n = 0
-    while board.winner is None:
-        board = board.after_round(player)
-        n += 1
-    return n
+    """Rounds `player` must still win (R18-R19): `Board.rounds_to_win`."""
+    return board.rounds_to_win(player)
 
 
 def drawn_cards(before: tuple, after: tuple, discarded: list) -> tuple:

@@ -13,6 +13,7 @@ from tacocat.errors import IllegalMoveError, RecordError, TacocatError
 from tacocat.players.bots import HeuristicBot, RandomBot, play_game
 from tacocat.rules.actions import Action
 from tacocat.rules.board import Board
+from tacocat.rules.events import PlayEvent
 from tacocat.rules.game import DUEL, PLAY, GameRecord, GameState, View
 from tacocat.rules.ruleset import STANDARD, Ruleset
 
@@ -181,9 +182,8 @@ def test_duel_ties_are_discarded_and_dueled_again():
 
 
 def test_answer_without_beats_is_resolved_when_unambiguous():
-    s = GameState(rules=STANDARD)
-    s.phase, s.attacker, s.table = PLAY, 0, (8,)
-    s.hands = [(1, 2), (3, 9, 12)]
+    s = GameState.at_play_phase([(1, 2), (3, 9, 12)], 0, events=[PlayEvent.attack(0, (8,))])
+    assert s.table == (8,) and s.decision(1) == "answer"
     s.apply(1, Action("answer", (9,)))
     assert s.history[-1]["beats"] is True and s.attacker == 1
 

@@ -24,9 +24,8 @@ from tacocat.openspiel.codec import ActionCodec  # noqa: E402
 from tacocat.openspiel.games import _play_events, load_rules  # noqa: E402
 from tacocat.players.bots import BOTS  # noqa: E402
 from tacocat.rules.actions import Action  # noqa: E402
-from tacocat.rules.board import Board  # noqa: E402
 from tacocat.rules.cards import hand, remove  # noqa: E402
-from tacocat.rules.game import PLAY, GameState  # noqa: E402
+from tacocat.rules.game import GameState  # noqa: E402
 from tacocat.rules.history import consistent_by_replay, hand_floor  # noqa: E402
 from tacocat.rules.ruleset import STANDARD  # noqa: E402
 
@@ -125,13 +124,7 @@ def test_codec_is_a_bijection_on_every_multiset():
 
 
 def play_reference(hands, attacker):
-    state = GameState(rules=STANDARD, seed=0, board=Board())
-    state.deals = 1
-    state.hands = [hands[0], hands[1]]
-    state.draw_pile = list(remove(STANDARD.deck_cards(), hand(hands[0] + hands[1])))
-    state.phase, state.attacker, state.replaced = PLAY, attacker, [True, True]
-    state.history = [{"event": "deal", "hand_size": len(hands[0]), "cat": 3}]
-    return state
+    return GameState.at_play_phase(hands, attacker)
 
 
 def run_play_differential(playouts, seed):
@@ -261,7 +254,7 @@ def true_information(s, p):
     n = s.g.hand_size
     if s.is_chance_node():
         return ("deal", hand(s.dealt[n * p : n * (p + 1)]), len(s.dealt))
-    return ("play", s.hands[p], tuple(json.dumps(e, sort_keys=True) for e in s.events))
+    return ("play", s.hands[p], tuple(json.dumps(e.to_json(), sort_keys=True) for e in s.events))
 
 
 @pytest.mark.parametrize("n", [2, pytest.param(3, marks=pytest.mark.slow)])

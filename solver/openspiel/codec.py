@@ -26,6 +26,7 @@ from __future__ import annotations
 from tacocat.errors import TacocatError
 from tacocat.rules.actions import Action
 from tacocat.rules.cards import Hand, counts
+from tacocat.rules.events import Decision
 from tacocat.rules.ruleset import Ruleset
 
 CHANCE_OUTCOMES = 12
@@ -86,25 +87,25 @@ class ActionCodec:
         return tuple(out)
 
     def encode(self, action: Action) -> int:
-        if action.kind == "duel":
+        if action.kind == Decision.DUEL:
             return self.place[action.cards[0]]
-        if action.kind == "replace":
+        if action.kind == Decision.REPLACE:
             return self.replace_base + self.index(action.cards)
-        if action.kind == "attack":
+        if action.kind == Decision.ATTACK:
             return self.attack_base + self.index(action.cards)
-        if action.kind == "answer":
+        if action.kind == Decision.ANSWER:
             return self.answer_base + 2 * self.index(action.cards) + (1 if action.beats else 0)
         raise TacocatError(f"action kind {action.kind!r} unknown")
 
     def decode(self, action_id: int) -> Action:
         a = int(action_id)
         if 0 <= a < self.m:
-            return Action("duel", (self.ranks[a],))
+            return Action(Decision.DUEL, (self.ranks[a],))
         if self.replace_base <= a < self.attack_base:
-            return Action("replace", self.cards(a - self.replace_base))
+            return Action(Decision.REPLACE, self.cards(a - self.replace_base))
         if self.attack_base <= a < self.answer_base:
-            return Action("attack", self.cards(a - self.attack_base))
+            return Action(Decision.ATTACK, self.cards(a - self.attack_base))
         if self.answer_base <= a < self.num_actions:
             idx, beats = divmod(a - self.answer_base, 2)
-            return Action("answer", self.cards(idx), bool(beats))
+            return Action(Decision.ANSWER, self.cards(idx), bool(beats))
         raise TacocatError(f"action id {a} outside 0..{self.num_actions - 1}")

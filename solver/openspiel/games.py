@@ -69,8 +69,18 @@ from tacocat.openspiel.codec import CHANCE_OUTCOMES, ActionCodec
 from tacocat.rules.actions import Action
 from tacocat.rules.board import Board
 from tacocat.rules.cards import Hand, counts, format_cards, hand, remove
-from tacocat.rules.game import DUEL, OVER, PLAY, REPLACE, GameState, View
-from tacocat.rules.history import PlayEvent, hand_floor
+from tacocat.rules.events import (
+    DealEvent,
+    Decision,
+    DuelEvent,
+    Event,
+    EventKind,
+    PlayEvent,
+    ReplaceEvent,
+    ShowdownEvent,
+)
+from tacocat.rules.game import DUEL, OVER, REPLACE, GameState, View
+from tacocat.rules.history import hand_floor
 from tacocat.rules.play import answers, attacks
 from tacocat.rules.ruleset import CENTRE, Ruleset, load_ruleset
 from tacocat.search.gamevalue import round_utilities
@@ -184,35 +194,16 @@ def _dealt_sizes(dealt: int, n: int) -> list[int]:
     return [min(dealt, n), max(0, dealt - n)]
 
 
-def _play_events(history: Sequence[dict]) -> list[PlayEvent]:
-    return [
-        PlayEvent(e["event"], e["player"], hand(e["cards"]), e.get("beats"))
-        for e in history
-        if e["event"] in ("attack", "answer")
-    ]
-
-
-def _event_text(e: dict) -> str:
-    kind = e["event"]
-    if kind == "deal":
-        return f"deal {e['hand_size']} cat {e['cat']}"
-    if kind == "replace":
-        return f"p{e['player']} replaces [{format_cards(e['cards'])}]"
-    if kind == "duel":
-        return f"duel {e['cards'][0]}:{e['cards'][1]}"
-    if kind == "attack":
-        return f"p{e['player']} attacks {format_cards(e['cards'])}"
-    if kind == "answer":
-        return f"p{e['player']} answers {format_cards(e['cards'])} {'beat' if e['beats'] else 'sacrifice'}"
-    if kind == "showdown":
-        who = "drawn" if e["winner"] is None else f"p{e['winner']} wins"
-        return f"showdown {e['cards'][0]}:{e['cards'][1]} {who}"
-    return kind
+def _play_events(history: Sequence[Event]) -> list[PlayEvent]:
+    return [e for e in history if isinstance(e, PlayEvent)]
 
 
 # ----------------------------------------------------------------- observers
 
-_PHASES = ("deal", "draw", REPLACE, DUEL, "attack", "answer", "wait", OVER)
+_PHASES = ("deal", "draw", REPLACE, DUEL, Decision.ATTACK, Decision.ANSWER, "wait", OVER)
+"""An observation's phase: the game's, or what the observing player does
+now, or a moment OpenSpiel adds (dealing and drawing cards, waiting)."""
+_HISTORY_KINDS = (EventKind.REPLACE, EventKind.DUEL, EventKind.ATTACK, EventKind.ANSWER, EventKind.SHOWDOWN)
 
 
 class Observer:
@@ -284,16 +275,15 @@ class Observer:
                 d["revealed_discards"][12 * p + c - 1] += 1
         for i, e in enumerate(info["history"][1 : self.slots + 1]):
             row = d["history"][i]
-            kind = ("replace", "duel", "attack", "answer", "showdown").index(e["event"])
-            row[kind] = 1
-            if "player" in e:
-                row[5 + e["player"]] = 1
-                for c in e["cards"]:
-                    row[7 + 12 * e["player"] + c - 1] += 1
-            else:  # duel and showdown show one card of each player
-                for p, c in enumerate(e["cards"]):
+            row[_HISTORY_KINDS.index(e.event)] = 1
+            if isinstance(e, (ReplaceEvent, PlayEvent)):
+                row[5 + e.player] = 1
+                for c in e.cards:
+                    row[7 + 12 * e.player + c - 1] += 1
+            elif isinstance(e, (DuelEvent, ShowdownEvent)):  # one card of each player
+                for p, c in enumerate(e.cards):
                     row[7 + 12 * p + c - 1] += 1
-            if e.get("beats"):
+            if isinstance(e, PlayEvent) and e.beats:
                 row[31] = 1
         if self.perfect_recall and self.private:
             for c in info["dealt"]:
@@ -327,16 +317,16 @@ class Observer:
                     f"p{p} [{format_cards(c)}]" for p, c in enumerate(info["revealed_discards"]) if c is not None
                 )
             )
-        now.append("history: " + "; ".join(_event_text(e) for e in info["history"]))
+        now.append("history: " + "; ".join(map(str, info["history"])))
         parts.append(" | ".join(now))
         return "\n".join(parts)
 
 
-def _round_text(history: Sequence[dict], record: dict, player: int, private: bool) -> str:
+def _round_text(history: Sequence[Event], record: dict, player: int, private: bool) -> str:
     head = (
         f"dealt [{format_cards(record['dealt'])}] drew [{format_cards(sorted(record['drawn']))}]; " if private else ""
     )
-    return head + "; ".join(_event_text(e) for e in history)
+    return head + "; ".join(map(str, history))
 
 
 # --------------------------------------------------------------- base game
@@ -450,7 +440,7 @@ class TacocatPlayState(pyspiel.State):
         self.hands: list[Hand] = [(), ()]
         self.attacker = self.g.first_attacker
         self.table: Hand = ()
-        self.events: list[dict] = _Appended()
+        self.events: list[PlayEvent] = _Appended()
         self.done = False
         self.winner: int | None = None
 
@@ -466,8 +456,8 @@ class TacocatPlayState(pyspiel.State):
         if self.done or len(self.dealt) < 2 * self.g.hand_size or player != self.current_player():
             return []
         if self.table:
-            return [Action("answer", c, b) for c, b in answers(self.table, self.hands[player])]
-        return [Action("attack", a) for a in attacks(self.hands[player])]
+            return [Action(Decision.ANSWER, c, b) for c, b in answers(self.table, self.hands[player])]
+        return [Action(Decision.ATTACK, a) for a in attacks(self.hands[player])]
 
     def _legal_actions(self, player: int) -> list[int]:
         return sorted(self.g.codec.encode(a) for a in self._moves(player))
@@ -490,11 +480,11 @@ class TacocatPlayState(pyspiel.State):
         if action not in self._moves(player):
             raise TacocatError(f"action {action_id} ({action}) is not legal for player {player} now", "R10-R13")
         self.hands[player] = remove(self.hands[player], action.cards)
-        event = {"event": action.kind, "player": player, "cards": list(action.cards)}
-        if action.kind == "attack":
+        if action.kind == Decision.ATTACK:
+            event = PlayEvent.attack(player, action.cards)
             self.table = action.cards
         else:
-            event["beats"] = bool(action.beats)
+            event = PlayEvent.answer(player, action.cards, bool(action.beats))
             self.table = ()
             self.attacker = player if action.beats else 1 - player  # R13-R14
             if len(self.hands[0]) == 1 and len(self.hands[1]) == 1:
@@ -531,7 +521,7 @@ class TacocatPlayState(pyspiel.State):
 
     # -- the information set
     def _seen(self) -> Hand:
-        seen = [c for e in self.events for c in e["cards"]]
+        seen = [c for e in self.events for c in e.cards]
         return remove(hand(seen), self.table) if self.table else hand(seen)
 
     def info(self, player: int) -> dict[str, Any]:
@@ -539,13 +529,13 @@ class TacocatPlayState(pyspiel.State):
         n = self.g.hand_size
         dealing = len(self.dealt) < 2 * n
         own = self.dealt[n * player : n * (player + 1)] if dealing else self.hands[player]
-        played = [c for e in self.events if e["player"] == player for c in e["cards"]]
+        played = [c for e in self.events if e.player == player for c in e.cards]
         if dealing:
             phase = "deal"
         elif self.done:
             phase = OVER
         elif self.current_player() == player:
-            phase = "answer" if self.table else "attack"
+            phase = Decision.ANSWER if self.table else Decision.ATTACK
         else:
             phase = "wait"
         return {
@@ -568,31 +558,16 @@ class TacocatPlayState(pyspiel.State):
             "rounds": [0, 0, 0],
         }
 
-    def _history(self) -> list[dict]:
-        return [{"event": "deal", "hand_size": self.g.hand_size, "cat": self.g.board.cat}] + self.events
+    def _history(self) -> list[Event]:
+        return [DealEvent(self.g.hand_size, self.g.board.cat), *self.events]
 
     def game_state(self) -> GameState:
         """This deal as a `GameState` in its play phase (hidden cards
         included), for the bots that read a whole state (the oracle)."""
         if len(self.dealt) < 2 * self.g.hand_size:
             raise TacocatError("the cards are still being dealt: no game state yet")
-        g = self.g
-        return GameState(
-            rules=g.rules,
-            seed=0,
-            board=g.board,
-            deals=1,
-            phase=OVER if self.done else PLAY,
-            hands=list(self.hands),
-            draw_pile=list(remove(g.rules.deck_cards(), hand(self.dealt))),
-            discard=list(self._seen()),
-            table=self.table,
-            attacker=None if self.done else self.attacker,
-            first_replacer=g.board.first_replacer(g.rules),
-            replaced=[True, True],
-            history=self._history(),
-            rounds=[],
-            actions=[],
+        return GameState.at_play_phase(
+            self.hands, self.attacker, events=self.events, rules=self.g.rules, board=self.g.board, ended=self.done
         )
 
     def view(self, player: int) -> View:
@@ -619,14 +594,14 @@ class TacocatPlayState(pyspiel.State):
         floor = hand_floor(_play_events(self.events), opp)
         pool = [c for c in view.unseen_pool if c >= floor]
         opp_hand, _ = rng.take(pool, len(self.hands[opp]))
-        opp_played = [c for e in self.events if e["player"] == opp for c in e["cards"]]
-        mine = hand(list(self.hands[me]) + [c for e in self.events if e["player"] == me for c in e["cards"]])
+        opp_played = [c for e in self.events if e.player == opp for c in e.cards]
+        mine = hand(list(self.hands[me]) + [c for e in self.events if e.player == me for c in e.cards])
         theirs = hand(list(opp_hand) + opp_played)
         world = self.get_game().new_initial_state()
         for c in mine + theirs if me == 0 else theirs + mine:
             world.apply_action(c - 1)
         for e in self.events:
-            world.apply_action(self.g.codec.encode(Action(e["event"], tuple(e["cards"]), e.get("beats"))))
+            world.apply_action(self.g.codec.encode(Action(e.event, e.cards, e.beats)))
         return world
 
 
@@ -715,7 +690,7 @@ class TacocatState(pyspiel.State):
         self.drawn: list[int] = []
         self.records: list[list[dict]] = [self._new_records()]
         """Per round, per player: the hand dealt and the cards drawn (in order)."""
-        self.past: list[list[dict]] = _Appended()
+        self.past: list[list[Event]] = _Appended()
         """The public history of every finished round."""
         self.truncated = False
 
@@ -946,17 +921,15 @@ class TacocatState(pyspiel.State):
         plan = []  # per round: [p0 dealt, p1 dealt], [p0 drawn, p1 drawn]
         for r, history in enumerate(rounds):
             finished = r < len(self.past)
-            opp_cards = [
-                c for e in history if e["event"] in ("attack", "answer") and e["player"] == opp for c in e["cards"]
-            ]
-            opp_cards += [e["cards"][opp] for e in history if e["event"] in ("duel", "showdown")]
+            opp_cards = [c for e in _play_events(history) if e.player == opp for c in e.cards]
+            opp_cards += [e.cards[opp] for e in history if isinstance(e, (DuelEvent, ShowdownEvent))]
             if not finished:
                 floor = hand_floor(_play_events(history), opp)
                 view = gs.view(me)
                 pool = [c for c in view.unseen_pool if c >= floor]
                 now, _ = rng.take(pool, len(gs.hands[opp]))
                 opp_cards += list(now)
-            discards = [e["cards"] for e in history if e["event"] == "replace" and e["player"] == opp]
+            discards = [e.cards for e in history if isinstance(e, ReplaceEvent) and e.player == opp]
             if discards:
                 drawn, kept = rng.take(hand(opp_cards), len(discards[0]))
                 drawn = list(drawn)

@@ -42,8 +42,7 @@ from tacocat.players import stats
 from tacocat.players.bots import BOTS, choose, make_bot, play_game
 from tacocat.players.cluster import Cluster, RunStats, Stopped, run_tasks
 from tacocat.players.stats import SPRT
-from tacocat.rules.board import Board
-from tacocat.rules.game import PLAY, GameState
+from tacocat.rules.game import GameState
 from tacocat.rules.ruleset import STANDARD, Ruleset
 
 MODES = ("play", "game")
@@ -116,15 +115,9 @@ def _play_state(deal_seed: str) -> GameState:
     rng = random.Random(f"play/{deal_seed}")
     deck = list(STANDARD.deck_cards())
     rng.shuffle(deck)
-    state = GameState(rules=STANDARD, seed=0, board=Board())
-    state.deals = 1
-    state.hands = [tuple(sorted(deck[:PLAY_HAND])), tuple(sorted(deck[PLAY_HAND : 2 * PLAY_HAND]))]
-    state.draw_pile = deck[2 * PLAY_HAND :]
-    state.phase = PLAY
-    state.attacker = 0
-    state.replaced = [True, True]
-    state.history = [{"event": "deal", "hand_size": PLAY_HAND, "cat": state.board.cat}]
-    return state
+    return GameState.at_play_phase(
+        [deck[:PLAY_HAND], deck[PLAY_HAND : 2 * PLAY_HAND]], attacker=0, draw_pile=deck[2 * PLAY_HAND :]
+    )
 
 
 def play_round(bots, deal_seed: str) -> int:

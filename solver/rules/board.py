@@ -113,6 +113,16 @@ class Board:
             cat += step
         return Board(cat=cat, covered=self.covered | {self.cat})
 
+    def rounds_to_win(self, player: int) -> int:
+        """Rounds `player` must still win for the cat to enter their goal:
+        one step per uncovered space on the way (R18), the last into the
+        goal (R19); 0 once the game is over."""
+        board, n = self, 0
+        while board.winner is None:
+            board = board.after_round(player)
+            n += 1
+        return n
+
     def to_dict(self) -> dict:
         return {"cat": self.cat, "covered": sorted(self.covered)}
 

@@ -123,6 +123,52 @@ class GameState:
         state._deal()
         return state
 
+    @classmethod
+    def at_play_phase(
+        cls,
+        hands: Sequence[Sequence[int]],
+        attacker: int = 0,
+        *,
+        events: Sequence[PlayEvent] = (),
+        rules: Ruleset = STANDARD,
+        board: Board | None = None,
+        seed: int = 0,
+        draw_pile: Sequence[int] | None = None,
+        ended: bool = False,
+    ) -> "GameState":
+        """A round in its play phase, dealt elsewhere (a match of play
+        phases, OpenSpiel's play game, a test): each player holds `hands[p]`
+        now, `events` are the round's attacks and answers so far (an attack
+        last is on the table), `attacker` attacks now or laid that attack.
+        The round's history is its deal of as many cards as each held when
+        the play began (the replacement and duels before are not recorded);
+        the deck's other cards form the draw pile, in `draw_pile`'s order
+        when given.  `ended`: the last trick was played (R16), the game
+        stops there (phase over, no attacker)."""
+        board = board or Board()
+        events = tuple(events)
+        table = events[-1].cards if events and events[-1].event == Decision.ATTACK else ()
+        face_up = [c for e in (events[:-1] if table else events) for c in e.cards]
+        held = [hand(h) for h in hands]
+        if draw_pile is None:
+            draw_pile = remove(rules.deck_cards(), hand(held[0] + held[1] + tuple(face_up) + table))
+        dealt = len(held[0]) + sum(len(e.cards) for e in events if e.player == 0)
+        return cls(
+            rules=rules,
+            seed=seed,
+            board=board,
+            deals=1,
+            phase=OVER if ended else PLAY,
+            hands=held,
+            draw_pile=list(draw_pile),
+            discard=face_up,
+            table=table,
+            attacker=None if ended else attacker,
+            first_replacer=board.first_replacer(rules),
+            replaced=[True, True],
+            history=[DealEvent(dealt, board.cat), *events],
+        )
+
     def clone(self) -> "GameState":
         """An independent deep copy (hidden cards included)."""
         return copy.deepcopy(self)

@@ -1,0 +1,110 @@
+"""Typed events, phases and decisions (tacocat.rules.events), the
+constructors other layers used to fake (`GameState.at_play_phase`,
+`Board.rounds_to_win`) and `View` in its own module."""
+
+from __future__ import annotations
+
+import copy
+import json
+import pickle
+import random
+
+import pytest
+
+from tacocat.rules import game, views
+from tacocat.rules.actions import Action
+from tacocat.rules.board import Board
+from tacocat.rules.events import (
+    DealEvent,
+    Decision,
+    DuelEvent,
+    Event,
+    Phase,
+    PlayEvent,
+    ReplaceEvent,
+    ShowdownEvent,
+    event_of,
+)
+from tacocat.rules.game import GameState
+from tacocat.rules.ruleset import STANDARD
+
+EVENTS = [
+    (DealEvent(9, 3), {"event": "deal", "hand_size": 9, "cat": 3}, "deal 9 cat 3"),
+    (ReplaceEvent(1, (2, 5)), {"event": "replace", "player": 1, "cards": [2, 5]}, "p1 replaces [2 5]"),
+    (DuelEvent((9, 4)), {"event": "duel", "cards": [9, 4]}, "duel 9:4"),
+    (PlayEvent.attack(0, (4, 5, 6)), {"event": "attack", "player": 0, "cards": [4, 5, 6]}, "p0 attacks 4 5 6"),
+    (
+        PlayEvent.answer(1, (3,), False),
+        {"event": "answer", "player": 1, "cards": [3], "beats": False},
+        "p1 answers 3 sacrifice",
+    ),
+    (ShowdownEvent((2, 2), None), {"event": "showdown", "cards": [2, 2], "winner": None}, "showdown 2:2 drawn"),
+    (ShowdownEvent((1, 7), 0), {"event": "showdown", "cards": [1, 7], "winner": 0}, "showdown 1:7 p0 wins"),
+]
+
+
+@pytest.mark.parametrize("event, wire, text", EVENTS, ids=[t for _, _, t in EVENTS])
+def test_each_event_has_one_wire_form_and_one_text(event, wire, text):
+    assert event.to_json() == wire and json.dumps(event.to_json()) == json.dumps(wire)
+    assert type(event.to_json()["event"]) is str  # plain JSON, not the enum
+    assert str(event) == text
+    assert event_of(wire) == event and event_of(event) is event
+    # It reads as its wire form too, for code written against the dicts.
+    assert event == wire and wire == event and dict(event) == wire
+    assert all(event[k] == v for k, v in wire.items()) and set(event) == set(wire)
+    assert copy.deepcopy(event) is event and pickle.loads(pickle.dumps(event)) == event
+    assert hash(event) == hash(event_of(dict(wire)))
+
+
+def test_events_of_different_kinds_or_fields_differ():
+    assert PlayEvent.attack(0, (3,)) != PlayEvent.attack(1, (3,))
+    assert PlayEvent.answer(0, (3,), True) != PlayEvent.answer(0, (3,), False)
+    assert DuelEvent((3, 4)) != ShowdownEvent((3, 4), None)
+    assert PlayEvent.attack(0, (3,)) != {"event": "attack", "player": 0, "cards": [4]}
+    assert "beats" not in PlayEvent.attack(0, (3,)) and "player" not in DuelEvent((1, 2))
+
+
+def test_phases_and_decisions_are_the_words_of_the_wire():
+    assert [str(p) for p in Phase] == ["replace", "duel", "play", "over"]
+    assert [f"{d}" for d in Decision] == ["replace", "duel", "attack", "answer"]
+    assert json.dumps({"phase": Phase.PLAY, "decision": Decision.ANSWER}) == '{"phase": "play", "decision": "answer"}'
+    assert game.PLAY is Phase.PLAY and views.PLAY is Phase.PLAY
+
+
+def test_a_game_writes_typed_events_and_reads_them_back():
+    state = GameState.new(STANDARD, 7)
+    rng = random.Random(7)
+    while not state.rounds:
+        for p in state.acting_players():
+            state.apply(p, rng.choice(state.legal_actions(p)))
+    assert isinstance(state.phase, Phase) and all(isinstance(e, Event) for e in state.history)
+    assert isinstance(state.decision(state.acting_players()[0]), Decision)
+    doc = json.loads(json.dumps(state.to_dict()))
+    again = GameState.from_dict(doc)
+    assert again.history == state.history and all(isinstance(e, Event) for e in again.history)
+    view = state.view(0)
+    assert view.play_history == tuple(e for e in view.history if isinstance(e, PlayEvent))
+    assert views.View.from_dict(json.loads(json.dumps(view.to_dict()))) == view
+
+
+def test_view_lives_in_its_own_module():
+    assert game.View is views.View and views.View.__module__ == "tacocat.rules.views"
+
+
+def test_at_play_phase_builds_a_consistent_state():
+    events = [PlayEvent.attack(0, (9,)), PlayEvent.answer(1, (3,), False), PlayEvent.attack(0, (5, 5))]
+    state = GameState.at_play_phase([(2, 7, 11, 12), (1, 4, 6, 8, 10, 12)], 0, events=events)
+    state.check()  # every card of the deck in one place (R1), attacker + table = defender (R10)
+    assert state.phase == Phase.PLAY and state.table == (5, 5) and state.attacker == 0
+    assert state.history[0] == DealEvent(7, Board().cat) and state.history[1:] == events
+    assert sorted(state.discard) == [3, 9] and state.decision(1) == Decision.ANSWER
+    state.apply(1, Action("answer", (6, 8), True))
+    assert state.attacker == 1 and state.table == ()
+    over = GameState.at_play_phase([(2,), (4,)], 1, ended=True)
+    assert over.over and over.attacker is None
+
+
+def test_rounds_to_win_counts_the_uncovered_spaces_and_the_goal():
+    assert Board().rounds_to_win(0) == 4 and Board().rounds_to_win(1) == 4
+    assert Board(cat=1, covered=frozenset({2, 3, 4})).rounds_to_win(1) == 3
+    assert Board(cat=0).rounds_to_win(0) == 1 and Board(cat=-1).rounds_to_win(1) == 0
