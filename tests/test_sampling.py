@@ -9,10 +9,16 @@ from math import comb
 
 import pytest
 
+from tacocat.core.exact import packed
 from tacocat.errors import TacocatError
-from tacocat.rules.cards import counts
+from tacocat.rules.cards import counts, hand
 from tacocat.rules.game import GameState, View
-from tacocat.search.sampling import HandSampler
+from tacocat.rules.views import build_view
+from tacocat.search.budget import Budget
+from tacocat.search.decisions import KnownHandSampler
+from tacocat.search.inference import InferenceSampler, StaticSoftmax
+from tacocat.search.pimc import exact_play, pimc_play
+from tacocat.search.sampling import HandSampler, WorldSampler
 
 
 def view(hand, seen, opp, attacker=0, table=(), player=0):
@@ -99,3 +105,84 @@ def test_the_sampler_never_depends_on_the_true_hidden_hand():
 def test_bad_input_is_rejected():
     with pytest.raises(TacocatError):
         HandSampler({"hand": [1]})
+
+
+# ------------------------------------------------------ the sampler protocol
+PLAY_VIEW = build_view(hand=(2, 4, 6, 9, 11, 12), seen=(1, 3), opponent=5, attacker=0, table=(8,), player=1)
+"""A play-phase answer: a few hundred opponent hands, enumerable."""
+PROTOCOL = ("sample", "sample_packed", "enumerate", "enumerate_packed", "deal")
+
+
+class Recording:
+    """A custom sampler, no `HandSampler`: R20's worlds (delegated to one)
+    through every method of the protocol, recording which a search calls."""
+
+    def __init__(self, view):
+        self.inner = HandSampler(view)
+        self.calls = Counter()
+
+    def __getattr__(self, name):
+        if name not in PROTOCOL:
+            raise AttributeError(name)
+        method = getattr(self.inner, name)
+
+        def call(*args):
+            self.calls[name] += 1
+            return method(*args)
+
+        return call
+
+
+class Plain(WorldSampler):
+    """A custom sampler that writes only the hand methods and `deal`, and
+    inherits the packed ones from the protocol."""
+
+    def __init__(self, view):
+        self.inner = HandSampler(view)
+
+    def sample(self, rng):
+        return self.inner.sample(rng)
+
+    def enumerate(self, budget=None):
+        return self.inner.enumerate(budget)
+
+    def deal(self, rng):
+        return self.inner.deal(rng)
+
+
+def test_every_sampler_has_the_whole_protocol():
+    known = KnownHandSampler((5, 7, 8, 10, 12), PLAY_VIEW.unseen_pool)
+    model = InferenceSampler(PLAY_VIEW, StaticSoftmax())
+    for sampler in (HandSampler(PLAY_VIEW), model, known, Plain(PLAY_VIEW)):
+        for name in PROTOCOL:
+            assert callable(getattr(sampler, name)), (type(sampler).__name__, name)
+        a, b = random.Random(3), random.Random(3)
+        assert sampler.sample_packed(a) == packed(sampler.sample(b))  # the same draws
+        listed, packed_list = sampler.enumerate(None), sampler.enumerate_packed(None)
+        assert packed_list == [(packed(h), p) for h, p in listed]
+        opp, pile = sampler.deal(random.Random(1))
+        assert hand(list(opp) + list(pile)) == PLAY_VIEW.unseen_pool
+
+
+def test_a_custom_sampler_is_searched_through_its_packed_methods():
+    """PIMC and the exact search ask any sampler for packed worlds (no fast
+    path kept for `HandSampler`): a custom one is as fast, and gives the
+    same odds as the default sampler from the same seed."""
+    custom = Recording(PLAY_VIEW)
+    got = pimc_play(PLAY_VIEW, Budget(samples=60, seed=4), sampler=custom)
+    assert custom.calls["sample_packed"] > 0 and custom.calls["sample"] == 0
+    assert got.moves == pimc_play(PLAY_VIEW, Budget(samples=60, seed=4)).moves
+    custom.calls.clear()
+    got = exact_play(PLAY_VIEW, Budget(seed=2), sampler=custom, max_hands=None)
+    assert custom.calls == Counter(enumerate_packed=1)
+    assert got is not None and got.moves == exact_play(PLAY_VIEW, Budget(seed=2), max_hands=None).moves
+
+
+def test_a_sampler_without_packed_methods_inherits_them():
+    plain = Plain(PLAY_VIEW)
+    assert type(plain).sample_packed is WorldSampler.sample_packed
+    assert pimc_play(PLAY_VIEW, Budget(samples=40, seed=7), sampler=plain).moves == (
+        pimc_play(PLAY_VIEW, Budget(samples=40, seed=7)).moves
+    )
+    full = exact_play(PLAY_VIEW, sampler=plain, max_hands=None)
+    assert full is not None and full.moves == exact_play(PLAY_VIEW, max_hands=None).moves

@@ -210,7 +210,7 @@ def static_discard(cards: Hand, cap: int, pool: Sequence[int]) -> Hand:
     return hand(worst[: max(cap, 0)])
 
 
-class KnownHandSampler:
+class KnownHandSampler(WorldSampler):
     """A world sampler that knows the opponent's hand (the oracle bot):
     only the draw pile's order is random."""
 

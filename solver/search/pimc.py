@@ -192,11 +192,7 @@ def exact_play(
     b = budget_of(budget, "exact_play")
     check_play_view(view)
     sampler = sampler or HandSampler(view)
-    if isinstance(sampler, HandSampler):
-        worlds = sampler.enumerate_packed(max_hands)
-    else:
-        listed = sampler.enumerate(max_hands)
-        worlds = None if listed is None else [(packed(h), p) for h, p in listed]
+    worlds = sampler.enumerate_packed(max_hands)
     if worlds is None:
         return None
     rng_from(b.seed).shuffle(worlds)
@@ -256,7 +252,7 @@ def pimc_play(
     rng = rng_from(b.seed)
     sampler = sampler or HandSampler(view)
     solver = solver or PerfectSolver(view.rules)
-    draw = sampler.sample_packed if isinstance(sampler, HandSampler) else (lambda r: packed(sampler.sample(r)))
+    draw = sampler.sample_packed
     weigh = sampler.weight if getattr(sampler, "active", False) else None
     tally = _Tally(view, utilities)
     t0 = time.perf_counter()

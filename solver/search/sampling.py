@@ -24,8 +24,14 @@ information set of R20 with its weights; the cards below the floor can
 only be in the draw pile.
 
 The sampler is swappable: searches take any object with the `WorldSampler`
-shape (`sample(rng)`, `enumerate(budget)`), e.g. one that weights hands by a
-model of the opponent's earlier choices."""
+shape — `sample(rng)` and `enumerate(budget)` for hands, `sample_packed` and
+`enumerate_packed` for the same in the core's packed form (what PIMC hands
+the core, so no search converts hands per world), `deal(rng)` for a hand
+with the draw pile (the replacement) — e.g. one that weights hands by a
+model of the opponent's earlier choices (`tacocat.search.inference`).  A
+sampler that subclasses `WorldSampler` inherits packed methods built on
+`sample` and `enumerate`; one that packs faster overrides them, and every
+search then uses its own (there is no fast path reserved to `HandSampler`)."""
 
 from __future__ import annotations
 
@@ -46,15 +52,34 @@ distinct ones (`hint(method="auto")`)."""
 
 
 class WorldSampler(Protocol):
-    """What a search needs from a world sampler."""
+    """What a search needs from a world sampler (module docstring).  The
+    packed methods have default bodies, inherited by a class that names
+    `WorldSampler` as its base: the same hands as `sample` / `enumerate`,
+    packed one by one."""
 
     def sample(self, rng: random.Random) -> Hand:
         """One opponent hand."""
         ...
 
+    def sample_packed(self, rng: random.Random) -> int:
+        """`sample(rng)` packed for the core (`tacocat.core.exact.packed`):
+        the same hand from the same draws of `rng`."""
+        return packed(self.sample(rng))
+
     def enumerate(self, budget: int | None = None) -> list[tuple[Hand, float]] | None:
         """Every distinct opponent hand with its probability, or None when
         there are more than `budget`."""
+        ...
+
+    def enumerate_packed(self, budget: int | None = None) -> list[tuple[int, float]] | None:
+        """`enumerate(budget)` with the hands packed for the core (same
+        hands, order and weights)."""
+        listed = self.enumerate(budget)
+        return None if listed is None else [(packed(h), p) for h, p in listed]
+
+    def deal(self, rng: random.Random) -> tuple[Hand, list[int]]:
+        """An opponent hand and the draw pile (the rest of the unseen pool)
+        in a random order, drawn from the end (the replacement's worlds)."""
         ...
 
 
@@ -73,7 +98,7 @@ def rng_from(seed: int | random.Random) -> random.Random:
     return random.Random(seed)
 
 
-class HandSampler:
+class HandSampler(WorldSampler):
     """Opponent hands drawn uniformly from the consistent card subsets of a
     view's unseen pool (R20, module docstring).
 
