@@ -278,6 +278,40 @@ def test_set_rules_applies_to_new_games_only():
     assert ok(seated(session).handle({"cmd": "hello"}))["rules"]["name"] == "standard"
 
 
+def test_every_command_reads_rules_one_way():
+    """new_game, set_rules, a hint's view, a solve's position and an
+    equilibrium solve's view: rules are a ruleset object or "standard",
+    never a file path (the server's files are not the client's to name)."""
+    session = EngineSession(hint_fn=FakeHint())
+    ruleset_file = os.path.join(os.path.dirname(tacocat.__file__), "..", "pyproject.toml")
+    custom = {"name": "small", "board": [4, 6, 8, 7, 8, 6, 4], "tie": "arrow"}
+    position = {"hands": [[1, 5], [2, 9]], "attacker": 0, "table": []}
+    endgame = {**VIEW, "hand": [2, 5], "opponent_hand_size": 2}
+
+    def asks(rules) -> list[tuple[str, dict]]:
+        return [
+            ("rules", {"cmd": "set_rules", "rules": rules}),
+            ("rules", {"cmd": "new_game", "seed": 1, "rules": rules}),
+            ("view", {"cmd": "hint", "view": {**VIEW, "rules": rules}}),
+            ("position", {"cmd": "solve", "position": {**position, "rules": rules}}),
+            ("view", {"cmd": "solve", "mode": "equilibrium", "view": {**endgame, "rules": rules}}),
+        ]
+
+    for rules in (ruleset_file, "rules.json", "STANDARD", 7, [4, 6]):
+        for field, request in asks(rules):
+            if not isinstance(rules, str) and field == "rules":
+                continue  # the command table refuses a type other than object or string first
+            error = err(seated(session).handle(request), "bad_field")
+            assert error["field"] == field and 'a ruleset object or "standard"' in error["message"], (request, error)
+            assert "\n" not in error["message"]
+    for rules in ("standard", custom):
+        for _, request in asks(rules):
+            response = seated(session).handle(request)
+            if isinstance(response, SearchJob):
+                response = response.run()
+            ok(response)
+
+
 def test_game_limit_forgets_finished_games_then_answers_busy():
     session = EngineSession(max_games=2)
     ok(seated(session).handle({"cmd": "new_game", "seed": 1}))

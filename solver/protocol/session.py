@@ -591,14 +591,29 @@ class EngineSession:
             self._meta[gid].touched = time.time()
             return state
 
-    def _rules_from(self, value: Any, what: str) -> Ruleset:
-        if isinstance(value, str):
-            if value != "standard":
-                raise ProtocolError(
-                    "bad_field", f'{what} must be a ruleset object or "standard", got {_short(value)}', "rules"
-                )
+    def _ruleset_of(self, value: Any, what: str, field: str) -> Ruleset:
+        """The ruleset a request gives, read here for every command (new_game,
+        set_rules, a view's, a position's): a ruleset object (RULES section 8)
+        or "standard" — never a file path over the protocol; None: the
+        session's."""
+        if value is None:
+            return self.rules
+        if value == "standard":
             return load_ruleset(None)
+        if not isinstance(value, Mapping):
+            raise ProtocolError(
+                "bad_field", f'{what} must be a ruleset object or "standard", got {_short(value)}', field
+            )
         return Ruleset.from_dict(value)
+
+    def _view_of(self, request: Mapping[str, Any]) -> View:
+        """The view a request gives (hint, solve's equilibrium mode), in the
+        shapes of `tacocat hint --view` (short or full), read by the same
+        function; its rules as `_ruleset_of` reads them."""
+        data = request["view"]
+        if isinstance(data, Mapping):
+            data = {**data, "rules": self._ruleset_of(data.get("rules"), "view rules", "view").to_dict()}
+        return view_from_json(data)
 
     @staticmethod
     def _status(gid: str, state: GameState) -> GameStatus:
@@ -687,7 +702,7 @@ class EngineSession:
                 "give rules in new_game (and in a view) instead",
                 "rules",
             )
-        rules = self._rules_from(request["rules"], "rules")
+        rules = self._ruleset_of(request["rules"], "rules", "rules")
         with self._lock:  # this connection's default only: never stored, gone with the session
             self.rules = rules
         return {"rules": rules.to_dict()}
@@ -708,7 +723,7 @@ class EngineSession:
                 raise ProtocolError("bad_field", "new_game: a state carries its own rules; drop 'rules'", "rules")
             state = GameState.from_dict(request["state"])
         else:
-            rules = self._rules_from(request["rules"], "rules") if "rules" in request else self.rules
+            rules = self._ruleset_of(request.get("rules"), "rules", "rules")
             seed = request["seed"] if "seed" in request else secrets.randbits(31)
             state = GameState.new(rules, seed)
         with self._lock:
@@ -873,17 +888,7 @@ class EngineSession:
                     raise ProtocolError(
                         "bad_field", f"hint takes either view, or game and player; got view and {key}", key
                     )
-            # The view shapes of `tacocat hint --view` (short or full), read
-            # by the same function.
-            data = dict(request["view"])
-            rules = data.get("rules")
-            if isinstance(rules, str) and rules != "standard":  # never a file path over the protocol
-                raise ProtocolError(
-                    "bad_field", f'view rules must be a ruleset object or "standard", got {_short(rules)}', "view"
-                )
-            if rules is None:
-                data["rules"] = self.rules.to_dict()
-            view = view_from_json(data)
+            view = self._view_of(request)
         elif "game" in request:
             if "player" not in request:
                 raise ProtocolError("missing_field", "hint from a game needs 'player' (0 or 1)", "player")
@@ -974,7 +979,13 @@ class EngineSession:
         # Validate now (RULES R1, R10-R11, R16): a bad position never takes a
         # search slot.  The exact solve is fast (milliseconds for nine-card
         # hands) and has no stop: it always runs to the end.
-        position, utilities = position_from_dict(request["position"], self.rules)
+        given = request["position"]
+        if isinstance(given, Mapping):  # its rules read as every request's are
+            rules = self._ruleset_of(given.get("rules"), "position rules", "position")
+            given = {k: v for k, v in given.items() if k != "rules"}
+        else:
+            rules = self.rules
+        position, utilities = position_from_dict(given, rules)
 
         def work(stop: threading.Event) -> dict:
             solver = self._take_solver()
@@ -991,11 +1002,7 @@ class EngineSession:
 
         if "view" not in request:
             raise ProtocolError("missing_field", "an equilibrium solve needs 'view'", "view")
-        data = dict(request["view"])
-        if isinstance(data.get("rules"), str) and data["rules"] != "standard":
-            raise ProtocolError("bad_field", 'view rules must be a ruleset object or "standard"', "view")
-        data.setdefault("rules", self.rules.to_dict())
-        view = view_from_json(data)
+        view = self._view_of(request)
         endgame = endgame_from_view(view)
         endgame.check()
         target = request.get("exploitability", DEFAULT_TARGET)
