@@ -11,7 +11,8 @@ from pathlib import Path
 
 import click
 
-from tacocat.cli.terminal import METHODS, CliError, format_action, friendly_errors, progress_bar, read_json
+from tacocat.cli.search_options import search_options
+from tacocat.cli.terminal import CliError, format_action, friendly_errors, progress_bar, read_json
 from tacocat.rules.cards import format_cards
 from tacocat.rules.game import GameRecord
 
@@ -125,23 +126,12 @@ def plot_curve(result, viewer: int, names: dict[int, str], path: str, title: str
     help="Whose decisions to review.",
 )
 @click.option("--top", type=click.IntRange(1), default=10, show_default=True, help="List the N costliest decisions.")
-@click.option("--time", "time_ms", type=click.IntRange(1), default=None, help="Search time per decision, milliseconds.")
-@click.option(
-    "--iterations",
-    type=click.IntRange(1),
-    default=None,
-    help="Search budget per decision (sampled deals or iterations).",
-)
-@click.option("--seed", type=int, default=0, show_default=True, help="Seed of the searches (decision i uses SEED+i).")
-@click.option(
-    "--method", type=click.Choice(METHODS), default="auto", show_default=True, help="Search method, as in tacocat hint."
-)
-@click.option(
-    "--score",
-    type=click.Choice(["game", "round"]),
-    default="game",
-    show_default=True,
-    help="Value of a move: game equity of the board the round leads to, or the round alone (+1/0/-1).",
+@search_options(
+    time="Search time per decision, milliseconds.",
+    iterations="Search budget per decision (sampled deals or iterations).",
+    seed="Seed of the searches (decision i uses SEED+i).",
+    method="Search method, as in tacocat hint.",
+    score="Value of a move: game equity of the board the round leads to, or the round alone (+1/0/-1).",
 )
 @click.option(
     "--plot",

@@ -16,6 +16,7 @@ import time
 import click
 
 from tacocat.cli.backend import cluster_options
+from tacocat.cli.search_options import search_options
 from tacocat.cli.terminal import CliError, friendly_errors, progress_bar, read_json, write_json
 from tacocat.players.bots import BOTS
 from tacocat.players.cluster import Cluster, Stopped, check_reachable, stop_on_sigterm
@@ -101,25 +102,15 @@ def _resume(out_path: str, header: dict) -> dict[str, dict[int, tuple[int, int]]
     show_default=True,
     help="Deals per pairing (each played twice, seats swapped); with --sprt the most to play.",
 )
-@click.option(
-    "--seed",
-    type=int,
-    default=0,
-    show_default=True,
-    help="Seed of the deals: the same seed gives every pairing the same deals.",
-)
+@search_options(seed="Seed of the deals: the same seed gives every pairing the same deals.")
 @click.option(
     "--rules", "rules_path", default=None, help="Ruleset file (.json or .toml) of --mode game; standard by default."
 )
 @cluster_options
-@click.option(
-    "--time",
-    "time_ms",
-    type=click.IntRange(1),
-    default=None,
-    help="Search time of the search bots, milliseconds per move.",
+@search_options(
+    time="Search time of the search bots, milliseconds per move.",
+    iterations="Search budget of the search bots per move.",
 )
-@click.option("--iterations", type=click.IntRange(1), default=None, help="Search budget of the search bots per move.")
 @click.option(
     "--sprt",
     "sprt_text",

@@ -8,8 +8,8 @@ import json
 
 import click
 
+from tacocat.cli.search_options import search_options
 from tacocat.cli.terminal import (
-    METHODS,
     CliError,
     Progress,
     describe_view,
@@ -92,34 +92,13 @@ def run_hint(view, *, time_ms, iterations, seed, method, score="game", show_prog
     default=None,
     help="Read the position as a JSON view from FILE ('-' for stdin) instead of the flags.",
 )
-@click.option("--time", "time_ms", type=click.IntRange(1), default=None, help="Search time in milliseconds.")
-@click.option(
-    "--iterations",
-    type=click.IntRange(1),
-    default=None,
-    help="Search budget: sampled deals (PIMC) or iterations (ISMCTS).",
-)
-@click.option(
-    "--seed",
-    type=int,
-    default=0,
-    show_default=True,
-    help="Seed of the sampling: the same seed and budget give the same answer.",
-)
-@click.option(
-    "--method",
-    type=click.Choice(METHODS),
-    default="auto",
-    show_default=True,
-    help="auto: the hidden-hand equilibrium for play endgames of at most 3 cards a hand; else exact enumeration "
+@search_options(
+    time="Search time in milliseconds.",
+    iterations="Search budget: sampled deals (PIMC) or iterations (ISMCTS).",
+    seed="Seed of the sampling: the same seed and budget give the same answer.",
+    method="auto: the hidden-hand equilibrium for play endgames of at most 3 cards a hand; else exact enumeration "
     "(double-dummy average) when the hidden deals are few, else sampling.",
-)
-@click.option(
-    "--score",
-    type=click.Choice(["game", "round"]),
-    default="game",
-    show_default=True,
-    help="What a move is worth: game = the game equity of the board the round leads to; "
+    score="What a move is worth: game = the game equity of the board the round leads to; "
     "round = +1/0/-1 for the round alone.",
 )
 @click.option("--top", type=click.IntRange(1), default=None, help="Show only the N best moves.")

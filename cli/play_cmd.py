@@ -15,10 +15,11 @@ import re
 import secrets
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, Mapping, Sequence
 
 import click
 
+from tacocat.cli.search_options import search_options
 from tacocat.cli.terminal import (
     CliError,
     arrow_text,
@@ -199,7 +200,7 @@ class Session:
             tail = f"you need {rounds(need[me], 'more')}; the engine needs {rounds(need[1 - me], 'more')}"
         return f"{head}; {tail}"
 
-    def event_text(self, e: dict, following: dict | None = None) -> str:
+    def event_text(self, e: Mapping[str, Any], following: Mapping[str, Any] | None = None) -> str:
         """One public event in words; `following` (the next event, if it
         came with it) tells the last trick and the duel before a showdown
         from one that leads to another trick."""
@@ -250,7 +251,7 @@ class Session:
             return f"{head}: the lower card wins, the engine wins the round; the cat moves toward its goal"
         return str(e)
 
-    def report(self, events: list[dict], drawn: tuple | None = None) -> None:
+    def report(self, events: Sequence[Mapping[str, Any]], drawn: tuple | None = None) -> None:
         """Tell the public events of the last action(s); `drawn` are the
         cards you drew at a replacement (only you see them)."""
         for i, e in enumerate(events):
@@ -609,25 +610,20 @@ DEFAULT_OPPONENT = "pimc" if "pimc" in BOTS else "heuristic"
     default=None,
     help="Search budget of a search bot: sampled deals or iterations per move.",
 )
-@click.option(
-    "--time",
-    "time_ms",
-    type=click.IntRange(1),
-    default=None,
-    help="Search time of a search bot, milliseconds per move.",
-)
+@search_options(time="Search time of a search bot, milliseconds per move.")
 @click.option(
     "--seat",
     type=click.IntRange(0, 1),
     default=None,
     help="Your seat: 0 (goal on the left) or 1 (goal on the right); default 0.",
 )
-@click.option(
-    "--seed",
-    type=int,
-    default=None,
-    help="Seed of the deals and of the bot (default: a fresh one, printed): "
-    "the same seed and moves replay the same game.",
+@search_options(
+    seed={
+        "default": None,
+        "show_default": False,
+        "help": "Seed of the deals and of the bot (default: a fresh one, printed): "
+        "the same seed and moves replay the same game.",
+    }
 )
 @click.option("--rules", "rules_path", default=None, help="Ruleset file (.json or .toml); standard by default.")
 @click.option(

@@ -7,6 +7,7 @@ import json
 
 import click
 
+from tacocat.cli.search_options import search_options
 from tacocat.cli.terminal import friendly_errors, progress_bar
 from tacocat.players.bots import BOTS, make_bot, selfplay
 from tacocat.rules.ruleset import load_ruleset
@@ -16,13 +17,7 @@ from tacocat.rules.ruleset import load_ruleset
 @click.option("--p0", default="heuristic", show_default=True, help="Bot in seat 0 (see below).")
 @click.option("--p1", default="random", show_default=True, help="Bot in seat 1.")
 @click.option("--games", default=100, show_default=True, type=click.IntRange(1), help="How many games.")
-@click.option(
-    "--seed",
-    default=0,
-    show_default=True,
-    type=int,
-    help="Game i uses seed SEED+i: deals and bot choices repeat exactly.",
-)
+@search_options(seed="Game i uses seed SEED+i: deals and bot choices repeat exactly.")
 @click.option("--rules", "rules_path", default=None, help="Ruleset file (.json or .toml); standard by default.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of text.")
 @friendly_errors
