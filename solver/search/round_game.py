@@ -241,7 +241,7 @@ class RoundGame:
 
     def legal(self, s: _S, player: int) -> tuple[Action, ...]:
         if s.phase == REPLACE:
-            kind = REPLACE
+            kind: str = REPLACE
         elif s.phase == DUEL:
             kind = DUEL
         else:
@@ -376,9 +376,7 @@ class RoundGame:
         self.edge_prob = np.array(self._eprob, dtype=np.float64)
         self.edge_slot = np.array(self._eslot, dtype=np.int64)
         self.iset_player_arr = np.array(self.iset_player, dtype=np.int8)
-        self.slot_iset = np.repeat(
-            np.arange(len(self.keys)), [len(a) for a in self.iset_actions]
-        ).astype(np.int64)
+        self.slot_iset = np.repeat(np.arange(len(self.keys)), [len(a) for a in self.iset_actions]).astype(np.int64)
         del self._kind, self._depth, self._iset, self._util, self._ep, self._ec, self._eprob, self._eslot
         # Every node of an information set at one depth: the best response
         # decides each set from its children, level by level.
@@ -437,14 +435,19 @@ class RoundGame:
         """The acting player's `View` at information set `iset`."""
         return self.state_of(self.iset_path[iset]).view(self.iset_player[iset])
 
-    def random_path(self, rng: random.Random) -> tuple[tuple, float]:
+    def random_path(self, rng: random.Random) -> tuple[tuple, float, list[tuple[int, tuple, tuple]]]:
         """A path from the root to a terminal node, every choice uniform
-        (chance by its probabilities), and player 0's result: for tests."""
+        (chance by its probabilities), player 0's result, and each decision
+        on the way as (its index in the path, the actor's information-set
+        key, the legal actions): for tests against `GameState`."""
+        decisions: list[tuple[int, tuple, tuple]] = []
         deck = tuple(self.rules.deck)
         h0 = _pick(_multisets(deck, self.n), rng)
         rest = _take(deck, h0)
         h1 = _pick(_multisets(rest, self.n), rng)
-        s: _S | float = _S(hands=(h0, h1), pile=_take(rest, h1), dealt=(h0, h1), drawn=((), ()), history=(), phase=REPLACE)
+        s: _S | float = _S(
+            hands=(h0, h1), pile=_take(rest, h1), dealt=(h0, h1), drawn=((), ()), history=(), phase=REPLACE
+        )
         path: tuple = (("deal", h0, h1),)
         while not isinstance(s, float):
             if s.phase == "draw":
@@ -458,10 +461,12 @@ class RoundGame:
                 s = nxt
                 continue
             player = self.acting(s)
-            action = rng.choice(self.legal(s, player))
+            legal = self.legal(s, player)
+            decisions.append((len(path), self.key_of(s, player), legal))
+            action = rng.choice(legal)
             path += ((player, action),)
             s = self.apply(s, player, action)
-        return path, s
+        return path, s, decisions
 
 
 def _pick(options: list[tuple[Hand, float]], rng: random.Random) -> Hand:
