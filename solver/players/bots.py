@@ -208,6 +208,7 @@ class SearchBot:
             knobs=self.knobs,
         )
         if view.decision == DUEL:
+            assert result.mixed is not None  # a duel always answers its mixed strategy
             return sample_mixed(result.mixed, rng)
         return result.action
 
@@ -232,7 +233,7 @@ class EquilibriumBot(SearchBot):
         super().__init__(method, **budget)
         self.name = f"{method}+equilibrium"
         self.eq_cards = 3 if eq_cards is None else int(eq_cards)
-        self._solved = None  # (round key, root history length, table at root, result)
+        self._solved: tuple | None = None  # (round key, root history length, table at root, result)
         self._failed: set = set()  # (round key, sizes, table) the budget could not solve
 
     def choose(self, view: View, rng: random.Random) -> Action:
@@ -305,6 +306,7 @@ class EquilibriumBot(SearchBot):
             if result is None or result.exploitability > DEFAULT_TARGET:
                 self._failed.add(tried)
                 return None
+        assert result is not None  # a solve that failed returned above
         self._solved = (key, len(eg.history), bool(eg.table), result)
         return result.strategy(view.player, view.hand, ())
 
@@ -359,10 +361,11 @@ class OracleBot:
         opp = state.hands[1 - player]
         kind = view.decision
         if kind in ("attack", "answer"):
+            assert state.attacker is not None  # the play phase has an attacker
             scored = []
             for cards, beats, o in self.solver.move_outcomes(world_hands(view, opp), state.attacker, state.table):
-                mine = o if player == 0 else -o
-                scored.append((util[1 - mine], Action(kind, cards, beats if kind == "answer" else None)))
+                own = o if player == 0 else -o
+                scored.append((util[1 - own], Action(kind, cards, beats if kind == "answer" else None)))
             top = max(u for u, _ in scored)
             best = sorted((a for u, a in scored if u == top), key=lambda a: (a.cards, bool(a.beats)))
             return rng.choice(best)

@@ -52,7 +52,7 @@ import math
 import random
 import threading
 import time
-from typing import Callable, Sequence
+from typing import Any, Callable, Iterator, Protocol, Sequence
 
 import numpy as np
 
@@ -271,6 +271,15 @@ def _check(view: View, kind: str) -> None:
         )
 
 
+class Worlds(Protocol):
+    """Worlds a duel averages, (opponent hand, weight): a list, or deals
+    drawn lazily (`_Sampled`)."""
+
+    def __len__(self) -> int: ...
+
+    def __iter__(self) -> Iterator[tuple[Hand, float]]: ...
+
+
 def _budget(budget: Budget | None, where: str) -> Budget:
     """The search's budget: a `Budget`, or None for the search's defaults."""
     if budget is None:
@@ -282,7 +291,7 @@ def _budget(budget: Budget | None, where: str) -> Budget:
 
 def duel_matrix(
     me: Hand,
-    worlds: Sequence[tuple[Hand, float]],
+    worlds: Worlds,
     utilities: Sequence[float],
     solver: PerfectSolver,
     stop: threading.Event | None = None,
@@ -411,7 +420,7 @@ def _cell_options(me: Hand, opp: Hand, i: int, j: int, solver: PerfectSolver) ->
 
 def duel_matrix_searched(
     me: Hand,
-    worlds: Sequence[tuple[Hand, float]],
+    worlds: Worlds,
     utilities: Sequence[float],
     solver: PerfectSolver,
     stop: threading.Event | None = None,
@@ -524,11 +533,14 @@ def duel_eval(
     t0 = time.perf_counter()
     solver = solver or PerfectSolver(view.rules)
     sampler = sampler or HandSampler(view)
-    worlds = None
+    listed = None
     if exact_budget is None or exact_budget >= 0:
-        worlds = sampler.enumerate(exact_budget)
-    exact = worlds is not None
-    if worlds is None:
+        listed = sampler.enumerate(exact_budget)
+    exact = listed is not None
+    worlds: Worlds
+    if listed is not None:
+        worlds = listed
+    else:
         rng = rng_from(seed)
         n = samples if samples is not None else (DEFAULT_DUEL_SAMPLES if time_ms is None else 100_000)
         worlds = _Sampled(sampler, rng, n)
@@ -559,7 +571,7 @@ def duel_eval(
     moves.sort(key=lambda m: (-round(m.value, 9), -prob[m.action.cards[0]]))
     complete = exact and cells["worlds"] == len(worlds)
     return PlayResult(
-        moves,
+        tuple(moves),
         cells["worlds"],
         complete,
         time.perf_counter() - t0,
@@ -580,8 +592,8 @@ class _Sampled:
     def __len__(self) -> int:
         return self.n
 
-    def __iter__(self):
-        weigh = self.sampler.weight if getattr(self.sampler, "active", False) else None
+    def __iter__(self) -> Iterator[tuple[Hand, float]]:
+        weigh = getattr(self.sampler, "weight", None) if getattr(self.sampler, "active", False) else None
         for _ in range(self.n):
             h = self.sampler.sample(self.rng)
             # inference: importance weights (tacocat.search.inference)
@@ -609,7 +621,7 @@ def replace_eval(
     utilities: Sequence[float] = ROUND_UTILITIES,
     candidates: int | None = DEFAULT_CANDIDATES,
     solver: PerfectSolver | None = None,
-    sampler: HandSampler | None = None,
+    sampler: WorldSampler | None = None,
     min_stage_deals: int = MIN_STAGE_DEALS,
     partial: bool = False,
     round_search: bool = False,
@@ -670,7 +682,7 @@ def replace_eval(
                 quantiles.append(replies.random())
             return _replace_round(view.hand, d, worlds[k], opp_cap, model, quantiles[k], utilities, solver)
 
-    stats = {d: [0, 0.0, 0.0, [0, 0, 0]] for d in ranked}  # n, sum u, sum u^2, wdl
+    stats: dict[Hand, list[Any]] = {d: [0, 0.0, 0.0, [0, 0, 0]] for d in ranked}  # n, sum u, sum u^2, wdl
     alive = list(ranked)
     rounds = max(1, math.ceil(math.log2(len(alive)))) if len(alive) > 1 else 1
     per_round = max(1, samples // rounds)
@@ -776,7 +788,7 @@ def replace_eval(
         )
     moves.sort(key=lambda t: (-t[0], -t[1].value, len(t[1].action.cards)))
     return PlayResult(
-        [m for _, m in moves],
+        tuple(m for _, m in moves),
         len(worlds),
         False,
         time.perf_counter() - t0,

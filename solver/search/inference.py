@@ -283,7 +283,7 @@ def observations(view: View) -> tuple[Hand | None, int, list[int], list[int]]:
     for e in view.history:
         kind = e.get("event")
         if kind == "deal":
-            n = e.get("hand_size")
+            n = e.get("hand_size", n)
         elif kind == "replace":
             if e.get("player") == o:
                 discard = hand(e["cards"])
