@@ -237,7 +237,8 @@ class RoundGame:
             return first if not s.replaced[first] else 1 - first
         if s.phase == DUEL:
             return 0 if s.pending[0] is None else 1
-        return s.attacker if not s.table else 1 - s.attacker  # type: ignore[operator]
+        attacker = int(s.attacker or 0)  # set whenever the phase is play (R9)
+        return attacker if not s.table else 1 - attacker
 
     def legal(self, s: _S, player: int) -> tuple[Action, ...]:
         if s.phase == REPLACE:
@@ -260,11 +261,11 @@ class RoundGame:
         node = self._node(player, depth, iset)
         off = self.iset_offset[iset]
         for a_i, action in enumerate(actions):
-            nxt = self.apply(s, player, action)
-            if isinstance(nxt, float):
-                child = self._node(TERMINAL, depth + 1, util=nxt)
+            after = self.apply(s, player, action)
+            if isinstance(after, float):
+                child = self._node(TERMINAL, depth + 1, util=after)
             else:
-                child = self._expand(nxt, depth + 1, path + ((player, action),))
+                child = self._expand(after, depth + 1, path + ((player, action),))
             self._edge(node, child, 1.0, off + a_i)
         return node
 
@@ -310,7 +311,7 @@ class RoundGame:
             if self.first == "both":
                 if player == 0:
                     return _with(s, pending=(pending[0], pending[1]))
-                events = (("replace", 0, pending[0]), ("replace", 1, pending[1]))  # R8: revealed together
+                events: tuple[Event, ...] = (("replace", 0, pending[0]), ("replace", 1, pending[1]))  # R8: together
                 to_draw: tuple[int, ...] = (0, 1)
                 cap = None
             else:
@@ -337,8 +338,9 @@ class RoundGame:
             if first is None:  # R9: equal ranks, duel again
                 return _with(s, hands=hands, history=hist, pending=(None, None))
             return _with(s, hands=hands, history=hist, pending=(None, None), phase="play", attacker=first)
-        hands = list(s.hands)
-        hands[player] = remove(hands[player], action.cards)
+        held = list(s.hands)
+        held[player] = remove(held[player], action.cards)
+        hands = (held[0], held[1])
         if action.kind == "attack":
             return _with(
                 s,
