@@ -68,6 +68,8 @@ def run_bench(
         if nodes is not None and n != nodes:  # pragma: no cover - the count is deterministic by design
             raise RuntimeError(f"bench node count changed between runs: {nodes} then {n}")
         nodes = n
+    if nodes is None:
+        raise ValueError(f"bench: repeat must be at least 1, got {repeat}")
     solves = len(bench_positions())
     secs = statistics.median(times)
     views = bench_views(positions)

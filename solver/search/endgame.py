@@ -30,7 +30,7 @@ from tacocat.rules.game import View
 from tacocat.rules.play import PlayPosition, showdown
 from tacocat.search.budget import Budget
 from tacocat.search.hint import EXACT_LIMIT, HintResult, hint
-from tacocat.search.pimc import PerfectSolver, check_play_view
+from tacocat.search.pimc import PerfectSolver, check_play_view, play_attacker
 from tacocat.search.sampling import HandSampler, world_hands
 
 DEFAULT_MAX_HANDS = 20_000
@@ -158,8 +158,9 @@ def solve_endgame(
     # The best move's outcome against every hand, to pick representatives.
     worlds = []
     tally = dict.fromkeys(OUTCOMES, 0)
-    for opp, _ in sampler.enumerate(None):
-        after = PlayPosition(world_hands(view, opp), view.attacker, view.table, view.rules).after(best.cards, beats)
+    attacker = play_attacker(view)
+    for opp, _ in sampler.iter_hands():  # every hand, in `enumerate`'s order
+        after = PlayPosition(world_hands(view, opp), attacker, view.table, view.rules).after(best.cards, beats)
         o = solver.outcome(after.hands, after.attacker, after.table)
         mine = OUTCOMES[1 - (o if view.player == 0 else -o)]
         tally[mine] += 1
@@ -169,8 +170,8 @@ def solve_endgame(
 
     out_lines = []
     for p, opp, mine in chosen:
-        start = PlayPosition(world_hands(view, opp), view.attacker, view.table, view.rules)
-        steps = [PVStep(view.attacker, view.table, None)] if view.table else []
+        start = PlayPosition(world_hands(view, opp), attacker, view.table, view.rules)
+        steps = [PVStep(attacker, view.table, None)] if view.table else []
         steps.append(PVStep(view.player, best.cards, beats))
         after = start.after(best.cards, beats)
         if after.is_showdown:
@@ -178,6 +179,8 @@ def solve_endgame(
         else:
             pv = solve(after, moves=False)
             steps += pv.pv
+            if pv.showdown is None:  # pragma: no cover - solve gives its variation unless told not to
+                raise TacocatError(f"internal: no principal variation against {opp}")
             final = pv.showdown
         mine_last, their_last = final[view.player], final[1 - view.player]
         outcome = OUTCOMES[1 - showdown(((mine_last,), (their_last,)))]  # R17, from my side

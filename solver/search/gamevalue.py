@@ -50,12 +50,11 @@ def _default_rates() -> list[tuple[float, float, float]]:
 def _measured_rates() -> tuple[tuple[float, float, float], ...] | None:
     try:
         data = json.loads(RATES_FILE.read_text())
-        rates = [None] * SPACES
+        rates: list[tuple[float, float, float] | None] = [None] * SPACES
         for row in data["spaces"]:
             rates[int(row["space"])] = (float(row["win0"]), float(row["draw"]), float(row["win1"]))
-        if any(r is None for r in rates):
-            return None
-        return tuple(rates)
+        known = tuple(r for r in rates if r is not None)
+        return known if len(known) == SPACES else None
     except (OSError, ValueError, KeyError, TypeError):
         return None
 

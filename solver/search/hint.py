@@ -39,8 +39,9 @@ from tacocat.rules.actions import Action
 from tacocat.rules.game import DUEL, REPLACE, View
 from tacocat.search.budget import Budget, budget_of, scaled_minimum
 from tacocat.search.gamevalue import ROUND_UTILITIES, round_game_wins, round_utilities
-from tacocat.search.pimc import MIN_SAMPLES, MixedMove, MoveEval, PerfectSolver, PlayResult, exact_play, pimc_play
-from tacocat.search.sampling import DEFAULT_EXACT_BUDGET
+from tacocat.search.pimc import MIN_SAMPLES, PerfectSolver, exact_play, pimc_play
+from tacocat.search.results import MixedMove, MoveEval, PlayResult
+from tacocat.search.sampling import DEFAULT_EXACT_BUDGET, HandSampler
 
 METHODS = ("auto", "exact", "pimc", "ismcts", "equilibrium")
 """The hint methods: the one list the CLI and the protocol offer."""
@@ -222,7 +223,7 @@ def hint(
     view = _validate(view, method)
     if not isinstance(knobs, Knobs):
         raise TacocatError(f"knobs must be a Knobs, got {type(knobs).__name__}")
-    from tacocat.search.inference import check_inference, inference_sampler
+    from tacocat.search.inference import InferenceSampler, check_inference, inference_sampler
 
     asked = (
         inference if inference is not None else knobs.inference if knobs.inference is not None else DEFAULT_INFERENCE
@@ -249,7 +250,8 @@ def hint(
         return b.with_(samples=samples, time_ms=ms)
 
     equilibrium = None
-    sampler = None
+    sampler: HandSampler | None = None
+    res: PlayResult | None = None
     if kind in ("attack", "answer") and (
         method == "equilibrium" or (method == "auto" and _equilibrium_fits(view, b.time_ms, knobs.equilibrium_cards))
     ):
@@ -259,10 +261,15 @@ def hint(
         res, equilibrium = hint_moves(view, util, left())
         used = "equilibrium"
     elif kind in ("attack", "answer"):
-        res: PlayResult | None = None
         used = method
         if method == "ismcts":
-            from tacocat.search.ismcts import check_ismcts_view, ismcts_play
+            from tacocat.search.ismcts import (
+                DEFAULT_C,
+                DEFAULT_EXACT_CARDS,
+                DEFAULT_ROLLOUT,
+                check_ismcts_view,
+                ismcts_play,
+            )
 
             try:
                 check_ismcts_view(view)
@@ -271,17 +278,16 @@ def hint(
                 # an iteration count is no deal count: PIMC's own default, within the time given
                 res = pimc_play(view, left(None), utilities=util, solver=solver, minimum=minimum)
             else:
-                extra = {
-                    k: v
-                    for k, v in (
-                        ("threads", knobs.threads),
-                        ("exact_cards", knobs.exact_cards),
-                        ("c_uct", knobs.c_uct),
-                        ("rollout", knobs.rollout),
-                    )
-                    if v is not None
-                }
-                res = ismcts_play(view, left(), utilities=util, **extra)
+                res = ismcts_play(
+                    view,
+                    left(),
+                    utilities=util,
+                    threads=knobs.threads,
+                    # a knob left at None: the search's own default
+                    exact_cards=DEFAULT_EXACT_CARDS if knobs.exact_cards is None else knobs.exact_cards,
+                    c_uct=DEFAULT_C if knobs.c_uct is None else knobs.c_uct,
+                    rollout=DEFAULT_ROLLOUT if knobs.rollout is None else knobs.rollout,
+                )
         else:
             sampler = inference_sampler(view, asked)
             if method in ("exact", "auto"):
@@ -345,6 +351,8 @@ def hint(
         raise PositionError(f"unknown decision {kind!r}")
 
     assert res is not None
+    # the model that weighted the worlds, if one did
+    inferred = sampler if isinstance(sampler, InferenceSampler) and sampler.active else None
     gw = round_game_wins(view.board, view.player, view.rules)
     moves = tuple(
         m if m.visits == 0 else replace(m, game_win=m.win * gw[0] + m.draw * gw[1] + m.loss * gw[2]) for m in res.moves
@@ -362,11 +370,11 @@ def hint(
         samples=None if exact or used in ("ismcts", "equilibrium") else res.worlds,
         iterations=res.iterations,
         mixed=res.mixed,
-        utilities=tuple(util),
+        utilities=util,
         stopped=bool(res.stopped),
         worlds=None if used in ("ismcts", "equilibrium") else res.worlds,
         search=res,
         equilibrium=equilibrium,
-        inference=sampler.model.name if getattr(sampler, "active", False) else "off",
-        effective_samples=sampler.ess() if getattr(sampler, "active", False) else None,
+        inference=inferred.model.name if inferred is not None else "off",
+        effective_samples=inferred.ess() if inferred is not None else None,
     )

@@ -23,7 +23,8 @@ from tacocat.rules.cards import counts
 from tacocat.rules.game import View
 from tacocat.search.budget import Budget, budget_of
 from tacocat.search.gamevalue import ROUND_UTILITIES
-from tacocat.search.pimc import MoveEval, PlayResult, check_play_view
+from tacocat.search.pimc import check_play_view
+from tacocat.search.results import MoveEval, PlayResult
 from tacocat.search.sampling import HandSampler
 
 DEFAULT_ITERATIONS = 50_000
@@ -42,7 +43,7 @@ DEFAULT_ROLLOUT = "random"
 def _tree(
     view: View, utilities: Sequence[float], c_uct: float, exact_cards: int, seed: int, max_nodes: int, rollout: int = 0
 ):
-    from tacocat.core import _ismcts
+    from tacocat.core import _ismcts  # type: ignore[attr-defined]  # compiled Cython, no .py or stub for mypy
 
     # The tree deals the opponent from the cards it may hold (R20: the unseen
     # pool at or above the floor its sacrifices set); the draw pile plays no
@@ -164,7 +165,7 @@ def ismcts_play(
     ]
     total = sum(t.total_iterations for t in trees)
     return PlayResult(
-        moves,
+        tuple(moves),
         total,
         False,
         time.perf_counter() - t0,
@@ -188,17 +189,17 @@ def merge_roots(view: View, roots: list[list[tuple]]) -> list[MoveEval]:
             s[3] += w
             s[4] += d
             s[5] += l
-    out = []
+    out: list[tuple[float, int, MoveEval]] = []
     for i, action in enumerate(view.legal_actions()):
         key = (action.cards, action.beats if action.kind == "answer" else None)
-        s = stats.get(key)
-        if not s or s[0] == 0:
+        got = stats.get(key)
+        if not got or got[0] == 0:
             out.append((0, i, MoveEval(action, 0.0, 0.0, 0.0, 0.0, None, visits=0)))
             continue
-        n = s[0]
-        mean = s[1] / n
-        var = max(s[2] / n - mean * mean, 0.0)
+        n = got[0]
+        mean = got[1] / n
+        var = max(got[2] / n - mean * mean, 0.0)
         stderr = math.sqrt(var / (n - 1)) if n > 1 else None
-        out.append((n, i, MoveEval(action, s[3] / n, s[4] / n, s[5] / n, mean, stderr, visits=int(n))))
+        out.append((n, i, MoveEval(action, got[3] / n, got[4] / n, got[5] / n, mean, stderr, visits=int(n))))
     out.sort(key=lambda t: (-t[0], -t[2].value, t[1]))
     return [m for _, _, m in out]

@@ -25,7 +25,6 @@ from __future__ import annotations
 import math
 import time
 from array import array
-from dataclasses import dataclass
 from typing import Iterator, Sequence
 
 from tacocat.core.exact import Solver, packed
@@ -34,7 +33,7 @@ from tacocat.rules.game import PLAY, View
 from tacocat.rules.ruleset import STANDARD, Ruleset
 from tacocat.search.budget import Budget, budget_of
 from tacocat.search.gamevalue import ROUND_UTILITIES
-from tacocat.search.results import MixedMove, MoveEval  # noqa: F401 - their home; imported from here too
+from tacocat.search.results import MixedMove, MoveEval, PlayResult  # noqa: F401 - their home; imported from here too
 from tacocat.search.sampling import DEFAULT_EXACT_BUDGET, HandSampler, WorldSampler, rng_from
 
 DEFAULT_SAMPLES = 200
@@ -94,7 +93,7 @@ class _Tally:
             return
         v = self.view
         moves, self.weight = solver.tally_worlds(
-            v.player, v.hand, v.attacker, v.table, opponents, weights, self.u, self.acc, self.weight
+            v.player, v.hand, play_attacker(v), v.table, opponents, weights, self.u, self.acc, self.weight
         )
         if self.core_moves is None:
             order = []
@@ -130,7 +129,7 @@ class _Tally:
 
 
 def check_play_view(view: View) -> None:
-    """A view at a play-phase decision of its own player."""
+    """A view at a play-phase decision of its own player (`play_attacker` reads its attacker)."""
     if not isinstance(view, View):
         raise TacocatError(f"expected a View, got {type(view).__name__}")
     if view.phase != PLAY or view.decision not in ("attack", "answer"):
@@ -139,35 +138,12 @@ def check_play_view(view: View) -> None:
         )
 
 
-@dataclass(frozen=True)
-class PlayResult:
-    """What one search found; immutable.  The fields after `stopped` are
-    filled by the searches they concern (None elsewhere)."""
-
-    moves: tuple[MoveEval, ...]
-    """Every evaluated move, best first."""
-    worlds: int
-    """Distinct hands averaged (exact), deals sampled, or ISMCTS iterations."""
-    exact: bool
-    seconds: float
-    stopped: bool = False
-    mixed: tuple[MixedMove, ...] | None = None
-    """Duel: my optimal mixed strategy over my distinct cards."""
-    game_value: float | None = None
-    """Duel: the value of the matrix game."""
-    opponent_mix: tuple[MixedMove, ...] | None = None
-    """Duel: the opponent's optimal mixed strategy over the ranks it may hold."""
-    iterations: int | None = None
-    """ISMCTS: iterations run (all trees)."""
-    nodes: int | None = None
-    """ISMCTS: tree nodes (all trees)."""
-    evaluations: int | None = None
-    """Replacement: (candidate, deal) evaluations."""
-    candidates: int | None = None
-    """Replacement: candidate discards compared."""
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "moves", tuple(self.moves))
+def play_attacker(view: View) -> int:
+    """Who attacks in the trick of a play-phase view (`View.attacker` is
+    None outside the play phase)."""
+    if view.attacker is None:
+        raise PositionError(f"player {view.player} has no play-phase decision here: no attacker", "R10")
+    return view.attacker
 
 
 def exact_play(
@@ -209,7 +185,7 @@ def exact_play(
         tally.add_worlds(solver, [h for h, _ in chunk], [p for _, p in chunk])
         if b.progress is not None:
             b.progress(tally.worlds / len(worlds))
-    return PlayResult(tally.result(sampled=False), tally.worlds, not stopped, time.perf_counter() - t0, stopped)
+    return PlayResult(tuple(tally.result(sampled=False)), tally.worlds, not stopped, time.perf_counter() - t0, stopped)
 
 
 def _batches(n: int | None, minimum: int = MIN_SAMPLES) -> Iterator[int]:
@@ -276,4 +252,4 @@ def pimc_play(
                 if deadline is not None:
                     frac = max(frac, (now - t0) / (deadline - t0))
                 b.progress(min(frac, 1.0))
-    return PlayResult(tally.result(sampled=True), tally.worlds, False, time.perf_counter() - t0, stopped)
+    return PlayResult(tuple(tally.result(sampled=True)), tally.worlds, False, time.perf_counter() - t0, stopped)

@@ -1,6 +1,7 @@
-"""What a search answers, as plain data: a move with its odds and a card of
-a mixed strategy.  Free of the searches (and of the C core), so that the
-Python client and other readers of results can use them alone."""
+"""What a search answers, as plain data: a move with its odds, a card of a
+mixed strategy and a search's whole result.  Free of the searches (and of
+the C core), so that the Python client and other readers of results can use
+them alone."""
 
 from __future__ import annotations
 
@@ -50,3 +51,34 @@ class MixedMove:
 
     def to_dict(self) -> dict[str, Any]:
         return {"cards": [self.card], "probability": self.probability}
+
+
+@dataclass(frozen=True)
+class PlayResult:
+    """What one search found; immutable.  The fields after `stopped` are
+    filled by the searches they concern (None elsewhere)."""
+
+    moves: tuple[MoveEval, ...]
+    """Every evaluated move, best first."""
+    worlds: int
+    """Distinct hands averaged (exact), deals sampled, or ISMCTS iterations."""
+    exact: bool
+    seconds: float
+    stopped: bool = False
+    mixed: tuple[MixedMove, ...] | None = None
+    """Duel: my optimal mixed strategy over my distinct cards."""
+    game_value: float | None = None
+    """Duel: the value of the matrix game."""
+    opponent_mix: tuple[MixedMove, ...] | None = None
+    """Duel: the opponent's optimal mixed strategy over the ranks it may hold."""
+    iterations: int | None = None
+    """ISMCTS: iterations run (all trees)."""
+    nodes: int | None = None
+    """ISMCTS: tree nodes (all trees)."""
+    evaluations: int | None = None
+    """Replacement: (candidate, deal) evaluations."""
+    candidates: int | None = None
+    """Replacement: candidate discards compared."""
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "moves", tuple(self.moves))

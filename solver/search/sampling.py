@@ -82,6 +82,15 @@ class WorldSampler(Protocol):
         in a random order, drawn from the end (the replacement's worlds)."""
         ...
 
+    active: bool = False
+    """Whether `weight` weighs the sampled hands (False: R20's uniform
+    worlds, every hand weighing 1, and the searches skip the call)."""
+
+    def weight(self, opp: Hand) -> float:
+        """The importance weight of a sampled hand (an inference sampler's
+        likelihood of the opponent's observed choices)."""
+        return 1.0
+
 
 def world_hands(view: View, opp: Hand) -> tuple[Hand, Hand]:
     """Both hands of the world in which the opponent holds `opp`, player 0's
