@@ -595,10 +595,10 @@ class TacocatPlayState(pyspiel.State):
         pool = [c for c in view.unseen_pool if c >= floor]
         opp_hand, _ = rng.take(pool, len(self.hands[opp]))
         opp_played = [c for e in self.events if e.player == opp for c in e.cards]
-        mine = hand(list(self.hands[me]) + [c for e in self.events if e.player == me for c in e.cards])
-        theirs = hand(list(opp_hand) + opp_played)
+        my_cards = hand(list(self.hands[me]) + [c for e in self.events if e.player == me for c in e.cards])
+        their_cards = hand(list(opp_hand) + opp_played)
         world = self.get_game().new_initial_state()
-        for c in mine + theirs if me == 0 else theirs + mine:
+        for c in my_cards + their_cards if me == 0 else their_cards + my_cards:
             world.apply_action(c - 1)
         for e in self.events:
             world.apply_action(self.g.codec.encode(Action(e.event, e.cards, e.beats)))
@@ -856,7 +856,7 @@ class TacocatState(pyspiel.State):
                 if p == player:
                     drawn_now += self.drawn[at : at + k]
                 at += k
-        revealed = [None, None]
+        revealed: list[Hand | None] = [None, None]
         for p, a in self.deferred:
             revealed[p] = a.cards
         if self.deferred and gs.first_replacer == "both":
@@ -930,15 +930,16 @@ class TacocatState(pyspiel.State):
                 now, _ = rng.take(pool, len(gs.hands[opp]))
                 opp_cards += list(now)
             discards = [e.cards for e in history if isinstance(e, ReplaceEvent) and e.player == opp]
+            drawn: list[int] = []
             if discards:
-                drawn, kept = rng.take(hand(opp_cards), len(discards[0]))
-                drawn = list(drawn)
+                taken, kept = rng.take(hand(opp_cards), len(discards[0]))
+                drawn = list(taken)
                 dealt = hand(list(kept) + list(discards[0]))
             else:
-                drawn, dealt = [], hand(opp_cards)
+                dealt = hand(opp_cards)
             mine = self.records[r][me]
-            pair_dealt = [None, None]
-            pair_drawn = [None, None]
+            pair_dealt: list[Any] = [None, None]
+            pair_drawn: list[Any] = [None, None]
             pair_dealt[me], pair_drawn[me] = mine["dealt"], list(mine["drawn"])
             pair_dealt[opp], pair_drawn[opp] = dealt, drawn
             plan.append((pair_dealt, pair_drawn))

@@ -27,6 +27,7 @@ from typing import Any, Callable, Iterable, Mapping
 from tacocat.errors import RecordError
 from tacocat.rules.actions import Action
 from tacocat.rules.cards import Hand
+from tacocat.rules.events import Decision
 from tacocat.rules.game import GameRecord
 
 POINTS_PER_EQUITY = 50.0
@@ -239,7 +240,7 @@ class Analysis:
 def _matches(move: Mapping[str, Any], action: Action) -> bool:
     if move.get("kind") != action.kind or tuple(sorted(move.get("cards", ()))) != action.cards:
         return False
-    if action.kind == "answer" and action.beats is not None and move.get("beats") is not None:
+    if action.kind == Decision.ANSWER and action.beats is not None and move.get("beats") is not None:
         return bool(move["beats"]) == bool(action.beats)
     return True
 

@@ -24,30 +24,29 @@ from tacocat.rules.cards import Hand, counts, format_cards, hand, parse_cards
 from tacocat.rules.events import Decision, Phase
 from tacocat.rules.play import answers, attacks
 
-KINDS = tuple(Decision)
+KINDS = tuple(d.value for d in Decision)
 """replace, duel, attack, answer: an action's kind is the decision it is taken at."""
 
 _DECISIONS: dict[str, Decision] = {d.value: d for d in Decision}
 
-KIND_WORDS = {
-    "replace": "replace",
-    "discard": "replace",
-    "swap": "replace",
-    "duel": "duel",
-    "attack": "attack",
-    "play": "attack",
-    "answer": "answer",
-    "defend": "answer",
+KIND_WORDS: dict[str, Decision] = {
+    **{d.value: d for d in Decision},
+    "discard": Decision.REPLACE,
+    "swap": Decision.REPLACE,
+    "play": Decision.ATTACK,
+    "defend": Decision.ANSWER,
 }
-"""Words accepted for each kind (the first of each is the one printed)."""
+"""Words accepted for each kind: its own word (the one printed) and a few others."""
 BEAT_WORDS = {"beat": True, "beats": True, "win": True, "sacrifice": False, "sac": False, "lose": False}
 NONE_WORDS = {"none", "nothing", "pass", "-", "keep"}
 
-FORMS = {
-    "replace": 'the cards to discard, e.g. "2 3" or "replace 2 3"; "none" keeps the whole hand',
-    "duel": 'one card, e.g. "9" or "duel 9"',
-    "attack": 'a single, a set or a sequence, e.g. "9", "8 8", "4 5 6" or "attack 4 5 6"',
-    "answer": 'one card per attack card, e.g. "10" or "answer 9 12"; add "beat" or "sacrifice" when both are possible',
+FORMS: dict[str, str] = {
+    Decision.REPLACE: 'the cards to discard, e.g. "2 3" or "replace 2 3"; "none" keeps the whole hand',
+    Decision.DUEL: 'one card, e.g. "9" or "duel 9"',
+    Decision.ATTACK: 'a single, a set or a sequence, e.g. "9", "8 8", "4 5 6" or "attack 4 5 6"',
+    Decision.ANSWER: (
+        'one card per attack card, e.g. "10" or "answer 9 12"; add "beat" or "sacrifice" when both are possible'
+    ),
 }
 """What a move of each kind looks like, for error messages and prompts."""
 
@@ -63,15 +62,17 @@ class Action:
     trick, R13)."""
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "kind", _DECISIONS.get(self.kind, self.kind))
+        decision = _DECISIONS.get(self.kind)
+        if decision is not None:
+            object.__setattr__(self, "kind", decision)
         object.__setattr__(self, "cards", hand(self.cards))
 
     def __str__(self) -> str:
         """The plain notation, which `Action.parse` reads back to this action."""
-        if self.kind == "replace" and not self.cards:
+        if self.kind == Decision.REPLACE and not self.cards:
             return "replace none"
         text = f"{self.kind} {format_cards(self.cards)}"
-        if self.kind == "answer" and self.beats is not None:
+        if self.kind == Decision.ANSWER and self.beats is not None:
             text += " beat" if self.beats else " sacrifice"
         return text
 
@@ -113,13 +114,13 @@ class Action:
             raise NotationError(f"{exc.message}; {_a(kind)} is {FORMS[kind]}", exc.rule) from None
         if none and cards:
             raise NotationError(f"{text.strip()!r}: 'none' and cards together; expected {FORMS[kind]}")
-        if not cards and kind != "replace":
+        if not cards and kind != Decision.REPLACE:
             raise NotationError(f"{_a(kind)} needs cards: {FORMS[kind]}")
-        if beats is not None and kind != "answer":
+        if beats is not None and kind != Decision.ANSWER:
             raise NotationError(f"'beat'/'sacrifice' only qualify an answer, not {_a(kind)}")
         action = cls(kind, cards, beats)
-        if kind == "answer" and beats is None and legal:
-            fits = [a for a in legal if a.kind == "answer" and a.cards == cards]
+        if kind == Decision.ANSWER and beats is None and legal:
+            fits = [a for a in legal if a.kind == Decision.ANSWER and a.cards == cards]
             if len(fits) == 2:
                 raise NotationError(
                     f"answer {format_cards(cards)} can beat every attack card or sacrifice one: "
@@ -132,7 +133,7 @@ class Action:
 
     def to_dict(self) -> dict[str, Any]:
         d: dict[str, Any] = {"kind": self.kind, "cards": list(self.cards)}
-        if self.kind == "answer":
+        if self.kind == Decision.ANSWER:
             d["beats"] = bool(self.beats)
         return d
 
@@ -147,9 +148,9 @@ class Action:
             raise RecordError("action is missing 'cards'")
         cards = parse_cards(data["cards"], f"{kind} cards")
         beats = data.get("beats")
-        if kind == "answer" and beats is not None and not isinstance(beats, bool):
+        if kind == Decision.ANSWER and beats is not None and not isinstance(beats, bool):
             raise RecordError(f"answer 'beats' must be true or false, got {_short(beats)}")
-        return cls(kind, cards, beats if kind == "answer" else None)
+        return cls(kind, cards, beats if kind == Decision.ANSWER else None)
 
 
 _ANY = 'a kind and cards, e.g. "attack 4 5 6", "answer 9 12 beat", "duel 9" or "replace none"'

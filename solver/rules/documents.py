@@ -13,7 +13,7 @@ from tacocat.errors import PositionError, RecordError, TacocatError
 from tacocat.errors import shorten as _short
 from tacocat.rules.actions import Action
 from tacocat.rules.board import Board
-from tacocat.rules.cards import Hand, hand
+from tacocat.rules.cards import hand
 from tacocat.rules.events import DealEvent, Event, EventKind, ShowdownEvent, event_of
 from tacocat.rules.ruleset import HAND_SIZES, SPACES, Ruleset
 
@@ -28,7 +28,7 @@ STATE_FORMAT = "tacocat-state"
 VERSION = 1
 
 
-def check_known_counts(rules: Ruleset, own: Hand, seen: Hand, table: Hand) -> None:
+def check_known_counts(rules: Ruleset, own: Sequence[int], seen: Sequence[int], table: Sequence[int]) -> None:
     """R1 for what one player knows: own hand, face-up cards, the table,
     naming where the extra copies are."""
     rules.check_counts(

@@ -117,7 +117,7 @@ class DealEvent(Event):
 
     hand_size: int
     cat: int
-    event: ClassVar[EventKind] = EventKind.DEAL
+    event: ClassVar[EventKind] = EventKind.DEAL  # type: ignore[misc]  # a PlayEvent holds its own
     _FIELDS = ("hand_size", "cat")
 
     def __str__(self) -> str:
@@ -130,7 +130,7 @@ class ReplaceEvent(Event):
 
     player: int
     cards: Hand
-    event: ClassVar[EventKind] = EventKind.REPLACE
+    event: ClassVar[EventKind] = EventKind.REPLACE  # type: ignore[misc]
     _FIELDS = ("player", "cards")
 
     def __str__(self) -> str:
@@ -142,7 +142,7 @@ class DuelEvent(Event):
     """R9: the duel cards, player 0's then player 1's."""
 
     cards: tuple[int, int]
-    event: ClassVar[EventKind] = EventKind.DUEL
+    event: ClassVar[EventKind] = EventKind.DUEL  # type: ignore[misc]
     _FIELDS = ("cards",)
 
     def __str__(self) -> str:
@@ -201,7 +201,7 @@ class ShowdownEvent(Event):
 
     cards: tuple[int, int]
     winner: int | None
-    event: ClassVar[EventKind] = EventKind.SHOWDOWN
+    event: ClassVar[EventKind] = EventKind.SHOWDOWN  # type: ignore[misc]
     _FIELDS = ("cards", "winner")
 
     def __str__(self) -> str:

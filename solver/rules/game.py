@@ -215,7 +215,9 @@ class GameState:
         if self.phase == DUEL:
             return [p for p in (0, 1) if self.pending[p] is None]
         if self.phase == PLAY:
-            return [1 - self.attacker] if self.table else [self.attacker]
+            attacker = self.attacker
+            assert attacker is not None  # the play phase always has one (R10; check_document)
+            return [1 - attacker] if self.table else [attacker]
         return []
 
     def decision(self, player: int) -> Decision | None:
@@ -301,8 +303,9 @@ class GameState:
             self.pending[player] = cards
             if None in self.pending:
                 return
-            for p in (0, 1):
-                self._discard_and_draw(p, self.pending[p])
+            for p, chosen in enumerate(self.pending):
+                assert chosen is not None  # both are in (just checked)
+                self._discard_and_draw(p, chosen)
             self.pending = [None, None]
             self.replaced = [True, True]
         else:
@@ -326,7 +329,9 @@ class GameState:
         self.pending[player] = (card,)
         if None in self.pending:
             return
-        c0, c1 = self.pending[0][0], self.pending[1][0]
+        chose0, chose1 = self.pending
+        assert chose0 is not None and chose1 is not None  # both are in (just checked)
+        c0, c1 = chose0[0], chose1[0]
         self.pending = [None, None]
         self.hands = [remove(self.hands[0], (c0,)), remove(self.hands[1], (c1,))]
         self.discard.extend((c0, c1))
@@ -357,7 +362,7 @@ class GameState:
         """R17: the lower last card wins; equal ranks draw (or, under the
         `arrow` tie rule on a one-arrow space, the arrow's player wins)."""
         last = (self.hands[0][0], self.hands[1][0])
-        winner = {WIN: 0, LOSS: 1, DRAW: None}[showdown(self.hands)]
+        winner = {WIN: 0, LOSS: 1, DRAW: None}[showdown((self.hands[0], self.hands[1]))]
         if winner is None and self.rules.tie == "arrow" and self.first_replacer != "both":
             winner = 0 if self.first_replacer == "p0" else 1
         self.history.append(ShowdownEvent(last, winner))

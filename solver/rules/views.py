@@ -182,9 +182,9 @@ class View:
             first_replacer=doc.choice("first_replacer", ARROW_CHOICES, "both"),
             replace_cap=doc.optional_int("replace_cap", 0, HAND_SIZES[1]),
             my_pending=None if pending is None else doc.cards_value(pending, "my_pending", HAND_SIZES[1]),
-            acting=sorted(set(acting)),
-            history=doc.events("history"),
-            rounds=doc.round_summaries("rounds"),
+            acting=tuple(sorted(set(acting))),
+            history=tuple(doc.events("history")),
+            rounds=tuple(doc.round_summaries("rounds")),
         )
         if "unseen_pool" in data:
             doc.cards("unseen_pool", limit)  # derived: checked for type, then recomputed
@@ -320,8 +320,9 @@ class View:
                 "R8-R9",
             )
         if self.phase == OVER:
-            allowed = [[]]
+            allowed: list[list[int]] = [[]]
         elif self.phase == PLAY:
+            assert self.attacker is not None  # validate refused a play phase without one (R10)
             allowed = [[1 - self.attacker] if self.table else [self.attacker]]
         elif not secret:
             first = 0 if self.first_replacer == "p0" else 1
@@ -351,7 +352,8 @@ def _play_start(history: Sequence[Event]) -> int | None:
     return dealt - sum(1 for e in history if isinstance(e, DuelEvent))
 
 
-PHASES = (REPLACE, DUEL, PLAY)
+PHASES = (REPLACE.value, DUEL.value, PLAY.value)
+"""The phases a view may be asked about, as words (what a command line offers)."""
 
 
 def build_view(
@@ -452,7 +454,7 @@ def build_view(
         player=player,
         rules=rules,
         board=board,
-        phase=phase,
+        phase=Phase(phase),
         hand=hand,
         seen=seen,
         table=table,
@@ -462,9 +464,9 @@ def build_view(
         first_replacer=first_replacer,
         replace_cap=replace_cap,
         my_pending=None,
-        acting=acting,
+        acting=tuple(acting),
         history=_with_table(tuple(history), table, attacker),
-        rounds=[],
+        rounds=(),
     )
     view.validate()
     return view
@@ -596,7 +598,7 @@ def view_from_json(data: Any, notes: list[str] | None = None, *, allow_rule_file
         return v
 
     return build_view(
-        hand=data.get("hand"),
+        hand=data["hand"],
         seen=data.get("seen"),
         table=data.get("table"),
         opponent=int_or_none("opponent_hand_size"),
