@@ -44,6 +44,10 @@ class Decision(StrEnum):
     ANSWER = "answer"
 
 
+PLAY_DECISIONS = (Decision.ATTACK, Decision.ANSWER)
+"""The decisions of the play phase (R10-R13): what the play searches answer."""
+
+
 class EventKind(StrEnum):
     """The `event` word of each public event."""
 
