@@ -4,6 +4,7 @@ executable, the one-line error contract, a script that finishes a game of
 
 from __future__ import annotations
 
+import os
 import random
 import shutil
 import subprocess
@@ -25,6 +26,18 @@ from tacocat.rules.ruleset import STANDARD, Ruleset
 # sacrifice of the lowest card).
 CYCLE = "none\n" + "".join(f"{r}\n" for r in range(12, 0, -1))
 PLAY_SCRIPT = CYCLE * 150
+
+
+# The slow tests' sizes.  CI runs everything (`python -m pytest`), so a
+# slow test there checks enough to fail on a real bug in minutes; the deep
+# run (TACOCAT_DEEP=1, for a release or a nightly) checks the full counts
+# the tests were first written with.
+DEEP = os.environ.get("TACOCAT_DEEP", "") not in ("", "0")
+
+
+def deep(ci: int, full: int) -> int:
+    """A slow test's size: `ci` in the CI run, `full` under TACOCAT_DEEP=1."""
+    return full if DEEP else ci
 
 
 def run_cli(args: list[str], stdin: str | None = None) -> Result:

@@ -39,7 +39,15 @@ def test_board(case):
     assert after.winner == case["game_winner"]
 
 
-@pytest.mark.parametrize("case", PLAY_VALUES, ids=lambda c: f"{c['hands']}-a{c['attacker']}-t{c['table']}")
+def _play_case(case: dict):
+    """A play-value vector; the seven-card ones (seconds each in the reference
+    minimax) run in the slow set, which CI runs."""
+    big = max(len(h) for h in case["hands"]) >= 7
+    ident = f"{case['hands']}-a{case['attacker']}-t{case['table']}"
+    return pytest.param(case, id=ident, marks=[pytest.mark.slow] if big else [])
+
+
+@pytest.mark.parametrize("case", [_play_case(c) for c in PLAY_VALUES])
 def test_play_values(case):
     pos = PlayPosition(tuple(map(tuple, case["hands"])), case["attacker"], tuple(case["table"]))
     assert play_value(pos) == case["value"]

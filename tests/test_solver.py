@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 from conftest import load_cases
+from helpers import deep
 
 from tacocat.core import _search
 from tacocat.core.exact import (
@@ -174,9 +175,10 @@ def _random_cases(seed: int, count: int, sizes: list[int], weights: list[int]):
         yield random_position(rng, size, rules), utilities
 
 
-@pytest.mark.parametrize("count", [200, pytest.param(2000, marks=pytest.mark.slow)])
+@pytest.mark.parametrize("count", [60, pytest.param(deep(800, 2000), marks=pytest.mark.slow)])
 def test_random_positions_equal_reference(count):
-    """2,000 seeded positions (200 in the fast loop), hand sizes 1-6, both
+    """Seeded positions (60 in the fast loop, 800 in CI, 2,000 under
+    TACOCAT_DEEP=1), hand sizes 1-6, both
     attackers, tables or not, three decks, random utilities (ties included):
     value and every move's value."""
     solver = Solver(4, keep_tt=True)

@@ -9,8 +9,9 @@ with every bot and level (applied and not), illegal actions, record and
 state while the game runs — must get the same answer in both games, byte
 for byte once ids, tokens and clock readings are taken out.
 
-The default loop checks a few dozen pairs; the slow test checks at least
-200 through each transport (the count is printed)."""
+The default loop checks a few dozen pairs; the slow test checks 36 more
+(every level) through each transport in CI, and 220 with TACOCAT_DEEP=1
+(the count is printed)."""
 
 from __future__ import annotations
 
@@ -21,7 +22,7 @@ import subprocess
 import time
 
 import pytest
-from helpers import tacocat_argv
+from helpers import deep, tacocat_argv
 from twins import RULESETS, normalized, positions, twin_state
 
 from tacocat.players.bots import BOTS, choose, make_bot
@@ -279,19 +280,19 @@ def test_twins_are_equal_for_the_seat_and_differ_for_the_other():
 
 
 def test_a_seat_cannot_tell_twin_games_apart(door):
-    pairs = _pairs(1, 6)
+    pairs = _pairs(1, 2)  # a pair or two of every ruleset; the slow test checks many more
     against_engine = sum(k % 3 == 2 and g.decision(1 - seat) is None for k, (g, _, seat) in enumerate(pairs))
     assert against_engine >= 2, against_engine
     checked, compared, differences = _check_pairs(door, pairs, every_level=False)
     assert not differences, "\n".join(differences[:5])
-    assert checked >= 15 and compared >= 20 * checked
+    assert checked >= 5 and compared >= 20 * checked
 
 
 @pytest.mark.slow
 def test_a_seat_cannot_tell_twin_games_apart_over_many_pairs(door, capsys):
-    pairs = _pairs(2, 80)[:220]
+    pairs = _pairs(2, deep(12, 80))[: deep(36, 220)]  # every ruleset either way
     checked, compared, differences = _check_pairs(door, pairs, every_level=True)
     with capsys.disabled():
         print(f"\n{door.name}: {checked} twin pairs, {compared} answers compared, {len(differences)} differ")
     assert not differences, "\n".join(differences[:5])
-    assert checked >= 200
+    assert checked >= deep(30, 200)
