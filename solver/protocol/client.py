@@ -608,7 +608,8 @@ class Engine:
             top=top,
             score=score,
             info_ms=info_ms,
-            token=self._secret if game is None else self._token(game, player),
+            # no player: the owner's token (the server then names the missing player)
+            token=self._secret if game is None else self._token(game, "owner" if player is None else player),
             on_info=self._info(on_info),
         )
         return _hint(r, bool(self.last_response.get("stopped")))

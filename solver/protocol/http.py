@@ -39,7 +39,7 @@ import ipaddress
 import json
 import logging
 from pathlib import Path
-from typing import Any, Iterable, Sequence
+from typing import Any, ClassVar, Iterable, Sequence
 
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
@@ -488,11 +488,11 @@ def _connection_class(max_connections: int, grace: float) -> type:
         held = b""
         """Bytes a connection without a place sent, unread until it has one."""
         grace_timer: asyncio.TimerHandle | None = None
-        waiting_for_place: set[Connection] = set()
+        waiting_for_place: ClassVar[set[Connection]] = set()
         """Connections without a place that sent bytes: given the first place
         that frees (shared by every connection of the server)."""
 
-        def connection_made(self, transport: Any) -> None:  # type: ignore[override]
+        def connection_made(self, transport: Any) -> None:
             super().connection_made(transport)
             self.opened_at = self.loop.time()
             self._go_idle()
@@ -549,7 +549,7 @@ def _connection_class(max_connections: int, grace: float) -> type:
                 ],
             )
             for event in (head, h11.Data(data=unreadable), h11.EndOfMessage()):
-                self.transport.write(self.conn.send(event))  # type: ignore[arg-type]  # h11 returns bytes here
+                self.transport.write(self.conn.send(event))
             self.transport.close()
 
         def waiting(self) -> bool:

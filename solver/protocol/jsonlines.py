@@ -22,7 +22,7 @@ from typing import BinaryIO
 
 from tacocat.protocol.session import EngineSession, SearchJob
 from tacocat.protocol.streaming import info_message
-from tacocat.protocol.wire import Response, decode_request, encode_response, error_response
+from tacocat.protocol.wire import Message, decode_request, encode_response, error_response
 
 log = logging.getLogger("tacocat.engine")
 
@@ -37,7 +37,7 @@ class LineWriter:
         self.lock = threading.Lock()
         self.broken = False
 
-    def write(self, response: Response) -> None:
+    def write(self, response: Message) -> None:
         data = (encode_response(response) + "\n").encode()
         with self.lock:
             if self.broken:

@@ -21,11 +21,11 @@ import secrets
 import time
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable, Mapping
+from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
 from tacocat.players.bots import BOTS, SEAT_BOTS
 from tacocat.protocol.streaming import SearchSignal, ticker
-from tacocat.protocol.wire import ProtocolError
+from tacocat.protocol.wire import ActionDict, ProtocolError, action_dict
 from tacocat.rules.actions import Action
 from tacocat.rules.events import Decision
 from tacocat.rules.game import GameState
@@ -84,7 +84,9 @@ def resolve_bot(request: Mapping[str, Any]) -> tuple[str, dict[str, Any], int | 
     return name, budget, None
 
 
-def seat_events(events: list[dict], player: int, before: tuple, after: tuple) -> list[dict]:
+def seat_events(
+    events: Sequence[Mapping[str, Any]], player: int, before: Sequence[int], after: Sequence[int]
+) -> list[dict]:
     """The public events of one action, as `player` sees them: every event
     is face up (R15, RULES section 5), and the seat's own secrets are added —
     the cards it drew in its replacement (`drawn`) and its new hand after a
@@ -125,7 +127,7 @@ class SeatTurn:
     applied: bool = False
     state: GameState | None = None
     """The game after the action, as committed."""
-    recorded: dict[str, Any] = field(default_factory=dict)
+    recorded: ActionDict | None = None
     """The action as the game recorded it (without its player)."""
     events: list[dict] = field(default_factory=list)
     """The events it caused, as the witness seat sees them."""
@@ -191,7 +193,7 @@ def seat_turn(
         events = live.apply(seat, action)
         session._commit(gid, live)
         turn.applied, turn.state = True, live
-        turn.recorded = {k: v for k, v in live.actions[-1].items() if k != "player"}
+        turn.recorded = action_dict(action)  # as recorded
         turn.events = seat_events(events, witness, before, live.hands[witness])
     return turn
 

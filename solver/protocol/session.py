@@ -87,11 +87,13 @@ from tacocat.protocol.wire import (  # noqa: F401 - re-exported
     _ok,
     _too_deep,
     _valid_id,
+    action_dict,
     decode_request,
     encode_response,
     error_response,
 )
 from tacocat.rules.actions import Action
+from tacocat.rules.events import PLAY_DECISIONS
 from tacocat.rules.game import GameRecord, GameState, View
 from tacocat.rules.ruleset import Ruleset, load_ruleset
 from tacocat.rules.views import view_from_json
@@ -126,13 +128,13 @@ def default_hint(
 
     progress = None
     if isinstance(stop, SearchSignal) and stop.info_ms is not None and not stop.slicing:
-        last = [0.0]
+        signal, every_s, last = stop, stop.info_ms / 1000, [0.0]
 
         def progress(fraction: float) -> None:  # an enumeration's progress, at the info rate
             now = time.perf_counter()
-            if now - last[0] >= stop.info_ms / 1000:
+            if now - last[0] >= every_s:
                 last[0] = now
-                stop.info({"fraction": round(fraction, 4)})
+                signal.info({"fraction": round(fraction, 4)})
 
     return hint(
         view,
@@ -748,15 +750,15 @@ class EngineSession:
         # reads the whole state) and no seed unless it chose one (the seed
         # decides every deal).
         human = 1 - engine.seat
-        seats: list[str | None] = [None, None]
-        seats[human] = tokens["seats"][human]
+        shown: list[str | None] = [None, None]
+        shown[human] = tokens["seats"][human]
         events = self._engine_turns(gid)
         with self._lock:
             state = self._games[gid]
             return {
                 **self._status(gid, state),
                 "seed": request.get("seed"),
-                "tokens": {"seats": seats},
+                "tokens": {"seats": shown},
                 "engine": engine.to_dict(),
                 "events": events,
                 "hand": list(state.hands[human]),
@@ -769,7 +771,8 @@ class EngineSession:
         engine = self._engines.get(gid)
         if engine is None:
             return []
-        seat, out = engine.seat, []
+        seat = engine.seat
+        out: list[dict] = []
         # The server's cap binds the engine's seat as it binds move.
         budget = capped_budget(engine.budget, self.max_time_ms, bind=True)
 
@@ -811,10 +814,10 @@ class EngineSession:
             before = state.hands[player]
             events = state.apply(player, action)
             self._commit(request["game"], state)
-            result = {
+            result: ApplyResult = {
                 "game": request["game"],
                 "player": player,
-                "action": {k: v for k, v in state.actions[-1].items() if k != "player"},
+                "action": action_dict(action),  # as recorded
                 "events": seat_events(events, player, before, state.hands[player]),
                 "hand": list(state.hands[player]),
                 "round": state.rounds[-1] if len(state.rounds) > rounds else None,
@@ -824,11 +827,9 @@ class EngineSession:
             result["events"] += self._engine_turns(request["game"])
             with self._lock:
                 state = self._games[request["game"]]
-                result.update(
-                    hand=list(state.hands[player]),
-                    status=self._status(request["game"], state),
-                    round=state.rounds[-1] if len(state.rounds) > rounds else None,
-                )
+                result["hand"] = list(state.hands[player])
+                result["status"] = self._status(request["game"], state)
+                result["round"] = state.rounds[-1] if len(state.rounds) > rounds else None
         return result
 
     def _cmd_move(self, request: Mapping[str, Any]) -> Callable[[SearchSignal], dict]:
@@ -842,7 +843,7 @@ class EngineSession:
                 "game": request["game"],
                 "player": player,
                 "decision": state.decision(player),
-                "actions": [a.to_dict() for a in state.legal_actions(player)],
+                "actions": [action_dict(a) for a in state.legal_actions(player)],
             }
 
     def _cmd_view(self, request: Mapping[str, Any]) -> dict:
@@ -904,11 +905,11 @@ class EngineSession:
             )
         time_ms, iterations = self._budget(request)
         seed, method = request.get("seed", 0), request.get("method", "auto")
-        if method == "equilibrium" and time_ms is None and view.decision in ("attack", "answer"):
+        if method == "equilibrium" and time_ms is None and view.decision in PLAY_DECISIONS:
             time_ms = self.max_time_ms  # the solve plans for the cap rather than being cut by it
         score, top = request.get("score", "game"), request.get("top")
         if method == ENDGAME_METHOD:
-            if view.decision not in ("attack", "answer"):
+            if view.decision not in PLAY_DECISIONS:
                 raise ProtocolError(
                     "bad_field",
                     f"method endgame solves the play phase (R10-R16); player {view.player} must {view.decision} now",
@@ -918,12 +919,12 @@ class EngineSession:
                 if key in request:
                     raise ProtocolError("bad_field", f"method endgame is exact and takes no {key}", key)
 
-            def work(stop: threading.Event) -> dict:
+            def exact_endgame(stop: threading.Event) -> dict:
                 from tacocat.search.endgame import solve_endgame
 
                 return _top(solve_endgame(view, utilities=score).to_dict(), top)
 
-            return work
+            return exact_endgame
         inference = request.get("inference")
         if inference is not None:  # a bad model is refused before it takes a search slot
             from tacocat.search.inference import check_inference
@@ -954,14 +955,15 @@ class EngineSession:
                 result = one(stop)
             return _top(result, top)
 
-        if method == "equilibrium":  # at most `max_equilibrium` of these at once, each under its memory cap
-            plain = work
+        if method != "equilibrium":
+            return work
 
-            def work(stop: threading.Event) -> dict:
-                with self.equilibrium.slot():
-                    return plain(stop)
+        def one_of_few(stop: threading.Event) -> dict:
+            # at most `max_equilibrium` of these at once, each under its memory cap
+            with self.equilibrium.slot():
+                return work(stop)
 
-        return work
+        return one_of_few
 
     def _cmd_solve(self, request: Mapping[str, Any]) -> Callable[[threading.Event], dict]:
         if request.get("mode") == "equilibrium":
@@ -985,12 +987,12 @@ class EngineSession:
             given = {k: v for k, v in given.items() if k != "rules"}
         else:
             rules = self.rules
-        position, utilities = position_from_dict(given, rules)
+        play, utilities = position_from_dict(given, rules)
 
         def work(stop: threading.Event) -> dict:
             solver = self._take_solver()
             try:
-                return result_to_dict(solve(position, utilities, tt=solver))
+                return result_to_dict(solve(play, utilities, tt=solver))
             finally:
                 self._give_solver(solver)
 

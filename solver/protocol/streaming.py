@@ -28,7 +28,12 @@ import asyncio
 import math
 import threading
 import time
-from typing import Any, AsyncIterator, Callable
+from typing import TYPE_CHECKING, Any, AsyncIterator, Awaitable, Callable
+
+from tacocat.protocol.wire import InfoMessage, Message
+
+if TYPE_CHECKING:  # pragma: no cover
+    from tacocat.protocol.session import SearchJob
 
 MIN_INFO_MS = 20
 """The fastest info rate a client may ask for."""
@@ -206,13 +211,13 @@ def sliced_search(
     # An iteration budget alone is cut into COUNTED_SLICES equal slices of
     # iterations, never of time: the answer is then the same on a fast or a
     # loaded machine (equal requests, equal answers), only the info rate varies.
-    counted = time_ms is None and iterations is not None
-    per_slice = -(-iterations // COUNTED_SLICES) if counted else None
+    per_slice = -(-iterations // COUNTED_SLICES) if time_ms is None and iterations is not None else None
+    counted = per_slice is not None
     while True:
         left_ms = None if time_ms is None else time_ms - (time.perf_counter() - t0) * 1000
         slice_ms = None if counted else info_ms if left_ms is None else max(1, int(min(info_ms, left_ms)))
         left_its = None if iterations is None else iterations - done_samples
-        if counted:
+        if left_its is not None and per_slice is not None:
             left_its = min(left_its, per_slice)
         part = run_slice(time_ms=slice_ms, iterations=left_its, seed=seed + k)
         k += 1
@@ -224,7 +229,7 @@ def sliced_search(
         if signal.is_set():
             merged["stopped"] = True
             return merged
-        if left_its is not None and done_samples >= iterations:
+        if iterations is not None and done_samples >= iterations:
             return merged
         if counted and (k >= 2 * COUNTED_SLICES or not (part.get("samples") or part.get("iterations"))):
             return merged  # a slice that spent nothing: more of them would not either
@@ -237,12 +242,13 @@ def ticker(signal: SearchSignal, what: Callable[[], dict]) -> Callable[[], None]
     """Send `what()` as info every `info_ms` on a side thread until the
     returned function is called (for searches that cannot report, e.g. a
     bot's `choose`)."""
-    if signal.info_ms is None or signal.sink is None:
+    info_ms = signal.info_ms
+    if info_ms is None or signal.sink is None:
         return lambda: None
     done = threading.Event()
 
     def loop() -> None:
-        while not done.wait(signal.info_ms / 1000):
+        while not done.wait(info_ms / 1000):
             signal.info(what())
 
     thread = threading.Thread(target=loop, daemon=True, name="info-ticker")
@@ -259,23 +265,25 @@ def ticker(signal: SearchSignal, what: Callable[[], dict]) -> Callable[[], None]
 # HTTP: a streamed answer.
 
 
-def info_message(request_id: Any, cmd: str, payload: dict) -> dict:
+def info_message(request_id: Any, cmd: str, payload: dict) -> InfoMessage:
     """The info message as the transports send it."""
     return {"id": request_id, "cmd": cmd, "info": payload}
 
 
 async def stream_job(
-    job, encode: Callable[[dict], str], sse: bool, disconnected: Callable[[], Any]
+    job: SearchJob, encode: Callable[[Message], str], sse: bool, disconnected: Callable[[], Awaitable[Any]]
 ) -> AsyncIterator[bytes]:
     """Run a search job on a worker thread and yield its info messages and
     then its answer, as NDJSON lines or Server-Sent Events
     (`event: info` / `event: result`).  A client that goes away stops the
     search."""
     loop = asyncio.get_running_loop()
-    queue: asyncio.Queue = asyncio.Queue()
-    job.stop_event.sink = lambda payload: loop.call_soon_threadsafe(
-        queue.put_nowait, ("info", info_message(job.request_id, job.cmd, payload))
-    )
+    queue: asyncio.Queue[tuple[str, Message]] = asyncio.Queue()
+
+    def sink(payload: dict) -> None:  # on the search's thread: the queue is the loop's
+        loop.call_soon_threadsafe(queue.put_nowait, ("info", info_message(job.request_id, job.cmd, payload)))
+
+    job.stop_event.sink = sink
 
     def run() -> None:
         response = job.run()
@@ -284,7 +292,7 @@ async def stream_job(
     worker = threading.Thread(target=run, daemon=True, name=f"search-{job.request_id}")
     worker.start()
 
-    def frame(kind: str, message: dict) -> bytes:
+    def frame(kind: str, message: Message) -> bytes:
         text = encode(message)
         if sse:
             return f"event: {kind}\ndata: {text}\n\n".encode()

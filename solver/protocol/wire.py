@@ -8,9 +8,12 @@ from __future__ import annotations
 import json
 import logging
 import math
-from typing import Any, Iterable, Literal, NotRequired, TypedDict
+from typing import TYPE_CHECKING, Any, Iterable, Literal, NotRequired, TypedDict, cast
 
 from tacocat.rules.files import TooDeep, loads_json
+
+if TYPE_CHECKING:  # pragma: no cover
+    from tacocat.rules.actions import Action
 
 log = logging.getLogger("tacocat.engine")
 
@@ -81,6 +84,18 @@ class Response(TypedDict):
     search early and `result` is its best answer so far."""
 
 
+class InfoMessage(TypedDict):
+    """A running search's progress (`info_ms`): sent before its response."""
+
+    id: Any
+    cmd: str
+    info: dict[str, Any]
+
+
+Message = Response | InfoMessage
+"""What a transport sends: a response, or a search's info message."""
+
+
 class Request(TypedDict, total=False):
     id: Any
     cmd: str
@@ -122,13 +137,22 @@ class HelloResult(TypedDict):
 
 
 class NewGameResult(GameStatus):
-    seed: int
+    seed: int | None
+    """Null in a game against the engine whose seed nobody chose (it decides every deal)."""
+    tokens: dict[str, Any]
+    engine: NotRequired[dict[str, Any]]
+    events: NotRequired[list[dict[str, Any]]]
+    """Against the engine: its first actions, as the human seat sees them."""
+    hand: NotRequired[list[int]]
 
 
 class ApplyResult(TypedDict):
     game: str
     player: int
     action: ActionDict
+    events: list[dict[str, Any]]
+    """The events it caused (and the engine's answer), as this seat sees them."""
+    hand: list[int]
     round: dict[str, Any] | None
     """The round summary when this action finished a round, else null."""
     status: GameStatus
@@ -203,6 +227,12 @@ def _valid_id(rid: Any) -> bool:
 # Answers.
 
 
+def action_dict(action: Action) -> ActionDict:
+    """An action as the protocol sends it: `Action.to_dict` gives exactly
+    these keys (beats for an answer only), typed loosely as a plain dict."""
+    return cast(ActionDict, action.to_dict())
+
+
 def _ok(request_id: Any, cmd: str, result: dict) -> Response:
     return {"id": request_id, "ok": True, "cmd": cmd, "result": result}
 
@@ -233,8 +263,8 @@ def decode_request(data: bytes | str) -> tuple[Any, Response | None]:
         return None, error_response(None, "bad_json", f"not a JSON object: {exc}")
 
 
-def encode_response(response: Response) -> str:
-    """A response as one line of strict JSON.  A result that is not plain
+def encode_response(response: Message) -> str:
+    """A response (or an info message) as one line of strict JSON.  A result that is not plain
     JSON (a bug) becomes an `internal` error instead of a broken line."""
     try:
         return json.dumps(response, allow_nan=False)
