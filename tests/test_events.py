@@ -108,3 +108,17 @@ def test_rounds_to_win_counts_the_uncovered_spaces_and_the_goal():
     assert Board().rounds_to_win(0) == 4 and Board().rounds_to_win(1) == 4
     assert Board(cat=1, covered=frozenset({2, 3, 4})).rounds_to_win(1) == 3
     assert Board(cat=0).rounds_to_win(0) == 1 and Board(cat=-1).rounds_to_win(1) == 0
+
+
+def test_the_searches_read_the_typed_play_history():
+    """A search that filtered the history's dicts would see no typed event:
+    the equilibrium's endgame and the inference's observations must still
+    read the round's attacks and answers from a game's view."""
+    from tacocat.search.equilibrium import endgame_from_view
+    from tacocat.search.inference import observations
+
+    events = [PlayEvent.attack(0, (9,)), PlayEvent.answer(1, (3,), False), PlayEvent.attack(0, (5, 5))]
+    state = GameState.at_play_phase([(2, 7, 11, 12), (1, 4, 6, 8, 10, 12)], 0, events=events)
+    view = state.view(1)
+    assert endgame_from_view(view).history == tuple(events[:2])  # the last attack is the table
+    assert observations(view)[3] == [9, 5, 5]  # the cards the opponent played
