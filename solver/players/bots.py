@@ -10,6 +10,7 @@ from typing import Callable, Protocol
 
 from tacocat.errors import TacocatError
 from tacocat.rules.actions import Action
+from tacocat.rules.events import PLAY_DECISIONS, Decision
 from tacocat.rules.game import DUEL, REPLACE, GameState, View
 from tacocat.rules.ruleset import STANDARD
 from tacocat.search.sampling import world_hands
@@ -45,8 +46,8 @@ class HeuristicBot:
         if kind == DUEL:
             return Action("duel", (max(view.hand),))
         legal = view.legal_actions()
-        if kind == "attack":
-            return Action("attack", (max(view.hand),))
+        if kind == Decision.ATTACK:
+            return Action(Decision.ATTACK, (max(view.hand),))
         beating = [a for a in legal if a.beats]
         pool = beating or legal
         return min(pool, key=lambda a: (sum(a.cards), a.cards))
@@ -237,7 +238,7 @@ class EquilibriumBot(SearchBot):
         self._failed: set = set()  # (round key, sizes, table) the budget could not solve
 
     def choose(self, view: View, rng: random.Random) -> Action:
-        if view.decision not in ("attack", "answer") or max(len(view.hand), view.opponent_hand_size) > self.eq_cards:
+        if view.decision not in PLAY_DECISIONS or max(len(view.hand), view.opponent_hand_size) > self.eq_cards:
             return super().choose(view, rng)
         legal = view.legal_actions()
         if len(legal) == 1:
@@ -264,7 +265,6 @@ class EquilibriumBot(SearchBot):
 
     def _strategy(self, view: View):
         from tacocat.errors import PositionError
-        from tacocat.rules.history import history_from_json
         from tacocat.search.equilibrium import (
             DEFAULT_TARGET,
             EndgameTooLarge,
@@ -273,12 +273,12 @@ class EquilibriumBot(SearchBot):
             solve,
         )
 
-        events = history_from_json([e for e in view.history if e.get("event") in ("attack", "answer")])
+        events = view.play_history
         key = self._key(view)
         if self._solved is not None and self._solved[0] == key:
             _, n, had_table, result = self._solved
             rest = list(events[n + (1 if had_table else 0) :])
-            if view.table and rest and rest[-1].event == "attack":
+            if view.table and rest and rest[-1].event == Decision.ATTACK:
                 rest = rest[:-1]  # the attack to answer is the node's table
             root = result.endgame
             played = [c for e in rest for c in e.cards] + ([] if had_table else [])
@@ -360,12 +360,12 @@ class OracleBot:
         util = round_utilities(view.board, player, view.rules, self.utilities)
         opp = state.hands[1 - player]
         kind = view.decision
-        if kind in ("attack", "answer"):
+        if kind in PLAY_DECISIONS:
             assert state.attacker is not None  # the play phase has an attacker
             scored = []
             for cards, beats, o in self.solver.move_outcomes(world_hands(view, opp), state.attacker, state.table):
                 own = o if player == 0 else -o
-                scored.append((util[1 - own], Action(kind, cards, beats if kind == "answer" else None)))
+                scored.append((util[1 - own], Action(kind, cards, beats if kind == Decision.ANSWER else None)))
             top = max(u for u, _ in scored)
             best = sorted((a for u, a in scored if u == top), key=lambda a: (a.cards, bool(a.beats)))
             return rng.choice(best)

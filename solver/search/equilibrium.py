@@ -44,9 +44,9 @@ from tacocat.core import _cfr
 from tacocat.errors import PositionError, TacocatError
 from tacocat.rules.actions import Action
 from tacocat.rules.cards import Hand, contains, counts, format_cards, hand
+from tacocat.rules.events import Decision
 from tacocat.rules.game import PLAY, View
 from tacocat.rules.history import (
-    ANSWER,
     ATTACK,
     History,
     PlayEvent,
@@ -232,7 +232,7 @@ def endgame_from_view(view: View, utilities: Sequence[float] | None = None) -> E
     *viewing player's* worth of (win, draw, loss), default round (1, 0, -1)."""
     if view.phase != PLAY:
         raise PositionError(f"the equilibrium solves play-phase endgames, not the {view.phase} phase", "R10")
-    events = [e for e in view.history if isinstance(e, dict) and e.get("event") in (ATTACK, ANSWER)]
+    events = list(view.play_history)  # typed events (R20 reads the attacks and answers)
     history = history_from_json(events)
     if view.table and history and history[-1].event == ATTACK:
         history = history[:-1]  # the attack on the table is the table
@@ -286,7 +286,7 @@ class Move:
 
     def to_dict(self) -> dict[str, Any]:
         d: dict[str, Any] = {"cards": list(self.action.cards)}
-        if self.action.kind == "answer":
+        if self.action.kind == Decision.ANSWER:
             d["beats"] = bool(self.action.beats)
         d["probability"] = self.probability
         if self.value is not None:
@@ -392,7 +392,7 @@ class EquilibriumResult:
     @staticmethod
     def _action(kind: int, info: tuple) -> Action:
         cards = unpack(info[6])
-        return Action("attack", cards) if kind == 0 else Action("answer", cards, bool(info[7]))
+        return Action(Decision.ATTACK, cards) if kind == 0 else Action(Decision.ANSWER, cards, bool(info[7]))
 
     def hand_report(self, player: int, cards: Sequence[int]) -> tuple[float, list[Move]]:
         """At the endgame's start, for the player to move holding `cards`:

@@ -36,6 +36,7 @@ from typing import Any, Mapping, Sequence
 
 from tacocat.errors import PositionError, TacocatError
 from tacocat.rules.actions import Action
+from tacocat.rules.events import PLAY_DECISIONS, Phase
 from tacocat.rules.game import DUEL, REPLACE, View
 from tacocat.search.budget import Budget, budget_of, scaled_minimum
 from tacocat.search.gamevalue import ROUND_UTILITIES, round_game_wins, round_utilities
@@ -178,7 +179,7 @@ def _validate(view: Any, method: str) -> View:
         raise TacocatError(f"view: expected a View (or its dict form), got {type(view).__name__}")
     if method not in METHODS:
         raise TacocatError(f"method {method!r} unknown; expected one of {', '.join(METHODS)}")
-    if view.phase == "over":
+    if view.phase == Phase.OVER:
         raise PositionError("the game is over: there is nothing to decide", "R19")
     if view.decision is None:
         raise PositionError(
@@ -252,7 +253,7 @@ def hint(
     equilibrium = None
     sampler: HandSampler | None = None
     res: PlayResult | None = None
-    if kind in ("attack", "answer") and (
+    if kind in PLAY_DECISIONS and (
         method == "equilibrium" or (method == "auto" and _equilibrium_fits(view, b.time_ms, knobs.equilibrium_cards))
     ):
         # the hidden-hand equilibrium (a separate search: see tacocat.search.equilibrium)
@@ -260,7 +261,7 @@ def hint(
 
         res, equilibrium = hint_moves(view, util, left())
         used = "equilibrium"
-    elif kind in ("attack", "answer"):
+    elif kind in PLAY_DECISIONS:
         used = method
         if method == "ismcts":
             from tacocat.search.ismcts import (

@@ -61,6 +61,7 @@ from typing import Callable, Protocol, Sequence
 from tacocat.core.exact import packed
 from tacocat.errors import TacocatError
 from tacocat.rules.cards import Hand, counts, hand
+from tacocat.rules.events import PLAY_DECISIONS
 from tacocat.rules.game import View
 from tacocat.search.sampling import DEFAULT_EXACT_BUDGET, HandSampler
 
@@ -291,7 +292,7 @@ def observations(view: View) -> tuple[Hand | None, int, list[int], list[int]]:
                 mine = len(e["cards"])
         elif kind == "duel":
             duels.append(e["cards"][o])
-        elif kind in ("attack", "answer") and e.get("player") == o:
+        elif kind in PLAY_DECISIONS and e.get("player") == o:
             played.extend(e["cards"])
     if view.first_replacer == "both" or view.first_replacer == f"p{o}":
         cap = n

@@ -29,6 +29,7 @@ from typing import Iterator, Sequence
 
 from tacocat.core.exact import Solver, packed
 from tacocat.errors import PositionError, TacocatError
+from tacocat.rules.events import PLAY_DECISIONS, Decision
 from tacocat.rules.game import PLAY, View
 from tacocat.rules.ruleset import STANDARD, Ruleset
 from tacocat.search.budget import Budget, budget_of
@@ -78,7 +79,7 @@ class _Tally:
     def __init__(self, view: View, utilities: Sequence[float]) -> None:
         self.view = view
         self.actions = view.legal_actions()
-        self.index = {(a.cards, a.beats if a.kind == "answer" else None): i for i, a in enumerate(self.actions)}
+        self.index = {(a.cards, a.beats if a.kind == Decision.ANSWER else None): i for i, a in enumerate(self.actions)}
         self.u = tuple(float(x) for x in utilities)
         # five doubles per root move (win, draw, loss weight; sum w*u, w*u*u), in the core's move order
         self.acc = array("d", bytes(8 * 5 * max(1, len(self.actions))))
@@ -132,7 +133,7 @@ def check_play_view(view: View) -> None:
     """A view at a play-phase decision of its own player (`play_attacker` reads its attacker)."""
     if not isinstance(view, View):
         raise TacocatError(f"expected a View, got {type(view).__name__}")
-    if view.phase != PLAY or view.decision not in ("attack", "answer"):
+    if view.phase != PLAY or view.decision not in PLAY_DECISIONS:
         raise PositionError(
             f"player {view.player} has no play-phase decision here (phase {view.phase}, acting {view.acting})", "R10"
         )

@@ -58,6 +58,7 @@ from tacocat.errors import TacocatError
 from tacocat.rules.actions import Action, legal_actions_of
 from tacocat.rules.board import Board
 from tacocat.rules.cards import Hand, hand, remove
+from tacocat.rules.events import Decision
 from tacocat.rules.game import DUEL, REPLACE, GameState, View
 from tacocat.rules.play import DRAW, LOSS, WIN, duel_attacker, goes_to_showdown, showdown
 from tacocat.rules.ruleset import CENTRE, Ruleset
@@ -246,7 +247,7 @@ class RoundGame:
         elif s.phase == DUEL:
             kind = DUEL
         else:
-            kind = "answer" if s.table else "attack"
+            kind = Decision.ANSWER if s.table else Decision.ATTACK
         return _actions(kind, s.hands[player], s.cap if self.first != "both" else None, s.table)
 
     def _expand(self, s: _S, depth: int, path: tuple) -> int:
