@@ -40,7 +40,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Sequence
 
-from tacocat.core import _cfr
+from tacocat.core import _cfr  # type: ignore[attr-defined]  # compiled Cython, no .py or stub for mypy
 from tacocat.errors import PositionError, TacocatError
 from tacocat.rules.actions import Action
 from tacocat.rules.cards import Hand, contains, counts, format_cards, hand
@@ -241,6 +241,8 @@ def endgame_from_view(view: View, utilities: Sequence[float] | None = None) -> E
     sizes[view.player] = k
     sizes[1 - view.player] = view.opponent_hand_size
     # seen in a view holds every face-up card but the table
+    if view.attacker is None:
+        raise PositionError("a play-phase view names its attacker", "R10")
     return Endgame(
         view.rules,
         hand(view.seen),
@@ -403,8 +405,8 @@ class EquilibriumResult:
             raise PositionError(f"player {player} does not move first in this endgame", "R14")
         cards = hand(cards)
         if (player, cards) in self._reports:
-            value, moves = self._reports[(player, cards)]
-            return value, list(moves)
+            value, kept = self._reports[(player, cards)]
+            return value, list(kept)
         i = self._hand_index(cards, (k0, k1)[player], player)
         eng = self._engine
         p_hand = eng.marginal(player, packed(cards))
@@ -424,7 +426,8 @@ class EquilibriumResult:
                 raise EquilibriumStopped("the equilibrium solve was stopped while reporting its moves") from None
             finally:
                 eng.set_utilities(u)
-        moves, off = [], 0
+        rows: list[tuple[Action, float, float, float, float, float]] = []
+        off = 0
         for c in range(first, first + nchild):
             info = eng.node(c)
             seqs = eng.sequences(c)
@@ -432,17 +435,17 @@ class EquilibriumResult:
                 if par == i:
                     win, loss = outcome_q[0][off + j] / p_hand, outcome_q[1][off + j] / p_hand
                     draw = 1.0 - win - loss
-                    moves.append(
-                        [self._action(kind, info), w, own[0] * win + own[1] * draw + own[2] * loss, win, draw, loss]
+                    rows.append(
+                        (self._action(kind, info), w, own[0] * win + own[1] * draw + own[2] * loss, win, draw, loss)
                     )
             off += len(seqs)
-        total = sum(m[1] for m in moves)
+        total = sum(m[1] for m in rows)
         out = [
-            Move(a, (w / total) if total > 0 else 1.0 / len(moves), v, win, draw, loss)
-            for a, w, v, win, draw, loss in moves
+            Move(a, (w / total) if total > 0 else 1.0 / len(rows), v, win, draw, loss)
+            for a, w, v, win, draw, loss in rows
         ]
-        out.sort(key=lambda m: (-m.probability, -m.value))
-        self._reports[(player, cards)] = (sum(m.probability * m.value for m in out), tuple(out))
+        out.sort(key=lambda m: (-m.probability, -(m.value or 0.0)))
+        self._reports[(player, cards)] = (sum(m.probability * (m.value or 0.0) for m in out), tuple(out))
         return self._reports[(player, cards)][0], out
 
     def value_for(self, player: int) -> float:
@@ -543,6 +546,39 @@ def build(
             "(or use the double-dummy method)"
         ) from None
     return eng
+
+
+FIRST_CHECK = 8
+"""The first exploitability check after the uniform profile's: every
+benchmark endgame needs at least 12 iterations to reach 1e-3, and each check
+costs about an iteration (the best response traverses the whole tree)."""
+CONVERGENCE_SLOPE = 2.5
+"""log(exploitability) falls about this fast in log(iterations) between 8
+and 20 DCFR iterations (results/exploitability.md's curves: 2.7-2.9); the
+guess before two checks have shown the slope."""
+
+
+def next_check_after(curve: Sequence[Check], target: float) -> int:
+    """The iteration of the next exploitability check: where the power law
+    through the last two checks (or `CONVERGENCE_SLOPE` from the last one)
+    reaches `target`, at least one and at most max(4, t/2) iterations on.
+    A check costs about an iteration, so aiming at the crossing saves both
+    the checks of a fixed schedule and the iterations it overshoots by."""
+    t, e = curve[-1].iterations, curve[-1].exploitability
+    most = t + max(4, t // 2)
+    if e <= target:
+        return t + max(2, t // 8)  # only the asking hand's regret is left: it falls with the rest
+    slope = CONVERGENCE_SLOPE
+    if len(curve) >= 2 and curve[-2].iterations > 0:
+        t0, e0 = curve[-2].iterations, curve[-2].exploitability
+        if e0 > e > 0:
+            slope = math.log(e0 / e) / math.log(t / t0)
+        else:
+            return t + max(4, t // 4)  # no progress measured: the fixed stride
+    if slope <= 0 or e <= 0 or t <= 0 or target <= 0:
+        return t + max(4, t // 4)
+    cross = t * (e / target) ** (1.0 / slope)
+    return int(min(most, max(t + 1, math.ceil(cross))))
 
 
 def exploitability_of(engine) -> tuple[float, tuple[float, float]]:
@@ -661,7 +697,7 @@ def solve(
         curve.append(Check(0, time.perf_counter() - t0, expl))
     measured_at = 0
     first = expl
-    next_check = 4
+    next_check = FIRST_CHECK
     while expl is None or expl > target or (hreg is not None and hreg > target):
         if iterations is not None and eng.iterations >= iterations:
             stopped = True
@@ -701,7 +737,7 @@ def solve(
             first = expl
         measured_at = eng.iterations
         curve.append(Check(eng.iterations, time.perf_counter() - t0, expl))
-        next_check = eng.iterations + max(4, eng.iterations // 4)
+        next_check = next_check_after(curve, target)
         if info is not None:
             info(
                 {
@@ -742,7 +778,7 @@ def solve(
         stopped,
         eng,
         hand_regret=hreg,
-        hand_of=hand_of,
+        hand_of=(hand_of[0], hand(hand_of[1])) if hand_of is not None else None,
         measured_at=measured_at,
     )
 
@@ -830,7 +866,8 @@ def hint_moves(view: View, utilities: Sequence[float], budget):
         progress=budget.progress,
     )
     hand_value, moves = r.hand_report(view.player, view.hand)
-    evals = tuple(MoveEval(m.action, m.win, m.draw, m.loss, m.value) for m in moves)
+    # hand_report fills every outcome of a root move
+    evals = tuple(MoveEval(m.action, m.win or 0.0, m.draw or 0.0, m.loss or 0.0, m.value or 0.0) for m in moves)
     fields = {
         "method_words": METHOD_WORDS["equilibrium"],
         "hand_value": hand_value,
