@@ -450,8 +450,8 @@ def http_bodies(draw) -> tuple[str, bytes | None, Any]:
     if shape <= 3 or not isinstance(request, dict) or not isinstance(request.get("cmd"), str):
         return "/v1", None, request
     body = {k: v for k, v in request.items() if k != "cmd" or draw(st.booleans())}
-    path = request["cmd"] if draw(st.integers(0, 9)) else draw(st.sampled_from(["castle", "", "hello/x", "%00"]))
-    return f"/v1/{path}", None, body if path == request["cmd"] else body
+    path = request["cmd"] if draw(st.integers(0, 3)) else draw(st.sampled_from(["castle", "", "hello/x", "%00"]))
+    return f"/v1/{path}", None, body  # a wrong path: send_http checks it is refused as unknown_command
 
 
 class HttpDoor(ProtocolDoor):
@@ -469,6 +469,7 @@ class HttpDoor(ProtocolDoor):
         """Send one body; (the request as sent, the raw body, the answer's
         JSON) when the answer was JSON, else None."""
         path, raw, request = item
+        named = path.removeprefix("/v1/") if path.startswith("/v1/") else None  # the command the path names
         if raw is None:
             request = self.resolve(request)
             try:
@@ -498,6 +499,14 @@ class HttpDoor(ProtocolDoor):
             self.fail(f"body not strict JSON ({exc}) for {path} {raw[:200]!r}: {r.text[:300]}")
             return
         self.check_response(request, body, before)
+        if named is not None and isinstance(body, dict):
+            code = (body.get("error") or {}).get("code")
+            if named not in COMMANDS:
+                self.count("path names no command")
+            if named not in COMMANDS and body.get("ok") is not False:
+                self.fail(f"{path} names no command, yet was answered {_show(body)}")
+            if named in COMMANDS and code == "unknown_command":
+                self.fail(f"{path} names a command, yet was answered unknown_command")
         if isinstance(body, dict) and body.get("ok") is False:
             code = body.get("error", {}).get("code")
             expected = (

@@ -63,6 +63,39 @@ def test_http_bodies():
 
         run()
     assert door.tried >= 60 and door.failures == []
+    assert door.codes.get("path names no command", 0) > 0  # the path check ran
+
+
+@pytest.mark.parametrize("bug", ["an unknown path runs hello", "no command has a path"])
+def test_the_http_door_notices_a_planted_bug(monkeypatch, bug):
+    """The path checks above can fail: a server that runs a path naming no
+    command (as hello), or that refuses every command's own path."""
+    from tacocat.protocol import http
+    from tacocat.protocol.commands import COMMANDS
+
+    class Everything(dict):
+        def __contains__(self, name):
+            return True
+
+    session = EngineSession(max_time_ms=100, max_games=50)
+    if bug == "an unknown path runs hello":
+        monkeypatch.setattr(http, "COMMANDS", Everything(COMMANDS))
+        prepare = session.prepare
+        monkeypatch.setattr(
+            session,
+            "prepare",
+            lambda payload, key: prepare(
+                payload if payload.get("cmd") in COMMANDS else {**payload, "cmd": "hello"}, key
+            ),
+        )
+    else:
+        monkeypatch.setattr(http, "COMMANDS", {})
+    with http_server(session) as base:
+        door = HttpDoor(base, session)
+        for path, body in [("/v1/castle", {"id": 1}), ("/v1/hello/x", {"id": 2}), ("/v1/new_game", {"id": 3})]:
+            door.send_http((path, None, body))
+    wanted = "names no command" if bug == "an unknown path runs hello" else "names a command"
+    assert any(wanted in f for f in door.failures), door.failures
 
 
 def test_command_lines(tmp_path, monkeypatch):
