@@ -165,11 +165,14 @@ def test_capacity_comes_back_after_a_restart(tmp_path):
 
 def _engine_hidden(session: EngineSession, gid: str, engine_seat: int) -> list[str]:
     """The engine's hand and the draw pile, as they would appear in JSON
-    or plain text, when long enough not to appear by chance."""
+    or plain text, when long enough not to appear by chance — and not the
+    very cards the human holds (ranks repeat: level 1, seed 332 deals both
+    seats 3 6 7 8, and the human's answer rightly shows its own hand)."""
     state = session._games[gid]
+    own = sorted(state.hands[1 - engine_seat])
     out = []
     for cards in (state.hands[engine_seat], state.draw_pile):
-        if len(cards) >= 4:
+        if len(cards) >= 4 and sorted(cards) != own:
             out += [json.dumps(sorted(cards)), json.dumps(list(cards)), format_cards(cards)]
     return out
 
