@@ -1,4 +1,6 @@
 import json
+import os
+import resource
 from pathlib import Path
 
 import pytest
@@ -148,3 +150,41 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         if item.nodeid.removeprefix("tests/") in SLOW_IDS:
             item.add_marker(pytest.mark.slow)
+
+
+# TACOCAT_CPU_REPORT=1 lists the tests that used the most CPU (this process
+# and the children it waited for): unlike --durations, the numbers hardly
+# move with the machine's load, so they are what the slow list is cut by.
+CPU_REPORT = os.environ.get("TACOCAT_CPU_REPORT", "") not in ("", "0")
+
+
+def _cpu_seconds() -> float:
+    own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    outcome = yield
+    if CPU_REPORT and call.when == "call":
+        outcome.get_result().user_properties.append(("cpu_s", _cpu_seconds() - item._tacocat_cpu_start))
+
+
+def pytest_runtest_setup(item):
+    if CPU_REPORT:
+        item._tacocat_cpu_start = _cpu_seconds()
+
+
+def pytest_terminal_summary(terminalreporter):
+    if not CPU_REPORT:
+        return
+    rows = []
+    for reports in terminalreporter.stats.values():
+        for report in reports:
+            for key, value in getattr(report, "user_properties", ()):
+                if key == "cpu_s":
+                    rows.append((value, report.nodeid))
+    rows.sort(reverse=True)
+    terminalreporter.write_line(f"CPU seconds (setup and call) of {len(rows)} tests: {sum(v for v, _ in rows):.1f}")
+    for value, nodeid in rows[:60]:
+        terminalreporter.write_line(f"{value:7.2f}  {nodeid}")
