@@ -169,6 +169,8 @@ class PlayEvent(Event):
     def __post_init__(self) -> None:
         if not isinstance(self.event, EventKind):
             object.__setattr__(self, "event", EventKind(self.event))
+        if not isinstance(self.cards, tuple):
+            object.__setattr__(self, "cards", tuple(self.cards))
 
     @classmethod
     def attack(cls, player: int, cards: Hand) -> "PlayEvent":
