@@ -58,11 +58,11 @@ SLOW_BY_MEASUREMENT = """
   3.1  test_documents.py::test_one_mutant_of_every_class_is_refused_cleanly[state]
   6.0  test_documents.py::test_one_mutant_of_every_class_is_refused_cleanly[view]
   1.6  test_documents.py::test_view_board_cat_off_the_board_or_not_an_integer[short-True]
-  4.4  test_doors.py::test_engine_store_survives_sigkill
-  4.3  test_doors.py::test_every_state_and_view_of_real_games_reads_back[rules0]
- 15.4  test_doors.py::test_every_state_and_view_of_real_games_reads_back[rules1]
-  4.5  test_doors.py::test_every_state_and_view_of_real_games_reads_back[rules3]
-  2.5  test_doors.py::test_serve_on_a_busy_port_is_one_line_exit_2
+  4.4  test_session_robustness.py::test_engine_store_survives_sigkill
+  4.3  test_session_robustness.py::test_every_state_and_view_of_real_games_reads_back[rules0]
+ 15.4  test_session_robustness.py::test_every_state_and_view_of_real_games_reads_back[rules1]
+  4.5  test_session_robustness.py::test_every_state_and_view_of_real_games_reads_back[rules3]
+  2.5  test_session_robustness.py::test_serve_on_a_busy_port_is_one_line_exit_2
   2.0  test_drawn_games.py::test_a_match_counts_wins_and_draws_side_by_side
   1.6  test_drawn_games.py::test_selfplay_counts_drawn_games
   2.2  test_drawn_games.py::test_the_client_reads_a_drawn_game_over_json_lines

@@ -25,7 +25,7 @@ def seated(session: EngineSession) -> Seated:
     """The session behind a client that keeps each game's tokens (and
     calls the games g1, g2, ...): every game request carries its seat's
     token, or the owner's.  Tests of the tokens themselves are in
-    test_doors.py."""
+    test_session_robustness.py."""
     if not hasattr(session, "_test_client"):
         session._test_client = Seated(session.handle)
     return session._test_client

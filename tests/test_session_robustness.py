@@ -1,4 +1,4 @@
-"""Issue 12: doors that never break, never leak a hand, and lose nothing.
+"""The engine session's doors never break, never leak a hand, and lose nothing.
 
 Every reproduction of the issue answers with its documented error; a failed
 request leaves every game byte for byte as it was; a seat reads nothing of

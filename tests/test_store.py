@@ -1,4 +1,4 @@
-"""Issue 20: one store, one writer, nothing lost.
+"""The game store: one store, one writer, nothing lost.
 
 Two servers on one store file used to overwrite each other's games (4 of 8
 acknowledged moves were gone after a restart).  The process that opens a
