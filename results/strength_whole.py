@@ -90,7 +90,12 @@ RUN_NOTES = {
     "inf2_v_off_level5": "the same at temperature 2",
     "inf2_100_v_classic": "the new search with inference (temperature 2) against the reference at 100 ms, "
     "where the reference's floor of 30 worlds costs about the budget",
+    "round_v_classic_l5": "the round searched as one alone (deliverable 2), equal counts, no clock: "
+    "the search's value alone, whatever it costs (results/round_cost.md)",
+    "roundinf_v_classic_l5": "the round search with inference (temperature 1), equal counts, no clock",
 }
+READING = HERE / "strength_whole.reading.md"
+"""The reading, written by hand for the runs it names; appended as it is."""
 
 
 def label(spec: str) -> str:
@@ -138,6 +143,8 @@ def report() -> None:
         )
     lines += ["", "Runs:", ""]
     lines += [f"- {name}: {RUN_NOTES.get(name, '')}" for name, *_ in rows]
+    if READING.exists():
+        lines += ["", READING.read_text().rstrip("\n")]
     text = "\n".join(lines) + "\n"
     OUT.write_text(text)
     print(text)

@@ -192,3 +192,19 @@ def test_round_search_is_a_bot_option_in_one_line():
         make_bot("pimc_classic", round_search=1)
     with pytest.raises(TacocatError, match="round_search must be 0 \\(off\\) or 1 \\(on\\)"):
         make_bot("pimc", round_search=2)
+
+
+def test_the_round_search_answers_under_a_time_limit():
+    """A time budget ends the round search too (between worlds for the duel,
+    within a deal for the replacement), with a ranked answer."""
+    rep = replace_eval(
+        first_view(REPLACE, 3),
+        Budget(time_ms=5, seed=1),
+        candidates=6,
+        round_search=True,
+        partial=True,
+        min_stage_deals=1,
+    )
+    assert rep.moves and rep.evaluations >= 1
+    duel = duel_eval(first_view(DUEL, 3), Budget(time_ms=5, seed=1), exact_budget=-1, round_search=True, minimum=1)
+    assert duel.worlds >= 1 and sum(m.probability for m in duel.mixed) == pytest.approx(1.0)
