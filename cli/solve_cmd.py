@@ -15,6 +15,7 @@ import contextlib
 import json
 import re
 import sys
+from dataclasses import dataclass
 from typing import Any, TextIO
 
 import click
@@ -40,6 +41,7 @@ from tacocat.players.cluster import Cluster, Stopped, check_reachable, ordered, 
 from tacocat.rules.cards import format_cards, parse_cards
 from tacocat.rules.play import PlayPosition
 from tacocat.rules.ruleset import Ruleset, load_ruleset
+from tacocat.rules.views import View
 from tacocat.search.endgame import DEFAULT_LINES, DEFAULT_MAX_HANDS, EndgameResult, EnumerationTooLarge, solve_endgame
 from tacocat.search.hint import EXACT_LIMIT
 
@@ -541,6 +543,7 @@ def command(
             "--tt-mb sizes the table of --hands (every card known); --hand enumerates hands with its "
             "own tables: drop --tt-mb"
         )
+    endgame = EndgameFlags(hand, seen, history, opponent, attacker, table, player, board_text, score, utilities, rules)
     if equilibrium:
         if hand is None:
             raise CliError(
@@ -551,22 +554,7 @@ def command(
             raise CliError(
                 "--max-hands, --lines and --value-only belong to the double-dummy endgame, not --equilibrium"
             )
-        _equilibrium(
-            hand,
-            seen,
-            history,
-            opponent,
-            attacker,
-            table,
-            player,
-            board_text,
-            score,
-            utilities,
-            rules,
-            json_path,
-            target,
-            time_ms,
-        )
+        _equilibrium(endgame, json_path, target, time_ms)
         return
     if (workers, cluster, batch) != (1, None, 0) and (json_path is None or hand is not None):
         raise CliError(
@@ -574,23 +562,7 @@ def command(
             "positions as JSON Lines (--json FILE)"
         )
     if hand is not None:
-        _endgame(
-            hand,
-            seen,
-            history,
-            opponent,
-            attacker,
-            table,
-            player,
-            board_text,
-            max_hands,
-            pv_lines,
-            score,
-            utilities,
-            rules,
-            json_path,
-            value_only,
-        )
+        _endgame(endgame, json_path, max_hands, pv_lines, value_only)
         return
     endgame_values = (seen, history, opponent, player, board_text, max_hands, pv_lines, score)
     given = [name for name, value in zip(ENDGAME_ONLY, endgame_values, strict=True) if value is not None]
@@ -644,23 +616,47 @@ def command(
     click.echo(format_result(result))
 
 
-def _endgame(
-    hand,
-    seen,
-    history,
-    opponent,
-    attacker,
-    table,
-    player,
-    board_text,
-    max_hands,
-    pv_lines,
-    score,
-    utilities,
-    rules,
-    json_path,
-    value_only,
-) -> None:
+@dataclass(frozen=True)
+class EndgameFlags:
+    """The flags that say an endgame position from your side, shared by the
+    exact (`--hand`) and the equilibrium (`--equilibrium --hand`) solves."""
+
+    hand: str
+    seen: str | None
+    history: str | None
+    opponent: int | None
+    attacker: int | None
+    table: str
+    player: int | None
+    board_text: str | None
+    score: str | None
+    utilities: str | None
+    rules: Ruleset
+
+    def utility(self) -> tuple | str:
+        """--utilities "W D L" parsed, else the --score word (round by default)."""
+        if self.utilities is not None and self.score is not None:
+            raise CliError('give either --utilities "W D L" or --score, not both')
+        return parse_utilities(self.utilities) if self.utilities is not None else (self.score or "round")
+
+    def view(self) -> View:
+        """The view these flags describe; refused unless it is a decision."""
+        view = view_from_flags(
+            hand=self.hand,
+            seen=self.seen,
+            table=self.table,
+            opponent=self.opponent,
+            attacker=self.attacker,
+            player=0 if self.player is None else self.player,
+            board=parse_board(self.board_text),
+            rules=self.rules,
+            history=self.history,
+        )
+        require_decision(view)
+        return view
+
+
+def _endgame(endgame: EndgameFlags, json_path, max_hands, pv_lines, value_only) -> None:
     """Parse the endgame flags, call `tacocat.search.endgame.solve_endgame`, print."""
     if json_path is not None and json_path != "-":
         raise CliError(
@@ -676,21 +672,8 @@ def _endgame(
         pv_lines = DEFAULT_LINES
     elif pv_lines < 0:
         raise CliError(f"--lines must be 0 or more, got {pv_lines}")
-    if utilities is not None and score is not None:
-        raise CliError('give either --utilities "W D L" or --score, not both')
-    util = parse_utilities(utilities) if utilities is not None else (score or "round")
-    view = view_from_flags(
-        hand=hand,
-        seen=seen,
-        table=table,
-        opponent=opponent,
-        attacker=attacker,
-        player=0 if player is None else player,
-        board=parse_board(board_text),
-        rules=rules,
-        history=history,
-    )
-    require_decision(view)
+    util = endgame.utility()
+    view = endgame.view()
     try:
         with Progress("enumerating opponent hands") as progress:
             result = solve_endgame(view, max_hands=max_hands, utilities=util, lines=pv_lines, progress=progress)
@@ -762,22 +745,7 @@ class EquilibriumProgress:
             self.stream.flush()
 
 
-def _equilibrium(
-    hand,
-    seen,
-    history,
-    opponent,
-    attacker,
-    table,
-    player,
-    board_text,
-    score,
-    utilities,
-    rules,
-    json_path,
-    target,
-    time_ms,
-) -> None:
+def _equilibrium(endgame: EndgameFlags, json_path, target, time_ms) -> None:
     """Parse the endgame flags, call `tacocat.search.equilibrium.solve`, print."""
     from tacocat.search.equilibrium import (
         DEFAULT_TARGET,
@@ -794,20 +762,8 @@ def _equilibrium(
 
     if json_path is not None and json_path != "-":
         raise CliError(f"with --equilibrium, --json prints the answer as JSON and reads no file (got {json_path!r})")
-    if utilities is not None and score is not None:
-        raise CliError('give either --utilities "W D L" or --score, not both')
-    view = view_from_flags(
-        hand=hand,
-        seen=seen,
-        table=table,
-        opponent=opponent,
-        attacker=attacker,
-        player=0 if player is None else player,
-        board=parse_board(board_text),
-        rules=rules,
-        history=history,
-    )
-    require_decision(view)
+    util_spec = endgame.utility()
+    view = endgame.view()
     most = max(len(view.hand), view.opponent_hand_size)
     if most > MAX_CARDS:
         raise CliError(
@@ -815,9 +771,7 @@ def _equilibrium(
             f"and a hand here holds {most}: drop --equilibrium for the exact double-dummy endgame "
             f"(the same flags), or ask tacocat hint"
         )
-    util = round_utilities(
-        view.board, view.player, rules, parse_utilities(utilities) if utilities is not None else (score or "round")
-    )
+    util = round_utilities(view.board, view.player, endgame.rules, util_spec)
     eg = endgame_from_view(view, util)  # its history (R20 floors) comes with the view
     goal = DEFAULT_TARGET if target is None else target
     try:
