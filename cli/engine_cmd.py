@@ -3,49 +3,23 @@
 
 from __future__ import annotations
 
-import logging
-import sys
-
 import click
 
+from tacocat.cli.door_options import CAP_HELP, door_options, log_to_stderr
 from tacocat.cli.terminal import friendly_errors
 from tacocat.protocol.jsonlines import DEFAULT_MAX_LINE, serve_stdio
-from tacocat.protocol.session import MAX_BYTES, MAX_GAMES, MAX_SEARCHES, MAX_TIME_MS, EngineSession
+from tacocat.protocol.session import MAX_BYTES, EngineSession
 from tacocat.protocol.store import GameStore
 from tacocat.rules.ruleset import load_ruleset
 
 
 @click.command(name="engine")
-@click.option(
-    "--rules", "rules_path", default=None, help="Ruleset file (.json or .toml) for the session; standard by default."
-)
-@click.option(
-    "--max-time-ms",
-    type=click.IntRange(1, MAX_TIME_MS),
-    default=None,
-    help="Cap on any search's time: time_ms is cut to it and a search still running then is stopped. "
-    "No cap by default.",
-)
-@click.option(
-    "--max-searches",
-    type=click.IntRange(1, MAX_SEARCHES),
-    default=1,
-    show_default=True,
-    help="Searches running at once; later ones wait their turn (--max-queue).",
-)
-@click.option(
-    "--max-queue",
-    type=click.IntRange(0, MAX_SEARCHES),
-    default=8,
-    show_default=True,
-    help="Searches that wait, in order, behind the running ones; more answer 'busy'.",
-)
-@click.option(
-    "--max-games",
-    type=click.IntRange(1, MAX_GAMES),
-    default=1000,
-    show_default=True,
-    help="Games kept open; then the oldest finished one is forgotten, or new_game answers 'busy'.",
+@door_options(
+    rules={},
+    max_time_ms={"default": None, "help": CAP_HELP + " No cap by default."},
+    max_searches={"default": 1},
+    max_queue={"default": 8, "busy": "'busy'"},
+    max_games={"busy": "'busy'"},
 )
 @click.option(
     "--max-line",
@@ -71,16 +45,7 @@ from tacocat.rules.ruleset import load_ruleset
     help="Logging on stderr.",
 )
 @friendly_errors
-def command(
-    rules_path: str | None,
-    max_time_ms: int | None,
-    max_searches: int,
-    max_queue: int,
-    max_games: int,
-    max_line: int,
-    store_path: str | None,
-    log_level: str,
-) -> None:
+def command(rules_path: str | None, max_line: int, store_path: str | None, log_level: str, **caps: int | None) -> None:
     """Speak the engine protocol as JSON Lines on stdin/stdout.
 
     \b
@@ -97,20 +62,11 @@ def command(
     in order: stop and other commands are answered while one runs; with
     info_ms a search sends {"id", "cmd", "info": {...}} lines as it goes.
      Every message: docs/protocol.md."""
-    logging.basicConfig(
-        stream=sys.stderr, level=getattr(logging, log_level.upper()), format="tacocat engine %(levelname)s: %(message)s"
-    )
+    log_to_stderr("engine", log_level)
     rules = load_ruleset(rules_path)
     store = GameStore(store_path) if store_path is not None else None
-    session = EngineSession(
-        rules,
-        max_games=max_games,
-        max_searches=max_searches,
-        max_time_ms=max_time_ms,
-        max_queue=max_queue,
-        limits={"max_line_bytes": max_line},
-        store=store,
-    )
+    # caps: --max-time-ms, --max-searches, --max-queue, --max-games, by their EngineSession names
+    session = EngineSession(rules, **caps, limits={"max_line_bytes": max_line}, store=store)
     try:
         serve_stdio(session, max_line)
     finally:

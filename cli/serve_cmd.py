@@ -6,32 +6,23 @@ so that a restart continues them.  Needs the `serve` extra."""
 
 from __future__ import annotations
 
-import logging
 import re
 import socket
 import sys
 
 import click
 
+from tacocat.cli.door_options import door_options, log_to_stderr
 from tacocat.cli.terminal import friendly_errors
 from tacocat.errors import TacocatError
-from tacocat.protocol.session import MAX_BYTES, MAX_GAMES, MAX_SEARCHES, MAX_TIME_MS
+from tacocat.protocol.session import MAX_BYTES
 from tacocat.rules.ruleset import load_ruleset
 
 
 @click.command(name="serve")
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to bind (loopback by default).")
 @click.option("--port", default=8000, show_default=True, type=click.IntRange(0, 65535), help="Port to bind.")
-@click.option(
-    "--rules", "rules_path", default=None, help="Ruleset file (.json or .toml) for the session; standard by default."
-)
-@click.option(
-    "--max-time-ms",
-    default=10_000,
-    show_default=True,
-    type=click.IntRange(1, MAX_TIME_MS),
-    help="Cap on any search's time: time_ms is cut to it and a search still running then is stopped.",
-)
+@door_options(rules={}, max_time_ms={"default": 10_000, "show_default": True})
 @click.option(
     "--max-body",
     default=1 << 20,
@@ -39,26 +30,10 @@ from tacocat.rules.ruleset import load_ruleset
     type=click.IntRange(64, MAX_BYTES),
     help="Largest request body in bytes; larger ones answer 413.",
 )
-@click.option(
-    "--max-searches",
-    default=4,
-    show_default=True,
-    type=click.IntRange(1, MAX_SEARCHES),
-    help="Searches running at once; later ones wait their turn (--max-queue).",
-)
-@click.option(
-    "--max-queue",
-    default=16,
-    show_default=True,
-    type=click.IntRange(0, MAX_SEARCHES),
-    help="Searches that wait, in order, behind the running ones; more answer 503 busy.",
-)
-@click.option(
-    "--max-games",
-    default=1000,
-    show_default=True,
-    type=click.IntRange(1, MAX_GAMES),
-    help="Games kept open; then the oldest finished one is forgotten, or new_game answers busy.",
+@door_options(
+    max_searches={"default": 4},
+    max_queue={"default": 16, "busy": "503 busy"},
+    max_games={"busy": "busy"},
 )
 @click.option(
     "--store",
@@ -122,11 +97,7 @@ def command(
     host: str,
     port: int,
     rules_path: str | None,
-    max_time_ms: int,
     max_body: int,
-    max_searches: int,
-    max_queue: int,
-    max_games: int,
     store_path: str | None,
     no_store: bool,
     admin_token: str | None,
@@ -136,6 +107,7 @@ def command(
     max_connections: int,
     log_level: str,
     no_access_log: bool,
+    **caps: int,
 ) -> None:
     """Serve the engine protocol over HTTP.
 
@@ -162,9 +134,7 @@ def command(
     from tacocat.protocol.session import EngineSession
     from tacocat.protocol.store import GameStore, default_store_path
 
-    logging.basicConfig(
-        stream=sys.stderr, level=getattr(logging, log_level.upper()), format="tacocat serve %(levelname)s: %(message)s"
-    )
+    log_to_stderr("serve", log_level)
     if host not in ("127.0.0.1", "localhost", "::1"):
         click.echo(
             f"warning: binding {host}: the engine has no authentication; anyone who reaches it can use it "
@@ -187,12 +157,10 @@ def command(
     rules = load_ruleset(rules_path)
     sock = bind_socket(host, port)  # before anything starts: a busy port is one line, exit 2
     store = None if no_store else GameStore(store_path or default_store_path())
+    # caps: --max-time-ms, --max-searches, --max-queue, --max-games, by their EngineSession names
     session = EngineSession(
         rules,
-        max_games=max_games,
-        max_searches=max_searches,
-        max_time_ms=max_time_ms,
-        max_queue=max_queue,
+        **caps,
         store=store,
         limits={"idle_timeout_s": idle_timeout, "max_connections": max_connections},
         admin_token=admin_token,
