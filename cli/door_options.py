@@ -8,17 +8,16 @@ from __future__ import annotations
 
 import logging
 import sys
-from typing import Any, Callable, TypeVar
+from typing import Any, Callable
 
 import click
 
+from tacocat.cli.option_table import F, OptionTable, table_options
 from tacocat.protocol.session import MAX_GAMES, MAX_SEARCHES, MAX_TIME_MS
-
-F = TypeVar("F", bound=Callable[..., Any])
 
 CAP_HELP = "Cap on any search's time: time_ms is cut to it and a search still running then is stopped."
 
-DOOR_OPTIONS: dict[str, tuple[tuple[str, ...], dict[str, Any]]] = {
+DOOR_OPTIONS: OptionTable = {
     "rules": (
         ("--rules", "rules_path"),
         {"default": None, "help": "Ruleset file (.json or .toml) for the session; standard by default."},
@@ -61,21 +60,12 @@ def door_options(**settings: dict[str, Any]) -> Callable[[F], F]:
     A value is a dict of click settings that replace the shared ones (a
     default, a door's own help), and `busy`: the door's word for a refusal
     when full, where the shared help names one."""
-    unknown = sorted(set(settings) - set(DOOR_OPTIONS))
-    if unknown:
-        raise TypeError(f"door_options: unknown option(s) {unknown}; known: {', '.join(DOOR_OPTIONS)}")
-
-    def decorate(func: F) -> F:
-        # click lists options in the order their decorators are written, so
-        # they are applied here last first
-        for name, given in reversed(list(settings.items())):
-            flags, shared = DOOR_OPTIONS[name]
-            given = dict(given)
-            shared = {**shared, "help": shared["help"].format(busy=given.pop("busy", None))}
-            func = click.option(*flags, **{**shared, **given})(func)
-        return func
-
-    return decorate
+    formatted = {}
+    for name, given in settings.items():
+        given = dict(given)
+        shared_help = DOOR_OPTIONS[name][1]["help"] if name in DOOR_OPTIONS else ""
+        formatted[name] = {"help": shared_help.format(busy=given.pop("busy", None)), **given}
+    return table_options(DOOR_OPTIONS, "door_options", formatted)
 
 
 def log_to_stderr(door: str, log_level: str) -> None:

@@ -6,15 +6,14 @@ arena's its deals)."""
 
 from __future__ import annotations
 
-from typing import Any, Callable, TypeVar
+from typing import Any, Callable
 
 import click
 
+from tacocat.cli.option_table import F, OptionTable, table_options
 from tacocat.cli.terminal import METHODS
 
-F = TypeVar("F", bound=Callable[..., Any])
-
-SEARCH_OPTIONS: dict[str, tuple[tuple[str, ...], dict[str, Any]]] = {
+SEARCH_OPTIONS: OptionTable = {
     "time": (("--time", "time_ms"), {"type": click.IntRange(1), "default": None}),
     "iterations": (("--iterations",), {"type": click.IntRange(1), "default": None}),
     "seed": (("--seed",), {"type": int, "default": 0, "show_default": True}),
@@ -31,19 +30,8 @@ def search_options(**helps: str | dict[str, Any]) -> Callable[[F], F]:
     value is the option's help, or a dict of click settings that replace
     the shared ones (it must hold `help`), e.g. a seed whose default is
     None."""
-    unknown = sorted(set(helps) - set(SEARCH_OPTIONS))
-    if unknown:
-        raise TypeError(f"search_options: unknown option(s) {unknown}; known: {', '.join(SEARCH_OPTIONS)}")
-
-    def decorate(func: F) -> F:
-        # click lists options in the order their decorators are written, so
-        # they are applied here last first
-        for name, given in reversed(list(helps.items())):
-            flags, settings = SEARCH_OPTIONS[name]
-            extra = {"help": given} if isinstance(given, str) else dict(given)
-            if "help" not in extra:
-                raise TypeError(f"search_options: option {name} needs its help text")
-            func = click.option(*flags, **{**settings, **extra})(func)
-        return func
-
-    return decorate
+    settings = {name: {"help": given} if isinstance(given, str) else dict(given) for name, given in helps.items()}
+    for name, given in settings.items():
+        if "help" not in given:
+            raise TypeError(f"search_options: option {name} needs its help text")
+    return table_options(SEARCH_OPTIONS, "search_options", settings)
