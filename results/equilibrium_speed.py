@@ -8,9 +8,10 @@ e.g. `cp solver/core/_cfr.*.so /tmp/old_cfr.so` before rebuilding); it is
 loaded by path under another module name, beside the installed one, and
 driven by that commit's own loop (a best response at iteration 0, then every
 max(4, t/4) iterations, to exploitability 1e-3).  Today's side is
-`tacocat.search.equilibrium.solve` (size estimate, build, the same check
-schedule).  Endgames: `results/exploitability.py`'s generator.  Each
-endgame is solved old then new; wall and CPU seconds, iterations,
+`tacocat.search.equilibrium.solve` (size estimate, build, its own check
+schedule: aimed at the target, `next_check_after`).  Endgames:
+`tacocat.players.exploitability.endgames` (results/exploitability.py's).
+Each endgame is solved old then new; wall and CPU seconds, iterations,
 exploitability, value and peak bytes are recorded with the load average:
 on a shared machine the CPU seconds are the fairer comparison."""
 
@@ -21,7 +22,6 @@ import importlib.util
 import json
 import os
 import statistics
-import sys
 import time
 from pathlib import Path
 
@@ -85,8 +85,7 @@ def main() -> None:
     ap.add_argument("--out", default=str(HERE / "equilibrium_speed.json"))
     args = ap.parse_args()
     core = load_old(args.old)
-    sys.path.insert(0, str(HERE))
-    from exploitability import endgames
+    from tacocat.players.exploitability import endgames
 
     out: dict = {"load_before": os.getloadavg(), "cpus": os.cpu_count(), "sizes": {}}
     for part in args.sizes.split(","):

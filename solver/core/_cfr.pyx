@@ -91,12 +91,10 @@ cdef struct Pair:
     uint64_t key        # action: packed cards << 1 | beats
     int32_t hand        # index of a hand (in its level) that may take it
 
-cdef int cmp_pair(const void* x, const void* y) noexcept nogil:
-    cdef const Pair* p = <const Pair*>x
-    cdef const Pair* q = <const Pair*>y
-    if p.key != q.key:
-        return (p.key > q.key) - (p.key < q.key)
-    return (p.hand > q.hand) - (p.hand < q.hand)
+cdef int cmp_key(const void* x, const void* y) noexcept nogil:
+    cdef uint64_t p = (<const uint64_t*>x)[0]
+    cdef uint64_t q = (<const uint64_t*>y)[0]
+    return (p > q) - (p < q)
 
 cdef struct Node:
     uint64_t act        # cards of the action leading here (packed), 0 at the root
@@ -168,6 +166,11 @@ cdef class Engine:
     # build scratch: one node's (action, hand) pairs, its children's first pairs, one hand's moves
     cdef Pair* pairs
     cdef int64_t pairs_cap
+    cdef Pair* raw            # the pairs as generated (hand order), before they are grouped by action
+    cdef uint64_t* hkey       # an open-addressing table action key -> slot: the distinct keys of one node
+    cdef int32_t* hval        # per slot: the key's pair count, then its next place in `pairs`
+    cdef uint64_t* dkeys      # the distinct keys, sorted
+    cdef int64_t hcap
     cdef int32_t* gstart
     cdef int64_t gcap
     cdef uint64_t atk[MAX_ATTACKS]
@@ -197,6 +200,11 @@ cdef class Engine:
         self.allowed[1] = NULL
         self.pairs = NULL
         self.pairs_cap = 0
+        self.raw = NULL
+        self.hkey = NULL
+        self.hval = NULL
+        self.dkeys = NULL
+        self.hcap = 0
         for d in range(3):
             self.rootv[d][0] = NULL
             self.rootv[d][1] = NULL
@@ -211,6 +219,7 @@ cdef class Engine:
             free(self.pbuf[d][0]); free(self.pbuf[d][1]); free(self.vbuf[d]); free(self.cbuf[d])
             free(self.sbuf[d]); free(self.qbuf[d]); free(self.mbuf[d][0]); free(self.mbuf[d][1])
         free(self.allowed[0]); free(self.allowed[1]); free(self.pairs); free(self.gstart)
+        free(self.raw); free(self.hkey); free(self.hval); free(self.dkeys)
         for d in range(3):
             free(self.rootv[d][0]); free(self.rootv[d][1])
 
@@ -460,6 +469,10 @@ cdef class Engine:
                 if grown == NULL:
                     return -1
                 self.pairs = grown
+                grown = <Pair*>realloc(self.raw, (want + 64) * sizeof(Pair))
+                if grown == NULL:
+                    return -1
+                self.raw = grown
                 self.pairs_cap = want + 64
         for i in range(self.lsize[k]):
             if not alive[i]:
@@ -468,17 +481,69 @@ cdef class Engine:
             if table == 0:
                 n = gen_attacks(R, self.atk)
                 for x in range(n):
-                    self.pairs[np].key = self.atk[x] << 1
-                    self.pairs[np].hand = i
+                    self.raw[np].key = self.atk[x] << 1
+                    self.raw[np].hand = i
                     np += 1
             else:
                 n = gen_answers(table, R, self.ans)
                 for x in range(n):
-                    self.pairs[np].key = ((self.ans[x] & HAND_MASK) << 1) | (1 if self.ans[x] & BEATS_BIT else 0)
-                    self.pairs[np].hand = i
+                    self.raw[np].key = ((self.ans[x] & HAND_MASK) << 1) | (1 if self.ans[x] & BEATS_BIT else 0)
+                    self.raw[np].hand = i
                     np += 1
-        qsort(self.pairs, np, sizeof(Pair), cmp_pair)
+        if self._group_pairs(np) < 0:
+            return -1
         return np
+
+    cdef inline int64_t _slot(self, uint64_t key, int64_t mask) noexcept nogil:
+        cdef int64_t h = <int64_t>(((key * <uint64_t>0x9E3779B97F4A7C15) >> 32) & <uint64_t>mask)
+        while self.hval[h] >= 0 and self.hkey[h] != key:
+            h = (h + 1) & mask
+        return h
+
+    cdef int _group_pairs(self, int np) noexcept nogil:
+        """`self.raw` (hand order) into `self.pairs` sorted by (action key,
+        hand): the distinct keys are counted in a hash table and sorted (a
+        node has far fewer actions than pairs), then every pair is placed
+        after its key's predecessors, in hand order as generated.  The same
+        order as a full sort of the pairs at a fraction of the cost."""
+        cdef int64_t m = 64, mask, h, i, nd = 0, at = 0
+        cdef void* grown
+        while m < 2 * np:
+            m *= 2
+        if m > self.hcap:
+            grown = realloc(self.hkey, m * sizeof(uint64_t))
+            if grown == NULL:
+                return -1
+            self.hkey = <uint64_t*>grown
+            grown = realloc(self.hval, m * sizeof(int32_t))
+            if grown == NULL:
+                return -1
+            self.hval = <int32_t*>grown
+            grown = realloc(self.dkeys, m * sizeof(uint64_t))
+            if grown == NULL:
+                return -1
+            self.dkeys = <uint64_t*>grown
+            self.hcap = m
+        mask = m - 1
+        memset(self.hval, 0xFF, m * sizeof(int32_t))   # every slot empty (-1)
+        for i in range(np):
+            h = self._slot(self.raw[i].key, mask)
+            if self.hval[h] < 0:
+                self.hkey[h] = self.raw[i].key
+                self.hval[h] = 0
+                self.dkeys[nd] = self.raw[i].key
+                nd += 1
+            self.hval[h] += 1
+        qsort(self.dkeys, nd, sizeof(uint64_t), cmp_key)
+        for i in range(nd):
+            h = self._slot(self.dkeys[i], mask)
+            at += self.hval[h]
+            self.hval[h] = <int32_t>(at - self.hval[h])
+        for i in range(np):
+            h = self._slot(self.raw[i].key, mask)
+            self.pairs[self.hval[h]] = self.raw[i]
+            self.hval[h] += 1
+        return 0
 
     cdef int _groups(self, int np) noexcept nogil:
         """Split the sorted pairs into children: self.gstart[c] is the first
@@ -846,28 +911,35 @@ cdef class Engine:
         cdef const real* w = self.ssum if average else self.sreg
         cdef double x, d
         cdef int h
+        cdef bint uniform = False
         if nd.nchild == 0:
             return
         s0 = self.nodes[nd.first].seq
         s1 = self.nodes[nd.first + nd.nchild - 1].seq + self.nodes[nd.first + nd.nchild - 1].nseq
-        # only the actor's hands at this node are read: clear those (not the whole level)
+        # only the actor's hands at this node are read: clear those (not the whole level); a hand's
+        # action count is needed only when none of its regrets is positive (rare once iterating)
         for s in range(s0, s1):
             den[par[s]] = 0.0
-            cnt[par[s]] = 0.0
         for s in range(s0, s1):
-            h = par[s]
             x = w[s]
             if x > 0:
-                den[h] += x
-            cnt[h] += 1.0
+                den[par[s]] += x
         for s in range(s0, s1):
-            h = par[s]
-            x = w[s]
-            d = den[h]
+            d = den[par[s]]
             if d > 0:
+                x = w[s]
                 sig[s - s0] = (x if x > 0 else 0.0) / d
             else:
-                sig[s - s0] = 1.0 / cnt[h]
+                uniform = True
+        if uniform:
+            for s in range(s0, s1):
+                cnt[par[s]] = 0.0
+            for s in range(s0, s1):
+                cnt[par[s]] += 1.0
+            for s in range(s0, s1):
+                h = par[s]
+                if den[h] <= 0:
+                    sig[s - s0] = 1.0 / cnt[h]
 
     cdef void _walk(self, int64_t n, int p, double* mine, double* opp, double opp_tot, double* out, uint64_t c0,
                     uint64_t c1, int depth) noexcept nogil:

@@ -548,10 +548,11 @@ def build(
     return eng
 
 
-FIRST_CHECK = 8
+FIRST_CHECK = 12
 """The first exploitability check after the uniform profile's: every
-benchmark endgame needs at least 12 iterations to reach 1e-3, and each check
-costs about an iteration (the best response traverses the whole tree)."""
+benchmark endgame of 2-4 cards needs at least 12 iterations to reach 1e-3
+(results/exploitability.md), and each check costs about an iteration (the
+best response traverses the whole tree)."""
 CONVERGENCE_SLOPE = 2.5
 """log(exploitability) falls about this fast in log(iterations) between 8
 and 20 DCFR iterations (results/exploitability.md's curves: 2.7-2.9); the
