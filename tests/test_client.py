@@ -10,20 +10,12 @@ import time
 
 import pytest
 from helpers import tacocat_argv
+from positions import PLAY_VIEW
 from test_http import running_server
 
 from tacocat.protocol.client import Engine, EngineError, Game, Hint, Info, Moved
 from tacocat.rules.actions import Action
 from tacocat.rules.game import GameRecord, View
-
-PLAY_VIEW = {
-    "player": 1,
-    "hand": [2, 4, 6, 9, 11, 12],
-    "seen": [1, 3],
-    "opponent_hand_size": 5,
-    "attacker": 0,
-    "table": [8],
-}
 
 
 @pytest.fixture(scope="module")

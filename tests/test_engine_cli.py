@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 from helpers import one_line_error, tacocat_argv
+from positions import PLAY_VIEW
 
 from tacocat.rules.game import GameRecord
 
@@ -169,19 +170,11 @@ def test_stop_ends_a_long_hint_early():
     # so its answer arriving at all shows that the stop worked.
     engine = EngineProcess()
     try:
-        view = {
-            "player": 1,
-            "hand": [2, 4, 6, 9, 11, 12],
-            "seen": [1, 3],
-            "opponent_hand_size": 5,
-            "attacker": 0,
-            "table": [8],
-        }
-        rid = engine.send("hint", view=view, time_ms=3_600_000, method="pimc")
+        rid = engine.send("hint", view=PLAY_VIEW, time_ms=3_600_000, method="pimc")
         time.sleep(0.5)  # let the search get going
         # Other commands are answered while the search runs.
         assert engine.ask("hello")["ok"]
-        queued = engine.send("hint", view=view, time_ms=3_600_000)  # waits its turn (protocol 1.1), not busy
+        queued = engine.send("hint", view=PLAY_VIEW, time_ms=3_600_000)  # waits its turn (protocol 1.1), not busy
         time.sleep(0.2)
         stop = engine.ask("stop")
         assert stop["result"]["stopped"] == 2
@@ -192,7 +185,7 @@ def test_stop_ends_a_long_hint_early():
         second = engine.wait(queued, timeout=60)  # stopped before it ran: the least search, at once
         assert second["ok"] and second["stopped"] is True and second["result"]["moves"], second
         # The engine serves on after the stop.
-        assert engine.ask("hint", view=view, iterations=4, time_ms=200)["ok"]
+        assert engine.ask("hint", view=PLAY_VIEW, iterations=4, time_ms=200)["ok"]
         assert engine.quit() == 0
     finally:
         engine.kill()
@@ -223,22 +216,14 @@ def test_bad_ruleset_file_is_one_line_on_stderr(tmp_path):
 def test_hint_answers_like_tacocat_hint_json(engine):
     """Same view, budget and seed: the engine's hint result is what
     `tacocat hint --view - --json` prints (timing aside)."""
-    view = {
-        "player": 1,
-        "hand": [2, 4, 6, 9, 11, 12],
-        "seen": [1, 3],
-        "opponent_hand_size": 5,
-        "attacker": 0,
-        "table": [8],
-    }
     for extra, flags in (
         ({}, []),
         ({"iterations": 12, "seed": 3, "method": "pimc"}, ["--iterations", "12", "--seed", "3", "--method", "pimc"]),
     ):
-        ours = engine.result("hint", view=view, **extra)
+        ours = engine.result("hint", view=PLAY_VIEW, **extra)
         cli = subprocess.run(
             [*tacocat_argv(), "hint", "--view", "-", "--json", *flags],
-            input=json.dumps(view).encode(),
+            input=json.dumps(PLAY_VIEW).encode(),
             capture_output=True,
             timeout=60,
         )

@@ -16,6 +16,7 @@ from typing import Iterator
 import httpx
 import pytest
 from helpers import tacocat_argv
+from positions import OPENING_VIEW
 
 from tacocat.protocol.session import COMMANDS, ERROR_CODES, PROTOCOL_VERSION
 from tacocat.rules.game import GameRecord
@@ -203,21 +204,19 @@ def test_hint_and_solve(server):
 
 
 def test_concurrent_requests_are_served_during_searches(server):
-    view = {
-        "player": 0,
-        "hand": [2, 4, 6, 9, 11, 12],
-        "seen": [1, 3],
-        "opponent_hand_size": 6,
-        "attacker": 0,
-        "table": [],
-    }
     games = [call(server, "new_game", seed=s) for s in range(4)]
 
     def long_hint(i: int) -> dict:
         # a minute's budget, cut to the server's cap; stopped below
         return server.post(
             "/v1/hint",
-            json={"id": f"h{i}", "view": view, "time_ms": 60_000, "method": "pimc", "token": "this test's secret"},
+            json={
+                "id": f"h{i}",
+                "view": OPENING_VIEW,
+                "time_ms": 60_000,
+                "method": "pimc",
+                "token": "this test's secret",
+            },
         ).json()
 
     def quick(i: int) -> int:
@@ -247,19 +246,12 @@ def test_concurrent_requests_are_served_during_searches(server):
 
 @pytest.mark.slow
 def test_stop_over_http_and_the_time_cap(server):
-    view = {
-        "player": 0,
-        "hand": [2, 4, 6, 9, 11, 12],
-        "seen": [1, 3],
-        "opponent_hand_size": 6,
-        "attacker": 0,
-        "table": [],
-    }
     out: dict = {}
 
     def long_hint() -> None:
         out["body"] = server.post(
-            "/v1/hint", json={"id": "long", "view": view, "time_ms": 60_000, "method": "pimc", "token": "stop test"}
+            "/v1/hint",
+            json={"id": "long", "view": OPENING_VIEW, "time_ms": 60_000, "method": "pimc", "token": "stop test"},
         ).json()
 
     t = threading.Thread(target=long_hint)
@@ -272,7 +264,7 @@ def test_stop_over_http_and_the_time_cap(server):
     assert out["body"]["ok"] and out["body"]["stopped"] is True
     # A budget over the cap is cut to the cap (3 s): a 60 s search would
     # outlast the client's 30 s timeout and raise instead of answering.
-    body = server.post("/v1/hint", json={"view": view, "time_ms": 60_000, "method": "pimc"}).json()
+    body = server.post("/v1/hint", json={"view": OPENING_VIEW, "time_ms": 60_000, "method": "pimc"}).json()
     assert body["ok"] and body["result"]["moves"]
 
 
@@ -285,16 +277,8 @@ def test_a_gone_client_frees_its_search():
     # No time cap and an hour's budget: only the disconnect can end this
     # search, so the slot coming free at all shows the server noticed.
     with running_server("--max-time-ms", "3600000") as client:
-        view = {
-            "player": 0,
-            "hand": [2, 4, 6, 9, 11, 12],
-            "seen": [1, 3],
-            "opponent_hand_size": 6,
-            "attacker": 0,
-            "table": [],
-        }
         with pytest.raises(httpx.TimeoutException):
-            client.post("/v1/hint", json={"view": view, "time_ms": 3_600_000, "method": "pimc"}, timeout=0.5)
+            client.post("/v1/hint", json={"view": OPENING_VIEW, "time_ms": 3_600_000, "method": "pimc"}, timeout=0.5)
         deadline = time.monotonic() + CLIENT_TIMEOUT_S
         while client.get("/v1/hello").json()["result"]["running"]["searches"] and time.monotonic() < deadline:
             time.sleep(0.05)

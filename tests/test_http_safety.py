@@ -28,13 +28,13 @@ from typing import Iterator
 import httpx
 import pytest
 from helpers import one_line_error, run_cli
+from positions import OPENING_VIEW as VIEW
 from test_http import running_server
 
 from tacocat.protocol.http import HTTP_STATUS, TRANSPORT_STATUS, create_app, host_names
 from tacocat.protocol.session import EngineSession
 
 JSON = {"content-type": "application/json"}
-VIEW = {"player": 0, "hand": [2, 4, 6, 9, 11, 12], "seen": [1, 3], "opponent_hand_size": 6, "attacker": 0, "table": []}
 
 
 def port_of(client: httpx.Client) -> int:

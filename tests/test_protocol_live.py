@@ -13,6 +13,7 @@ import time
 from collections import Counter
 
 import pytest
+from positions import PLAY_VIEW
 from test_protocol import FakeHint, err, matches, ok, seated
 
 from tacocat.players.bots import BOTS
@@ -22,14 +23,6 @@ from tacocat.protocol.session import COMMANDS, EngineSession, SearchJob
 from tacocat.protocol.streaming import merge_hints
 from tacocat.rules.game import GameRecord, GameState
 
-PLAY_VIEW = {
-    "player": 1,
-    "hand": [2, 4, 6, 9, 11, 12],
-    "seen": [1, 3],
-    "opponent_hand_size": 5,
-    "attacker": 0,
-    "table": [8],
-}
 ENDGAME_VIEW = {
     "player": 0,
     "hand": [2, 9, 10],
