@@ -26,6 +26,7 @@ from typing import Any, Iterator
 
 import pytest
 import test_web_board  # skips, as it does, where Playwright or Chromium is missing
+from test_web_board import wait_turn
 
 from tacocat.protocol.session import EngineSession
 from tacocat.rules.ruleset import Ruleset, load_ruleset
@@ -146,19 +147,6 @@ def check_step(watch: Watch, session: EngineSession, hands: dict, human: int) ->
         if len(secret) >= 3 and tuple(sorted(secret)) not in human_hands:
             shown = " ".join(map(str, secret))
             assert not re.search(rf"(?<![0-9]){shown}(?![0-9])", text), f"the page shows the engine's hand {shown}"
-
-
-def wait_turn(page) -> str:
-    """Wait until the board waits for the player; the decision, "round-end"
-    or "over"."""
-    page.wait_for_function(
-        "document.body.dataset.ready === '1' && !document.body.classList.contains('busy') && "
-        "(document.body.dataset.decision || ['over', 'round-end'].includes(document.body.dataset.phase))"
-    )
-    return page.evaluate(
-        "['over', 'round-end'].includes(document.body.dataset.phase) ? document.body.dataset.phase "
-        ": document.body.dataset.decision"
-    )
 
 
 def play_game(page, watch: Watch, session: EngineSession, hands: dict, human: int, max_steps: int = 600) -> dict:
