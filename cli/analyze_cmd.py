@@ -11,6 +11,7 @@ from pathlib import Path
 
 import click
 
+from tacocat.cli.option_table import file_option
 from tacocat.cli.search_options import search_options
 from tacocat.cli.terminal import CliError, format_action, friendly_errors, progress_bar, read_json
 from tacocat.rules.cards import format_cards
@@ -133,12 +134,8 @@ def plot_curve(result, viewer: int, names: dict[int, str], path: str, title: str
     method="Search method, as in tacocat hint.",
     score="Value of a move: game equity of the board the round leads to, or the round alone (+1/0/-1).",
 )
-@click.option(
-    "--plot",
-    "plot_path",
-    type=click.Path(dir_okay=False),
-    default=None,
-    help="Draw the equity curve into this PNG file (needs the 'plot' extra: matplotlib).",
+@file_option(
+    "--plot", "plot_path", help="Draw the equity curve into this PNG file (needs the 'plot' extra: matplotlib)."
 )
 @click.option("--json", "as_json", is_flag=True, help="Print the whole analysis as one JSON object.")
 @friendly_errors

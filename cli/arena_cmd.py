@@ -16,6 +16,7 @@ import time
 import click
 
 from tacocat.cli.backend import cluster_options
+from tacocat.cli.option_table import file_option
 from tacocat.cli.search_options import search_options
 from tacocat.cli.terminal import CliError, friendly_errors, progress_bar, read_json, write_json
 from tacocat.players.bots import BOTS
@@ -125,11 +126,9 @@ def _resume(out_path: str, header: dict) -> dict[str, dict[int, tuple[int, int]]
     is_flag=True,
     help="Print per-pairing results as JSON (a, b, deals, score, ci95, elo, ...) instead of the table.",
 )
-@click.option(
+@file_option(
     "--out",
     "out_path",
-    type=click.Path(dir_okay=False),
-    default=None,
     help="Save the results and every finished deal to this file as they finish (atomically); "
     "if it exists, resume: deals already in it are not played again.",
 )

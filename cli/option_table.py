@@ -31,3 +31,8 @@ def table_options(table: OptionTable, who: str, settings: dict[str, dict[str, An
         return func
 
     return decorate
+
+
+def file_option(flag: str, name: str, help: str) -> Callable[[F], F]:
+    """An option naming one file (never a folder), passed as `name`, None when not given."""
+    return click.option(flag, name, type=click.Path(dir_okay=False), default=None, help=help)

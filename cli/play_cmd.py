@@ -19,6 +19,7 @@ from typing import Any, Mapping, Sequence
 
 import click
 
+from tacocat.cli.option_table import file_option
 from tacocat.cli.search_options import search_options
 from tacocat.cli.terminal import (
     CliError,
@@ -626,19 +627,9 @@ DEFAULT_OPPONENT = "pimc" if "pimc" in BOTS else "heuristic"
     }
 )
 @click.option("--rules", "rules_path", default=None, help="Ruleset file (.json or .toml); standard by default.")
-@click.option(
-    "--save",
-    "save_path",
-    type=click.Path(dir_okay=False),
-    default=None,
-    help="Write the game record to this file after every action.",
-)
-@click.option(
-    "--resume",
-    "resume_path",
-    type=click.Path(dir_okay=False),
-    default=None,
-    help="Continue a saved game (and keep saving to it unless --save says otherwise).",
+@file_option("--save", "save_path", help="Write the game record to this file after every action.")
+@file_option(
+    "--resume", "resume_path", help="Continue a saved game (and keep saving to it unless --save says otherwise)."
 )
 @click.option(
     "--hint-time",
