@@ -115,6 +115,9 @@ def test_history_notation_on_the_command_line_equals_the_json_history():
 
 # The issue's example: the opponent sacrificed a 6 to my 12, so it holds nothing below 6.
 HAND, SEEN, HIST = "3 10 11", "1 2 6 9 11 12", "p1 attacks 9; p0 answers 11 beat; p0 attacks 12; p1 answers 6 sacrifice"
+EXAMPLE = ["--hand", HAND, "--seen", SEEN, "--opponent", "3"]
+"""The example's position as flags, without its history."""
+EXAMPLE_WITH_HISTORY = [*EXAMPLE, "--history", HIST]
 
 
 @pytest.mark.parametrize(
@@ -138,7 +141,7 @@ def test_a_contradicting_history_is_one_line_naming_event_and_rule(change, fragm
 def test_the_historys_cards_count_as_seen_without_typing_them_again():
     """Issue 21: a card named in --history is a seen card; --seen need not
     repeat it (it used to be an R15 error)."""
-    full = run(["hint", "--hand", HAND, "--seen", SEEN, "--opponent", "3", "--history", HIST, "--json"])
+    full = run(["hint", *EXAMPLE_WITH_HISTORY, "--json"])
     short = run(["hint", "--hand", HAND, "--seen", "1 2 6 9 11", "--opponent", "3", "--history", HIST, "--json"])
     assert short.exit_code == full.exit_code == 0
     assert json.loads(short.stdout)["moves"] == json.loads(full.stdout)["moves"]
@@ -175,29 +178,10 @@ def test_a_full_view_whose_hand_does_not_fit_the_deal_is_refused():
 
 def test_history_example_from_the_help_ranks_over_consistent_hands_only():
     # --method exact: auto solves a 3-card endgame as the hidden-hand equilibrium (issue 11), which has no worlds
-    r = run(
-        [
-            "hint",
-            "--hand",
-            HAND,
-            "--seen",
-            SEEN,
-            "--opponent",
-            "3",
-            "--history",
-            HIST,
-            "--json",
-            "--score",
-            "round",
-            "--method",
-            "exact",
-        ]
-    )
+    r = run(["hint", *EXAMPLE_WITH_HISTORY, "--json", "--score", "round", "--method", "exact"])
     assert r.exit_code == 0, r.stderr
     with_history = json.loads(r.stdout)
-    r = run(
-        ["hint", "--hand", HAND, "--seen", SEEN, "--opponent", "3", "--json", "--score", "round", "--method", "exact"]
-    )
+    r = run(["hint", *EXAMPLE, "--json", "--score", "round", "--method", "exact"])
     without = json.loads(r.stdout)
     assert with_history["worlds"] < without["worlds"]
     view = build_view(hand=(3, 10, 11), seen=(1, 2, 6, 9, 11, 12), opponent=3, history=parse_history(HIST))
@@ -522,31 +506,10 @@ def test_default_play_hint_buys_a_stated_margin():
 
 
 def test_solve_hand_says_how_its_scoring_differs_from_hint():
-    out = run(["solve", "--hand", HAND, "--seen", SEEN, "--opponent", "3", "--history", HIST]).stdout
+    out = run(["solve", *EXAMPLE_WITH_HISTORY]).stdout
     assert "scoring: the round alone" in out and "--score game ranks as hint does" in out
-    game = json.loads(
-        run(
-            ["solve", "--hand", HAND, "--seen", SEEN, "--opponent", "3", "--history", HIST, "--score", "game", "--json"]
-        ).stdout
-    )
-    hinted = json.loads(
-        run(
-            [
-                "hint",
-                "--hand",
-                HAND,
-                "--seen",
-                SEEN,
-                "--opponent",
-                "3",
-                "--history",
-                HIST,
-                "--json",
-                "--method",
-                "exact",
-            ]
-        ).stdout
-    )
+    game = json.loads(run(["solve", *EXAMPLE_WITH_HISTORY, "--score", "game", "--json"]).stdout)
+    hinted = json.loads(run(["hint", *EXAMPLE_WITH_HISTORY, "--json", "--method", "exact"]).stdout)
     assert [m["cards"] for m in game["moves"]] == [m["cards"] for m in hinted["moves"]]
     assert [m["value"] for m in game["moves"]] == pytest.approx([m["value"] for m in hinted["moves"]], abs=1e-12)
 
