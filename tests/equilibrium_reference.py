@@ -8,10 +8,6 @@ from __future__ import annotations
 from collections import defaultdict
 from math import comb
 
-import numpy as np
-from scipy.optimize import linprog
-from scipy.sparse import coo_matrix
-
 from tacocat.rules.cards import counts, remove
 from tacocat.rules.play import answers, attacks
 
@@ -115,6 +111,11 @@ def best_response_value(endgame, p, sigma):
 
 def sequence_form_value(endgame):
     """The endgame's value for player 0 from the sequence-form LP (HiGHS)."""
+    # scipy and numpy only here: collecting the tests need not load them
+    import numpy as np
+    from scipy.optimize import linprog
+    from scipy.sparse import coo_matrix
+
     seqs = [{(): 0}, {(): 0}]  # player -> {sequence key: index}
     infosets = [{}, {}]  # player -> {infoset key: parent sequence index}
     inf_actions = [defaultdict(list), defaultdict(list)]
