@@ -1,8 +1,11 @@
-"""Views the door and client tests share: one six-card deal seen from
-either seat, so that a change to a view's shape is made once.  Tests pass
-them to requests as they are and never change them in place."""
+"""Views the tests share, so that a change to a view's shape is made once:
+one six-card hand in a request's JSON form from either seat (tests pass
+them as they are and never change them in place), and `play_view`, a
+play-phase `View` from a few numbers."""
 
 from __future__ import annotations
+
+from tacocat.rules.views import View
 
 PLAY_VIEW = {
     "player": 1,
@@ -18,3 +21,20 @@ answers, for a hint or a search to work on."""
 OPENING_VIEW = {**PLAY_VIEW, "player": 0, "opponent_hand_size": 6, "table": []}
 """The same hand held by player 0, who attacks first with six cards each: a search that takes as long
 as it is given, for tests that stop one or cap its time."""
+
+
+def play_view(hand, seen, opp, attacker=0, table=(), player=0, **extra) -> View:
+    """A play-phase view from its wire keys, read as a request's view is
+    (`View.from_dict`: strict, none of `build_view`'s leniency); `extra`
+    adds keys such as a board."""
+    return View.from_dict(
+        {
+            "player": player,
+            "hand": list(hand),
+            "seen": list(seen),
+            "opponent_hand_size": opp,
+            "attacker": attacker,
+            "table": list(table),
+            **extra,
+        }
+    )

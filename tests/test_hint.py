@@ -8,11 +8,12 @@ import threading
 
 import numpy as np
 import pytest
+from positions import play_view
 
 from tacocat.errors import PositionError, TacocatError
 from tacocat.rules.actions import Action
 from tacocat.rules.board import Board
-from tacocat.rules.game import DUEL, REPLACE, GameState, View
+from tacocat.rules.game import DUEL, REPLACE, GameState
 from tacocat.rules.play import PlayPosition, move_values
 from tacocat.search.budget import Budget
 from tacocat.search.decisions import solve_matrix_game
@@ -21,19 +22,6 @@ from tacocat.search.hint import hint
 from tacocat.search.pimc import PerfectSolver, pimc_play
 
 SEEN = [2, 2, 3, 3, 4, 4, 5, 6, 6, 7, 7, 8, 8, 9, 10, 10, 11, 11, 12, 12]  # 20 face-up cards
-
-
-def play_view(hand, seen, opp, attacker=0, table=(), player=0, **extra):
-    d = {
-        "player": player,
-        "hand": list(hand),
-        "seen": list(seen),
-        "opponent_hand_size": opp,
-        "attacker": attacker,
-        "table": list(table),
-    }
-    d.update(extra)
-    return View.from_dict(d)
 
 
 def brute_force(view, utilities):

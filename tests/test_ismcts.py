@@ -3,29 +3,16 @@ tested in test_solver.py): seeded, budgets, statistics, and agreement with
 the exact answer where the best move is clear."""
 
 import pytest
+from positions import play_view
 
 from tacocat.errors import PositionError
-from tacocat.rules.game import View
 from tacocat.search.budget import Budget
 from tacocat.search.hint import hint
 from tacocat.search.ismcts import ismcts_play
 
 
-def view(hand, seen, opp, attacker=0, table=(), player=0):
-    return View.from_dict(
-        {
-            "player": player,
-            "hand": list(hand),
-            "seen": list(seen),
-            "opponent_hand_size": opp,
-            "attacker": attacker,
-            "table": list(table),
-        }
-    )
-
-
 def test_search_is_seeded_and_counts_add_up():
-    v = view([1, 4, 7, 9, 12, 12, 5, 3], [], 8)
+    v = play_view([1, 4, 7, 9, 12, 12, 5, 3], [], 8)
     a = ismcts_play(v, Budget(samples=4000, seed=1))
     b = ismcts_play(v, Budget(samples=4000, seed=1))
     c = ismcts_play(v, Budget(samples=4000, seed=2))
@@ -39,7 +26,7 @@ def test_search_is_seeded_and_counts_add_up():
 
 
 def test_root_parallel_threads_sum_their_iterations():
-    v = view([1, 4, 7, 9, 12, 12, 5, 3], [], 8)
+    v = play_view([1, 4, 7, 9, 12, 12, 5, 3], [], 8)
     r = ismcts_play(v, Budget(samples=3001, seed=3), threads=2)
     assert r.worlds == 3001 and sum(m.visits for m in r.moves) == 3001
 
@@ -47,7 +34,7 @@ def test_root_parallel_threads_sum_their_iterations():
 def test_time_budget():
     # A time budget alone: the search runs until the time is up (however
     # many iterations this machine manages in it), then answers.
-    v = view([1, 4, 7, 9, 12, 12, 5, 3], [], 8)
+    v = play_view([1, 4, 7, 9, 12, 12, 5, 3], [], 8)
     r = ismcts_play(v, Budget(time_ms=60, seed=1))
     assert r.worlds >= 1 and sum(m.visits for m in r.moves) == r.worlds
     assert r.seconds >= 0.06 - 1e-6 and not r.stopped
@@ -62,7 +49,7 @@ def test_time_budget():
     ],
 )
 def test_agrees_with_the_exact_answer_on_clear_positions(hand, seen, opp, attacker, table, player):
-    v = view(hand, seen, opp, attacker, table, player)
+    v = play_view(hand, seen, opp, attacker, table, player)
     exact = hint(v, method="exact", utilities="round")
     best = exact.moves[0]
     if len(exact.moves) > 1 and best.value - exact.moves[1].value < 0.1:
@@ -72,20 +59,20 @@ def test_agrees_with_the_exact_answer_on_clear_positions(hand, seen, opp, attack
 
 
 def test_rejects_views_it_cannot_search():
-    v = view([1, 5, 9], [], 3, attacker=1)
+    v = play_view([1, 5, 9], [], 3, attacker=1)
     with pytest.raises(PositionError):
         ismcts_play(v, Budget(samples=10))
 
 
 def test_defending_against_a_big_attack():
     # I defend 8 cards against a 5-card sequence; the attacker holds 3 more
-    v = view([3, 5, 5, 6, 7, 9, 10, 11], [], 3, attacker=1, table=(8, 9, 10, 11, 12), player=0)
+    v = play_view([3, 5, 5, 6, 7, 9, 10, 11], [], 3, attacker=1, table=(8, 9, 10, 11, 12), player=0)
     r = ismcts_play(v, Budget(samples=2000, seed=1))
     assert {m.action for m in r.moves} == set(v.legal_actions())
 
 
 def test_values_are_reported_in_the_callers_utilities():
-    v = view([1, 4, 7, 9, 12, 12, 5, 3], [], 8)
+    v = play_view([1, 4, 7, 9, 12, 12, 5, 3], [], 8)
     r = ismcts_play(v, Budget(samples=3000, seed=1), utilities=(0.9, 0.5, 0.1))
     for m in r.moves:
         if m.visits:

@@ -8,11 +8,12 @@ from fractions import Fraction
 from math import comb
 
 import pytest
+from positions import play_view
 
 from tacocat.core.exact import packed
 from tacocat.errors import TacocatError
 from tacocat.rules.cards import counts, hand
-from tacocat.rules.game import GameState, View
+from tacocat.rules.game import GameState
 from tacocat.rules.views import build_view
 from tacocat.search.budget import Budget
 from tacocat.search.decisions import KnownHandSampler
@@ -21,21 +22,8 @@ from tacocat.search.pimc import exact_play, pimc_play
 from tacocat.search.sampling import HandSampler, WorldSampler
 
 
-def view(hand, seen, opp, attacker=0, table=(), player=0):
-    return View.from_dict(
-        {
-            "player": player,
-            "hand": list(hand),
-            "seen": list(seen),
-            "opponent_hand_size": opp,
-            "attacker": attacker,
-            "table": list(table),
-        }
-    )
-
-
 def test_samples_come_from_the_pool_with_the_right_size_and_are_seeded():
-    v = view([1, 4, 7, 9, 12], [2, 2, 3], 5)
+    v = play_view([1, 4, 7, 9, 12], [2, 2, 3], 5)
     s = HandSampler(v)
     a, b = s.samples(50, seed=7), s.samples(50, seed=7)
     assert a == b and a != s.samples(50, seed=8)
@@ -47,7 +35,7 @@ def test_samples_come_from_the_pool_with_the_right_size_and_are_seeded():
 
 def test_enumeration_counts_and_probabilities_are_exact():
     # 38 - 3 own - 20 seen = 15 unseen cards, with repeated ranks
-    v = view([1, 5, 9], [2, 2, 3, 3, 4, 4, 5, 6, 6, 7, 7, 8, 8, 9, 10, 10, 11, 11, 12, 12], 3)
+    v = play_view([1, 5, 9], [2, 2, 3, 3, 4, 4, 5, 6, 6, 7, 7, 8, 8, 9, 10, 10, 11, 11, 12, 12], 3)
     s = HandSampler(v)
     worlds = s.enumerate(None)
     assert len(worlds) == s.count()
@@ -65,14 +53,14 @@ def test_enumeration_counts_and_probabilities_are_exact():
 
 
 def test_enumeration_respects_the_budget():
-    s = HandSampler(view([1, 4, 7, 9, 12], [], 5))
+    s = HandSampler(play_view([1, 4, 7, 9, 12], [], 5))
     assert s.count() > 100
     assert s.enumerate(100) is None
     assert s.enumerate(s.count()) is not None
 
 
 def test_sample_frequencies_match_the_multiplicity_weights():
-    v = view([1, 12], [2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7, 8, 8, 9, 9, 10, 10, 11, 11, 12, 1, 4, 5, 6, 7], 2)
+    v = play_view([1, 12], [2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7, 8, 8, 9, 9, 10, 10, 11, 11, 12, 1, 4, 5, 6, 7], 2)
     s = HandSampler(v)
     exact = dict(s.enumerate(None))
     n = 20000
