@@ -143,7 +143,30 @@ SLOW_BY_MEASUREMENT = """
   1.8  test_web_board.py::test_the_api_docs_page_renders_the_openapi_description
   9.6  test_web_board_private.py::test_a_short_game_against_the_engine_shows_nothing_of_its_hand
 """
-SLOW_IDS = frozenset(line.split()[1] for line in SLOW_BY_MEASUREMENT.strip().splitlines())
+# The second cut, by CPU seconds (TACOCAT_CPU_REPORT=1 below, `-n 2`, load
+# 11-14): the default loop's tail after the first cut, each with a cheaper
+# test of the same thing left in the loop.
+SLOW_BY_CPU = """
+ 1.16  test_documents.py::test_one_mutant_of_every_class_is_refused_cleanly[short view]
+ 0.79  test_documents.py::test_one_mutant_of_every_class_is_refused_cleanly[endgame view]
+ 0.57  test_documents.py::test_one_mutant_of_every_class_is_refused_cleanly[record]
+ 0.69  test_openspiel.py::test_unseeded_draws_are_the_chance_outcomes_and_cards_are_conserved
+ 0.68  test_solve_endgame.py::test_exact_odds_equal_brute_force[4 6 11-2 2 9--3-1-1]
+ 0.64  test_solve_endgame.py::test_exact_odds_equal_brute_force[3 3 7-12--3-0-0]
+ 0.58  test_pimc_classic.py::test_pimc_classic_plays_the_recorded_games[level5-11]
+ 0.40  test_pimc_classic.py::test_pimc_classic_plays_the_recorded_games[level5-10]
+ 0.51  test_match.py::test_workers_do_not_change_the_numbers
+ 0.51  test_bot_budgets.py::test_every_budget_at_each_kind[replace]
+ 0.48  test_history_search.py::test_pimc_and_exact_solve_only_consistent_worlds[pimc]
+ 0.46  test_fuzz_doors.py::test_the_cross_client_door_notices_a_planted_bug[_stop_ends_everyones]
+ 0.43  test_fuzz_doors.py::test_the_cross_client_door_notices_a_planted_bug[_set_rules_shared]
+ 0.43  test_fuzz_doors.py::test_the_cross_client_door_notices_a_planted_bug[_busy_names_everyones]
+ 0.45  test_openspiel.py::test_load_game_in_a_fresh_interpreter
+ 0.44  test_drawn_games.py::test_the_analyze_command_says_drawn
+"""
+SLOW_IDS = frozenset(
+    line.split(None, 1)[1] for table in (SLOW_BY_MEASUREMENT, SLOW_BY_CPU) for line in table.strip().splitlines()
+)
 
 
 def pytest_collection_modifyitems(config, items):
