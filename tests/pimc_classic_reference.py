@@ -20,27 +20,12 @@ import json
 import sys
 from pathlib import Path
 
+from rulesets import ONE_ARROW, SMALL
+
 from tacocat.players.bots import make_bot, play_game
 from tacocat.rules.ruleset import STANDARD, Ruleset
 
 OUT = Path(__file__).with_name("pimc_classic_reference.json")
-
-SMALL = {
-    "name": "small",
-    "deck": [4] * 12,
-    "board": [3, 5, 2, 6, 2, 5, 3],
-    "arrows": ["p0", "both", "p1", "both", "p0", "both", "p1"],
-    "tie": "arrow",
-    "max_deals": 5,
-}
-ONE_ARROW = {
-    "name": "one-arrow",
-    "deck": [3, 3, 3, 3, 0, 0, 0, 0, 3, 3, 3, 3],
-    "board": [4, 3, 5, 6, 5, 3, 4],
-    "arrows": ["p1", "p1", "p1", "p0", "p0", "p0", "p0"],
-    "tie": "arrow",
-    "max_deals": 4,
-}
 
 CASES = [
     # (name, rules or None for standard, budget, game seeds)

@@ -13,6 +13,7 @@ from collections import Counter
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from rulesets import ONE_ARROW, SMALL
 
 from tacocat import build_view
 from tacocat.players.bots import BOTS, choose, make_bot
@@ -38,27 +39,9 @@ RULESETS = (
         }
     ),
     # R7 everywhere (one arrow a space, the centre too): a first and a capped second replacer
-    Ruleset.from_dict(
-        {
-            "name": "one-arrow",
-            "deck": [3, 3, 3, 3, 0, 0, 0, 0, 3, 3, 3, 3],
-            "board": [4, 3, 5, 6, 5, 3, 4],
-            "arrows": ["p1", "p1", "p1", "p0", "p0", "p0", "p0"],
-            "tie": "arrow",
-            "max_deals": 4,
-        }
-    ),
-    # mixed arrows, small hands (test_game's SMALL)
-    Ruleset.from_dict(
-        {
-            "name": "small",
-            "deck": [4] * 12,
-            "board": [3, 5, 2, 6, 2, 5, 3],
-            "arrows": ["p0", "both", "p1", "both", "p0", "both", "p1"],
-            "tie": "arrow",
-            "max_deals": 5,
-        }
-    ),
+    Ruleset.from_dict(ONE_ARROW),
+    # mixed arrows, small hands
+    Ruleset.from_dict(SMALL),
     # two ranks, two-card hands: every duel goes straight to the showdown (R9 ruling), ties are common
     Ruleset.from_dict(
         {
