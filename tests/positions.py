@@ -38,3 +38,8 @@ def play_view(hand, seen, opp, attacker=0, table=(), player=0, **extra) -> View:
             **extra,
         }
     )
+
+
+REPLACE_FLAGS = ["--phase", "replace", "--board", "cat=2 covered=3", "--hand", "1 3 4 4 8 10 11 12 12"]
+"""`tacocat hint` flags for a replacement of nine cards, the cat on space 2
+and space 3 covered: many candidate discards (give --cap and --seen)."""

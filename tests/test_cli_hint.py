@@ -6,6 +6,7 @@ import json
 import pytest
 from helpers import one_line_error
 from helpers import run_cli as run
+from positions import REPLACE_FLAGS
 
 from tacocat.cli.terminal import build_view, parse_board, view_from_json
 from tacocat.rules.board import Board
@@ -223,24 +224,7 @@ def test_other_phases():
     assert abs(sum(m["probability"] for m in data["mixed"]) - 1) < 1e-6
     text = run(["hint", "--phase", "duel", "--hand", "2 4 6 8 9 12 12", "--iterations", "30"]).stdout
     assert "mixed strategy (a simultaneous choice: play at random with these odds):" in text
-    replace = run(
-        [
-            "hint",
-            "--phase",
-            "replace",
-            "--board",
-            "cat=2 covered=3",
-            "--hand",
-            "1 3 4 4 8 10 11 12 12",
-            "--cap",
-            "1",
-            "--seen",
-            "5",
-            "--iterations",
-            "10",
-            "--json",
-        ]
-    )
+    replace = run(["hint", *REPLACE_FLAGS, "--cap", "1", "--seen", "5", "--iterations", "10", "--json"])
     assert replace.exit_code == 0, replace.output
     data = json.loads(replace.stdout)
     assert data["decision"] == "replace"

@@ -13,6 +13,7 @@ import re
 import pytest
 from helpers import PLAY_SCRIPT, one_line_error
 from helpers import run_cli as run
+from positions import REPLACE_FLAGS
 
 from tacocat.cli.terminal import format_hint
 
@@ -127,23 +128,7 @@ def values_column(text):
 
 def test_replace_hint_rows_follow_their_value_column():
     # seed 1: sequential halving ranks a survivor (+0.595, 118 deals) above a move dropped early (+0.620, 38)
-    out = run(
-        [
-            "hint",
-            "--phase",
-            "replace",
-            "--board",
-            "cat=2 covered=3",
-            "--hand",
-            "1 3 4 4 8 10 11 12 12",
-            "--cap",
-            "2",
-            "--seen",
-            "5 9",
-            "--seed",
-            "1",
-        ]
-    ).stdout
+    out = run(["hint", *REPLACE_FLAGS, "--cap", "2", "--seen", "5 9", "--seed", "1"]).stdout
     values = values_column(out)
     assert len(values) > 10 and values == sorted(values, reverse=True), values
 
