@@ -178,26 +178,16 @@ def command(
     The value is the game equity (2 x game-win chance - 1) of the board
     each round outcome leads to, so a round near a goal weighs more;
     --score round scores the round alone (+1 won, 0 drawn, -1 lost)."""
-    # The position flags given, read once: --example and --view each bring their own position.
-    position_given = position_flags(
-        hand=hand,
-        seen=seen,
-        history=history,
-        table=table,
-        opponent=opponent,
-        attacker=attacker,
-        phase=phase,
-        cap=cap,
-        board=board_text,
-        cat=cat,
-        covered=covered,
-        rules=rules_path,
+    # The position flags as typed, read once: --example and --view each bring their own position.
+    typed = dict(
+        hand=hand, seen=seen, history=history, table=table, opponent=opponent, attacker=attacker, phase=phase, cap=cap
     )
+    position_given = position_flags(**typed, board=board_text, cat=cat, covered=covered, rules=rules_path)
     if example:
         given = position_given + position_flags(view=view_path)
         if given:
             raise CliError(f"--example brings its own position; drop {', '.join(given)} (or drop --example)")
-        hand, seen, table, opponent, attacker = (EXAMPLE[k] for k in ("hand", "seen", "table", "opponent", "attacker"))
+        typed.update(EXAMPLE)
         click.echo(f"example: {EXAMPLE_TEXT}", err=True)
     if top is not None and as_json:
         raise CliError("--top shortens the printed table but --json prints every move: drop one of --top and --json")
@@ -212,20 +202,10 @@ def command(
         for note in notes:
             click.echo(note, err=True)
     else:
-        if not hand:
+        if not typed["hand"]:
             raise CliError('give your hand, e.g. --hand "2 5 7 9 11 12" (or a JSON view with --view FILE)')
         view = view_from_flags(
-            hand=hand,
-            seen=seen,
-            table=table,
-            opponent=opponent,
-            attacker=attacker,
-            player=player,
-            phase=phase,
-            cap=cap,
-            board=parse_board(board_text, cat, covered),
-            rules=load_ruleset(rules_path),
-            history=history,
+            **typed, player=player, board=parse_board(board_text, cat, covered), rules=load_ruleset(rules_path)
         )
     require_decision(view)
     result = run_hint(view, time_ms=time_ms, iterations=iterations, seed=seed, method=method, score=score)
