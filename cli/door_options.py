@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import logging
 import sys
-from typing import Any, Callable
+from typing import Any, Callable, TypedDict
 
 import click
 
@@ -52,6 +52,16 @@ DOOR_OPTIONS: OptionTable = {
 """Option name -> (click's flag declarations, its shared settings); a help
 naming `{busy}` takes the door's word for a refusal when full.  Every cap's
 parameter is the `EngineSession` keyword of the same name."""
+
+
+class SessionCaps(TypedDict):
+    """The caps a door's command receives from its options, by their
+    `EngineSession` keyword names, so that it passes them on as `**caps`."""
+
+    max_time_ms: int | None
+    max_searches: int
+    max_queue: int
+    max_games: int
 
 
 def door_options(**settings: dict[str, Any]) -> Callable[[F], F]:

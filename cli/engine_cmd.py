@@ -3,9 +3,11 @@
 
 from __future__ import annotations
 
+from typing import Unpack
+
 import click
 
-from tacocat.cli.door_options import CAP_HELP, door_options, log_to_stderr
+from tacocat.cli.door_options import CAP_HELP, SessionCaps, door_options, log_to_stderr
 from tacocat.cli.terminal import friendly_errors
 from tacocat.protocol.jsonlines import DEFAULT_MAX_LINE, serve_stdio
 from tacocat.protocol.session import MAX_BYTES, EngineSession
@@ -45,7 +47,9 @@ from tacocat.rules.ruleset import load_ruleset
     help="Logging on stderr.",
 )
 @friendly_errors
-def command(rules_path: str | None, max_line: int, store_path: str | None, log_level: str, **caps: int | None) -> None:
+def command(
+    rules_path: str | None, max_line: int, store_path: str | None, log_level: str, **caps: Unpack[SessionCaps]
+) -> None:
     """Speak the engine protocol as JSON Lines on stdin/stdout.
 
     \b

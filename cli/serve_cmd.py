@@ -9,10 +9,11 @@ from __future__ import annotations
 import re
 import socket
 import sys
+from typing import Unpack
 
 import click
 
-from tacocat.cli.door_options import door_options, log_to_stderr
+from tacocat.cli.door_options import SessionCaps, door_options, log_to_stderr
 from tacocat.cli.terminal import friendly_errors
 from tacocat.errors import TacocatError
 from tacocat.protocol.session import MAX_BYTES
@@ -107,7 +108,7 @@ def command(
     max_connections: int,
     log_level: str,
     no_access_log: bool,
-    **caps: int,
+    **caps: Unpack[SessionCaps],
 ) -> None:
     """Serve the engine protocol over HTTP.
 
