@@ -94,7 +94,7 @@ RUN_NOTES = {
     "the search's value alone, whatever it costs (results/round_cost.md)",
     "roundinf_v_classic_l5": "the round search with inference (temperature 1), equal counts, no clock",
 }
-READING = HERE / "strength_whole.reading.md"
+READING = HERE / "strength_whole" / "reading.md"
 """The reading, written by hand for the runs it names; appended as it is."""
 
 

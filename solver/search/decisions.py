@@ -61,7 +61,7 @@ from tacocat.rules.actions import Action
 from tacocat.rules.cards import Hand, counts, hand, remove
 from tacocat.rules.game import DUEL, REPLACE, View
 from tacocat.rules.play import duel_attacker, goes_to_showdown, showdown
-from tacocat.search.budget import Budget
+from tacocat.search.budget import Budget, budget_of
 from tacocat.search.gamevalue import ROUND_UTILITIES
 from tacocat.search.inference import PlayerModel
 from tacocat.search.pimc import MIN_SAMPLES, MixedMove, MoveEval, PerfectSolver, PlayResult, rank_moves
@@ -278,15 +278,6 @@ class Worlds(Protocol):
     def __len__(self) -> int: ...
 
     def __iter__(self) -> Iterator[tuple[Hand, float]]: ...
-
-
-def _budget(budget: Budget | None, where: str) -> Budget:
-    """The search's budget: a `Budget`, or None for the search's defaults."""
-    if budget is None:
-        return Budget()
-    if not isinstance(budget, Budget):
-        raise TacocatError(f"{where}: budget must be a Budget, got {type(budget).__name__}")
-    return budget
 
 
 def duel_matrix(
@@ -527,7 +518,7 @@ def duel_eval(
     keep the classic search).  `round_search`: each cell's play phase
     searched over the worlds the duel leaves (`duel_matrix_searched`;
     the clock is then read between worlds only)."""
-    b = _budget(budget, "duel_eval")
+    b = budget_of(budget, "duel_eval")
     samples, time_ms, seed, stop, progress = b.samples, b.time_ms, b.seed, b.stop, b.progress
     _check(view, DUEL)
     t0 = time.perf_counter()
@@ -638,7 +629,7 @@ def replace_eval(
     first); the defaults keep the classic search.  `round_search`: the
     opponent's reply drawn from its model and the duel solved as the
     world's matrix game (module docstring)."""
-    b = _budget(budget, "replace_eval")
+    b = budget_of(budget, "replace_eval")
     samples, time_ms, seed, stop, progress = b.samples, b.time_ms, b.seed, b.stop, b.progress
     _check(view, REPLACE)
     t0 = time.perf_counter()
