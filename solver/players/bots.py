@@ -287,9 +287,15 @@ class EquilibriumBot(SearchBot):
             )
             if tuple(events[:n]) == root.history and same_cards:
                 try:
-                    return result.strategy(view.player, view.hand, rest)
+                    kept = result.strategy(view.player, view.hand, rest)
                 except PositionError:
-                    pass
+                    kept = None
+                # The kept solve is reused only where it answers this very
+                # decision: a view asked out of game order (an analysis, the
+                # round exploitability scale) may match the round but not the node.
+                legal = set(view.legal_actions())
+                if kept and all(m.action in legal for m in kept):
+                    return kept
         from tacocat.search.gamevalue import round_utilities
 
         tried = (key, len(view.hand), view.opponent_hand_size, tuple(view.table))
