@@ -1,5 +1,5 @@
 """The search options the commands share (`--time`, `--iterations`,
-`--seed`, `--method`, `--score`): each defined once here (its flag, type
+`--seed`, `--method`, `--score`, `--round-search`): each defined once here (its flag, type
 and default), each command naming the ones it takes with the help text
 that says what they mean there (a hint's seed seeds its sampling, an
 arena's its deals)."""
@@ -19,9 +19,11 @@ SEARCH_OPTIONS: OptionTable = {
     "seed": (("--seed",), {"type": int, "default": 0, "show_default": True}),
     "method": (("--method",), {"type": click.Choice(METHODS), "default": "auto", "show_default": True}),
     "score": (("--score",), {"type": click.Choice(["game", "round"]), "default": "game", "show_default": True}),
+    "round_search": (("--round-search",), {"is_flag": True, "default": False}),
 }
 """Option name -> (click's flag declarations, its settings): the parameter
-each passes to the command is `time_ms`, `iterations`, `seed`, `method`, `score`."""
+each passes to the command is `time_ms`, `iterations`, `seed`, `method`,
+`score`, `round_search`."""
 
 
 def search_options(**helps: str | dict[str, Any]) -> Callable[[F], F]:

@@ -85,6 +85,15 @@ _INFERENCE = Field(
     'How the search weights the opponent\'s possible hands by its choices this round (issue 24): "off" (default: '
     'R20 alone), "uniform", or "policy[:T]" (tacocat.search.inference; the answer names the model it used).',
 )
+_ROUND_SEARCH = Field(
+    "round_search",
+    ("boolean",),
+    False,
+    "Search the replace and duel decisions as one round (issue 24; default false): the opponent's reply drawn from "
+    "its model and the duel's cells searched over what the duel revealed (tacocat.search.decisions); about 8x the "
+    "cost of a replace decision. A hint's answer says round_search 1 when it ran (a replace or duel decision), "
+    "0 when the decision has none; a move's budget holds round_search 1.",
+)
 _INFO = Field(
     "info_ms",
     ("integer",),
@@ -194,6 +203,7 @@ COMMANDS: dict[str, Command] = {
                 ),
                 Field("apply", ("boolean",), False, "Apply the chosen action (default true)."),
                 _INFERENCE,
+                _ROUND_SEARCH,
                 _INFO,
             ),
             search=True,
@@ -275,6 +285,7 @@ COMMANDS: dict[str, Command] = {
                     enum=("game", "round"),
                 ),
                 _INFERENCE,
+                _ROUND_SEARCH,
                 _INFO,
             ),
             search=True,

@@ -23,6 +23,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
+from tacocat.errors import shorten
 from tacocat.players.bots import BOTS, SEAT_BOTS
 from tacocat.protocol.streaming import SearchSignal, ticker
 from tacocat.protocol.wire import ActionDict, ProtocolError, action_dict
@@ -68,6 +69,7 @@ def resolve_bot(request: Mapping[str, Any]) -> tuple[str, dict[str, Any], int | 
         budget: dict[str, Any] = dict(level_budget)
         if "inference" in request:  # a search option, not a budget: a level takes it too
             budget["inference"] = request["inference"]
+        budget.update(round_search_budget(request))
         return name, budget, request["level"]
     name = request.get("bot", DEFAULT_BOT)
     if name not in BOT_NAMES:  # the command table's enum refuses it first; this guards every other caller
@@ -81,7 +83,19 @@ def resolve_bot(request: Mapping[str, Any]) -> tuple[str, dict[str, Any], int | 
         budget["iterations" if name == "ismcts" else "samples"] = request["iterations"]
     if "inference" in request:
         budget["inference"] = request["inference"]
+    budget.update(round_search_budget(request))
     return name, budget, None
+
+
+def round_search_budget(request: Mapping[str, Any]) -> dict[str, int]:
+    """The bot budget's part for a request's `round_search`: `{"round_search": 1}`
+    when it is true (the bot spec's number, `pimc@round_search=1`), nothing
+    when false or absent, so a move without the round search answers byte
+    for byte as before it existed."""
+    value = request.get("round_search", False)
+    if not isinstance(value, bool):  # the command table refuses it first; this guards every other caller
+        raise ProtocolError("bad_field", f"move: 'round_search' must be boolean, got {shorten(value)}", "round_search")
+    return {"round_search": 1} if value else {}
 
 
 def seat_events(

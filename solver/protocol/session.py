@@ -94,7 +94,7 @@ from tacocat.protocol.wire import (  # noqa: F401 - re-exported
 )
 from tacocat.rules.actions import Action
 from tacocat.rules.events import PLAY_DECISIONS
-from tacocat.rules.game import GameRecord, GameState, View
+from tacocat.rules.game import DUEL, REPLACE, GameRecord, GameState, View
 from tacocat.rules.ruleset import Ruleset, load_ruleset
 from tacocat.rules.views import view_from_json
 
@@ -121,10 +121,19 @@ a result dict.  The default is `tacocat.core.exact`."""
 
 
 def default_hint(
-    view: View, *, iterations=None, time_ms=None, seed=0, method="auto", stop=None, utilities="game", inference=None
+    view: View,
+    *,
+    iterations=None,
+    time_ms=None,
+    seed=0,
+    method="auto",
+    stop=None,
+    utilities="game",
+    inference=None,
+    round_search=False,
 ):
     from tacocat.search.budget import Budget
-    from tacocat.search.hint import hint  # imported on first use: searches load the heavy modules
+    from tacocat.search.hint import Knobs, hint  # imported on first use: searches load the heavy modules
 
     progress = None
     if isinstance(stop, SearchSignal) and stop.info_ms is not None and not stop.slicing:
@@ -142,7 +151,16 @@ def default_hint(
         method=method,
         utilities=utilities,
         inference=inference,
+        knobs=Knobs(round_search=bool(round_search)),
     )
+
+
+def said_round_search(result: dict, decision: str | None) -> dict:
+    """A hint answer asked for the round search, saying what ran, beside
+    `inference`: `round_search` 1 when it searched this decision (a
+    replacement or a duel, `tacocat.search.decisions`), 0 when the decision
+    has none (the play phase searches as before)."""
+    return {**result, "round_search": 1 if decision in (REPLACE, DUEL) else 0}
 
 
 @dataclass
@@ -908,6 +926,7 @@ class EngineSession:
         if method == "equilibrium" and time_ms is None and view.decision in PLAY_DECISIONS:
             time_ms = self.max_time_ms  # the solve plans for the cap rather than being cut by it
         score, top = request.get("score", "game"), request.get("top")
+        round_search = request.get("round_search", False)  # a boolean: the command table checked it
         if method == ENDGAME_METHOD:
             if view.decision not in PLAY_DECISIONS:
                 raise ProtocolError(
@@ -922,7 +941,8 @@ class EngineSession:
             def exact_endgame(stop: threading.Event) -> dict:
                 from tacocat.search.endgame import solve_endgame
 
-                return _top(solve_endgame(view, utilities=score).to_dict(), top)
+                result = solve_endgame(view, utilities=score).to_dict()
+                return _top(said_round_search(result, view.decision) if round_search else result, top)
 
             return exact_endgame
         inference = request.get("inference")
@@ -936,6 +956,8 @@ class EngineSession:
             kw = {} if score == "game" else {"utilities": score}  # stand-ins need not know utilities
             if inference is not None:
                 kw["inference"] = inference
+            if round_search:  # off: the call as before the option existed (stand-ins need not know it)
+                kw["round_search"] = True
             result = hint_fn(view, iterations=iterations, time_ms=time_ms, seed=seed, method=method, stop=stop, **kw)
             return finite(result.to_dict() if hasattr(result, "to_dict") else dict(result))
 
@@ -953,7 +975,7 @@ class EngineSession:
                 )
             else:
                 result = one(stop)
-            return _top(result, top)
+            return _top(said_round_search(result, view.decision) if round_search else result, top)
 
         if method != "equilibrium":
             return work
