@@ -78,6 +78,18 @@ cdef inline double _now() noexcept nogil:
 
 ctypedef float real   # regrets and strategy weights
 
+cdef extern from *:
+    """
+    #if defined(__SSE2__)
+    #include <emmintrin.h>
+    /* max(x, 0) as one maxsd: gcc turns the plain ternary into a branch, and libm's fmax is a call */
+    static inline double cfr_pos(double x) { return _mm_cvtsd_f64(_mm_max_sd(_mm_set_sd(x), _mm_setzero_pd())); }
+    #else
+    static inline double cfr_pos(double x) { return x > 0 ? x : 0.0; }
+    #endif
+    """
+    double _pos "cfr_pos"(double x) noexcept nogil   # max(x, 0) without a branch on a regret's sign
+
 cdef double POLL_S = 0.01   # the stop callback (which takes the GIL) is asked at most this often
 
 cdef enum:
@@ -909,37 +921,39 @@ cdef class Engine:
         cdef int64_t s, s0, s1
         cdef const uint16_t* par = self.spar
         cdef const real* w = self.ssum if average else self.sreg
-        cdef double x, d
+        cdef double d, c
         cdef int h
-        cdef bint uniform = False
         if nd.nchild == 0:
             return
         s0 = self.nodes[nd.first].seq
         s1 = self.nodes[nd.first + nd.nchild - 1].seq + self.nodes[nd.first + nd.nchild - 1].nseq
-        # only the actor's hands at this node are read: clear those (not the whole level); a hand's
-        # action count is needed only when none of its regrets is positive (rare once iterating)
+        # only the actor's hands at this node are read: clear those (not the whole level).  Branch-free
+        # sums (_pos: a regret's sign is a coin flip to the branch predictor) of each hand's positive
+        # regrets and of its actions; then each sequence is pos(w) * A[h] + B[h], with A = 1/sum, B = 0
+        # for a hand with a positive regret, A = 0, B = 1/actions (uniform) for one without (its pos(w)
+        # are all 0).  A and B are made once per hand, at its first sequence, in place of the sums: A
+        # in `den`, B in `cnt` as -1 - B (at most -1: the mark that the hand is done; -1 - c is exact
+        # 0 for B = 0, so a small probability keeps its precision)
         for s in range(s0, s1):
-            den[par[s]] = 0.0
+            h = par[s]
+            den[h] = 0.0
+            cnt[h] = 0.0
         for s in range(s0, s1):
-            x = w[s]
-            if x > 0:
-                den[par[s]] += x
+            h = par[s]
+            den[h] += _pos(w[s])
+            cnt[h] += 1.0
         for s in range(s0, s1):
-            d = den[par[s]]
-            if d > 0:
-                x = w[s]
-                sig[s - s0] = (x if x > 0 else 0.0) / d
-            else:
-                uniform = True
-        if uniform:
-            for s in range(s0, s1):
-                cnt[par[s]] = 0.0
-            for s in range(s0, s1):
-                cnt[par[s]] += 1.0
-            for s in range(s0, s1):
-                h = par[s]
-                if den[h] <= 0:
-                    sig[s - s0] = 1.0 / cnt[h]
+            h = par[s]
+            c = cnt[h]
+            if c > 0:
+                d = den[h]
+                if d > 0:
+                    den[h] = 1.0 / d
+                    cnt[h] = -1.0
+                else:
+                    den[h] = 0.0
+                    cnt[h] = -1.0 - 1.0 / c
+            sig[s - s0] = _pos(w[s]) * den[h] + (-1.0 - cnt[h])
 
     cdef void _walk(self, int64_t n, int p, double* mine, double* opp, double opp_tot, double* out, uint64_t c0,
                     uint64_t c1, int depth) noexcept nogil:
@@ -1019,7 +1033,8 @@ cdef class Engine:
                     s = s0 + j
                     h = self.spar[s]
                     q = self.sreg[s]
-                    q = q * (self.dpos if q > 0 else self.dneg) + (qd[j] - out[h])
+                    # the discount without a branch on the regret's sign: dneg everywhere, dpos - dneg more if positive
+                    q = q * self.dneg + _pos(q) * (self.dpos - self.dneg) + (qd[j] - out[h])
                     if self.plus == 1 and q < 0:
                         q = 0.0
                     self.sreg[s] = <real>q
@@ -1079,7 +1094,7 @@ cdef class Engine:
             for j in range(ch.nseq):
                 s = ch.seq + j
                 q = self.sreg[s]
-                q = q * (self.dpos if q > 0 else self.dneg)
+                q = q * self.dneg + _pos(q) * (self.dpos - self.dneg)   # as in `_walk`: no branch on the sign
                 if self.plus == 1 and q < 0:
                     q = 0.0
                 self.sreg[s] = <real>q
