@@ -11,7 +11,7 @@ stage=build/mypy/tacocat
 rm -rf "$stage"
 mkdir -p "$stage"
 for entry in solver/*; do
-    ln -s "../../../$entry" "$stage/$(basename "$entry")"
+    ln -sfn "../../../$entry" "$stage/$(basename "$entry")"
 done
-ln -s ../../../cli "$stage/cli"
+ln -sfn ../../../cli "$stage/cli"
 MYPYPATH=build/mypy exec mypy -p tacocat "$@"
