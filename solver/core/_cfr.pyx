@@ -25,7 +25,7 @@ vectors over a level, one entry per private hand, written and read only at
 the hands alive at a node.  A *sequence* is (public child, hand of the
 acting player at the parent that may legally take the child's action); it
 stores the parent hand, the hand it becomes (the parent hand less the cards
-played) and its regret and average-strategy weight; a node's children's
+played), its regret, average-strategy weight and current strategy; a node's children's
 sequences are one contiguous run.  The moves are the core's own
 (`_search.gen_attacks` / `gen_answers`, R10-R13, one vocabulary with the
 exact solver): each alive hand lists its moves, the (move, hand) pairs are
@@ -50,6 +50,10 @@ showdown's counterfactual values cost O(12) with prefix sums.
 
 Solver: discounted CFR (alpha 1.5, beta 0, gamma 2; Brown & Sandholm 2019)
 with alternating updates; subtrees the opponent never reaches are skipped.
+Each node's current strategy is regret-matched once per iteration, by its
+owner's traversal right after the regrets change, and kept (float32, 4 bytes
+a sequence) for the other player's traversal and the owner's next one, which
+would otherwise match the same regrets again.
 Deterministic: no randomness anywhere.  Best response: the same traversal
 with a max over each hand's actions against the other's average strategy;
 it is exact up to floating point (checked against a brute force in the tests).
@@ -136,6 +140,7 @@ cdef class Engine:
     cdef uint16_t* schi
     cdef real* sreg
     cdef real* ssum
+    cdef real* scur     # the current (regret-matched) strategy, matched once per iteration by its owner
     cdef int64_t nseq, cap_seq, max_seq
     cdef int64_t peak   # most bytes the tree arrays held at once (growth slack included)
     cdef int max_node_seq
@@ -195,6 +200,7 @@ cdef class Engine:
         self.schi = NULL
         self.sreg = NULL
         self.ssum = NULL
+        self.scur = NULL
         self.root_q = NULL
         for k in range(MAXK + 1):
             self.lhand[k] = NULL
@@ -224,7 +230,7 @@ cdef class Engine:
         self.gcap = 0
 
     def __dealloc__(self):
-        free(self.nodes); free(self.spar); free(self.schi); free(self.sreg); free(self.ssum); free(self.root_q)
+        free(self.nodes); free(self.spar); free(self.schi); free(self.sreg); free(self.ssum); free(self.scur); free(self.root_q)
         for k in range(MAXK + 1):
             free(self.lhand[k]); free(self.lcode[k])
         for d in range(MAXDEPTH):
@@ -341,6 +347,9 @@ cdef class Engine:
             self.ssum = <real*>realloc(self.ssum, self.cap_seq * sizeof(real))
         self.cap_nodes = self.nnodes
         self.nodes = <Node*>realloc(self.nodes, self.cap_nodes * sizeof(Node))
+        self.scur = <real*>malloc((self.nseq + 1) * sizeof(real))
+        if self.scur == NULL:
+            raise MemoryError("the current strategy does not fit in memory")
         for d in range(MAXDEPTH):
             self.sbuf[d] = <double*>calloc(self.max_node_seq + 1, sizeof(double))
             self.qbuf[d] = <double*>calloc(self.max_node_seq + 1, sizeof(double))
@@ -352,8 +361,39 @@ cdef class Engine:
             if self.sbuf[d] == NULL or self.qbuf[d] == NULL:
                 raise MemoryError("the traversal vectors do not fit in memory")
         self._normaliser()
+        self._match_all()
         self.iterations = 0
         self.built = True
+
+    cdef void _match_all(self) noexcept nogil:
+        # every node's current strategy from its regrets (uniform on a fresh tree)
+        cdef int64_t n
+        for n in range(self.nnodes):
+            if self.nodes[n].kind != KIND_SHOWDOWN:
+                self._rematch(n, self.sbuf[0])
+
+    cdef inline void _rematch(self, int64_t n, double* sig) noexcept nogil:
+        # regret matching at node n into `scur` (after its owner's regrets changed); `sig`: scratch
+        cdef Node* nd = &self.nodes[n]
+        cdef int64_t s0, j, m
+        if nd.nchild == 0:
+            return
+        self._strategy(n, sig, False)
+        s0 = self.nodes[nd.first].seq
+        m = self.nodes[nd.first + nd.nchild - 1].seq + self.nodes[nd.first + nd.nchild - 1].nseq - s0
+        for j in range(m):
+            self.scur[s0 + j] = <real>sig[j]
+
+    cdef inline void _current(self, int64_t n, double* sig) noexcept nogil:
+        # the current strategy at node n, as `_strategy` gave it when its regrets last changed
+        cdef Node* nd = &self.nodes[n]
+        cdef int64_t s0, j, m
+        if nd.nchild == 0:
+            return
+        s0 = self.nodes[nd.first].seq
+        m = self.nodes[nd.first + nd.nchild - 1].seq + self.nodes[nd.first + nd.nchild - 1].nseq - s0
+        for j in range(m):
+            sig[j] = self.scur[s0 + j]
 
     # ------------------------------------------------------------ levels
     cdef int _levels(self) except -1:
@@ -996,8 +1036,10 @@ cdef class Engine:
             if self.mode == 1:
                 for j in range(self.lsize[kp]):
                     out[j] = -1e300
+            elif self.mode == 0:
+                self._current(n, sig)
             else:
-                self._strategy(n, sig, self.mode == 2)
+                self._strategy(n, sig, True)
             off = 0
             for c in range(nd.nchild):
                 ch = &self.nodes[nd.first + c]
@@ -1039,8 +1081,12 @@ cdef class Engine:
                         q = 0.0
                     self.sreg[s] = <real>q
                     self.ssum[s] = <real>(self.ssum[s] * self.dstrat + mine[h] * sig[j])
+                self._rematch(n, sig)
         else:
-            self._strategy(n, sig, self.mode != 0)
+            if self.mode == 0:
+                self._current(n, sig)
+            else:
+                self._strategy(n, sig, True)
             off = 0
             for c in range(nd.nchild):
                 ch = &self.nodes[nd.first + c]
@@ -1083,7 +1129,7 @@ cdef class Engine:
             for c in range(nd.nchild):
                 self._average_only(nd.first + c, p, mine, depth + 1)
             return
-        self._strategy(n, sig, False)
+        self._current(n, sig)
         for c in range(nd.nchild):   # whether any hand here is reached (reads only the alive ones)
             ch = &self.nodes[nd.first + c]
             for j in range(ch.nseq):
@@ -1105,6 +1151,7 @@ cdef class Engine:
                     child_reach[self.schi[s]] = mine[self.spar[s]] * sig[off + j]
                 self._average_only(nd.first + c, p, child_reach, depth + 1)
             off += ch.nseq
+        self._rematch(n, sig)
 
     cdef double _root(self, int p, int mode) noexcept nogil:
         cdef int j, k = self.root_k[p], ko = self.root_k[1 - p]
@@ -1208,15 +1255,17 @@ cdef class Engine:
             self.ssum[s] = float(weights[s])
 
     def stats(self):
-        cdef int64_t mem = self.cap_nodes * sizeof(Node) + self.cap_seq * (2 * sizeof(uint16_t) + 2 * sizeof(real))
+        # a built tree's sequences hold 16 bytes: two hand indices, the regret, average and current strategy
+        # (the current strategy is allocated once the build is done: `peak` counts the build's 12 bytes)
+        cdef int64_t tree = self.cap_nodes * sizeof(Node) + self.cap_seq * (2 * sizeof(uint16_t) + 3 * sizeof(real))
+        cdef int64_t mem = tree
         cdef int k
         for k in range(1, self.K + 1):
             mem += (self.lsize[k] + 1) * sizeof(uint64_t)
             mem += _pow13(k) * sizeof(int32_t)
         mem += MAXDEPTH * (5 * self.maxm * sizeof(double) + 2 * (self.max_node_seq + 1) * sizeof(double) + 2 * self.maxm)
         return {"nodes": self.nnodes, "sequences": self.nseq, "bytes": mem,
-                "peak_bytes": mem - self.cap_nodes * sizeof(Node) - self.cap_seq * (2 * sizeof(uint16_t) + 2 * sizeof(real))
-                + max(self.peak, self.cap_nodes * sizeof(Node) + self.cap_seq * (2 * sizeof(uint16_t) + 2 * sizeof(real))),
+                "peak_bytes": mem - tree + max(self.peak, tree),
                 "hands": [self.lsize[k] for k in range(1, self.K + 1)]}
 
     def level(self, int k):

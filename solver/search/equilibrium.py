@@ -59,16 +59,16 @@ from tacocat.rules.ruleset import Ruleset
 DEFAULT_TARGET = 1e-3
 """Stop when the exploitability is at most this (utility units)."""
 DEFAULT_MAX_SEQUENCES = 24_000_000
-"""Refuse endgames with more (public node, hand, action) sequences: 12 bytes
-each (two hand indices, float32 regret and average weight) plus the public
-nodes (32 bytes, about one per eight sequences): ~420 MB at the limit."""
+"""Refuse endgames with more (public node, hand, action) sequences: 16 bytes
+each (two hand indices, float32 regret, average weight and current strategy)
+plus the public nodes (32 bytes, about one per eight sequences): ~480 MB at the limit."""
 DEFAULT_MAX_BYTES = 1_000_000_000
 """Refuse endgames whose tree is estimated (before anything of it is
 allocated) to need more bytes than this; servers pass a smaller cap."""
 ESTIMATE_PROBES = 128
 """Random root-to-leaf paths of the size estimate (Knuth's estimator,
 `_cfr.Engine.estimate`); within about 20 % on the benchmark endgames (4 cards: 0.1 s)."""
-NODE_BYTES, SEQUENCE_BYTES = 32, 12
+NODE_BYTES, SEQUENCE_BYTES = 32, 16
 PURIFY_BELOW = 0.005
 """Human output only: a move the equilibrium plays with less probability
 than this is shown as never played (0 %) and the others renormalised.  At
