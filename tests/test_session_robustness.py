@@ -69,6 +69,11 @@ def state_doc(seed: int = 3) -> dict:
     return GameState.new(seed=seed).to_dict()
 
 
+def keep_all(gid: str, player: int, token: str) -> dict:
+    """The `apply` request of a seat that replaces no card (0 discards: always legal in the replace phase, R7/R8)."""
+    return {"cmd": "apply", "game": gid, "player": player, "token": token, "action": {"kind": "replace", "cards": []}}
+
+
 def snapshot(session: EngineSession) -> str:
     """Every game of the session, hidden cards included, as one string."""
     return json.dumps({gid: s.to_dict() for gid, s in session._games.items()}, sort_keys=True)
@@ -273,14 +278,8 @@ def _failing_requests(gid: str, tokens: dict, state: GameState) -> list[dict]:
         },  # cards not held
         {"cmd": "apply", "game": gid, "player": 0, "token": own, "action": {"kind": "replace", "cards": "x"}},
         {"cmd": "apply", "game": gid, "player": 0, "token": own, "action": {"kind": "replace", "cards": [], "x": 1}},
-        {
-            "cmd": "apply",
-            "game": gid,
-            "player": 0,
-            "token": other,
-            "action": {"kind": "replace", "cards": []},
-        },  # wrong seat
-        {"cmd": "apply", "game": gid, "player": 0, "token": "guess", "action": {"kind": "replace", "cards": []}},
+        keep_all(gid, 0, other),  # wrong seat
+        keep_all(gid, 0, "guess"),
         {"cmd": "end_game", "game": gid, "token": own},
         {"cmd": "new_game", "state": {**state.to_dict(), "hands": [5, []]}},  # malformed state: never stored
         {"cmd": "new_game", "state": {**state.to_dict(), "draw_pile": []}},  # empty draw pile: refused
@@ -319,31 +318,11 @@ def test_an_action_the_store_cannot_keep_is_refused_and_changes_nothing(tmp_path
         raise StoreError("the game store could not be written (disk full); nothing was changed")
 
     monkeypatch.setattr(store, "save", full_disk)
-    r = strict(
-        session.handle(
-            {
-                "cmd": "apply",
-                "game": gid,
-                "player": 0,
-                "token": tokens["seats"][0],
-                "action": {"kind": "replace", "cards": []},
-            }
-        )
-    )
+    r = strict(session.handle(keep_all(gid, 0, tokens["seats"][0])))
     assert code(r) == "busy"
     assert snapshot(session) == before
     monkeypatch.undo()
-    ok(
-        session.handle(
-            {
-                "cmd": "apply",
-                "game": gid,
-                "player": 0,
-                "token": tokens["seats"][0],
-                "action": {"kind": "replace", "cards": []},
-            }
-        )
-    )
+    ok(session.handle(keep_all(gid, 0, tokens["seats"][0])))
 
 
 def test_an_apply_that_fails_half_way_leaves_the_game_whole(monkeypatch):
@@ -351,17 +330,7 @@ def test_an_apply_that_fails_half_way_leaves_the_game_whole(monkeypatch):
     state (here a bug injected in the draw), the game is as before."""
     session = EngineSession()
     gid, tokens = new(session, seed=8)
-    ok(
-        session.handle(
-            {
-                "cmd": "apply",
-                "game": gid,
-                "player": 0,
-                "token": tokens["seats"][0],
-                "action": {"kind": "replace", "cards": []},
-            }
-        )
-    )  # R8: kept secret until both are in
+    ok(session.handle(keep_all(gid, 0, tokens["seats"][0])))  # R8: kept secret until both are in
     before = snapshot(session)
 
     def broken(self, player, cards):
@@ -369,15 +338,7 @@ def test_an_apply_that_fails_half_way_leaves_the_game_whole(monkeypatch):
         raise RuntimeError("injected failure half-way through a replacement")
 
     monkeypatch.setattr(GameState, "_discard_and_draw", broken)
-    r = session.handle(
-        {
-            "cmd": "apply",
-            "game": gid,
-            "player": 1,
-            "token": tokens["seats"][1],
-            "action": {"kind": "replace", "cards": []},
-        }
-    )
+    r = session.handle(keep_all(gid, 1, tokens["seats"][1]))
     assert code(r) == "internal"  # an injected bug is reported as one
     assert snapshot(session) == before
 
@@ -539,17 +500,7 @@ def test_a_restarted_session_continues_every_game_with_its_tokens(tmp_path):
     assert second._games[client.ids["g1"]].rules.tie == "arrow"
     gid, tokens = client.ids["g1"], client.tokens["g1"]
     assert code(second.handle({"cmd": "view", "game": gid, "player": 1, "token": tokens["seats"][0]})) == "forbidden"
-    ok(
-        second.handle(
-            {
-                "cmd": "apply",
-                "game": gid,
-                "player": 1,
-                "token": tokens["seats"][1],
-                "action": {"kind": "replace", "cards": []},
-            }
-        )
-    )
+    ok(second.handle(keep_all(gid, 1, tokens["seats"][1])))
     ok(second.handle({"cmd": "end_game", "game": gid, "token": tokens["owner"]}))
     second.store.close()
     assert EngineSession(store=GameStore(path))._games == {}
@@ -677,9 +628,7 @@ def test_engine_store_survives_sigkill(tmp_path):
     try:
         opened = ask(proc, {"cmd": "new_game", "seed": 12})["result"]
         gid, seat0 = opened["game"], opened["tokens"]["seats"][0]
-        assert ask(
-            proc, {"cmd": "apply", "game": gid, "player": 0, "token": seat0, "action": {"kind": "replace", "cards": []}}
-        )["ok"]
+        assert ask(proc, keep_all(gid, 0, seat0))["ok"]
         proc.send_signal(signal.SIGKILL)
         proc.wait(10)
         proc = engine()
@@ -737,17 +686,7 @@ def test_a_12_card_duel_and_play_hint_answer_at_stop():
     gid, tokens = new(session, seed=1, rules=BIG)
     seats = tokens["seats"]
     for p in (0, 1):
-        ok(
-            session.handle(
-                {
-                    "cmd": "apply",
-                    "game": gid,
-                    "player": p,
-                    "token": seats[p],
-                    "action": {"kind": "replace", "cards": []},
-                }
-            )
-        )
+        ok(session.handle(keep_all(gid, p, seats[p])))
     for method in ("exact", "pimc"):
         job = session.prepare(
             {"id": method, "cmd": "hint", "game": gid, "player": 0, "token": seats[0], "method": method}
