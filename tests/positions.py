@@ -1,10 +1,16 @@
 """Views the tests share, so that a change to a view's shape is made once:
 one six-card hand in a request's JSON form from either seat (tests pass
 them as they are and never change them in place), and `play_view`, a
-play-phase `View` from a few numbers."""
+play-phase `View` from a few numbers, and `first_view`, a seeded game's
+first decision of a kind."""
 
 from __future__ import annotations
 
+import random
+
+from tacocat.players.bots import HeuristicBot
+from tacocat.rules.game import GameState
+from tacocat.rules.ruleset import STANDARD
 from tacocat.rules.views import View
 
 PLAY_VIEW = {
@@ -43,3 +49,16 @@ def play_view(hand, seen, opp, attacker=0, table=(), player=0, **extra) -> View:
 REPLACE_FLAGS = ["--phase", "replace", "--board", "cat=2 covered=3", "--hand", "1 3 4 4 8 10 11 12 12"]
 """`tacocat hint` flags for a replacement of nine cards, the cat on space 2
 and space 3 covered: many candidate discards (give --cap and --seen)."""
+
+
+def first_view(kind: str, seed: int, rules=STANDARD) -> View:
+    """The first `kind` decision of a seeded game between heuristic bots."""
+    state = GameState.new(rules, seed)
+    bot, rng = HeuristicBot(), random.Random(seed)
+    while not state.over:
+        for p in state.acting_players():
+            view = state.view(p)
+            if view.decision == kind:
+                return view
+            state.apply(p, bot.choose(view, rng))
+    raise AssertionError(f"no {kind} decision in game {seed}")

@@ -13,11 +13,12 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from positions import first_view
 
 from tacocat.errors import TacocatError
-from tacocat.players.bots import HeuristicBot, make_bot, play_game
+from tacocat.players.bots import make_bot, play_game
 from tacocat.rules.cards import hand
-from tacocat.rules.game import DUEL, REPLACE, GameState, sub_multisets
+from tacocat.rules.game import DUEL, REPLACE, sub_multisets
 from tacocat.rules.ruleset import STANDARD, Ruleset
 from tacocat.search.budget import Budget
 from tacocat.search.decisions import (
@@ -36,19 +37,6 @@ from tacocat.search.pimc import PerfectSolver
 from tacocat.search.sampling import HandSampler
 
 REFERENCE = json.loads(Path(__file__).with_name("pimc_classic_reference.json").read_text())["games"]
-
-
-def first_view(kind: str, seed: int, rules=STANDARD):
-    """The first `kind` decision of a seeded game between heuristic bots."""
-    state = GameState.new(rules, seed)
-    bot, rng = HeuristicBot(), random.Random(seed)
-    while not state.over:
-        for p in state.acting_players():
-            view = state.view(p)
-            if view.decision == kind:
-                return view
-            state.apply(p, bot.choose(view, rng))
-    raise AssertionError(f"no {kind} decision in game {seed}")
 
 
 # ------------------------------------------------------- the opponent's reply

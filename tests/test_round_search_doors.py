@@ -13,9 +13,11 @@ import random
 
 import pytest
 from helpers import one_line_error, run_cli
+from positions import REPLACE_FLAGS as README_REPLACE
+from positions import first_view
 from seats import Seated
 
-from tacocat.players.bots import HeuristicBot, make_bot
+from tacocat.players.bots import make_bot
 from tacocat.protocol.moves import LEVELS
 from tacocat.protocol.session import EngineSession
 from tacocat.rules.game import DUEL, REPLACE, GameState
@@ -28,8 +30,7 @@ SAMPLES = 24
 enough that the round search moves the values."""
 
 # The README's replace and duel positions (tacocat hint --help), and a play one.
-REPLACE_FLAGS = ["--phase", "replace", "--board", "cat=2 covered=3", "--hand", "1 3 4 4 8 10 11 12 12"]
-REPLACE_FLAGS += ["--cap", "2", "--seen", "5 9"]
+REPLACE_FLAGS = [*README_REPLACE, "--cap", "2", "--seen", "5 9"]
 DUEL_FLAGS = ["--phase", "duel", "--hand", "2 4 8 9 12 12 6"]
 PLAY_FLAGS = ["--hand", "2 5 7 9 11 12", "--seen", "3 3 10", "--opponent", "5", "--table", "8", "--attacker", "1"]
 
@@ -37,19 +38,6 @@ PLAY_FLAGS = ["--hand", "2 5 7 9 11 12", "--seen", "3 3 10", "--opponent", "5", 
 def timeless(answer: dict) -> dict:
     """An answer without its think time, the one field a seeded count budget leaves free."""
     return {k: v for k, v in answer.items() if k != "seconds"}
-
-
-def first_view(kind: str, seed: int):
-    """The first `kind` decision of a seeded game between heuristic bots."""
-    state = GameState.new(STANDARD, seed)
-    bot, rng = HeuristicBot(), random.Random(seed)
-    while not state.over:
-        for p in state.acting_players():
-            view = state.view(p)
-            if view.decision == kind:
-                return view
-            state.apply(p, bot.choose(view, rng))
-    raise AssertionError(f"no {kind} decision in game {seed}")
 
 
 # --------------------------------------------------------------------- the CLI
