@@ -28,7 +28,7 @@ from fuzz_doors import ProtocolDoor
 from tacocat.protocol.session import EngineSession
 from tacocat.rules.game import PLAY, GameRecord, GameState, View
 from tacocat.rules.ruleset import STANDARD, Ruleset
-from tacocat.rules.views import view_from_json
+from tacocat.rules.views import VIEW_KEYS, view_from_json
 
 SMALL = Ruleset.from_dict(
     {
@@ -181,21 +181,7 @@ def _decisions(rules: Ruleset, seed: int, limit: int) -> Iterator[GameState]:
 def _short_view(view: View) -> dict:
     """The short form `tacocat hint --view` reads."""
     full = view.to_dict()
-    short = {
-        k: full[k]
-        for k in (
-            "player",
-            "hand",
-            "seen",
-            "opponent_hand_size",
-            "attacker",
-            "table",
-            "phase",
-            "board",
-            "replace_cap",
-            "rules",
-        )
-    }
+    short = {k: full[k] for k in sorted(VIEW_KEYS)}
     short["history"] = [dict(e) for e in full["history"] if e["event"] in ("attack", "answer")]
     if view.phase != "replace" or view.first_replacer == "both" or view.replace_cap is None:
         short["replace_cap"] = None

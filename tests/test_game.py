@@ -5,6 +5,7 @@ import json
 import random
 
 import pytest
+import rulesets
 from helpers import random_steps
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -17,15 +18,8 @@ from tacocat.rules.events import PlayEvent
 from tacocat.rules.game import DUEL, PLAY, GameRecord, GameState, View
 from tacocat.rules.ruleset import STANDARD, Ruleset
 
-SMALL = Ruleset.from_dict(
-    {
-        "name": "small",
-        "deck": [4] * 12,
-        "board": [3, 5, 2, 6, 2, 5, 3],
-        "arrows": ["p0", "both", "p1", "both", "p0", "both", "p1"],
-        "tie": "arrow",
-    }
-)
+SMALL = Ruleset.from_dict({k: v for k, v in rulesets.SMALL.items() if k != "max_deals"})
+"""The shared small ruleset under the default deal limit (these engine tests always played it so)."""
 
 
 def random_play(seed: int, rules: Ruleset, check):
