@@ -271,7 +271,11 @@ def test_information_state_strings_are_exactly_the_information_sets(n):
             by_info.setdefault(info, set()).add(key)
             t = tuple(s.information_state_tensor(p))
             assert tensor_of.setdefault(key, t) == t
-            assert tuple(s.observation_tensor(p)) is not None
+            # an observation tensor has the declared size and is a function
+            # of the observation string (what the player sees now)
+            seen = tuple(s.observation_tensor(p))
+            assert len(seen) == game.observation_tensor_size()
+            assert tensor_of.setdefault(("observation", s.observation_string(p)), seen) == seen
             if not s.is_chance_node() and not s.is_terminal() and s.current_player() == p:
                 legal = tuple(s.legal_actions())
                 assert tensor_of.setdefault(("legal", key), legal) == legal

@@ -1,28 +1,21 @@
 """A bounded soak: thousands of mixed valid and invalid requests through an
 `EngineSession`, and a smaller number through `tacocat engine`.  No crash,
 every request answered with its id, no `internal` error, games intact, and
-memory that does not keep growing.  The driver is results/soak.py (run it
-for a bigger soak)."""
+memory that does not keep growing.  The driver is tests/soak_driver.py
+(results/soak.py runs a bigger soak)."""
 
 from __future__ import annotations
 
-import importlib.util
-from pathlib import Path
-
 import pytest
+import soak_driver
 from helpers import deep
 
 pytestmark = pytest.mark.slow
 
-SOAK_PATH = Path(__file__).resolve().parents[1] / "results" / "soak.py"
-
 
 @pytest.fixture(scope="module")
 def soak():
-    spec = importlib.util.spec_from_file_location("tacocat_soak", SOAK_PATH)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return soak_driver
 
 
 def test_soak_session(soak):
