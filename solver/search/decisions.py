@@ -280,6 +280,66 @@ class Worlds(Protocol):
     def __iter__(self) -> Iterator[tuple[Hand, float]]: ...
 
 
+class _CellSums:
+    """The duel matrix's sums per cell (my card's row, the opponent's
+    card's column): weight, weighted utility and its square, weighted
+    win/draw/loss, and how many worlds; `duel_eval` makes the means and
+    standard errors from them."""
+
+    def __init__(self, rows: int, cols: int) -> None:
+        shape = (rows, cols)
+        self.w, self.su, self.su2, self.n = np.zeros(shape), np.zeros(shape), np.zeros(shape), np.zeros(shape)
+        self.wdl = np.zeros(shape + (3,))
+
+    def add(self, a: int, c: int, p: float, utilities: Sequence[float], idx: int) -> None:
+        """One world of weight `p` in cell (a, c), where my outcome has index `idx` (0 win, 1 draw, 2 loss)."""
+        u = utilities[idx]
+        self.w[a, c] += p
+        self.su[a, c] += p * u
+        self.su2[a, c] += p * u * u
+        self.wdl[a, c, idx] += p
+        self.n[a, c] += 1
+
+    def matrix(
+        self,
+        rows: list[int],
+        cols: list[int],
+        worlds: int,
+        live: list[int] | None = None,
+        keep: list[int] | None = None,
+    ) -> dict:
+        """The cells as `duel_matrix` returns them: the rows of indices
+        `live` and the columns `keep` (None: all; `live` only with `keep`).
+        Each selection indexes as it always did: `x[:, keep]` is laid out
+        in memory unlike `x[np.ix_(live, keep)]`, and the layout moves the
+        last bits of the matrix game's solution (seeded answers stay
+        bit-identical)."""
+
+        def pick(x: np.ndarray) -> np.ndarray:
+            if live is None:
+                return x if keep is None else x[:, keep]
+            assert keep is not None, "rows are picked only with columns"
+            return x[np.ix_(np.asarray(live, dtype=np.intp), np.asarray(keep, dtype=np.intp))]
+
+        wdl = self.wdl if live is None else self.wdl[live]
+        return {
+            "rows": rows,
+            "cols": cols,
+            "w": pick(self.w),
+            "su": pick(self.su),
+            "su2": pick(self.su2),
+            "wdl": wdl if keep is None else wdl[:, keep],
+            "n": pick(self.n),
+            "worlds": worlds,
+        }
+
+
+def _report(progress: Callable[[float], None] | None, k: int, total: int) -> None:
+    """`progress` after world `k` of `total`, about twenty times in all."""
+    if progress is not None and (k + 1) % max(1, total // 20) == 0:
+        progress((k + 1) / total)
+
+
 def duel_matrix(
     me: Hand,
     worlds: Worlds,
@@ -301,13 +361,7 @@ def duel_matrix(
     if partial:
         return _duel_matrix_partial(me, worlds, utilities, solver, stop, progress, deadline, minimum)
     rows = sorted(set(me))
-    cols = list(range(1, 13))
-    shape = (len(rows), 12)
-    ws = np.zeros(shape)
-    su = np.zeros(shape)
-    su2 = np.zeros(shape)
-    wdl = np.zeros(shape + (3,))
-    nobs = np.zeros(shape)
+    sums = _CellSums(len(rows), 12)
     t0 = time.perf_counter()
     used = 0
     for k, (opp, p) in enumerate(worlds):
@@ -315,36 +369,17 @@ def duel_matrix(
             break
         for a, i in enumerate(rows):
             for j in sorted(set(opp)):
-                o = cell_outcome(me, opp, i, j, solver)
-                idx = 1 - o
-                u = utilities[idx]
-                ws[a, j - 1] += p
-                su[a, j - 1] += p * u
-                su2[a, j - 1] += p * u * u
-                wdl[a, j - 1, idx] += p
-                nobs[a, j - 1] += 1
+                sums.add(a, j - 1, p, utilities, 1 - cell_outcome(me, opp, i, j, solver))
         used += 1
-        if progress is not None and (k + 1) % max(1, len(worlds) // 20) == 0:
-            progress((k + 1) / len(worlds))
-    keep = [c for c in range(12) if ws[0, c] > 0]
-    return {
-        "rows": rows,
-        "cols": [cols[c] for c in keep],
-        "w": ws[:, keep],
-        "su": su[:, keep],
-        "su2": su2[:, keep],
-        "wdl": wdl[:, keep],
-        "n": nobs[:, keep],
-        "worlds": used,
-    }
+        _report(progress, k, len(worlds))
+    keep = [c for c in range(12) if sums.w[0, c] > 0]
+    return sums.matrix(rows, [c + 1 for c in keep], used, keep=keep)
 
 
 def _duel_matrix_partial(me, worlds, utilities, solver, stop, progress, deadline, minimum) -> dict:
     """`duel_matrix` with the clock read between rows (its docstring)."""
     rows = sorted(set(me))
-    shape = (len(rows), 12)
-    ws, su, su2, nobs = np.zeros(shape), np.zeros(shape), np.zeros(shape), np.zeros(shape)
-    wdl = np.zeros(shape + (3,))
+    sums = _CellSums(len(rows), 12)
     b = Budget(stop=stop)
     t0 = time.perf_counter()
     used = 0
@@ -363,30 +398,14 @@ def _duel_matrix_partial(me, worlds, utilities, solver, stop, progress, deadline
         if cut and used:
             break  # dropped whole: every world in the matrix has every row
         for a, j, idx in cells:
-            u = utilities[idx]
-            ws[a, j - 1] += p
-            su[a, j - 1] += p * u
-            su2[a, j - 1] += p * u * u
-            wdl[a, j - 1, idx] += p
-            nobs[a, j - 1] += 1
+            sums.add(a, j - 1, p, utilities, idx)
         used += 1
-        if progress is not None and (k + 1) % max(1, len(worlds) // 20) == 0:
-            progress((k + 1) / len(worlds))
+        _report(progress, k, len(worlds))
         if cut:
             break
-    live = [a for a in range(len(rows)) if ws[a].sum() > 0]
-    keep = [c for c in range(12) if ws[live[0], c] > 0]
-    pick = np.ix_(live, keep)
-    return {
-        "rows": [rows[a] for a in live],
-        "cols": [c + 1 for c in keep],
-        "w": ws[pick],
-        "su": su[pick],
-        "su2": su2[pick],
-        "wdl": wdl[live][:, keep],
-        "n": nobs[pick],
-        "worlds": used,
-    }
+    live = [a for a in range(len(rows)) if sums.w[a].sum() > 0]
+    keep = [c for c in range(12) if sums.w[live[0], c] > 0]
+    return sums.matrix([rows[a] for a in live], [c + 1 for c in keep], used, live, keep)
 
 
 def _cell_options(me: Hand, opp: Hand, i: int, j: int, solver: PerfectSolver) -> tuple[object, dict]:
@@ -445,24 +464,21 @@ def duel_matrix_searched(
                     st[3 + 1 - o] += p
                     st[6] += 1
         used += 1
-        if progress is not None and (k + 1) % max(1, len(worlds) // 20) == 0:
-            progress((k + 1) / len(worlds))
+        _report(progress, k, len(worlds))
     cols = sorted({j for (_, j) in acc})
-    shape = (len(rows), len(cols))
-    ws, su, su2, nobs = np.zeros(shape), np.zeros(shape), np.zeros(shape), np.zeros(shape)
-    wdl = np.zeros(shape + (3,))
+    sums = _CellSums(len(rows), len(cols))
     for (a, j), groups in acc.items():
         c = cols.index(j)
         for options in groups.values():
             # my move: the best weighted mean among the moves every world of the group offers
             n = max(st[6] for st in options.values())
             best = max((st for st in options.values() if st[6] == n), key=lambda st: st[1])
-            ws[a, c] += best[0]
-            su[a, c] += best[1]
-            su2[a, c] += best[2]
-            wdl[a, c] += best[3:6]
-            nobs[a, c] += best[6]
-    return {"rows": rows, "cols": cols, "w": ws, "su": su, "su2": su2, "wdl": wdl, "n": nobs, "worlds": used}
+            sums.w[a, c] += best[0]
+            sums.su[a, c] += best[1]
+            sums.su2[a, c] += best[2]
+            sums.wdl[a, c] += best[3:6]
+            sums.n[a, c] += best[6]
+    return sums.matrix(rows, cols, used)
 
 
 def _drop(cards: Hand, card: int) -> Hand:
