@@ -117,28 +117,31 @@ class StaticSoftmax:
         self._g: dict[tuple, float] = {}
         self._tables: dict[tuple, tuple[list[Hand], list[float]]] = {}
 
+    def _partition(self, rank_counts: Sequence[int], cap: int) -> float:
+        """Z of a dealt hand given as rank counts (index 0 unused): the sum
+        over its sub-multisets of at most `cap` cards of prod x, built as a
+        polynomial in the discard's size."""
+        poly = [1.0] + [0.0] * cap
+        for r in range(1, 13):
+            m = rank_counts[r]
+            if not m:
+                continue
+            xr = self.x[r]
+            new = poly[:]
+            for s in range(cap + 1):
+                p = poly[s]
+                if p:
+                    for t in range(1, min(m, cap - s) + 1):
+                        p *= xr
+                        new[s + t] += p
+            poly = new
+        return sum(poly)
+
     def _z_of(self, dealt: Hand, cap: int) -> float:
         key = (dealt, cap)
         z = self._z.get(key)
         if z is None:
-            # sum over sub-multisets with at most `cap` cards of prod x: a polynomial in the size
-            poly = [1.0] + [0.0] * cap
-            c = counts(dealt)
-            for r in range(1, 13):
-                m = c[r]
-                if not m:
-                    continue
-                xr = self.x[r]
-                new = poly[:]
-                for s in range(cap + 1):
-                    if poly[s]:
-                        p = poly[s]
-                        for t in range(1, min(m, cap - s) + 1):
-                            p *= xr
-                            new[s + t] += p
-                poly = new
-            z = sum(poly)
-            self._z[key] = z
+            z = self._z[key] = self._partition(counts(dealt), cap)
         return z
 
     def discard_likelihoods(self, dealt: Sequence[Hand], discard: Hand, cap: int) -> list[float]:
@@ -160,22 +163,7 @@ class StaticSoftmax:
         key = (dealt, cap)
         z = self._zc.get(key)
         if z is None:
-            poly = [1.0] + [0.0] * cap
-            for r in range(1, 13):
-                m = dealt[r]
-                if not m:
-                    continue
-                xr = self.x[r]
-                new = poly[:]
-                for s in range(cap + 1):
-                    p = poly[s]
-                    if p:
-                        for t in range(1, min(m, cap - s) + 1):
-                            p *= xr
-                            new[s + t] += p
-                poly = new
-            z = 1.0 / sum(poly)
-            self._zc[key] = z
+            z = self._zc[key] = 1.0 / self._partition(dealt, cap)
         return z
 
     def discard_table(self, dealt: Hand, cap: int) -> tuple[list[Hand], list[float]]:
