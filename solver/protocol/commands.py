@@ -102,6 +102,8 @@ _INFO = Field(
     'search runs (docs/protocol.md, "Live search info").',
     minimum=20,
 )
+_SEARCH_OPTIONS = (_INFERENCE, _ROUND_SEARCH, _INFO)
+"""What `move` and `hint` take beyond the budget: the opponent model, the round search and live info."""
 
 COMMANDS: dict[str, Command] = {
     c.name: c
@@ -202,9 +204,7 @@ COMMANDS: dict[str, Command] = {
                     minimum=-INT_LIMIT,
                 ),
                 Field("apply", ("boolean",), False, "Apply the chosen action (default true)."),
-                _INFERENCE,
-                _ROUND_SEARCH,
-                _INFO,
+                *_SEARCH_OPTIONS,
             ),
             search=True,
             example={"cmd": "move", "game": "g1", "player": 1, "token": "<seat 1 token>", "level": 3},
@@ -284,9 +284,7 @@ COMMANDS: dict[str, Command] = {
                     'Score a move by the "game" it leads to (default) or the "round" alone.',
                     enum=("game", "round"),
                 ),
-                _INFERENCE,
-                _ROUND_SEARCH,
-                _INFO,
+                *_SEARCH_OPTIONS,
             ),
             search=True,
             example={"cmd": "hint", "game": "g1", "player": 0, "token": "<seat 0 token>", "time_ms": 200},
