@@ -1151,7 +1151,8 @@ cdef class Engine:
                     child_reach[self.schi[s]] = mine[self.spar[s]] * sig[off + j]
                 self._average_only(nd.first + c, p, child_reach, depth + 1)
             off += ch.nseq
-        self._rematch(n, sig)
+        # no new regret matching: the discount scales every positive regret of a hand by the same dpos,
+        # so its current strategy (their shares) stays what it was, up to float32 rounding
 
     cdef double _root(self, int p, int mode) noexcept nogil:
         cdef int j, k = self.root_k[p], ko = self.root_k[1 - p]
