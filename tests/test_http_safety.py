@@ -59,6 +59,16 @@ def refused(r: httpx.Response, status: int, code: str, *fragments: str) -> str:
     return message
 
 
+def forbidden_everywhere(server, headers: dict, status: int, *fragments: str) -> httpx.Response:
+    """A request with these headers refused as `forbidden` both at a command
+    that would open a game (its message naming `fragments`) and at hello;
+    returns the refused command's response."""
+    r = server.post("/v1/new_game", json={"seed": 1}, headers=headers)
+    refused(r, status, "forbidden", *fragments)
+    refused(server.get("/v1/hello", headers=headers), status, "forbidden")
+    return r
+
+
 @pytest.fixture(scope="module")
 def server():
     with running_server(
@@ -131,9 +141,7 @@ def test_a_foreign_host_is_refused(server):
         "proxy.lan",
         "",
     ):
-        r = server.post("/v1/new_game", json={"seed": 1}, headers={"host": host})
-        refused(r, 421, "forbidden", "--allowed-host", f"127.0.0.1:{port}")
-        refused(server.get("/v1/hello", headers={"host": host}), 421, "forbidden")
+        forbidden_everywhere(server, {"host": host}, 421, "--allowed-host", f"127.0.0.1:{port}")
     assert games_open(server) == before
 
 
@@ -195,10 +203,8 @@ def test_a_foreign_origin_is_refused_before_the_command_runs(server):
         "http://127.0.0.1:5174",
         f"file://127.0.0.1:{port}",
     ):
-        r = server.post("/v1/new_game", json={"seed": 1}, headers={"origin": origin})
-        refused(r, 403, "forbidden", "--cors-origin")
+        r = forbidden_everywhere(server, {"origin": origin}, 403, "--cors-origin")
         assert "access-control-allow-origin" not in r.headers
-        refused(server.get("/v1/hello", headers={"origin": origin}), 403, "forbidden")
     assert games_open(server) == before
 
 
