@@ -369,6 +369,20 @@ def _game_type(short: str, long: str, dynamics, params: dict) -> pyspiel.GameTyp
     )
 
 
+def _game_info(codec: ActionCodec, bound: float, length: int) -> pyspiel.GameInfo:
+    """Two players, zero-sum, each utility within [-bound, bound], at most
+    `length` nodes (decisions and chance) from the root to a terminal."""
+    return pyspiel.GameInfo(
+        num_distinct_actions=codec.num_actions,
+        max_chance_outcomes=CHANCE_OUTCOMES,
+        num_players=2,
+        min_utility=-bound,
+        max_utility=bound,
+        utility_sum=0.0,
+        max_game_length=length,
+    )
+
+
 # ------------------------------------------------------------ tacocat_play
 
 PLAY_PARAMS = {**RULESET_PARAMS, "hand_size": 0, "attacker": 0, "cat": CENTRE, "units": "round"}
@@ -403,15 +417,7 @@ class TacocatPlayGame(_Game):
         # pyspiel.Game's constructor must run before attributes are set.
         super().__init__(
             PLAY_TYPE,
-            pyspiel.GameInfo(
-                num_distinct_actions=codec.num_actions,
-                max_chance_outcomes=CHANCE_OUTCOMES,
-                num_players=2,
-                min_utility=-bound,
-                max_utility=bound,
-                utility_sum=0.0,
-                max_game_length=4 * n,
-            ),
+            _game_info(codec, bound, 4 * n),
             params,
         )
         self.cfg = Config(
@@ -645,15 +651,7 @@ class TacocatGame(_Game):
         per_round = 4 * top + 2 + top + 2 * top
         super().__init__(
             self.game_type,
-            pyspiel.GameInfo(
-                num_distinct_actions=codec.num_actions,
-                max_chance_outcomes=CHANCE_OUTCOMES,
-                num_players=2,
-                min_utility=-bound,
-                max_utility=bound,
-                utility_sum=0.0,
-                max_game_length=min(max_deals, rules.max_deals) * per_round,
-            ),
+            _game_info(codec, bound, min(max_deals, rules.max_deals) * per_round),
             params,
         )
         self.cfg = Config(
