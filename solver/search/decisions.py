@@ -551,7 +551,7 @@ def duel_eval(
         rng = rng_from(seed)
         n = samples if samples is not None else (DEFAULT_DUEL_SAMPLES if time_ms is None else 100_000)
         worlds = _Sampled(sampler, rng, n)
-    deadline = None if time_ms is None else t0 + time_ms / 1000.0
+    deadline = b.deadline(t0)
     if round_search:
         cells = duel_matrix_searched(view.hand, worlds, utilities, solver, stop, progress, deadline, minimum)
     else:
@@ -582,7 +582,7 @@ def duel_eval(
         cells["worlds"],
         complete,
         time.perf_counter() - t0,
-        bool(stop is not None and stop.is_set()),
+        b.stopped(),
         mixed=tuple(MixedMove(r, prob[r]) for r in cells["rows"]),
         game_value=float(value),
         opponent_mix=tuple(MixedMove(c, float(p)) for c, p in zip(cells["cols"], y, strict=True)),
@@ -646,10 +646,10 @@ def replace_eval(
     opponent's reply drawn from its model and the duel solved as the
     world's matrix game (module docstring)."""
     b = budget_of(budget, "replace_eval")
-    samples, time_ms, seed, stop, progress = b.samples, b.time_ms, b.seed, b.stop, b.progress
+    samples, time_ms, seed, progress = b.samples, b.time_ms, b.seed, b.progress
     _check(view, REPLACE)
     t0 = time.perf_counter()
-    deadline = None if time_ms is None else t0 + time_ms / 1000.0
+    deadline = b.deadline(t0)
     # the legal discards (RULES R7/R8) without building an Action each
     cap = len(view.hand) if view.replace_cap is None else view.replace_cap
     pool = view.unseen_pool
@@ -799,7 +799,7 @@ def replace_eval(
         len(worlds),
         False,
         time.perf_counter() - t0,
-        bool(stop is not None and stop.is_set()),
+        b.stopped(),
         evaluations=used,
         candidates=len(ranked),
     )

@@ -100,7 +100,7 @@ def ismcts_play(
     (about 100 bytes each); once full, iterations go on without expanding."""
     b = budget_of(budget, "ismcts_play")
     check_ismcts_view(view)
-    iterations, time_ms, seed, stop, progress = b.samples, b.time_ms, b.seed, b.stop, b.progress
+    iterations, seed, stop, progress = b.samples, b.seed, b.stop, b.progress
     if b.unlimited:
         iterations = DEFAULT_ITERATIONS
     if threads < 1:
@@ -117,7 +117,7 @@ def ismcts_play(
     norm = ((uw - shift) / scale, (ud - shift) / scale, (ul - shift) / scale)
     trees = [_tree(view, norm, c_uct, exact_cards, s, max_nodes, ROLLOUTS[rollout]) for s in seeds]
     t0 = time.perf_counter()
-    deadline = None if time_ms is None else t0 + time_ms / 1000.0
+    deadline = b.deadline(t0)
     share = (
         None
         if iterations is None
