@@ -36,6 +36,7 @@ from typing import Any, Mapping, Sequence
 from tacocat.core import _search  # type: ignore[attr-defined]  # compiled Cython, no .py or stub for mypy
 from tacocat.errors import NotationError, PositionError, RecordError, TacocatError, shorten
 from tacocat.rules.cards import Hand, format_cards, parse_cards
+from tacocat.rules.events import Decision
 from tacocat.rules.play import PlayPosition, showdown, validate_position
 from tacocat.rules.ruleset import STANDARD, Ruleset, load_ruleset
 
@@ -91,8 +92,8 @@ class PVStep:
     """None for an attack; for an answer whether every answer beats."""
 
     @property
-    def kind(self) -> str:
-        return "attack" if self.beats is None else "answer"
+    def kind(self) -> Decision:
+        return Decision.ATTACK if self.beats is None else Decision.ANSWER
 
     def to_dict(self) -> dict[str, Any]:
         """{"player", "cards"}, plus "beats" on an answer."""

@@ -107,7 +107,7 @@ class HintResult:
     exact: bool
     """True when the odds average every consistent opponent hand exactly."""
     decision: str
-    """"attack", "answer", "replace" or "duel"."""
+    """The decision the moves answer (a `Decision`'s word: attack, answer, replace or duel)."""
     moves: tuple[MoveEval, ...]
     """Every evaluated move, best first."""
     seconds: float

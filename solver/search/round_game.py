@@ -58,7 +58,7 @@ from tacocat.errors import TacocatError
 from tacocat.rules.actions import Action, legal_actions_of
 from tacocat.rules.board import Board
 from tacocat.rules.cards import Hand, hand, remove
-from tacocat.rules.events import Decision
+from tacocat.rules.events import Decision, EventKind
 from tacocat.rules.game import DUEL, REPLACE, GameState, View
 from tacocat.rules.play import DRAW, LOSS, WIN, duel_attacker, goes_to_showdown, showdown
 from tacocat.rules.ruleset import CENTRE, Ruleset
@@ -70,8 +70,8 @@ DEFAULT_MAX_NODES = 3_000_000
 """A tree larger than this is refused before it fills the memory."""
 
 Event = tuple
-"""A public event as a tuple: ("replace", p, cards), ("duel", c0, c1),
-("attack", p, cards), ("answer", p, cards, beats)."""
+"""A public event as a tuple led by its `EventKind` (a `str`): (REPLACE, p,
+cards), (DUEL, c0, c1), (ATTACK, p, cards), (ANSWER, p, cards, beats)."""
 
 
 def _multisets(counts: tuple[int, ...], size: int) -> list[tuple[Hand, float]]:
@@ -225,7 +225,7 @@ class RoundGame:
                     history=(),
                     phase=REPLACE,
                 )
-                child = self._expand(s, 1, (("deal", h0, h1),))
+                child = self._expand(s, 1, ((EventKind.DEAL, h0, h1),))
                 self._edge(root, child, p0 * p1, -1)
         self._finish()
 
@@ -312,11 +312,14 @@ class RoundGame:
             if self.first == "both":
                 if player == 0:
                     return _with(s, pending=(pending[0], pending[1]))
-                events: tuple[Event, ...] = (("replace", 0, pending[0]), ("replace", 1, pending[1]))  # R8: together
+                events: tuple[Event, ...] = (
+                    (EventKind.REPLACE, 0, pending[0]),
+                    (EventKind.REPLACE, 1, pending[1]),
+                )  # R8: together
                 to_draw: tuple[int, ...] = (0, 1)
                 cap = None
             else:
-                events = (("replace", player, action.cards),)  # R7: face up at once
+                events = ((EventKind.REPLACE, player, action.cards),)  # R7: face up at once
                 to_draw = (player,)
                 cap = len(action.cards) if s.cap is None else s.cap
             return _with(
@@ -332,7 +335,7 @@ class RoundGame:
                 return _with(s, pending=(action.cards, None))
             c0, c1 = s.pending[0][0], action.cards[0]  # type: ignore[index]
             hands = (remove(s.hands[0], (c0,)), remove(s.hands[1], (c1,)))
-            hist = s.history + (("duel", c0, c1),)
+            hist = s.history + ((EventKind.DUEL, c0, c1),)
             if goes_to_showdown(len(hands[0])):
                 return self._showdown(hands)
             first = duel_attacker(c0, c1)
@@ -342,12 +345,12 @@ class RoundGame:
         held = list(s.hands)
         held[player] = remove(held[player], action.cards)
         hands = (held[0], held[1])
-        if action.kind == "attack":
+        if action.kind == Decision.ATTACK:
             return _with(
                 s,
                 hands=(hands[0], hands[1]),
                 table=action.cards,
-                history=s.history + (("attack", player, action.cards),),
+                history=s.history + ((EventKind.ATTACK, player, action.cards),),
             )
         # R13-R14: the defender wins the trick only if every answer beats.
         attacker = player if action.beats else 1 - player
@@ -358,7 +361,7 @@ class RoundGame:
             hands=(hands[0], hands[1]),
             table=(),
             attacker=attacker,
-            history=s.history + (("answer", player, action.cards, bool(action.beats)),),
+            history=s.history + ((EventKind.ANSWER, player, action.cards, bool(action.beats)),),
         )
 
     def _showdown(self, hands: tuple[Hand, Hand]) -> float:
@@ -451,7 +454,7 @@ class RoundGame:
         s: _S | float = _S(
             hands=(h0, h1), pile=_take(rest, h1), dealt=(h0, h1), drawn=((), ()), history=(), phase=REPLACE
         )
-        path: tuple = (("deal", h0, h1),)
+        path: tuple = ((EventKind.DEAL, h0, h1),)
         while not isinstance(s, float):
             if s.phase == "draw":
                 outs = list(self.draws(s))
@@ -493,12 +496,12 @@ def events_of(history: list[dict]) -> tuple[Event, ...]:
     out: list[Event] = []
     for e in history:
         kind = e["event"]
-        if kind == "replace":
-            out.append(("replace", e["player"], tuple(e["cards"])))
-        elif kind == "duel":
-            out.append(("duel", e["cards"][0], e["cards"][1]))
-        elif kind == "attack":
-            out.append(("attack", e["player"], tuple(e["cards"])))
-        elif kind == "answer":
-            out.append(("answer", e["player"], tuple(e["cards"]), bool(e["beats"])))
+        if kind == EventKind.REPLACE:
+            out.append((EventKind.REPLACE, e["player"], tuple(e["cards"])))
+        elif kind == EventKind.DUEL:
+            out.append((EventKind.DUEL, e["cards"][0], e["cards"][1]))
+        elif kind == EventKind.ATTACK:
+            out.append((EventKind.ATTACK, e["player"], tuple(e["cards"])))
+        elif kind == EventKind.ANSWER:
+            out.append((EventKind.ANSWER, e["player"], tuple(e["cards"]), bool(e["beats"])))
     return tuple(out)
