@@ -40,6 +40,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
 import random
 import statistics
 import sys
@@ -164,16 +165,17 @@ def play(game, bots, order) -> tuple[int, list[list[float]]]:
     return int(round(r)), times
 
 
-def run_pair(ours: str, theirs: str, ms: float, deals: int, costs: dict, seed: int, progress) -> dict:
+def play_deals(ours: str, theirs: str, ms: float, our_ms: float, deals: range, costs: dict, seed: int) -> dict:
+    """Each deal of `deals` played twice (seats swapped): per-deal scores,
+    every decision's seconds for both sides, OpenSpiel's simulation counts."""
     game = pyspiel.load_game("tacocat_play", {"hand_size": HAND, "units": "round"})
     scores, ours_t, theirs_t = [], [], []
-    theirs_bot = [Calibrated(theirs, game, ms / 1000, costs, seed + 1 + s) for s in (0, 1)]
-    start = time.perf_counter()
-    for d in range(deals):
+    theirs_bot = [Calibrated(theirs, game, ms / 1000, costs, seed + 1 + s + 7919 * deals.start) for s in (0, 1)]
+    for d in deals:
         order = deal_order(d)
         total = 0.0
         for seat in (0, 1):
-            mine = TacocatBot(game, seat, ours, seed=seed * 1_000_003 + d, time_ms=ms, utilities="round")
+            mine = TacocatBot(game, seat, ours, seed=seed * 1_000_003 + d, time_ms=our_ms, utilities="round")
             bots = [None, None]
             bots[seat] = mine
             bots[1 - seat] = theirs_bot[1 - seat]
@@ -182,20 +184,69 @@ def run_pair(ours: str, theirs: str, ms: float, deals: int, costs: dict, seed: i
             ours_t += times[seat]
             theirs_t += times[1 - seat]
         scores.append(total / 2)
-        progress(d + 1, deals)
+    return {"scores": scores, "ours_t": ours_t, "theirs_t": theirs_t, "sims": theirs_bot[0].sims + theirs_bot[1].sims}
+
+
+def _play_chunk(job: tuple) -> dict:
+    return play_deals(*job)
+
+
+def _quantile(xs: list[float], q: float) -> float:
+    xs = sorted(xs)
+    return xs[min(len(xs) - 1, int(q * len(xs)))] if xs else 0.0
+
+
+def run_pair(
+    ours: str,
+    theirs: str,
+    ms: float,
+    deals: int,
+    costs: dict,
+    seed: int,
+    progress,
+    our_ms: float | None = None,
+    jobs: int = 1,
+) -> dict:
+    """A duplicate match: OpenSpiel's bot at `ms`, ours at `our_ms` (default
+    `ms`: equal time).  With `jobs` > 1 the deals are split into that many
+    contiguous chunks played in separate processes (one a core), each with
+    its own copy of the calibration."""
+    our_ms = ms if our_ms is None else our_ms
+    start = time.perf_counter()
+    chunks = [range(deals * j // jobs, deals * (j + 1) // jobs) for j in range(jobs)]
+    todo = [(ours, theirs, ms, our_ms, c, costs, seed) for c in chunks if len(c)]
+    if jobs == 1:
+        parts = [_play_chunk(todo[0])]
+        progress(deals, deals)
+    else:
+        import multiprocessing
+
+        parts = []
+        with multiprocessing.get_context("fork").Pool(jobs) as pool:
+            for part in pool.imap(_play_chunk, todo):
+                parts.append(part)
+                progress(sum(len(p["scores"]) for p in parts), deals)
+    scores = [x for p in parts for x in p["scores"]]
+    ours_t = [x for p in parts for x in p["ours_t"]]
+    theirs_t = [x for p in parts for x in p["theirs_t"]]
+    sims = [x for p in parts for x in p["sims"]]
     n = len(scores)
     mean = statistics.fmean(scores)
     se = statistics.stdev(scores) / math.sqrt(n) if n > 1 else 0.0
-    sims = theirs_bot[0].sims + theirs_bot[1].sims
     return {
         "ours": ours,
         "theirs": theirs,
         "ms": ms,
+        "our_ms": our_ms,
+        "jobs": jobs,
         "deals": n,
         "score": mean,
         "ci95": [mean - 1.96 * se, mean + 1.96 * se],
         "ours_s_per_decision": statistics.fmean(ours_t),
+        "ours_s_median": statistics.median(ours_t),
+        "ours_s_p99": _quantile(ours_t, 0.99),
         "theirs_s_per_decision": statistics.fmean(theirs_t),
+        "theirs_s_median": statistics.median(theirs_t),
         "theirs_sims_mean": statistics.fmean(sims) if sims else 0,
         "theirs_sims_median": statistics.median(sims) if sims else 0,
         "seconds": round(time.perf_counter() - start, 1),
@@ -204,15 +255,18 @@ def run_pair(ours: str, theirs: str, ms: float, deals: int, costs: dict, seed: i
 
 def cmd_match(args) -> None:
     game = pyspiel.load_game("tacocat_play", {"hand_size": HAND, "units": "round"})
+    our_ms = args.ms if args.our_ms is None else args.our_ms
     print(f"calibrating OpenSpiel's searches ({args.ms} ms)...", file=sys.stderr)
     costs = calibrate(game, args.ms / 1000)
-    out = HERE / f"openspiel_{int(args.ms)}ms.json"
+    # Unequal budgets (time odds) go to their own file, keyed by both budgets.
+    odds = our_ms != args.ms
+    out = HERE / ("openspiel_odds.json" if odds else f"openspiel_{int(args.ms)}ms.json")
     data = {
         "ms": args.ms,
         "costs": {k: {f"{h}/{kind}": v for (h, kind), v in c.items()} for k, c in costs.items()},
         "rows": [],
     }
-    if args.pair and out.exists():  # a few pairings: keep the file's other rows
+    if (args.pair or odds) and out.exists():  # a few pairings: keep the file's other rows
         data["rows"] = json.loads(out.read_text())["rows"]
     pairs = [(o, t) for o in OURS for t in THEIRS]
     if args.pair:
@@ -220,11 +274,17 @@ def cmd_match(args) -> None:
     for ours, theirs in pairs:
 
         def progress(done, total, ours=ours, theirs=theirs):
-            if done % 10 == 0 or done == total:
-                print(f"{args.ms} ms {ours} v {theirs}: {done}/{total} deals", file=sys.stderr, flush=True)
+            print(f"{our_ms} v {args.ms} ms {ours} v {theirs}: {done}/{total} deals", file=sys.stderr, flush=True)
 
-        row = run_pair(ours, theirs, args.ms, args.deals, costs, args.seed, progress)
-        data["rows"] = [r for r in data["rows"] if (r["ours"], r["theirs"]) != (ours, theirs)] + [row]
+        load_before = os.getloadavg()
+        row = run_pair(ours, theirs, args.ms, args.deals, costs, args.seed, progress, our_ms=our_ms, jobs=args.jobs)
+        row["load"] = [round(x, 2) for x in load_before] + [round(x, 2) for x in os.getloadavg()]
+        row["date"] = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
+
+        def same(r, ours=ours, theirs=theirs):
+            return (r["ours"], r["theirs"], r["ms"], r.get("our_ms", r["ms"])) == (ours, theirs, args.ms, our_ms)
+
+        data["rows"] = [r for r in data["rows"] if not same(r)] + [row]
         out.write_text(json.dumps(data, indent=1))
         print(json.dumps(row))
 
@@ -371,6 +431,34 @@ def cfr_report() -> list[str]:
     return lines
 
 
+def odds_report() -> list[str]:
+    """Time odds: our bot on a small budget against OpenSpiel's on a large
+    one, with the think times each really took (their ratio is the odds)."""
+    path = HERE / "openspiel_odds.json"
+    if not path.exists():
+        return []
+    lines = [
+        "",
+        "## Time odds (`match --our-ms A --ms B`)",
+        "",
+        "Our bot's budget A a decision against OpenSpiel's B; the think times are what each side really took "
+        "(medians over decisions with more than one legal action for OpenSpiel, every decision for ours), and "
+        "the real odds are their ratio.",
+        "",
+        "| ours | budget | OpenSpiel | budget | deals | score | 95% interval | our think median / p99 s "
+        "| OpenSpiel think median s | real odds (medians) | load at start | date |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+    ]
+    for r in json.loads(path.read_text())["rows"]:
+        odds = r["theirs_s_median"] / r["ours_s_median"] if r["ours_s_median"] else float("inf")
+        lines.append(
+            f"| {r['ours']} | {r['our_ms']:g} ms | {r['theirs']} | {r['ms']:g} ms | {r['deals']} | {r['score']:+.3f} | "
+            f"[{r['ci95'][0]:+.3f}, {r['ci95'][1]:+.3f}] | {r['ours_s_median']:.4f} / {r['ours_s_p99']:.4f} | "
+            f"{r['theirs_s_median']:.3f} | {odds:,.0f}:1 | {r['load'][0]} | {r['date']} |"
+        )
+    return lines
+
+
 def cmd_report(args) -> None:
     lines = [
         "# Our bots against OpenSpiel's search, inside OpenSpiel",
@@ -402,6 +490,7 @@ def cmd_report(args) -> None:
                 f"{r['theirs_sims_mean']:.1f}, {r['theirs_sims_median']:.0f} "
                 f"| {r['ours_s_per_decision']:.4f} | {r['theirs_s_per_decision']:.4f} |"
             )
+    lines += odds_report()
     lines += cfr_report()
     extra = HERE / "openspiel_notes.md"
     if extra.exists():
@@ -417,6 +506,13 @@ def main(argv=None) -> None:
     m.add_argument("--ms", type=float, default=10)
     m.add_argument("--deals", type=int, default=300)
     m.add_argument("--seed", type=int, default=0)
+    m.add_argument(
+        "--our-ms",
+        type=float,
+        default=None,
+        help="our bot's budget a decision (default: --ms, equal time); unequal budgets go to openspiel_odds.json",
+    )
+    m.add_argument("--jobs", type=int, default=1, help="processes, deals split between them (one a core)")
     m.add_argument(
         "--pair",
         action="append",
