@@ -39,9 +39,6 @@ from tacocat.search.equilibrium import (
 LARGE = Endgame(STANDARD, hand([1, 2, 9, 12]), (), (), 0, (4, 4))
 MEDIUM = Endgame(STANDARD, hand([1, 1, 2, 2, 5, 5, 9, 12]), (), (), 0, (4, 4))
 SMALL = Endgame(STANDARD, hand([1, 1, 2, 2, 3, 5, 5, 8, 9, 9, 12, 12]), (), (), 0, (4, 4))
-SLACK_S = 0.15
-"""What a bounded call may take past its budget on this shared 2-core machine
-(the core polls every 10 ms; the rest is Python and the scheduler)."""
 
 
 def test_the_size_estimate_is_close_and_a_tree_over_the_cap_is_refused_before_it_is_built():
@@ -51,41 +48,57 @@ def test_the_size_estimate_is_close_and_a_tree_over_the_cap_is_refused_before_it
     real = eng.stats()["sequences"]
     _, seqs, _ = estimate(SMALL)
     assert 0.6 * real <= seqs <= 1.5 * real, (seqs, real)
-    t = time.perf_counter()
     with pytest.raises(EndgameTooLarge) as err:
         solve(LARGE, max_bytes=100_000_000)
-    assert time.perf_counter() - t < 2.0  # the estimate alone, no build
     message = str(err.value)
+    # refused by the estimate ("needs about ... estimated"), not by a build that ran into the cap ("has more than")
     assert "\n" not in message and "over the cap of 100 MB" in message and "estimated" in message
+    assert "needs about" in message and "has more than" not in message
+
+
+def test_only_bytes_refuse_an_estimate_a_sequence_cap_binds_only_the_build():
+    """4-card endgame #93 of the benchmark was refused by its estimate's
+    sequence count (over 24 M) although its bytes (468 MB) were under the
+    1 GB cap: the estimate is held to bytes alone, a sequence cap only to
+    the tree really built."""
+    from tacocat.players.exploitability import endgames
+    from tacocat.search.equilibrium import DEFAULT_MAX_BYTES, DEFAULT_MAX_SEQUENCES, SEQUENCE_BYTES, build
+
+    assert DEFAULT_MAX_SEQUENCES * SEQUENCE_BYTES >= DEFAULT_MAX_BYTES  # by default the bytes bind, not a count
+    eg = endgames(3, 3)[2]  # its estimate (seeded) is above its real size
+    _, guessed, _ = estimate(eg)
+    real = build(eg).stats()["sequences"]
+    assert guessed > real, (guessed, real)
+    between = (real + int(guessed)) // 2
+    assert build(eg, between).stats()["sequences"] == real  # the estimate over the cap is not refused
+    with pytest.raises(EndgameTooLarge, match=f"more than {real - 1} .*sequences"):
+        build(eg, real - 1)  # the real tree over it is
 
 
 @pytest.mark.parametrize("ms", [50, 300])
 def test_a_time_budget_ends_the_estimate_or_the_build(ms):
-    t = time.perf_counter()
-    with pytest.raises(EquilibriumStopped, match=f"time budget \\({ms} ms\\)"):
+    # MEDIUM's build alone takes over a second of CPU: the budget, not the end of the work, ends the solve
+    with pytest.raises(EquilibriumStopped, match=f"time budget \\({ms} ms\\) while (estimating|building)"):
         solve(MEDIUM, time_ms=ms)
-    assert time.perf_counter() - t <= ms / 1000 + SLACK_S
 
 
 def test_stop_ends_the_build_and_says_stopped():
     stop = threading.Event()
     threading.Timer(0.4, stop.set).start()
-    t = time.perf_counter()
-    with pytest.raises(EquilibriumStopped, match="stopped while"):
+    with pytest.raises(EquilibriumStopped, match="stopped while (estimating|building)") as err:
         solve(MEDIUM, stop=stop)
-    assert time.perf_counter() - t <= 0.4 + SLACK_S
+    assert stop.is_set() and "time budget" not in str(err.value)  # stop's reason, not a deadline's
 
 
 def test_a_time_budget_ends_the_iterations_with_room_for_the_answer():
     from tacocat.search.equilibrium import report
 
     three = Endgame(STANDARD, hand([1, 2, 9, 12]), (), (), 0, (3, 3))  # ~10 ms an iteration
-    t = time.perf_counter()
     r = solve(three, time_ms=1000, target=1e-12, hand_of=(0, (3, 6, 11)))
     answer = report(r, 0, (3, 6, 11), (1.0, 0.0, -1.0))
-    took = time.perf_counter() - t
+    # the deadline, not the target, ended it, after some iterations and with a measured strategy
     assert r.stopped and r.iterations >= 8 and r.exploitability > 1e-12
-    assert took <= 1.0 + 2 * SLACK_S, took
+    assert answer["stopped"] and 0 < r.measured_at <= r.iterations and r.curve[-1].iterations == r.measured_at
     assert abs(sum(m["probability"] for m in answer["moves"]) - 1) < 1e-9
     # the hand's regret is measured unless the budget cut an iteration short
     assert (answer["hand_regret"] >= 0) if r.measured_at == r.iterations else answer["hand_regret"] is None
@@ -104,20 +117,42 @@ def test_server_slots_cap_the_solves_at_once_and_their_memory():
     assert slots.running == 0
 
 
-def test_pimc_eq_keeps_a_10_ms_budget():
-    """3-card decisions: the equilibrium would take ~0.1 s, so the bot falls
-    back to PIMC in the time left (before the fix: 41.6 ms on average, up to 150 ms)."""
-    import tacocat.search.decisions  # noqa: F401  (PIMC's first use imports numpy, ~0.4 s that is no search)
-    import tacocat.search.gamevalue  # noqa: F401
-    import tacocat.search.hint  # noqa: F401
+def test_pimc_eq_keeps_a_10_ms_budget(monkeypatch):
+    """3-card decisions: the equilibrium would take ~0.1 s, so on a 10 ms
+    budget its solve gets half the budget as a deadline, ends by it, and the
+    bot falls back to PIMC with what is left (before the fix the solve had no
+    deadline: 41.6 ms a decision on average, up to 150 ms)."""
+    from tacocat.players.bots import SearchBot
+    from tacocat.search import equilibrium
 
+    solves, fallbacks = [], []
+    real_solve, real_choose = equilibrium.solve, SearchBot.choose
+
+    def spy_solve(eg, **kw):
+        solves.append(kw.get("time_ms"))
+        try:
+            r = real_solve(eg, **kw)
+        except equilibrium.EquilibriumStopped as exc:
+            solves[-1] = (kw.get("time_ms"), "deadline" if "time budget" in str(exc) else str(exc))
+            raise
+        reached = r.exploitability <= equilibrium.DEFAULT_TARGET and not r.stopped
+        solves[-1] = (kw.get("time_ms"), "deadline" if r.stopped else "target" if reached else "neither")
+        return r
+
+    def spy_choose(self, view, rng):
+        if max(len(view.hand), view.opponent_hand_size) <= 3 and view.decision in ("attack", "answer"):
+            fallbacks.append(self.time_ms)
+        return real_choose(self, view, rng)
+
+    monkeypatch.setattr(equilibrium, "solve", spy_solve)
+    monkeypatch.setattr(SearchBot, "choose", spy_choose)
     bot = make_bot("pimc_eq", time_ms=10, utilities="round")
     rng = random.Random(7)
-    took = []
+    asked = 0
     for g in range(40):
         state = GameState.new(seed=1000 + g)
         for _ in range(400):
-            if state.phase == "over" or len(took) >= 12:
+            if state.phase == "over" or asked >= 12:
                 break
             acting = state.acting_players()
             if not acting:
@@ -127,16 +162,20 @@ def test_pimc_eq_keeps_a_10_ms_budget():
                 small = view.decision in ("attack", "answer") and max(len(view.hand), view.opponent_hand_size) <= 3
                 legal = view.legal_actions()
                 if small and len(legal) > 1:
-                    t = time.perf_counter()
+                    asked += 1
                     action = bot.choose(view, rng)
-                    took.append(time.perf_counter() - t)
                 else:
                     action = rng.choice(legal)
                 state.apply(p, action)
-        if len(took) >= 12:
+        if asked >= 12:
             break
-    assert len(took) >= 12
-    assert sum(took) / len(took) <= 0.025 and max(took) <= 0.1, took  # a loaded machine's scheduler adds jitter
+    assert asked >= 12 and solves and fallbacks
+    # every solve had half the budget as its deadline, and ended by it or at the target (a 2-card one);
+    # the 3-card ones need ~0.1 s, so some ended by the deadline
+    assert all(ms == 5.0 and end in ("deadline", "target") for ms, end in solves), solves
+    assert any(end == "deadline" for _, end in solves), solves
+    # the fallback searched with the time left of the 10 ms, never the whole budget again
+    assert all(ms is not None and 1.0 <= ms < 10 for ms in fallbacks), fallbacks
 
 
 # ------------------------------------------------------------ over HTTP

@@ -17,6 +17,14 @@ from tacocat.search.equilibrium import Endgame, report, solve
 
 SEEN = "1 1 3 3 3 4 4 5 5 6 6 7 7 8 8 9 11 11 12 12"  # 20 face-up cards: 15 unseen
 ARGS = ["solve", "--equilibrium", "--hand", "2 9 10", "--seen", SEEN]
+VIEW = {  # the same decision as ARGS, as a view: player 0 attacks with 2 9 10, three cards each
+    "player": 0,
+    "hand": [2, 9, 10],
+    "seen": [int(x) for x in SEEN.split()],
+    "opponent_hand_size": 3,
+    "attacker": 0,
+    "table": [],
+}
 
 
 def test_solve_equilibrium_json_has_the_promised_fields_and_matches_the_api():
@@ -111,16 +119,7 @@ def test_budgets_stop_early_and_say_so():
 
 
 def test_hint_method_equilibrium_and_auto():
-    view = json.dumps(
-        {
-            "player": 0,
-            "hand": [2, 9, 10],
-            "seen": [int(x) for x in SEEN.split()],
-            "opponent_hand_size": 3,
-            "attacker": 0,
-            "table": [],
-        }
-    )
+    view = json.dumps(VIEW)
     d = json.loads(
         run(["hint", "--view", "-", "--json", "--method", "equilibrium", "--score", "round"], stdin=view).stdout
     )
@@ -134,14 +133,7 @@ def test_hint_method_equilibrium_and_auto():
 
 def test_protocol_solve_in_mode_equilibrium():
     session = EngineSession()
-    view = {
-        "player": 0,
-        "hand": [2, 9, 10],
-        "seen": [int(x) for x in SEEN.split()],
-        "opponent_hand_size": 3,
-        "attacker": 0,
-        "table": [],
-    }
+    view = VIEW
     r = session.handle({"id": 1, "cmd": "solve", "mode": "equilibrium", "view": view})
     assert r["ok"], r
     api = json.loads(run(ARGS + ["--json"]).stdout)

@@ -58,13 +58,18 @@ from tacocat.rules.ruleset import Ruleset
 
 DEFAULT_TARGET = 1e-3
 """Stop when the exploitability is at most this (utility units)."""
-DEFAULT_MAX_SEQUENCES = 24_000_000
-"""Refuse endgames with more (public node, hand, action) sequences: 16 bytes
-each (two hand indices, float32 regret, average weight and current strategy)
-plus the public nodes (32 bytes, about one per eight sequences): ~480 MB at the limit."""
+DEFAULT_MAX_SEQUENCES = 2**31 - 1
+"""The most (public node, hand, action) sequences the core can number (its
+sequence ids are 32-bit).  A sequence cap binds only while the tree is
+built, never on the size estimate: the estimate is refused by bytes alone
+(`DEFAULT_MAX_BYTES`), so an endgame under the byte cap is never turned away
+by a sequence count it was only guessed to have."""
 DEFAULT_MAX_BYTES = 1_000_000_000
 """Refuse endgames whose tree is estimated (before anything of it is
-allocated) to need more bytes than this; servers pass a smaller cap."""
+allocated) to need more bytes than this; servers pass a smaller cap.  A
+sequence takes 16 bytes (two hand indices, float32 regret, average weight
+and current strategy), the public nodes 32 bytes each (about one per eight
+sequences): ~55 M sequences at this cap."""
 ESTIMATE_PROBES = 128
 """Random root-to-leaf paths of the size estimate (Knuth's estimator,
 `_cfr.Engine.estimate`); within about 20 % on the benchmark endgames (4 cards: 0.1 s)."""
@@ -513,9 +518,10 @@ def build(
     time_ms: float | None = None,
 ):
     """The core engine of an endgame (the public tree, every hand).  Its
-    size is estimated first: over `max_sequences` or `max_bytes`, it is
-    refused (`EndgameTooLarge`) before the tree is allocated; the build
-    itself stops at the same bounds.  `deadline` (`time.monotonic()`
+    size is estimated first: over `max_bytes`, it is refused
+    (`EndgameTooLarge`) before the tree is allocated; the build itself
+    stops at the bytes and at `max_sequences` (only the real count is held
+    to it: an estimate is a guess within about 20 %).  `deadline` (`time.monotonic()`
     seconds, 0: none) and `stop` end the estimate and the build
     (`EquilibriumStopped`); both are polled at least every 10 ms."""
     eng = _engine(endgame)
@@ -528,12 +534,11 @@ def build(
     fixed = eng.stats()["bytes"]
     per_seq = SEQUENCE_BYTES + NODE_BYTES * (nodes / max(seqs, 1.0))
     hard = int(min(max_sequences, max(0, (max_bytes - fixed)) / per_seq))
-    if seqs > max_sequences or need > max_bytes:
+    if need > max_bytes:
         raise EndgameTooLarge(
             f"the endgame needs about {need / 1e6:.0f} MB ({nodes / 1e6:.2g} M public nodes, {seqs / 1e6:.2g} M "
-            f"(node, hand, move) sequences, estimated), over the cap of {max_bytes / 1e6:.0f} MB / "
-            f"{max_sequences / 1e6:.2g} M sequences; fewer unseen cards or smaller hands are needed "
-            "(or use the double-dummy method)"
+            f"(node, hand, move) sequences, estimated), over the cap of {max_bytes / 1e6:.0f} MB; "
+            "fewer unseen cards or smaller hands are needed (or use the double-dummy method)"
         )
     try:
         eng.build(hard, int(min(hard, seqs * 1.1)))  # the estimate is within a few per cent
@@ -549,7 +554,7 @@ def build(
 
 
 FIRST_CHECK = 12
-"""The first exploitability check after the uniform profile's: every
+"""The first exploitability check (the uniform profile is not measured): every
 benchmark endgame of 2-4 cards needs at least 12 iterations to reach 1e-3
 (results/exploitability.md), and each check costs about an iteration (the
 best response traverses the whole tree)."""
@@ -627,7 +632,7 @@ def solve(
     (`hand_regret_of`) is at most `target`.
 
     Bounded: the tree's size is estimated first and refused over
-    `max_sequences` / `max_bytes` (`EndgameTooLarge`); the time budget and
+    `max_bytes`, the build beyond it or `max_sequences` (`EndgameTooLarge`); the time budget and
     `stop` are polled at least every 10 ms while estimating, building and
     iterating.  Iterations are planned to leave time for the answer; one
     cut short keeps the exploitability last measured (`measured_at`).
@@ -685,19 +690,10 @@ def solve(
     hreg: float | None = None
     t_iter = t_measure = 0.0
     fresh = False
-    if not deadline:
-        # the uniform profile's exploitability starts the convergence curve; under a
-        # deadline the first iteration goes first (its time plans the rest)
-        try:
-            tm = time.perf_counter()
-            expl, br, hreg = measure()
-            t_measure = time.perf_counter() - tm
-            fresh = True
-        except _cfr.Stopped:
-            raise _stopped("measuring the first strategy", time_ms, stop) from None
-        curve.append(Check(0, time.perf_counter() - t0, expl))
     measured_at = 0
-    first = expl
+    # No check of the uniform profile: it is far from any target (a check costs about an iteration), and
+    # progress starts from the exploitability's bound, half the utility range (b0 <= max u, b1 <= -min u)
+    first = (max(endgame.utilities) - min(endgame.utilities)) / 2.0
     next_check = FIRST_CHECK
     while expl is None or expl > target or (hreg is not None and hreg > target):
         if iterations is not None and eng.iterations >= iterations:
@@ -722,11 +718,7 @@ def solve(
         try:
             fresh = False  # the profile is no longer the one measured
             eng.run(max(n, 1))
-        except _cfr.Stopped:
-            stopped = True
-            break
-        t_iter = per(time.perf_counter() - tr, n)
-        try:
+            t_iter = per(time.perf_counter() - tr, n)
             tm = time.perf_counter()
             expl, br, hreg = measure()
             t_measure = time.perf_counter() - tm
@@ -734,8 +726,6 @@ def solve(
         except _cfr.Stopped:
             stopped = True
             break
-        if first is None:
-            first = expl
         measured_at = eng.iterations
         curve.append(Check(eng.iterations, time.perf_counter() - t0, expl))
         next_check = next_check_after(curve, target)
@@ -748,7 +738,7 @@ def solve(
                     "seconds": curve[-1].seconds,
                 }
             )
-        if progress is not None and first is not None and first > 0 and expl > 0:
+        if progress is not None and first > 0 and expl > 0:
             progress(min(1.0, max(0.0, math.log(first / expl) / math.log(first / max(target, 1e-12)))))
     if expl is None:
         raise _stopped("running and measuring the first iteration", time_ms, stop)
