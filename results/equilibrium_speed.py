@@ -18,7 +18,6 @@ on a shared machine the CPU seconds are the fairer comparison."""
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import json
 import os
 import statistics
@@ -28,39 +27,12 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 
 
-def load_old(path: str):
-    import tacocat.search.equilibrium  # noqa: F401  (the installed core registers first)
-
-    spec = importlib.util.spec_from_file_location("old_core._cfr", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 def old_solve(core, eg, target: float = 1e-3):
-    from tacocat.rules.cards import counts
+    from tacocat.search.equilibrium import fixed_schedule_solve
 
     t0, c0 = time.perf_counter(), time.process_time()
-    f0, f1 = eg.floors
-    eng = core.Engine(
-        counts(eg.pool), eg.sizes[0], eg.sizes[1], eg.attacker, counts(eg.table), f0, f1, eg.utilities, 24_000_000
-    )
-    b0, b1 = eng.best_response()
-    expl, nxt = (b0 + b1) / 2, 4
-    while expl > target:
-        eng.run(nxt - eng.iterations)
-        b0, b1 = eng.best_response()
-        expl = (b0 + b1) / 2
-        nxt = eng.iterations + max(4, eng.iterations // 4)
-    value = eng.values(0)[0]
-    return {
-        "s": time.perf_counter() - t0,
-        "cpu": time.process_time() - c0,
-        "iterations": eng.iterations,
-        "exploitability": expl,
-        "value": value,
-        "peak_bytes": eng.stats()["peak_bytes"],
-    }
+    row = fixed_schedule_solve(core, eg, target)
+    return {"s": time.perf_counter() - t0, "cpu": time.process_time() - c0, **row}
 
 
 def new_solve(eg):
@@ -84,7 +56,9 @@ def main() -> None:
     ap.add_argument("--sizes", default="3:20,4:8", help="cards:endgames, comma separated")
     ap.add_argument("--out", default=str(HERE / "equilibrium_speed.json"))
     args = ap.parse_args()
-    core = load_old(args.old)
+    from tacocat.search.equilibrium import core_build
+
+    core = core_build(args.old, "old_core._cfr")
     from tacocat.players.exploitability import endgames
 
     out: dict = {"load_before": os.getloadavg(), "cpus": os.cpu_count(), "sizes": {}}

@@ -587,6 +587,56 @@ def next_check_after(curve: Sequence[Check], target: float) -> int:
     return int(min(most, max(t + 1, math.ceil(cross))))
 
 
+def core_build(path: str, name: str = "other_build._cfr"):
+    """Another build of the CFR core (a compiled `_cfr` extension kept
+    aside, e.g. an older commit's), loaded by path under `name` beside the
+    installed one: results/equilibrium_speed.py and
+    tests/make_equilibrium_values.py compare builds in one process."""
+    import importlib.util
+
+    import tacocat.core._search  # noqa: F401  (the core cimports it: loaded first, by its own name)
+
+    spec = importlib.util.spec_from_file_location(name, path)
+    if spec is None or spec.loader is None:
+        raise TacocatError(f"{path}: not a loadable extension module")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def fixed_schedule_solve(core, endgame: Endgame, target: float) -> dict[str, Any]:
+    """`endgame` solved by any build of the core (`core_build`, or `_cfr`)
+    with the loop every build supports: a best response at iteration 0,
+    then every max(4, t/4) iterations, to exploitability `target`.  The
+    reference that builds are compared by: {"iterations", "exploitability",
+    "value", "peak_bytes"}."""
+    f0, f1 = endgame.floors
+    eng = core.Engine(
+        counts(endgame.pool),
+        endgame.sizes[0],
+        endgame.sizes[1],
+        endgame.attacker,
+        counts(endgame.table),
+        f0,
+        f1,
+        endgame.utilities,
+        DEFAULT_MAX_SEQUENCES,
+    )
+    b0, b1 = eng.best_response()
+    expl, nxt = (b0 + b1) / 2, 4
+    while expl > target:
+        eng.run(nxt - eng.iterations)
+        b0, b1 = eng.best_response()
+        expl = (b0 + b1) / 2
+        nxt = eng.iterations + max(4, eng.iterations // 4)
+    return {
+        "iterations": eng.iterations,
+        "exploitability": expl,
+        "value": eng.values(0)[0],
+        "peak_bytes": eng.stats()["peak_bytes"],
+    }
+
+
 def exploitability_of(engine) -> tuple[float, tuple[float, float]]:
     """(exploitability, (b0, b1)) of the engine's average profile."""
     b0, b1 = engine.best_response()
