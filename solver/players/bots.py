@@ -6,14 +6,18 @@ from __future__ import annotations
 
 import random
 import time
-from typing import Callable, Protocol
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Callable, Protocol
 
 from tacocat.errors import TacocatError
 from tacocat.rules.actions import Action
-from tacocat.rules.events import PLAY_DECISIONS, Decision
+from tacocat.rules.events import PLAY_DECISIONS, Decision, Event, PlayEvent
 from tacocat.rules.game import DUEL, REPLACE, GameState, View
 from tacocat.rules.ruleset import STANDARD
 from tacocat.search.sampling import world_hands
+
+if TYPE_CHECKING:  # pragma: no cover
+    from tacocat.search.equilibrium import EquilibriumResult, Move
 
 
 class Bot(Protocol):
@@ -234,8 +238,8 @@ class EquilibriumBot(SearchBot):
         super().__init__(method, **budget)
         self.name = f"{method}+equilibrium"
         self.eq_cards = 3 if eq_cards is None else int(eq_cards)
-        self._solved: tuple | None = None  # (round key, root history length, table at root, result)
-        self._failed: set = set()  # (round key, sizes, table) the budget could not solve
+        self._kept: _KeptSolve | None = None
+        self._failed: set = set()  # (round, sizes, table) the budget could not solve
 
     def choose(self, view: View, rng: random.Random) -> Action:
         if view.decision not in PLAY_DECISIONS or max(len(view.hand), view.opponent_hand_size) > self.eq_cards:
@@ -244,7 +248,7 @@ class EquilibriumBot(SearchBot):
         if len(legal) == 1:
             return legal[0]
         t0 = time.perf_counter()
-        moves = self._strategy(view)
+        moves = self.strategy(view)
         if moves is None:  # not solvable in the budget: PIMC with the time left
             budget = self.time_ms
             self.time_ms = max(1.0, budget - 1000 * (time.perf_counter() - t0)) if budget is not None else None
@@ -259,12 +263,11 @@ class EquilibriumBot(SearchBot):
                 return m.action
         return moves[-1].action
 
-    @staticmethod
-    def _key(view: View) -> tuple:
-        return (len(view.rounds), view.board.cat, tuple(sorted(view.board.covered)), view.history[0].get("hand_size"))
-
-    def _strategy(self, view: View):
-        from tacocat.errors import PositionError
+    def strategy(self, view: View) -> list[Move] | None:
+        """The equilibrium's moves at a play-phase `view` (each with its
+        probability): from the kept solve when the view's node lies below
+        the node it was solved at, else from a new solve (kept in its
+        place); None when the budget cannot solve this endgame."""
         from tacocat.search.equilibrium import (
             DEFAULT_TARGET,
             EndgameTooLarge,
@@ -272,33 +275,14 @@ class EquilibriumBot(SearchBot):
             endgame_from_view,
             solve,
         )
-
-        events = view.play_history
-        key = self._key(view)
-        if self._solved is not None and self._solved[0] == key:
-            _, n, had_table, result = self._solved
-            rest = list(events[n + (1 if had_table else 0) :])
-            if view.table and rest and rest[-1].event == Decision.ATTACK:
-                rest = rest[:-1]  # the attack to answer is the node's table
-            root = result.endgame
-            played = [c for e in rest for c in e.cards] + ([] if had_table else [])
-            same_cards = sorted(list(root.seen) + list(root.table) + played) == sorted(
-                list(view.seen) + list(view.table)
-            )
-            if tuple(events[:n]) == root.history and same_cards:
-                try:
-                    kept = result.strategy(view.player, view.hand, rest)
-                except PositionError:
-                    kept = None
-                # The kept solve is reused only where it answers this very
-                # decision: a view asked out of game order (an analysis, the
-                # round exploitability scale) may match the round but not the node.
-                legal = set(view.legal_actions())
-                if kept and all(m.action in legal for m in kept):
-                    return kept
         from tacocat.search.gamevalue import round_utilities
 
-        tried = (key, len(view.hand), view.opponent_hand_size, tuple(view.table))
+        node = _DecisionNode.of(view)
+        if self._kept is not None:
+            moves = self._kept.strategy(node, view)
+            if moves is not None:
+                return moves
+        tried = (node.round, len(view.hand), view.opponent_hand_size, node.table)
         if tried in self._failed:
             return None
         eg = endgame_from_view(view, round_utilities(view.board, view.player, view.rules, self.utilities))
@@ -313,8 +297,67 @@ class EquilibriumBot(SearchBot):
                 self._failed.add(tried)
                 return None
         assert result is not None  # a solve that failed returned above
-        self._solved = (key, len(eg.history), bool(eg.table), result)
+        self._kept = _KeptSolve(node, result)
         return result.strategy(view.player, view.hand, ())
+
+
+@dataclass(frozen=True)
+class _DecisionNode:
+    """A play-phase decision node as the public facts fix it: the round
+    (ruleset, rounds played, board), the round's public history before the
+    attack on the table, that table and the cards face up.  The deciding
+    player's own hand is not part of it: an endgame solve holds every hand
+    the unseen cards allow (`tacocat.search.equilibrium`), so the hand is
+    the solve's index, not its key."""
+
+    round: tuple
+    past: tuple[Event, ...]
+    table: tuple[int, ...]
+    seen: tuple[int, ...]
+
+    @classmethod
+    def of(cls, view: View) -> "_DecisionNode":
+        past = tuple(view.history)
+        if view.table and past and past[-1].event == Decision.ATTACK:
+            past = past[:-1]  # the attack to answer is the node's table
+        return cls((view.rules, len(view.rounds), view.board), past, tuple(view.table), tuple(view.seen))
+
+
+@dataclass(frozen=True)
+class _KeptSolve:
+    """An equilibrium solved at `root`, reused below it for the round."""
+
+    root: _DecisionNode
+    result: EquilibriumResult
+
+    def strategy(self, node: _DecisionNode, view: View) -> list[Move] | None:
+        """The kept moves at `node`, or None unless `node` lies below the
+        root: the same round, the root's public history and then the root's
+        attack, its face-up cards those of the root and the plays since (a
+        hand the solve does not hold is refused by its lookup)."""
+        from tacocat.errors import PositionError
+
+        root = self.root
+        n = len(root.past)
+        if node.round != root.round or node.past[:n] != root.past:
+            return None
+        if root.table and node.past[n:] and node.past[n] != PlayEvent.attack(self.result.endgame.attacker, root.table):
+            return None  # the round went another way from the root's history
+        if not node.past[n:] and node.table != root.table:
+            return None
+        since = node.past[n + (1 if root.table else 0) :]
+        if not all(isinstance(e, PlayEvent) for e in since):
+            return None
+        played = [c for e in since for c in e.cards]
+        if sorted(root.seen + root.table + tuple(played)) != sorted(node.seen + node.table):
+            return None
+        try:
+            moves = self.result.strategy(view.player, view.hand, since)
+        except PositionError:
+            return None
+        # A guard: a kept move that is not legal here means the node was misread.
+        legal = set(view.legal_actions())
+        return moves if moves and all(m.action in legal for m in moves) else None
 
 
 class OracleBot:

@@ -1,0 +1,82 @@
+"""The equilibrium bot (`pimc_eq`) keeps the endgame it solved for the rest
+of the round and follows it by the public history.  It may reuse the kept
+solve only at a node below the one it solved (the same round, the solved
+node's public history and table leading to this one), never at another node
+that happens to offer the same moves: a check by legality alone cannot tell
+the two apart."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from tacocat.players.bots import make_bot
+from tacocat.rules.events import DealEvent, PlayEvent
+from tacocat.rules.views import View, build_view
+from tacocat.search import equilibrium
+
+
+def _dealt(view: View) -> View:
+    """`view` as a game shows it: its round's history starts with the deal."""
+    return dataclasses.replace(view, history=(DealEvent(7, view.board.cat), *view.history))
+
+
+# Player 1 attacked with a 4; player 0 holds 2 8 12 and a face-up 11.
+SOLVED = _dealt(build_view(hand=(2, 8, 12), seen=[11], table=[4], opponent=2, attacker=1))
+# Below it: player 0 answered the 4 with the 12 and attacks now.
+BELOW = _dealt(
+    build_view(
+        hand=(2, 8),
+        seen=[4, 11, 12],
+        opponent=2,
+        attacker=0,
+        history=[PlayEvent.attack(1, (4,)), PlayEvent.answer(0, (12,), True)],
+    )
+)
+# Another node with the same cards face up and the same moves: the attack
+# was the 11 (the 4 lies face up), answered by the 12.
+ELSEWHERE = _dealt(
+    build_view(
+        hand=(2, 8),
+        seen=[4, 11, 12],
+        opponent=2,
+        attacker=0,
+        history=[PlayEvent.attack(1, (11,)), PlayEvent.answer(0, (12,), True)],
+    )
+)
+
+
+@pytest.fixture
+def solves(monkeypatch) -> list:
+    """The endgames the bot solves, in order."""
+    done: list = []
+    solve = equilibrium.solve
+
+    def counted(endgame, **kw):
+        done.append(endgame)
+        return solve(endgame, **kw)
+
+    monkeypatch.setattr(equilibrium, "solve", counted)
+    return done
+
+
+def test_a_solve_kept_for_another_node_with_the_same_moves_is_not_reused(solves):
+    fresh = make_bot("pimc_eq", samples=10, seed=0).strategy(ELSEWHERE)
+    assert fresh is not None and {m.action for m in fresh} == set(ELSEWHERE.legal_actions())
+    bot = make_bot("pimc_eq", samples=10, seed=0)
+    bot.strategy(SOLVED)
+    # Every move of the kept solve's node after "answer 12" is legal here too;
+    # only the node's history (the attack was 11, not 4) tells them apart.
+    assert {m.action for m in bot.strategy(BELOW)} == set(ELSEWHERE.legal_actions())
+    assert len(solves) == 2  # ELSEWHERE fresh, then SOLVED; BELOW followed the kept solve
+    assert bot.strategy(ELSEWHERE) == fresh
+    assert len(solves) == 3
+
+
+def test_a_view_typed_by_hand_has_no_deal_and_is_still_solved(solves):
+    typed = build_view(hand=(2, 8, 12), seen=[11], table=[4], opponent=2, attacker=1)
+    assert not typed.history  # no deal event: a user gives the table alone
+    moves = make_bot("pimc_eq", samples=10, seed=0).strategy(typed)
+    assert moves is not None and len(solves) == 1
+    assert {m.action for m in moves} <= set(typed.legal_actions())
