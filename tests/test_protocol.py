@@ -13,10 +13,12 @@ import random
 import threading
 import time
 
+import pytest
 from seats import Seated
 
 import tacocat
 from tacocat.protocol.jsonlines import serve_lines
+from tacocat.protocol.moves import resolve_bot
 from tacocat.protocol.session import COMMANDS, ERROR_CODES, PROTOCOL_VERSION, EngineSession, SearchJob
 from tacocat.rules.game import GameRecord, GameState
 
@@ -219,6 +221,25 @@ def test_illegal_action_leaves_the_game_unchanged_and_the_session_serving():
         assert not r["ok"] and r["error"]["code"] in ("illegal_action", "bad_field", "bad_record"), r
     assert ok(seated(session).handle({"cmd": "state", "game": "g1"}))["state"] == before
     assert ok(seated(session).handle({"cmd": "hello"}))["protocol"] == PROTOCOL_VERSION
+
+
+def test_round_search_has_one_reader_the_command_table():
+    """`round_search` is read by the command table alone: each door that
+    reaches a bot's budget (`move`, and new_game's `engine` seat, which
+    takes no round_search) refuses a value that is not a boolean there,
+    naming the field; a caller that skipped the table fails rather than
+    have "yes" switch the round search on."""
+    session = EngineSession()
+    ok(seated(session).handle({"cmd": "new_game", "seed": 7}))
+    for bad in ("yes", 1):
+        e = err(seated(session).handle({"cmd": "move", "game": "g1", "player": 0, "round_search": bad}), "bad_field")
+        assert e["field"] == "round_search" and e["message"].startswith("move: 'round_search' must be boolean")
+    engine = {"seat": 1, "bot": "pimc", "round_search": True}
+    e = err(seated(session).handle({"cmd": "new_game", "seed": 7, "engine": engine}), "bad_field")
+    assert e["field"] == "engine" and "round_search" in e["message"]
+    assert resolve_bot({"bot": "pimc", "round_search": True})[1] == {"round_search": 1}
+    with pytest.raises(AssertionError, match="command table"):
+        resolve_bot({"bot": "pimc", "round_search": "yes"})
 
 
 def play_through(session: EngineSession, game: str, rng: random.Random, limit: int = 5000) -> dict:

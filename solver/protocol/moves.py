@@ -23,7 +23,6 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
-from tacocat.errors import shorten
 from tacocat.players.bots import BOTS, SEAT_BOTS
 from tacocat.protocol.streaming import SearchSignal, ticker
 from tacocat.protocol.wire import ActionDict, ProtocolError, action_dict
@@ -59,7 +58,11 @@ DEFAULT_BOT = "pimc"
 
 
 def resolve_bot(request: Mapping[str, Any]) -> tuple[str, dict[str, Any], int | None]:
-    """(bot name, budget, level) of a move request; raises ProtocolError."""
+    """(bot name, budget, level) of a move request; raises ProtocolError.
+    The request has passed the command table (`_check_fields`): `move_work`
+    checks it against `move`'s fields, `EngineSeat.read` against the few a
+    new_game's `engine` takes (no round_search), so each field here has its
+    type and only the facts the table cannot see are read."""
     if "level" in request and "bot" in request:
         raise ProtocolError("bad_field", "move takes either bot or level, not both", "level")
     if "level" in request:
@@ -91,10 +94,11 @@ def round_search_budget(request: Mapping[str, Any]) -> dict[str, int]:
     """The bot budget's part for a request's `round_search`: `{"round_search": 1}`
     when it is true (the bot spec's number, `pimc@round_search=1`), nothing
     when false or absent, so a move without the round search answers byte
-    for byte as before it existed."""
+    for byte as before it existed.  The command table is its one reader
+    (`_ROUND_SEARCH`, a boolean); a caller that skipped the table fails
+    here rather than have a string or a number switch the search on."""
     value = request.get("round_search", False)
-    if not isinstance(value, bool):  # the command table refuses it first; this guards every other caller
-        raise ProtocolError("bad_field", f"move: 'round_search' must be boolean, got {shorten(value)}", "round_search")
+    assert type(value) is bool, f"round_search {value!r} did not pass the command table"
     return {"round_search": 1} if value else {}
 
 
