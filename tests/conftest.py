@@ -175,10 +175,37 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(pytest.mark.slow)
 
 
-# TACOCAT_CPU_REPORT=1 lists the tests that used the most CPU (this process
-# and the children it waited for): unlike --durations, the numbers hardly
-# move with the machine's load, so they are what the slow list is cut by.
+# TACOCAT_CPU_REPORT=1 lists the tests by the CPU they used, setup, call and
+# teardown: this process, the children it waited for, and the live processes
+# below it (a server a module's fixture started does a test's searches).
+# Unlike --durations, the numbers hardly move with the machine's load, so
+# they are what the slow list is cut by.
 CPU_REPORT = os.environ.get("TACOCAT_CPU_REPORT", "") not in ("", "0")
+
+
+def _processes_below() -> dict[int, tuple[int, float]]:
+    """pid -> (parent pid, CPU seconds so far) of every live process below
+    this one (Linux's /proc; empty elsewhere)."""
+    tick = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+    table: dict[int, tuple[int, float]] = {}
+    try:
+        entries = [e.name for e in os.scandir("/proc") if e.name.isdigit()]
+    except OSError:
+        return {}
+    for name in entries:
+        try:
+            fields = Path(f"/proc/{name}/stat").read_text().rsplit(")", 1)[1].split()
+        except (OSError, IndexError):
+            continue  # gone meanwhile
+        table[int(name)] = (int(fields[1]), (int(fields[11]) + int(fields[12])) / tick)
+    own, below = os.getpid(), {}
+    for pid in table:
+        parent, hops = table[pid][0], 0
+        while parent not in (own, 0, 1) and parent in table and hops < 64:
+            parent, hops = table[parent][0], hops + 1
+        if parent == own and pid != own:
+            below[pid] = table[pid]
+    return below
 
 
 def _cpu_seconds() -> float:
@@ -186,16 +213,27 @@ def _cpu_seconds() -> float:
     return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
 
 
-@pytest.hookimpl(hookwrapper=True)
-def pytest_runtest_makereport(item, call):
-    outcome = yield
-    if CPU_REPORT and call.when == "call":
-        outcome.get_result().user_properties.append(("cpu_s", _cpu_seconds() - item._tacocat_cpu_start))
+def _cpu_since(start: tuple[float, dict[int, tuple[int, float]]]) -> float:
+    waited = _cpu_seconds() - start[0]
+    before, now = start[1], _processes_below()
+    live = sum(cpu - (before[pid][1] if pid in before else 0.0) for pid, (_, cpu) in now.items())
+    # A child alive at the start and waited for since counts whole in
+    # RUSAGE_CHILDREN: take off what it had used before the test.
+    reaped = sum(cpu for pid, (parent, cpu) in before.items() if pid not in now and parent == os.getpid())
+    return waited + live - reaped
 
 
 def pytest_runtest_setup(item):
     if CPU_REPORT:
-        item._tacocat_cpu_start = _cpu_seconds()
+        below = _processes_below()  # before the clock: the scan's own CPU is not the test's
+        item._tacocat_cpu_start = (_cpu_seconds(), below)
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    outcome = yield
+    if CPU_REPORT and call.when == "teardown" and hasattr(item, "_tacocat_cpu_start"):
+        outcome.get_result().user_properties.append(("cpu_s", _cpu_since(item._tacocat_cpu_start)))
 
 
 def pytest_terminal_summary(terminalreporter):
@@ -208,6 +246,8 @@ def pytest_terminal_summary(terminalreporter):
                 if key == "cpu_s":
                     rows.append((value, report.nodeid))
     rows.sort(reverse=True)
-    terminalreporter.write_line(f"CPU seconds (setup and call) of {len(rows)} tests: {sum(v for v, _ in rows):.1f}")
-    for value, nodeid in rows[:60]:
+    total = sum(v for v, _ in rows)
+    terminalreporter.write_line(f"CPU seconds (setup, call and teardown) of {len(rows)} tests: {total:.1f}")
+    # Every test, so that each file's owner finds the cost of their own.
+    for value, nodeid in rows:
         terminalreporter.write_line(f"{value:7.2f}  {nodeid}")
