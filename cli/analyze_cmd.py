@@ -11,7 +11,7 @@ from pathlib import Path
 
 import click
 
-from tacocat.cli.option_table import file_option
+from tacocat.cli.option_table import file_option, ranged_option
 from tacocat.cli.search_options import search_options
 from tacocat.cli.terminal import CliError, format_action, friendly_errors, progress_bar, read_json
 from tacocat.rules.cards import format_cards
@@ -126,7 +126,7 @@ def plot_curve(result, viewer: int, names: dict[int, str], path: str, title: str
     show_default=True,
     help="Whose decisions to review.",
 )
-@click.option("--top", type=click.IntRange(1), default=10, show_default=True, help="List the N costliest decisions.")
+@ranged_option("--top", click.IntRange(1), 10, "List the N costliest decisions.")
 @search_options(
     time="Search time per decision, milliseconds.",
     iterations="Search budget per decision (sampled deals or iterations).",

@@ -16,7 +16,7 @@ import time
 import click
 
 from tacocat.cli.backend import cluster_options
-from tacocat.cli.option_table import file_option
+from tacocat.cli.option_table import file_option, ranged_option
 from tacocat.cli.search_options import search_options
 from tacocat.cli.terminal import CliError, friendly_errors, progress_bar, read_json, write_json
 from tacocat.players.bots import BOTS
@@ -96,12 +96,11 @@ def _resume(out_path: str, header: dict) -> dict[str, dict[int, tuple[int, int]]
     show_default=True,
     help="game: whole games; play: the play phase alone, from dealt positions.",
 )
-@click.option(
+@ranged_option(
     "--deals",
-    type=click.IntRange(1),
-    default=100,
-    show_default=True,
-    help="Deals per pairing (each played twice, seats swapped); with --sprt the most to play.",
+    click.IntRange(1),
+    100,
+    "Deals per pairing (each played twice, seats swapped); with --sprt the most to play.",
 )
 @search_options(seed="Seed of the deals: the same seed gives every pairing the same deals.")
 @click.option(

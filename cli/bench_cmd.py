@@ -11,28 +11,15 @@ import platform
 import click
 
 import tacocat
+from tacocat.cli.option_table import ranged_option
 from tacocat.cli.terminal import friendly_errors
 
 
 @click.command(name="bench")
-@click.option(
-    "--repeat",
-    type=click.IntRange(1, 1000),
-    default=20,
-    show_default=True,
-    help="Runs of the exact bench; the time is their median.",
-)
-@click.option(
-    "--positions",
-    type=click.IntRange(1, 100),
-    default=3,
-    show_default=True,
-    help="Seeded 8-card views for PIMC and ISMCTS.",
-)
-@click.option("--deals", type=click.IntRange(1), default=1000, show_default=True, help="PIMC deals per view.")
-@click.option(
-    "--iterations", type=click.IntRange(1), default=100_000, show_default=True, help="ISMCTS iterations per view."
-)
+@ranged_option("--repeat", click.IntRange(1, 1000), 20, "Runs of the exact bench; the time is their median.")
+@ranged_option("--positions", click.IntRange(1, 100), 3, "Seeded 8-card views for PIMC and ISMCTS.")
+@ranged_option("--deals", click.IntRange(1), 1000, "PIMC deals per view.")
+@ranged_option("--iterations", click.IntRange(1), 100_000, "ISMCTS iterations per view.")
 @click.option("--json", "as_json", is_flag=True, help="Print the measurements as one JSON object.")
 @friendly_errors
 def command(repeat, positions, deals, iterations, as_json):

@@ -8,6 +8,7 @@ from typing import Unpack
 import click
 
 from tacocat.cli.door_options import CAP_HELP, SessionCaps, door_options, log_to_stderr
+from tacocat.cli.option_table import ranged_option
 from tacocat.cli.terminal import friendly_errors
 from tacocat.protocol.jsonlines import DEFAULT_MAX_LINE, serve_stdio
 from tacocat.protocol.session import MAX_BYTES, EngineSession
@@ -23,12 +24,11 @@ from tacocat.rules.ruleset import load_ruleset
     max_queue={"default": 8, "busy": "'busy'"},
     max_games={"busy": "'busy'"},
 )
-@click.option(
+@ranged_option(
     "--max-line",
-    type=click.IntRange(64, MAX_BYTES),
-    default=DEFAULT_MAX_LINE,
-    show_default=True,
-    help="Longest request line in bytes; longer lines answer 'bad_json'.",
+    click.IntRange(64, MAX_BYTES),
+    DEFAULT_MAX_LINE,
+    "Longest request line in bytes; longer lines answer 'bad_json'.",
 )
 @click.option(
     "--store",

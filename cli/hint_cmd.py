@@ -8,6 +8,7 @@ import json
 
 import click
 
+from tacocat.cli.position_options import position_options
 from tacocat.cli.search_options import search_options
 from tacocat.cli.terminal import (
     CliError,
@@ -64,31 +65,21 @@ def said_round_search(data: dict) -> dict:
 
 
 @click.command(name="hint")
-@click.option("--hand", help='Your cards now, e.g. "2 5 7 9 11 12".')
-@click.option(
-    "--seen",
-    default="",
-    help="Every face-up card of this round not on the table: replacement discards, duel cards, earlier attacks "
-    "and answers (those of --history count as seen without typing them again).",
-)
-@click.option(
-    "--history",
-    default=None,
-    help="This round's attacks and answers so far, as tacocat play prints them, "
+@position_options(
+    hand='Your cards now, e.g. "2 5 7 9 11 12".',
+    seen={
+        "default": "",
+        "help": "Every face-up card of this round not on the table: replacement discards, duel cards, earlier "
+        "attacks and answers (those of --history count as seen without typing them again).",
+    },
+    history="This round's attacks and answers so far, as tacocat play prints them, "
     'e.g. "p1 attacks 11; p0 answers 6 sacrifice" '
     "(R20: only opponent hands consistent with it are dealt).  Its cards count as seen (R15).",
+    opponent="Cards in the opponent's hand now (default: what the rules imply).",
+    table='The attack you must answer, e.g. "8" or "8 8".',
+    attacker="Who attacks in this trick (default: the opponent when a table is given, else you).",
+    player={"default": 0, "show_default": True, "help": "Which player you are."},
 )
-@click.option(
-    "--opponent", type=int, default=None, help="Cards in the opponent's hand now (default: what the rules imply)."
-)
-@click.option("--table", default="", help='The attack you must answer, e.g. "8" or "8 8".')
-@click.option(
-    "--attacker",
-    type=click.IntRange(0, 1),
-    default=None,
-    help="Who attacks in this trick (default: the opponent when a table is given, else you).",
-)
-@click.option("--player", type=click.IntRange(0, 1), default=0, show_default=True, help="Which player you are.")
 @click.option("--phase", type=click.Choice(PHASES), default=None, help="Decision phase (default play).")
 @click.option(
     "--cap",
@@ -96,9 +87,7 @@ def said_round_search(data: dict) -> dict:
     default=None,
     help="Replace phase, second replacer: the most cards you may discard (how many the first replacer discarded, R7).",
 )
-@click.option(
-    "--board", "board_text", default=None, help='Board as "cat=3 covered=2,4" (spaces 0..6 from player 0\'s goal).'
-)
+@position_options(board='Board as "cat=3 covered=2,4" (spaces 0..6 from player 0\'s goal).')
 @click.option("--cat", type=int, default=None, help="Space of the cat (0..6); default the centre, 3.")
 @click.option("--covered", default=None, help='Covered spaces, e.g. "2,4".')
 @click.option("--rules", "rules_path", default=None, help="Ruleset file (.json or .toml); standard by default.")

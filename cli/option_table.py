@@ -33,6 +33,25 @@ def table_options(table: OptionTable, who: str, settings: dict[str, dict[str, An
     return decorate
 
 
+def helped_options(table: OptionTable, who: str, helps: dict[str, str | dict[str, Any]]) -> Callable[[F], F]:
+    """`table_options` where each command says what an option means to it:
+    a value is the option's help, or a dict of click settings that replace
+    the shared ones and hold `help` (e.g. a default of the command's own)."""
+    settings = {name: {"help": given} if isinstance(given, str) else dict(given) for name, given in helps.items()}
+    for name, given in settings.items():
+        if "help" not in given:
+            raise TypeError(f"{who}: option {name} needs its help text")
+    return table_options(table, who, settings)
+
+
 def file_option(flag: str, name: str, help: str) -> Callable[[F], F]:
     """An option naming one file (never a folder), passed as `name`, None when not given."""
     return click.option(flag, name, type=click.Path(dir_okay=False), default=None, help=help)
+
+
+def ranged_option(
+    flag: str, bounds: click.IntRange | click.FloatRange, default: float, help: str, **more: Any
+) -> Callable[[F], F]:
+    """A number option held within `bounds` (a count, a size, a limit), its
+    default shown in --help, as every such option of the commands shows it."""
+    return click.option(flag, type=bounds, default=default, show_default=True, help=help, **more)

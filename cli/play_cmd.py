@@ -14,6 +14,7 @@ import random
 import re
 import secrets
 import sys
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
@@ -86,6 +87,12 @@ def rounds(n: int, more: str = "") -> str:
     return f"{n} {more + ' ' if more else ''}round{'s' if n != 1 else ''}"
 
 
+def and_drawn(drawn: int) -> str:
+    """The drawn rounds after a count of rounds (R17): ", 1 round drawn", or
+    nothing when no round was drawn."""
+    return f", {rounds(drawn)} drawn" if drawn else ""
+
+
 def card_count(n: int) -> str:
     """A count of cards that cannot read as a card: "1 card", "2 cards"."""
     return f"{n} card{'s' if n != 1 else ''}"
@@ -113,38 +120,31 @@ def parse_hint_args(words: list[str]) -> tuple[int, int | None]:
     return top, time_ms
 
 
+@dataclass(eq=False)
 class Session:
     """One game at the terminal: the state, who sits where, the bot, the
     save file, and the decisions taken back (`undos`)."""
 
-    def __init__(
-        self,
-        state: GameState,
-        seat: int,
-        bot: Any,
-        bot_name: str,
-        seed: int,
-        save: Path | None,
-        hint_ms: int | None,
-        bot_budget: dict,
-        undos: list | None = None,
-        color: bool | None = None,
-    ) -> None:
-        self.state = state
-        self.seat = seat
-        self.bot = bot
-        self.bot_name = bot_name
-        self.bot_budget = bot_budget
-        self.seed = seed
-        self.save_path = save
-        self.hint_ms = hint_ms
-        self.undos: list[dict] = list(undos or [])
+    state: GameState
+    seat: int
+    bot: Any
+    bot_name: str
+    seed: int
+    save_path: Path | None
+    hint_ms: int | None
+    bot_budget: dict
+    undos: list[dict] = field(default_factory=list)
+    color: bool | None = None  # None: colour on a terminal that wants it
+    names: list[str] = field(init=False)
+    interactive: bool = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.undos = list(self.undos)  # a copy: taking moves back does not change the caller's list
         self.names = ["you", "you"]
-        self.names[1 - seat] = "the engine"
+        self.names[1 - self.seat] = "the engine"
         self.interactive = is_terminal(sys.stdin)
-        if color is None:
-            color = is_terminal(sys.stdout) and not os.environ.get("NO_COLOR") and os.environ.get("TERM") != "dumb"
-        self.color = color
+        if self.color is None:
+            self.color = is_terminal(sys.stdout) and not os.environ.get("NO_COLOR") and os.environ.get("TERM") != "dumb"
         if self.interactive:
             try:
                 import readline  # noqa: F401  (line editing and history for input())
@@ -189,9 +189,7 @@ class Session:
         """Rounds won so far and rounds each side still needs (R18-R19)."""
         s, me = self.state, self.seat
         won, drawn = round_counts(s)
-        head = f"score: you {rounds(won[me])} won, the engine {rounds(won[1 - me])} won"
-        if drawn:
-            head += f", {rounds(drawn)} drawn"
+        head = f"score: you {rounds(won[me])} won, the engine {rounds(won[1 - me])} won{and_drawn(drawn)}"
         if s.over:
             return head
         need = [rounds_needed(s.board, p) for p in (0, 1)]
@@ -554,9 +552,7 @@ class Session:
     def game_over_text(self) -> str:
         s, me = self.state, self.seat
         won, drawn = round_counts(s)
-        played = f"{rounds(len(s.rounds))} played"
-        if drawn:
-            played += f", {rounds(drawn)} drawn"
+        played = f"{rounds(len(s.rounds))} played{and_drawn(drawn)}"
         if s.winner is None:
             return f"game over: drawn, no winner after {s.deals} deals (R19); {played}"
         who = "you win" if s.winner == me else "the engine wins"

@@ -10,7 +10,7 @@ from typing import Any, Callable
 
 import click
 
-from tacocat.cli.option_table import F, OptionTable, table_options
+from tacocat.cli.option_table import F, OptionTable, helped_options
 from tacocat.cli.terminal import METHODS
 
 SEARCH_OPTIONS: OptionTable = {
@@ -32,8 +32,4 @@ def search_options(**helps: str | dict[str, Any]) -> Callable[[F], F]:
     value is the option's help, or a dict of click settings that replace
     the shared ones (it must hold `help`), e.g. a seed whose default is
     None."""
-    settings = {name: {"help": given} if isinstance(given, str) else dict(given) for name, given in helps.items()}
-    for name, given in settings.items():
-        if "help" not in given:
-            raise TypeError(f"search_options: option {name} needs its help text")
-    return table_options(SEARCH_OPTIONS, "search_options", settings)
+    return helped_options(SEARCH_OPTIONS, "search_options", helps)

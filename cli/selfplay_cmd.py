@@ -7,6 +7,7 @@ import json
 
 import click
 
+from tacocat.cli.option_table import ranged_option
 from tacocat.cli.search_options import search_options
 from tacocat.cli.terminal import friendly_errors, progress_bar
 from tacocat.players.bots import BOTS, make_bot, selfplay
@@ -16,7 +17,7 @@ from tacocat.rules.ruleset import load_ruleset
 @click.command(name="selfplay")
 @click.option("--p0", default="heuristic", show_default=True, help="Bot in seat 0 (see below).")
 @click.option("--p1", default="random", show_default=True, help="Bot in seat 1.")
-@click.option("--games", default=100, show_default=True, type=click.IntRange(1), help="How many games.")
+@ranged_option("--games", click.IntRange(1), 100, "How many games.")
 @search_options(seed="Game i uses seed SEED+i: deals and bot choices repeat exactly.")
 @click.option("--rules", "rules_path", default=None, help="Ruleset file (.json or .toml); standard by default.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of text.")

@@ -14,6 +14,7 @@ from typing import Unpack
 import click
 
 from tacocat.cli.door_options import SessionCaps, door_options, log_to_stderr
+from tacocat.cli.option_table import ranged_option
 from tacocat.cli.terminal import friendly_errors
 from tacocat.errors import TacocatError
 from tacocat.protocol.session import MAX_BYTES
@@ -22,14 +23,10 @@ from tacocat.rules.ruleset import load_ruleset
 
 @click.command(name="serve")
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to bind (loopback by default).")
-@click.option("--port", default=8000, show_default=True, type=click.IntRange(0, 65535), help="Port to bind.")
+@ranged_option("--port", click.IntRange(0, 65535), 8000, "Port to bind.")
 @door_options(rules={}, max_time_ms={"default": 10_000, "show_default": True})
-@click.option(
-    "--max-body",
-    default=1 << 20,
-    show_default=True,
-    type=click.IntRange(64, MAX_BYTES),
-    help="Largest request body in bytes; larger ones answer 413.",
+@ranged_option(
+    "--max-body", click.IntRange(64, MAX_BYTES), 1 << 20, "Largest request body in bytes; larger ones answer 413."
 )
 @door_options(
     max_searches={"default": 4},
@@ -70,20 +67,18 @@ from tacocat.rules.ruleset import load_ruleset
     "server is reached by through a proxy; repeatable. Default: the --host address, and localhost, "
     "127.0.0.1 and [::1] when bound to the loopback; any other Host is refused (421).",
 )
-@click.option(
+@ranged_option(
     "--idle-timeout",
-    default=5.0,
-    show_default=True,
-    type=click.FloatRange(0.1, 3600),
+    click.FloatRange(0.1, 3600),
+    5.0,
+    "Close a connection that has not sent a whole request for this long (kept-alive ones too).",
     metavar="SECONDS",
-    help="Close a connection that has not sent a whole request for this long (kept-alive ones too).",
 )
-@click.option(
+@ranged_option(
     "--max-connections",
-    default=256,
-    show_default=True,
-    type=click.IntRange(1, 100_000),
-    help="Connections kept open; past it the longest-idle one is closed (503 busy when all are busy).",
+    click.IntRange(1, 100_000),
+    256,
+    "Connections kept open; past it the longest-idle one is closed (503 busy when all are busy).",
 )
 @click.option(
     "--log-level", type=click.Choice(["debug", "info", "warning", "error"]), default="info", show_default=True

@@ -21,6 +21,8 @@ from typing import Any, TextIO
 import click
 
 from tacocat.cli.backend import cluster_options
+from tacocat.cli.position_options import position_options
+from tacocat.cli.search_options import search_options
 from tacocat.cli.terminal import (
     CliError,
     Progress,
@@ -381,36 +383,17 @@ ENDGAME_ONLY = ("--seen", "--history", "--opponent", "--player", "--board", "--m
     metavar="P0 P1",
     help='Every card known: player 0\'s hand, then player 1\'s, e.g. "2 5 9" "3 8 11".',
 )
-@click.option(
-    "--hand", default=None, help='Exact endgame: only your hand, e.g. "2 9 10"; the opponent\'s is enumerated.'
-)
-@click.option("--seen", default=None, help="Endgame: every face-up card of this round not on the table.")
-@click.option(
-    "--history",
-    default=None,
-    help='Endgame: this round\'s attacks and answers so far, e.g. "p1 attacks 11; p0 answers 6 sacrifice" '
+@position_options(
+    hand='Exact endgame: only your hand, e.g. "2 9 10"; the opponent\'s is enumerated.',
+    seen="Endgame: every face-up card of this round not on the table.",
+    history='Endgame: this round\'s attacks and answers so far, e.g. "p1 attacks 11; p0 answers 6 sacrifice" '
     "(R20: only opponent hands consistent with it are enumerated).",
-)
-@click.option(
-    "--opponent",
-    type=int,
-    default=None,
-    help="Endgame: cards in the opponent's hand now (default: what the rules imply).",
-)
-@click.option(
-    "--attacker",
-    type=click.IntRange(0, 1),
-    default=None,
-    help="Who attacks this trick (with --table: who laid it).  "
+    opponent="Endgame: cards in the opponent's hand now (default: what the rules imply).",
+    attacker="Who attacks this trick (with --table: who laid it).  "
     "--hands: default 0; --hand: default the opponent with --table, else you.",
-)
-@click.option("--table", default="", help='An attack on the table that the other player must answer, e.g. "8 8".')
-@click.option("--player", type=click.IntRange(0, 1), default=None, help="Endgame: which player you are (default 0).")
-@click.option(
-    "--board",
-    "board_text",
-    default=None,
-    help='Endgame: the board, "cat=3 covered=2,4" (default: cat on the centre, nothing covered).',
+    table='An attack on the table that the other player must answer, e.g. "8 8".',
+    player="Endgame: which player you are (default 0).",
+    board='Endgame: the board, "cat=3 covered=2,4" (default: cat on the centre, nothing covered).',
 )
 @click.option(
     "--max-hands",
@@ -479,12 +462,11 @@ ENDGAME_ONLY = ("--seen", "--history", "--opponent", "--player", "--board", "--m
     default=None,
     help="--equilibrium: stop at this exploitability, in utility units (default 0.001).",
 )
-@click.option(
-    "--time",
-    "time_ms",
-    type=click.FloatRange(min=1),
-    default=None,
-    help="--equilibrium: stop after this many milliseconds (the best answer so far is printed).",
+@search_options(
+    time={
+        "type": click.FloatRange(min=1),  # the equilibrium solve takes any time, not whole ms
+        "help": "--equilibrium: stop after this many milliseconds (the best answer so far is printed).",
+    }
 )
 @cluster_options
 @friendly_errors
