@@ -5,6 +5,7 @@ import json
 import re
 
 import pytest
+from cli_output import output_of
 from helpers import PLAY_SCRIPT as SCRIPT
 from helpers import one_line_error
 from helpers import run_cli as run
@@ -13,22 +14,32 @@ from tacocat.players.analysis import analyze
 from tacocat.players.bots import make_bot, play_game
 from tacocat.rules.game import GameRecord
 
-BUDGET = ["--iterations", "8"]
+# A count budget small enough for a whole game's analysis in well under a
+# second: the tests check the review's shape and sums, not how good it is
+ITERATIONS = 2
+BUDGET = ["--iterations", str(ITERATIONS)]
 
 
 @pytest.fixture(scope="module")
 def played_game(tmp_path_factory):
     """A whole game of `tacocat play` with piped input, saved."""
     path = tmp_path_factory.mktemp("analyze") / "game.json"
-    result = run(["play", "--opponent", "heuristic", "--seed", "3", "--save", str(path)], SCRIPT)
-    assert result.exit_code == 0 and "game over" in result.stdout, result.output
+    assert "game over" in output_of(
+        run(["play", "--opponent", "heuristic", "--seed", "3", "--save", str(path)], SCRIPT)
+    )
     return path
 
 
-def test_analyze_a_played_game(played_game):
-    result = run(["analyze", str(played_game), "--player", "0", "--top", "3"] + BUDGET)
-    assert result.exit_code == 0, result.output
-    out = result.stdout
+@pytest.fixture(scope="module")
+def player_0_review(played_game):
+    """`tacocat analyze` of player 0's decisions: the text (--top 3) and the JSON."""
+    text = output_of(run(["analyze", str(played_game), "--player", "0", "--top", "3"] + BUDGET))
+    doc = json.loads(output_of(run(["analyze", str(played_game), "--player", "0", "--json"] + BUDGET)))
+    return text, doc
+
+
+def test_analyze_a_played_game(played_game, player_0_review):
+    out = player_0_review[0]
     record = json.loads(played_game.read_text())
     n = len(record["actions"])
     mine = sum(1 for a in record["actions"] if a["player"] == 0)
@@ -42,9 +53,7 @@ def test_analyze_a_played_game(played_game):
 
 
 def test_analyze_json(played_game):
-    result = run(["analyze", str(played_game), "--json", "--top", "4"] + BUDGET)
-    assert result.exit_code == 0, result.output
-    data = json.loads(result.stdout)
+    data = json.loads(output_of(run(["analyze", str(played_game), "--json", "--top", "4"] + BUDGET)))
     record = json.loads(played_game.read_text())
     assert data["actions"] == len(record["actions"]) and data["reviewed"] == len(record["actions"])
     assert data["players"] == [0, 1] and data["names"]["1"] == "P1 (heuristic)"
@@ -61,8 +70,8 @@ def test_analysis_api_is_repeatable():
     state = play_game((make_bot("heuristic"), make_bot("random")), seed=9)
     record = state.record()
     calls = []
-    first = analyze(record, players=(1,), iterations=8, seed=2, progress=lambda d, t: calls.append((d, t)))
-    second = analyze(GameRecord.from_dict(record.to_dict()), players=(1,), iterations=8, seed=2)
+    first = analyze(record, players=(1,), iterations=ITERATIONS, seed=2, progress=lambda d, t: calls.append((d, t)))
+    second = analyze(GameRecord.from_dict(record.to_dict()), players=(1,), iterations=ITERATIONS, seed=2)
     assert [d.cost for d in first.decisions] == [d.cost for d in second.decisions]
     assert all(d.player == 1 for d in first.decisions)
     total = sum(1 for a in record.actions if a["player"] == 1)
@@ -104,7 +113,7 @@ def test_equity_curve_and_points_scale(played_game):
     searched decision and a deal point per round, and ends at the result;
     costs read as game-win points at 50 per unit of equity."""
     data = json.loads(played_game.read_text())
-    result = analyze(GameRecord.from_dict(data), players=(0,), iterations=8)
+    result = analyze(GameRecord.from_dict(data), players=(0,), iterations=ITERATIONS)
     curve = result.curve
     state = GameRecord.from_dict(data).replay()
     assert curve[0].kind == "deal" and curve[0].index == 0 and abs(curve[0].equity) < 1e-9  # centre: even
@@ -117,16 +126,16 @@ def test_equity_curve_and_points_scale(played_game):
         assert point.equity == d.played_value and point.for_player(1) == -d.played_value
     assert [c.index for c in curve] == sorted(c.index for c in curve)
     assert result.points(0.1) == pytest.approx(5.0)
-    assert analyze(GameRecord.from_dict(data), players=(0,), iterations=8, utilities="round").points(0.1) is None
+    by_round = analyze(GameRecord.from_dict(data), players=(0,), iterations=ITERATIONS, utilities="round")
+    assert by_round.points(0.1) is None
 
 
-def test_summary_line_matches_the_json(played_game):
-    text = run(["analyze", str(played_game), "--player", "0"] + BUDGET)
-    doc = json.loads(run(["analyze", str(played_game), "--player", "0", "--json"] + BUDGET).stdout)
+def test_summary_line_matches_the_json(player_0_review):
+    text, doc = player_0_review
     costly = [d for d in doc["decisions"] if d["significant"]]
     points = 50 * sum(d["cost"] for d in costly)
     line = f"you gave away {points:.1f} game-win points over {len(costly)} costly decision"
-    assert line in text.stdout, (line, text.stdout)
+    assert line in text, (line, text)
     assert doc["costly"] == {"0": len(costly)} and doc["viewer"] == 0
     assert doc["curve"][0]["kind"] == "deal" and doc["curve"][-1]["kind"] == "end"
 
@@ -134,9 +143,8 @@ def test_summary_line_matches_the_json(played_game):
 def test_plot_writes_a_png(played_game, tmp_path):
     pytest.importorskip("matplotlib")
     png = tmp_path / "curve.png"
-    result = run(["analyze", str(played_game), "--player", "0", "--plot", str(png)] + BUDGET)
-    assert result.exit_code == 0, result.output
-    assert f"equity curve drawn in {png}" in result.stdout
+    out = output_of(run(["analyze", str(played_game), "--player", "0", "--plot", str(png)] + BUDGET))
+    assert f"equity curve drawn in {png}" in out
     head = png.read_bytes()[:8]
     assert head == b"\x89PNG\r\n\x1a\n" and png.stat().st_size > 10_000
 

@@ -4,6 +4,7 @@ and the ranked output of the real engine."""
 import json
 
 import pytest
+from cli_output import output_of
 from helpers import one_line_error
 from helpers import run_cli as run
 from positions import REPLACE_FLAGS
@@ -77,10 +78,9 @@ def test_bad_json_view(stdin, fragments):
 
 
 def test_help_teaches_with_examples():
-    result = run(["hint", "--help"])
-    assert result.exit_code == 0
-    assert 'tacocat hint --hand "2 5 7 9 11 12" --seen "3 3 10" --opponent 5 --table 8 --attacker 1' in result.output
-    assert "--view" in result.output and "--method" in result.output
+    text = output_of(run(["hint", "--help"]))
+    assert 'tacocat hint --hand "2 5 7 9 11 12" --seen "3 3 10" --opponent 5 --table 8 --attacker 1' in text
+    assert "--view" in text and "--method" in text
 
 
 # ------------------------------------------------------------ view building
@@ -141,9 +141,7 @@ def test_json_view_short_and_full_forms_agree():
 
 # ------------------------------------------------------------- the engine
 def test_issue_example_ranks_every_answer():
-    result = run(ISSUE_EXAMPLE + ["--iterations", "200", "--seed", "1"])
-    assert result.exit_code == 0, result.output
-    out = result.stdout
+    out = output_of(run(ISSUE_EXAMPLE + ["--iterations", "200", "--seed", "1"]))
     assert "you: answer (play phase, cat on space 3); hand 2 5 7 9 11 12; the opponent holds 5" in out
     assert "attack on the table: 8; seen: 3 3 10" in out
     assert "method: PIMC over 200 sampled deals, each solved with every card known; 95% margin" in out
@@ -155,9 +153,7 @@ def test_issue_example_ranks_every_answer():
 
 
 def test_json_output_is_the_hint_result():
-    result = run(ISSUE_EXAMPLE + ["--iterations", "200", "--seed", "1", "--json"])
-    assert result.exit_code == 0, result.output
-    data = json.loads(result.stdout)
+    data = json.loads(output_of(run(ISSUE_EXAMPLE + ["--iterations", "200", "--seed", "1", "--json"])))
     assert data["decision"] == "answer"
     assert data["method"] in ("exact", "pimc", "ismcts")
     moves = data["moves"]
@@ -173,24 +169,23 @@ def test_json_output_is_the_hint_result():
     values = [m["value"] for m in moves]
     assert values == sorted(values, reverse=True)
     # the same seed and budget give the same answer
-    again = run(ISSUE_EXAMPLE + ["--iterations", "200", "--seed", "1", "--json"])
-    assert json.loads(again.stdout)["moves"] == moves
+    again = output_of(run(ISSUE_EXAMPLE + ["--iterations", "200", "--seed", "1", "--json"]))
+    assert json.loads(again)["moves"] == moves
 
 
 def test_round_score_values_win_minus_loss():
-    result = run(ISSUE_EXAMPLE + ["--iterations", "100", "--score", "round", "--json"])
-    data = json.loads(result.stdout)
+    data = json.loads(output_of(run(ISSUE_EXAMPLE + ["--iterations", "100", "--score", "round", "--json"])))
     assert data["utilities"] == [1.0, 0.0, -1.0]
     for m in data["moves"]:
         assert m["value"] == pytest.approx(m["win"] - m["loss"])
-    text = run(ISSUE_EXAMPLE + ["--iterations", "100", "--score", "round"]).stdout
+    text = output_of(run(ISSUE_EXAMPLE + ["--iterations", "100", "--score", "round"]))
     assert "value: round won +1, drawn 0, lost -1" in text
 
 
 def test_ismcts_reports_iterations():
-    result = run(ISSUE_EXAMPLE + ["--method", "ismcts", "--iterations", "300"])
-    assert result.exit_code == 0, result.output
-    assert "method: ISMCTS with 300 iterations" in result.stdout
+    assert "method: ISMCTS with 300 iterations" in output_of(
+        run(ISSUE_EXAMPLE + ["--method", "ismcts", "--iterations", "300"])
+    )
 
 
 def test_small_endgame_is_exact():
@@ -200,38 +195,38 @@ def test_small_endgame_is_exact():
     for card in (4, 9, 7, 12):
         seen.remove(card)
     view = json.dumps({"player": 0, "hand": [4, 9], "seen": seen, "opponent_hand_size": 1, "attacker": 1, "table": [7]})
-    result = run(["hint", "--view", "-", "--json", "--method", "exact"], stdin=view)
-    assert result.exit_code == 0, result.output
-    data = json.loads(result.stdout)
+    data = json.loads(output_of(run(["hint", "--view", "-", "--json", "--method", "exact"], stdin=view)))
     assert data["exact"] is True
     # beating with 9 leaves 4 < 12, sacrificing 4 leaves 9 < 12: both win
     assert {(tuple(m["cards"]), m["beats"]) for m in data["moves"]} == {((4,), False), ((9,), True)}
     assert all(m["win"] == pytest.approx(1.0) for m in data["moves"])
-    text = run(["hint", "--view", "-", "--method", "exact"], stdin=view)
-    assert "method: exact enumeration" in text.stdout and "double-dummy average" in text.stdout
+    text = output_of(run(["hint", "--view", "-", "--method", "exact"], stdin=view))
+    assert "method: exact enumeration" in text and "double-dummy average" in text
     # auto: an endgame this small is solved as the hidden-hand equilibrium, and says so (issue 11)
-    auto = json.loads(run(["hint", "--view", "-", "--json"], stdin=view).stdout)
+    auto = json.loads(output_of(run(["hint", "--view", "-", "--json"], stdin=view)))
     assert auto["method"] == "equilibrium" and auto["exploitability"] <= 1e-3
-    assert "method: equilibrium of the endgame with hidden hands" in run(["hint", "--view", "-"], stdin=view).stdout
+    text = output_of(run(["hint", "--view", "-"], stdin=view))
+    assert "method: equilibrium of the endgame with hidden hands" in text
 
 
 def test_other_phases():
-    duel = run(["hint", "--phase", "duel", "--hand", "2 4 6 8 9 12 12", "--iterations", "30", "--json"])
-    assert duel.exit_code == 0, duel.output
-    data = json.loads(duel.stdout)
+    data = json.loads(
+        output_of(run(["hint", "--phase", "duel", "--hand", "2 4 6 8 9 12 12", "--iterations", "30", "--json"]))
+    )
     assert data["decision"] == "duel"
     assert {m["cards"][0] for m in data["moves"]} == {2, 4, 6, 8, 9, 12}
     assert abs(sum(m["probability"] for m in data["mixed"]) - 1) < 1e-6
-    text = run(["hint", "--phase", "duel", "--hand", "2 4 6 8 9 12 12", "--iterations", "30"]).stdout
+    text = output_of(run(["hint", "--phase", "duel", "--hand", "2 4 6 8 9 12 12", "--iterations", "30"]))
     assert "mixed strategy (a simultaneous choice: play at random with these odds):" in text
-    replace = run(["hint", *REPLACE_FLAGS, "--cap", "1", "--seen", "5", "--iterations", "10", "--json"])
-    assert replace.exit_code == 0, replace.output
-    data = json.loads(replace.stdout)
+    data = json.loads(
+        output_of(run(["hint", *REPLACE_FLAGS, "--cap", "1", "--seen", "5", "--iterations", "10", "--json"]))
+    )
     assert data["decision"] == "replace"
     assert all(len(m["cards"]) <= 1 for m in data["moves"])
 
 
 def test_the_asking_player_is_you_in_either_seat():
-    out = run(["hint", "--player", "1", "--hand", "4 9", "--opponent", "1", "--attacker", "0", "--table", "7"])
-    assert out.exit_code == 0, out.output
-    assert out.output.splitlines()[0].startswith("you: answer")
+    out = output_of(
+        run(["hint", "--player", "1", "--hand", "4 9", "--opponent", "1", "--attacker", "0", "--table", "7"])
+    )
+    assert out.splitlines()[0].startswith("you: answer")

@@ -22,43 +22,47 @@ EQ_SEEN = "1 1 3 3 3 4 4 5 5 6 6 7 7 8 8 9 11 11 12 12"  # 15 unseen: a 3-card e
 
 
 # ------------------------------------------------- errors: the rule broken, what to type
-def test_an_attack_larger_than_the_hand_cites_r11_and_says_what_to_give():
-    line = one_line_error(
-        run(["hint", "--hand", "2 9", "--table", "8 8 8"]),
-        "R11",
-        "--table 8 8 8",
-        "your --hand holds 2",
-        "give every card you hold with --hand",
-    )
-    assert "R5" not in line and "-1" not in line
+# What is typed (the flags, stdin), the fragments of the one-line error, and
+# what it must not say (a rule that was not broken, a count that cannot be)
+RULE_ERRORS = {
+    "an-attack-larger-than-the-hand-cites-r11": (
+        ["hint", "--hand", "2 9", "--table", "8 8 8"],
+        None,
+        ["R11", "--table 8 8 8", "your --hand holds 2", "give every card you hold with --hand"],
+        ["R5", "-1"],
+    ),
+    "a-negative-opponent-count-cites-r10": (
+        ["hint", "--hand", "2 9", "--opponent", "-1"],
+        None,
+        ["R10", "--opponent -1", "give --opponent 2, or leave it out"],
+        ["R5"],
+    ),
+    "at-the-duel-both-are-dealt-as-many-r6": (
+        ["hint", "--phase", "duel", "--hand", "2 4 9", "--opponent", "7"],
+        None,
+        ["R6", "give --opponent 3"],
+        [],
+    ),
+    "a-json-view-names-its-own-keys": (
+        ["hint", "--view", "-"],
+        '{"hand": [2, 9], "opponent_hand_size": -1}',
+        ["R10", "opponent_hand_size -1", "give opponent_hand_size 2"],
+        [],
+    ),
+    "too-few-unseen-cards-cite-r1": (
+        ["hint", "--hand", "9 10 10 10 11 11 11 12 12", "--seen", "1 1 2 2 3 3 3 4 4 4 5 5 5 6 6 6 7 7 7 8 8 8"],
+        None,
+        ["R1", "leaves 7 unseen, fewer than the opponent's 9", "--seen lists this round's face-up cards"],
+        ["R5"],
+    ),
+}
 
 
-def test_a_negative_opponent_count_cites_r10_and_gives_the_count():
-    line = one_line_error(
-        run(["hint", "--hand", "2 9", "--opponent", "-1"]), "R10", "--opponent -1", "give --opponent 2, or leave it out"
-    )
-    assert "R5" not in line
-    # the duel phase: both are dealt as many (R6)
-    one_line_error(run(["hint", "--phase", "duel", "--hand", "2 4 9", "--opponent", "7"]), "R6", "give --opponent 3")
-
-
-def test_a_json_view_names_its_own_keys():
-    one_line_error(
-        run(["hint", "--view", "-"], stdin='{"hand": [2, 9], "opponent_hand_size": -1}'),
-        "R10",
-        "opponent_hand_size -1",
-        "give opponent_hand_size 2",
-    )
-
-
-def test_too_few_unseen_cards_cite_r1_and_name_seen():
-    line = one_line_error(
-        run(["hint", "--hand", "9 10 10 10 11 11 11 12 12", "--seen", "1 1 2 2 3 3 3 4 4 4 5 5 5 6 6 6 7 7 7 8 8 8"]),
-        "R1",
-        "leaves 7 unseen, fewer than the opponent's 9",
-        "--seen lists this round's face-up cards",
-    )
-    assert "R5" not in line
+@pytest.mark.parametrize("args, stdin, fragments, absent", list(RULE_ERRORS.values()), ids=list(RULE_ERRORS))
+def test_an_error_cites_the_rule_broken_and_says_what_to_give(args, stdin, fragments, absent):
+    line = one_line_error(run(args, stdin=stdin), *fragments)
+    for wrong in absent:
+        assert wrong not in line, line
 
 
 # ------------------------------------------------- history cards count as seen

@@ -5,21 +5,17 @@ import json
 import subprocess
 
 import pytest
+from cli_output import output_of
 from helpers import PLAY_SCRIPT as SCRIPT
-from helpers import one_line_error, run_cli, tacocat_argv
+from helpers import one_line_error, tacocat_argv
+from helpers import run_cli as run
 
 from tacocat.rules.game import GameRecord
 
 
-def run(args, stdin=""):
-    return run_cli(args, stdin)
-
-
 def test_scripted_game_finishes_and_saves_a_replayable_record(tmp_path):
     path = tmp_path / "game.json"
-    result = run(["play", "--opponent", "heuristic", "--seed", "3", "--save", str(path)], SCRIPT)
-    assert result.exit_code == 0, result.output
-    out = result.stdout
+    out = output_of(run(["play", "--opponent", "heuristic", "--seed", "3", "--save", str(path)], SCRIPT))
     assert "you are player 0, the engine (heuristic) player 1; seed 3" in out
     assert "=== round 1: the cat on space 3, 7 cards each ===" in out
     assert "P0 (you) goal << [ 4 ] [ 6 ] [ 9 ] [ 7 ] [ 9 ] [ 6 ] [ 4 ] >> P1 (engine) goal" in out
@@ -46,11 +42,10 @@ def test_seat_one_and_random_opponent(tmp_path):
     # the random bot attacks with sets and sequences too; "hint"-free
     # scripting then may stall, so only check the opening and the clean stop
     path = tmp_path / "g.json"
-    result = run(["play", "--opponent", "random", "--seat", "1", "--seed", "5", "--save", str(path)], "none\n")
-    assert result.exit_code == 0
-    assert "you are player 1, the engine (random) player 0" in result.stdout
-    assert "P0 (engine) goal <<" in result.stdout and ">> P1 (you) goal" in result.stdout
-    assert "input ended before the game did: game saved to" in result.stdout
+    out = output_of(run(["play", "--opponent", "random", "--seat", "1", "--seed", "5", "--save", str(path)], "none\n"))
+    assert "you are player 1, the engine (random) player 0" in out
+    assert "P0 (engine) goal <<" in out and ">> P1 (you) goal" in out
+    assert "input ended before the game did: game saved to" in out
     data = json.loads(path.read_text())
     assert data["players"] == {"1": "human", "0": "random"}
     assert {"player": 1, "kind": "replace", "cards": []} in data["actions"]
@@ -58,32 +53,26 @@ def test_seat_one_and_random_opponent(tmp_path):
 
 def test_end_of_input_saves_and_resume_continues(tmp_path):
     path = tmp_path / "game.json"
-    first = run(["play", "--opponent", "heuristic", "--seed", "3", "--save", str(path)], "none\n")
-    assert first.exit_code == 0
-    assert f"continue with: tacocat play --resume {path}" in first.stdout
+    first = output_of(run(["play", "--opponent", "heuristic", "--seed", "3", "--save", str(path)], "none\n"))
+    assert f"continue with: tacocat play --resume {path}" in first
     saved = json.loads(path.read_text())
     assert saved["actions"][0] == {"player": 0, "kind": "replace", "cards": []}
     n = len(saved["actions"])
-    second = run(["play", "--resume", str(path)], SCRIPT)
-    assert second.exit_code == 0, second.output
-    assert f"resuming after {n} actions, round 1" in second.stdout
-    assert "game over: " in second.stdout
+    second = output_of(run(["play", "--resume", str(path)], SCRIPT))
+    assert f"resuming after {n} actions, round 1" in second
+    assert "game over: " in second
     resumed = json.loads(path.read_text())
     assert resumed["actions"][:n] == saved["actions"]
     # the same game as playing it in one go
     whole = tmp_path / "whole.json"
-    run(["play", "--opponent", "heuristic", "--seed", "3", "--save", str(whole)], SCRIPT)
+    output_of(run(["play", "--opponent", "heuristic", "--seed", "3", "--save", str(whole)], SCRIPT))
     assert json.loads(whole.read_text())["actions"] == resumed["actions"]
-    again = run(["play", "--resume", str(path)])
-    assert again.exit_code == 2
-    assert "is already over" in again.stderr
+    one_line_error(run(["play", "--resume", str(path)]), "is already over")
 
 
 def test_prompt_commands_and_rejections():
     script = "help\nmoves\nboard\nreplace 13\nduel 5\nanswer 5 beat\nquit\n"
-    result = run(["play", "--opponent", "heuristic", "--seed", "1"], script)
-    assert result.exit_code == 0
-    out = result.stdout
+    out = output_of(run(["play", "--opponent", "heuristic", "--seed", "1"], script))
     assert 'replace   the cards to discard: "2 3"' in out  # help
     assert 'legal: discard any 0 to 7 of your cards 2 4 5 6 6 9 11 (96 choices), e.g. "none" or "replace 2"' in out
     assert "not legal (R1): replace cards: rank 13 does not exist; ranks run from 1 to 12" in out
@@ -92,20 +81,12 @@ def test_prompt_commands_and_rejections():
     assert "stopped: the game was not saved (use --save GAME.json to keep it)" in out
 
 
-def test_hint_at_the_prompt():
-    result = run(["play", "--opponent", "heuristic", "--seed", "1"], "hint\nnone\nhint\nquit\n")
-    assert result.exit_code == 0, result.output
-    out = result.stdout
-    assert out.count("best: ") == 2
-    assert "method: PIMC, " in out and "  1  replace " in out  # the replacement hint
-    assert "mixed strategy" in out  # the duel hint
-
-
 def test_search_opponent_with_budget(tmp_path):
     path = tmp_path / "g.json"
-    result = run(["play", "--opponent", "pimc", "--strength", "5", "--seed", "2", "--save", str(path)], "none\n")
-    assert result.exit_code == 0, result.output
-    assert "the engine (pimc) player 1" in result.stdout
+    out = output_of(
+        run(["play", "--opponent", "pimc", "--strength", "5", "--seed", "2", "--save", str(path)], "none\n")
+    )
+    assert "the engine (pimc) player 1" in out
     data = json.loads(path.read_text())
     assert data["players"]["1"] == "pimc" and data["bot_budget"] == {"iterations": 5}
     assert [a["player"] for a in data["actions"]] == [0, 1]

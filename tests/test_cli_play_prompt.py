@@ -6,6 +6,7 @@ import builtins
 import json
 
 import pytest
+from cli_output import output_of
 from helpers import PLAY_SCRIPT, run_cli
 
 from tacocat.cli.play_cmd import Session, parse_hint_args, rounds_needed
@@ -48,105 +49,97 @@ def prompt(state, lines, monkeypatch, capsys, seat=0):
     return capsys.readouterr().out
 
 
-# (state, move typed, rule, reason): every refusal reason the issue lists, and the others
-REFUSALS = [
-    pytest.param(
-        lambda: position(PLAY, [(2, 8, 9), (3, 5)], (12,), 1),
+# The arguments of position() for the decisions more than one test asks at
+AT_THE_DUEL = (DUEL, [(3, 9, 11), (4, 5, 6)])
+ANSWERING_A_9 = (PLAY, [(2, 5, 10, 12), (3, 4, 6)], (9,), 1)  # player 1 attacked with a 9
+
+# id: (the arguments of position(), the move typed, the rule, the reason):
+# every refusal reason the issue lists, and the others
+REFUSALS = {
+    "answer-count-against-a-single": (
+        (PLAY, [(2, 8, 9), (3, 5)], (12,), 1),
         "answer 2 8",
         "R12",
         "answer 2 8 is 2 cards, but the attack 12 is a single card: each attack card takes exactly one answer card",
-        id="answer-count-against-a-single",
     ),
-    pytest.param(
-        lambda: position(PLAY, [(2, 8, 9, 10), (3, 5)], (8, 8), 1),
+    "answer-count-against-a-set": (
+        (PLAY, [(2, 8, 9, 10), (3, 5)], (8, 8), 1),
         "answer 9",
         "R12",
         "answer 9 is 1 card, but the attack 8 8 is 2 cards",
-        id="answer-count-against-a-set",
     ),
-    pytest.param(
-        lambda: position(PLAY, [(2, 5, 10, 12), (3, 4, 6)], (9,), 1),
+    "not-the-lowest": (
+        ANSWERING_A_9,
         "answer 5",
         "R12",
         "answer 5 does not beat 9, so it would be a sacrifice, and a sacrifice must be your lowest card (2)",
-        id="not-the-lowest",
     ),
-    pytest.param(
-        lambda: position(PLAY, [(3, 4, 11, 12), (1, 6)], (8, 8), 1),
+    "lowest-kept-multi": (
+        (PLAY, [(3, 4, 11, 12), (1, 6)], (8, 8), 1),
         "answer 4 11",
         "R12",
         "a sacrifice must be your lowest card (3), which this answer keeps",
-        id="lowest-kept-multi",
     ),
-    pytest.param(
-        lambda: position(PLAY, [(2, 5, 10, 12), (3, 4, 6)], (9,), 1),
+    "beat-impossible": (
+        ANSWERING_A_9,
         "answer 2 beat",
         "R13",
         "answer 2 cannot beat every card of 9 in any order",
-        id="beat-impossible",
     ),
-    pytest.param(
-        lambda: position(PLAY, [(10, 12), (3,)], (9,), 1),
+    "sacrifice-impossible": (
+        (PLAY, [(10, 12), (3,)], (9,), 1),
         "answer 10 sacrifice",
         "R12",
         "answer 10 beats every card of 9 whatever the order: a sacrifice must be a card that does not beat",
-        id="sacrifice-impossible",
     ),
-    pytest.param(
-        lambda: position(PLAY, [(4, 5, 6), (1, 2, 3)], (), 0),
+    "last-card": (
+        (PLAY, [(4, 5, 6), (1, 2, 3)], (), 0),
         "attack 4 5 6",
         "R11",
         "attack 4 5 6 uses 3 of your 3 cards: an attack keeps one card back, so at most 2",
-        id="last-card",
     ),
-    pytest.param(
-        lambda: position(PLAY, [(4, 5, 9, 11), (1, 2, 3, 7)], (), 0),
+    "two-ranks": (
+        (PLAY, [(4, 5, 9, 11), (1, 2, 3, 7)], (), 0),
         "4 5",
         "R10",
         "two cards of different ranks are neither a set (one rank) nor a sequence",
-        id="two-ranks",
     ),
-    pytest.param(
-        lambda: position(PLAY, [(4, 4, 5, 6, 9), (1, 2, 3, 7, 8)], (), 0),
+    "not-a-shape": (
+        (PLAY, [(4, 4, 5, 6, 9), (1, 2, 3, 7, 8)], (), 0),
         "4 4 5 6",
         "R10",
         "attack 4 4 5 6 is neither a single, a set (cards of one rank) nor a sequence",
-        id="not-a-shape",
     ),
-    pytest.param(
-        lambda: position(REPLACE, [(1, 2, 3, 4), (5, 6, 7, 8)], replace_cap=1, first_replacer="p1"),
+    "replace-cap": (
+        (REPLACE, [(1, 2, 3, 4), (5, 6, 7, 8)], (), None, 1, "p1"),
         "replace 1 2",
         "R7",
         "the first replacer discarded 1, so you may discard at most 1, not 2",
-        id="replace-cap",
     ),
-    pytest.param(
-        lambda: position(DUEL, [(3, 9, 11), (4, 5, 6)]),
+    "duel-two-cards": (
+        AT_THE_DUEL,
         "duel 3 9",
         "R9",
         "a duel is exactly one card, not 2",
-        id="duel-two-cards",
     ),
-    pytest.param(
-        lambda: position(DUEL, [(3, 9, 11), (4, 5, 6)]),
+    "not-held": (
+        AT_THE_DUEL,
         "12",
         "R9",
         "duel 12: player 0 does not hold these cards",
-        id="not-held",
     ),
-    pytest.param(
-        lambda: position(DUEL, [(3, 9, 11), (4, 5, 6)]),
+    "wrong-kind": (
+        AT_THE_DUEL,
         "attack 9",
         "R9",
         "player 0 must duel now, not attack",
-        id="wrong-kind",
     ),
-]
+}
 
 
-@pytest.mark.parametrize("make, typed, rule, reason", REFUSALS)
-def test_each_refusal_names_its_real_reason_once(make, typed, rule, reason, monkeypatch, capsys):
-    state = make()
+@pytest.mark.parametrize("state_args, typed, rule, reason", list(REFUSALS.values()), ids=list(REFUSALS))
+def test_each_refusal_names_its_real_reason_once(state_args, typed, rule, reason, monkeypatch, capsys):
+    state = position(*state_args)
     out = prompt(state, [typed], monkeypatch, capsys)
     lines = out.splitlines()
     refusal = [ln for ln in lines if ln.startswith("not legal")]
@@ -169,7 +162,7 @@ def test_the_engine_refuses_with_the_same_reason_and_rule():
 
 
 def test_a_word_that_is_not_a_command_is_named(monkeypatch, capsys):
-    out = prompt(position(DUEL, [(3, 9, 11), (4, 5, 6)]), ["histroy"], monkeypatch, capsys)
+    out = prompt(position(*AT_THE_DUEL), ["histroy"], monkeypatch, capsys)
     assert "'histroy' is neither a move nor a command" in out and "is not a rank" not in out
 
 
@@ -191,14 +184,27 @@ def test_history_score_rules_moves_at_the_prompt():
     assert "is not a rank" not in out
 
 
-def test_hint_with_top_and_time_at_the_prompt():
-    out = run_cli(
-        ["play", "--opponent", "heuristic", "--seed", "1"], "hint --top 3 --time 300\nhint --top x\nquit\n"
-    ).stdout
-    table = out[out.index("  #  move") :].splitlines()
+def test_hint_with_top_and_time_at_the_prompt(monkeypatch):
+    """The replacement's hint (ranked rows, --top, --time) and the duel's (a
+    mixed strategy), each from the engine's own count budget unless --time."""
+    from tacocat.cli import hint_cmd
+
+    real_run_hint, asked = hint_cmd.run_hint, []
+
+    def run_hint(view, **search):
+        asked.append(search["time_ms"])
+        return real_run_hint(view, **search)
+
+    monkeypatch.setattr(hint_cmd, "run_hint", run_hint)
+    script = "hint --top 3\nhint --top 1 --time 5\nhint --top x\nnone\nhint\nquit\n"
+    out = output_of(run_cli(["play", "--opponent", "heuristic", "--seed", "1"], script))
+    assert asked == [None, 5, None]
+    table = out[out.index("  #  move") :].splitlines()  # the first hint's: the same deals every run
+    assert table[1].startswith("  1  replace ") and "method: PIMC, " in out
     assert [ln[:5] for ln in table[1:4]] == ["  1  ", "  2  ", "  3  "] and table[4].startswith("  ... ")
-    assert "more (--top)" in table[4] and "best: " in out
+    assert "more (--top)" in table[4] and out.count("best: ") == 3
     assert "not understood: hint: '--top x' not understood; expected hint [--top N] [--time MS]" in out
+    assert "mixed strategy" in out  # the duel's hint
     assert parse_hint_args(["--time", "50"]) == (8, 50)
     with pytest.raises(NotationError):
         parse_hint_args(["--top", "0"])
@@ -272,7 +278,7 @@ def test_rounds_needed_follows_the_tiles():
 
 
 def test_colour_only_where_wanted(monkeypatch, capsys):
-    state = position(DUEL, [(3, 9, 11), (4, 5, 6)])
+    state = position(*AT_THE_DUEL)
     feed = iter(["12"])
     monkeypatch.setattr(builtins, "input", lambda: next(feed))
     session = Session(state, 0, make_bot("heuristic"), "heuristic", 1, None, None, {}, color=True)
