@@ -24,24 +24,15 @@ from typing import Any, Iterator
 
 import pytest
 from fuzz_doors import ProtocolDoor
+from rulesets import TWELVE_CARDS
 
 from tacocat.protocol.session import EngineSession
 from tacocat.rules.game import PLAY, GameRecord, GameState, View
 from tacocat.rules.ruleset import STANDARD, Ruleset
 from tacocat.rules.views import VIEW_KEYS, view_from_json
 
-SMALL = Ruleset.from_dict(
-    {
-        "name": "small",
-        "deck": [1] * 12,
-        "board": [3, 3, 2, 2, 2, 3, 3],
-        "arrows": ["p1", "p1", "p1", "both", "p0", "p0", "p0"],
-        "tie": "arrow",
-        "max_deals": 12,
-    }
-)
-"""Twelve cards, hands of two or three: whole games are short, play-phase
-views are endgames small enough for an equilibrium solve."""
+SMALL = Ruleset.from_dict(TWELVE_CARDS)
+"""Twelve cards, hands of two or three (`rulesets.TWELVE_CARDS`)."""
 
 GAMES = [(STANDARD, 1, 30), (STANDARD, 2, 70), (SMALL, 3, 80), (SMALL, 4, 80)]
 """(ruleset, seed, decisions at most): the games the documents come from."""

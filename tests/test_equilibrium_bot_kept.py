@@ -24,27 +24,19 @@ def _dealt(view: View) -> View:
 
 # Player 1 attacked with a 4; player 0 holds 2 8 12 and a face-up 11.
 SOLVED = _dealt(build_view(hand=(2, 8, 12), seen=[11], table=[4], opponent=2, attacker=1))
-# Below it: player 0 answered the 4 with the 12 and attacks now.
-BELOW = _dealt(
-    build_view(
-        hand=(2, 8),
-        seen=[4, 11, 12],
-        opponent=2,
-        attacker=0,
-        history=[PlayEvent.attack(1, (4,)), PlayEvent.answer(0, (12,), True)],
-    )
-)
-# Another node with the same cards face up and the same moves: the attack
-# was the 11 (the 4 lies face up), answered by the 12.
-ELSEWHERE = _dealt(
-    build_view(
-        hand=(2, 8),
-        seen=[4, 11, 12],
-        opponent=2,
-        attacker=0,
-        history=[PlayEvent.attack(1, (11,)), PlayEvent.answer(0, (12,), True)],
-    )
-)
+
+
+def _twelve_answered(attack: int) -> View:
+    """Player 1 attacked with `attack` and player 0 answered it with the 12:
+    player 0 holds 2 8 and attacks now, 4 11 12 face up either way."""
+    history = [PlayEvent.attack(1, (attack,)), PlayEvent.answer(0, (12,), True)]
+    return _dealt(build_view(hand=(2, 8), seen=[4, 11, 12], opponent=2, attacker=0, history=history))
+
+
+BELOW = _twelve_answered(4)
+"""Below SOLVED: its attack answered."""
+ELSEWHERE = _twelve_answered(11)
+"""Another node with the same cards face up and the same moves."""
 
 
 @pytest.fixture

@@ -127,29 +127,13 @@ class Config(SimpleNamespace):
 class _FastGameState(GameState):
     """A GameState whose deep copy shares the immutable parts: hands are
     tuples, and events, round summaries and actions are never changed
-    after they are appended, so copying the lists is enough."""
+    after they are appended, so copying the lists is enough (every field,
+    as a new field is, without naming it here)."""
 
     def __deepcopy__(self, memo):
-        gs = self
-        return _FastGameState(
-            rules=gs.rules,
-            seed=gs.seed,
-            board=gs.board,
-            deals=gs.deals,
-            phase=gs.phase,
-            hands=list(gs.hands),
-            draw_pile=list(gs.draw_pile),
-            discard=list(gs.discard),
-            table=gs.table,
-            attacker=gs.attacker,
-            first_replacer=gs.first_replacer,
-            replaced=list(gs.replaced),
-            replace_cap=gs.replace_cap,
-            pending=list(gs.pending),
-            history=list(gs.history),
-            rounds=list(gs.rounds),
-            actions=list(gs.actions),
-        )
+        twin = object.__new__(type(self))
+        twin.__dict__.update({name: list(v) if type(v) is list else v for name, v in vars(self).items()})
+        return twin
 
 
 class _Appended(list):
@@ -349,7 +333,13 @@ class _Game(pyspiel.Game):
         return units
 
 
+PLAY_PARAMS = {**RULESET_PARAMS, "hand_size": 0, "attacker": 0, "cat": CENTRE, "units": "round"}
+GAME_PARAMS = {**RULESET_PARAMS, "seed": -1, "units": "game", "max_deals": MAX_DEALS}
+_SEQUENTIAL, _SIMULTANEOUS = pyspiel.GameType.Dynamics.SEQUENTIAL, pyspiel.GameType.Dynamics.SIMULTANEOUS
+
+
 def _game_type(short: str, long: str, dynamics, params: dict) -> pyspiel.GameType:
+    """The three games differ in name, dynamics and parameters alone."""
     return pyspiel.GameType(
         short_name=short,
         long_name=long,
@@ -369,6 +359,21 @@ def _game_type(short: str, long: str, dynamics, params: dict) -> pyspiel.GameTyp
     )
 
 
+PLAY_TYPE, GAME_TYPE, TURN_TYPE = (
+    _game_type(*row)
+    for row in (
+        ("tacocat_play", "Tacocat Spelled Backwards: the play phase (R10-R17)", _SEQUENTIAL, PLAY_PARAMS),
+        ("tacocat", "Tacocat Spelled Backwards (R1-R19), simultaneous R8/R9", _SIMULTANEOUS, GAME_PARAMS),
+        (
+            "tacocat_turn",
+            "Tacocat Spelled Backwards (R1-R19), R8/R9 in turns with the first choice hidden",
+            _SEQUENTIAL,
+            GAME_PARAMS,
+        ),
+    )
+)
+
+
 def _game_info(codec: ActionCodec, bound: float, length: int) -> pyspiel.GameInfo:
     """Two players, zero-sum, each utility within [-bound, bound], at most
     `length` nodes (decisions and chance) from the root to a terminal."""
@@ -384,14 +389,6 @@ def _game_info(codec: ActionCodec, bound: float, length: int) -> pyspiel.GameInf
 
 
 # ------------------------------------------------------------ tacocat_play
-
-PLAY_PARAMS = {**RULESET_PARAMS, "hand_size": 0, "attacker": 0, "cat": CENTRE, "units": "round"}
-PLAY_TYPE = _game_type(
-    "tacocat_play",
-    "Tacocat Spelled Backwards: the play phase (R10-R17)",
-    pyspiel.GameType.Dynamics.SEQUENTIAL,
-    PLAY_PARAMS,
-)
 
 
 class TacocatPlayGame(_Game):
@@ -612,20 +609,6 @@ class TacocatPlayState(pyspiel.State):
 
 
 # ----------------------------------------------------------------- tacocat
-
-GAME_PARAMS = {**RULESET_PARAMS, "seed": -1, "units": "game", "max_deals": MAX_DEALS}
-GAME_TYPE = _game_type(
-    "tacocat",
-    "Tacocat Spelled Backwards (R1-R19), simultaneous R8/R9",
-    pyspiel.GameType.Dynamics.SIMULTANEOUS,
-    GAME_PARAMS,
-)
-TURN_TYPE = _game_type(
-    "tacocat_turn",
-    "Tacocat Spelled Backwards (R1-R19), R8/R9 in turns with the first choice hidden",
-    pyspiel.GameType.Dynamics.SEQUENTIAL,
-    GAME_PARAMS,
-)
 
 
 class TacocatGame(_Game):
@@ -983,6 +966,5 @@ class TacocatState(pyspiel.State):
         return world
 
 
-pyspiel.register_game(PLAY_TYPE, TacocatPlayGame)
-pyspiel.register_game(GAME_TYPE, TacocatGame)
-pyspiel.register_game(TURN_TYPE, TacocatTurnGame)
+for _type, _game in ((PLAY_TYPE, TacocatPlayGame), (GAME_TYPE, TacocatGame), (TURN_TYPE, TacocatTurnGame)):
+    pyspiel.register_game(_type, _game)

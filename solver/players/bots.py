@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import random
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import TYPE_CHECKING, Callable, Protocol
 
 from tacocat.errors import TacocatError
@@ -57,33 +57,56 @@ class HeuristicBot:
         return min(pool, key=lambda a: (sum(a.cards), a.cards))
 
 
-BUDGET_KEYS = frozenset(
-    {
-        "samples",
-        "iterations",
-        "time_ms",
-        "replace_samples",
-        "duel_samples",
-        "candidates",
-        "seed",
-        "threads",
-        "exact_cards",
-        "c_uct",
-        "utilities",
-        "exact_budget",
-        "rollout",
-        "eq_cards",
-        "inference",
-        "round_search",
-    }
-)
-"""Keys a bot budget may hold (`make_bot(name, **budget)`); a bot ignores
-the keys that do not concern it, so one budget can serve every bot."""
+@dataclass(frozen=True)
+class BotBudget:
+    """A bot's budget (`make_bot(name, **budget)`): what its searches may
+    spend and how they search.  None leaves a key at the bot's default; a
+    bot reads the keys that concern it and ignores the others, so one
+    budget can serve every bot."""
+
+    samples: int | None = None
+    """PIMC: worlds a play decision samples (ISMCTS reads it as iterations)."""
+    iterations: int | None = None
+    """ISMCTS: iterations a decision runs (PIMC reads it as samples)."""
+    time_ms: float | None = None
+    """A decision's time, alone or beside a count."""
+    replace_samples: int | None = None
+    """Replacement: evaluations per decision."""
+    duel_samples: int | None = None
+    """Duel: sampled deals per decision."""
+    candidates: int | None = None
+    """Replacement: discard sets compared."""
+    seed: int = 0
+    """Mixed with the RNG `play_game` hands over: a game is reproducible."""
+    threads: int = 1
+    """ISMCTS: root-parallel trees."""
+    exact_cards: int | None = None
+    """ISMCTS: rollouts switch to the exact solver at this many cards."""
+    c_uct: float | None = None
+    """ISMCTS: the UCB exploration constant."""
+    utilities: str | tuple = "game"
+    """What a result is worth: "game" (the game's equity) or "round"."""
+    exact_budget: int | None = None
+    """PIMC: the opponent's hands enumerated exactly up to this many."""
+    rollout: str | None = None
+    """ISMCTS: the rollout policy."""
+    eq_cards: int | None = None
+    """pimc_eq: the equilibrium at or below this many cards a hand."""
+    inference: str | None = None
+    """The model that weights the worlds (`tacocat.search.inference`)."""
+    round_search: float | bool = False
+    """1: replace and duel searched with the round's continuation."""
+
+
+BUDGET_KEYS = frozenset(f.name for f in fields(BotBudget))
+"""Keys a bot budget may hold (the fields of `BotBudget`)."""
 NUMERIC_BUDGET_KEYS = BUDGET_KEYS - {"utilities", "rollout", "inference"}
 POSITIVE_BUDGET_KEYS = frozenset(
     {"samples", "iterations", "time_ms", "replace_samples", "duel_samples", "candidates", "threads"}
 )
 """Budgets a search spends: zero would leave it nothing to decide with."""
+_KNOBS_AS_GIVEN = ("threads", "exact_cards", "c_uct", "rollout", "inference")
+"""Budget keys a search bot hands to `Knobs` as they are (same name, no bot default)."""
 
 
 class SearchBot:
@@ -103,39 +126,21 @@ class SearchBot:
     `tacocat.search.decisions`); both off by default (results/strength_whole.md),
     and with both off `pimc` plays as `pimc_classic` under sample budgets."""
 
-    def __init__(
-        self,
-        method: str = "pimc",
-        *,
-        samples: int | None = None,
-        iterations: int | None = None,
-        time_ms: float | None = None,
-        replace_samples: int | None = None,
-        duel_samples: int | None = None,
-        candidates: int | None = None,
-        seed: int = 0,
-        threads: int = 1,
-        exact_cards: int | None = None,
-        c_uct: float | None = None,
-        utilities="game",
-        exact_budget: int | None = None,
-        rollout: str | None = None,
-        inference: str | None = None,
-        round_search: float | bool = False,
-        classic: bool = False,
-    ) -> None:
+    def __init__(self, method: str = "pimc", *, classic: bool = False, **budget) -> None:
+        from tacocat.search.hint import Knobs
         from tacocat.search.pimc import PerfectSolver
 
+        b = BotBudget(**budget)
         if method not in ("pimc", "ismcts"):
             raise TacocatError(f"search bot method {method!r} unknown; expected pimc or ismcts")
-        if classic and inference not in (None, "uniform", "off"):
+        if classic and b.inference not in (None, "uniform", "off"):
             raise TacocatError(
-                f"bot pimc_classic: inference {inference!r} is not offered; the classic search "
+                f"bot pimc_classic: inference {b.inference!r} is not offered; the classic search "
                 "weights worlds by R20 alone (use bot pimc for inference)"
             )
-        if round_search not in (0, 1):
-            raise TacocatError(f"search bot: round_search must be 0 (off) or 1 (on), got {round_search!r}")
-        if classic and round_search:
+        if b.round_search not in (0, 1):
+            raise TacocatError(f"search bot: round_search must be 0 (off) or 1 (on), got {b.round_search!r}")
+        if classic and b.round_search:
             raise TacocatError(
                 "bot pimc_classic: round_search is not offered; the classic search keeps its fixed "
                 "continuation (use bot pimc for the round search)"
@@ -146,46 +151,40 @@ class SearchBot:
         # before the clock is read, worlds weighted by R20 alone), the
         # baseline every strength table is measured against (issue 24).
         self.classic = bool(classic)
-        if inference is not None:
+        if b.inference is not None:
             from tacocat.search.inference import check_inference
 
-            check_inference(inference)  # a bad model name is refused when the bot is made, in one line
-        self.inference = inference
+            check_inference(b.inference)  # a bad model name is refused when the bot is made, in one line
+        self.inference = b.inference
         if method == "pimc":
-            self.budget = samples if samples is not None else iterations
-            if self.budget is None and time_ms is None:
+            self.budget = b.samples if b.samples is not None else b.iterations
+            if self.budget is None and b.time_ms is None:
                 self.budget = 100
         else:
-            self.budget = iterations if iterations is not None else samples
-            if self.budget is None and time_ms is None:
+            self.budget = b.iterations if b.iterations is not None else b.samples
+            if self.budget is None and b.time_ms is None:
                 self.budget = 20_000
-        self.time_ms = time_ms
-        self.replace_samples = replace_samples if replace_samples is not None else 240
-        self.duel_samples = duel_samples if duel_samples is not None else 24
-        self.candidates = candidates if candidates is not None else 24
-        self.seed = int(seed)
-        self.threads = threads
-        self.exact_cards = exact_cards
-        self.c_uct = c_uct
-        self.utilities = utilities
-        self.exact_budget = 300 if exact_budget is None else exact_budget
-        self.rollout = rollout
+        self.time_ms = b.time_ms
+        self.replace_samples = b.replace_samples if b.replace_samples is not None else 240
+        self.duel_samples = b.duel_samples if b.duel_samples is not None else 24
+        self.candidates = b.candidates if b.candidates is not None else 24
+        self.seed = int(b.seed)
+        self.threads = b.threads
+        self.exact_cards = b.exact_cards
+        self.c_uct = b.c_uct
+        self.utilities = b.utilities
+        self.exact_budget = 300 if b.exact_budget is None else b.exact_budget
+        self.rollout = b.rollout
         self.solver = PerfectSolver()
-        from tacocat.search.hint import Knobs
-
         self.knobs = Knobs(
             duel_samples=self.duel_samples,
             duel_exact_budget=-1,
             replace_samples=self.replace_samples,
             candidates=self.candidates,
-            threads=threads,
-            exact_cards=exact_cards,
-            c_uct=c_uct,
-            rollout=rollout,
             equilibrium_cards=0,  # plain PIMC stays PIMC; EquilibriumBot adds it
             classic=self.classic,
-            inference=inference,
-            round_search=bool(round_search),
+            round_search=bool(b.round_search),
+            **{key: getattr(b, key) for key in _KNOBS_AS_GIVEN},
         )
 
     def choose(self, view: View, rng: random.Random) -> Action:
@@ -234,9 +233,10 @@ class EquilibriumBot(SearchBot):
 
     EQ_SHARE = 0.5
 
-    def __init__(self, method: str = "pimc", *, eq_cards: int | None = None, **budget) -> None:
+    def __init__(self, method: str = "pimc", **budget) -> None:
         super().__init__(method, **budget)
         self.name = f"{method}+equilibrium"
+        eq_cards = budget.get("eq_cards")
         self.eq_cards = 3 if eq_cards is None else int(eq_cards)
         self._kept: _KeptSolve | None = None
         self._failed: set = set()  # (round, sizes, table) the budget could not solve
@@ -345,9 +345,10 @@ class _KeptSolve:
             return None  # the round went another way from the root's history
         if not node.past[n:] and node.table != root.table:
             return None
-        since = node.past[n + (1 if root.table else 0) :]
-        if not all(isinstance(e, PlayEvent) for e in since):
-            return None
+        rest = node.past[n + (1 if root.table else 0) :]
+        since = [e for e in rest if isinstance(e, PlayEvent)]
+        if len(since) != len(rest):
+            return None  # only attacks and answers follow a play-phase node
         played = [c for e in since for c in e.cards]
         if sorted(root.seen + root.table + tuple(played)) != sorted(node.seen + node.table):
             return None
@@ -368,21 +369,14 @@ class OracleBot:
     name = "oracle"
     needs_state = True
 
-    def __init__(
-        self,
-        *,
-        replace_samples: int | None = None,
-        candidates: int | None = None,
-        seed: int = 0,
-        utilities="game",
-        **_ignored,
-    ) -> None:
+    def __init__(self, **budget) -> None:
         from tacocat.search.pimc import PerfectSolver
 
-        self.replace_samples = replace_samples if replace_samples is not None else 160
-        self.candidates = candidates if candidates is not None else 16
-        self.seed = int(seed)
-        self.utilities = utilities
+        b = BotBudget(**budget)
+        self.replace_samples = b.replace_samples if b.replace_samples is not None else 160
+        self.candidates = b.candidates if b.candidates is not None else 16
+        self.seed = int(b.seed)
+        self.utilities = b.utilities
         self.solver = PerfectSolver()
 
     def choose(self, view: View, rng: random.Random) -> Action:

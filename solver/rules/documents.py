@@ -28,6 +28,12 @@ STATE_FORMAT = "tacocat-state"
 VERSION = 1
 
 
+def game_document(doc_format: str, rules: Ruleset, seed: int) -> dict[str, Any]:
+    """The fields a game state and a game record both open with: what the
+    document is, the version that wrote it, the ruleset and the seed."""
+    return {"format": doc_format, "version": VERSION, "rules": rules.to_dict(), "seed": seed}
+
+
 def check_known_counts(rules: Ruleset, own: Sequence[int], seen: Sequence[int], table: Sequence[int]) -> None:
     """R1 for what one player knows: own hand, face-up cards, the table,
     naming where the extra copies are."""

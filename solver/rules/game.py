@@ -32,10 +32,10 @@ from tacocat.rules.documents import (
     SEED_LIMIT,
     STATE_FORMAT,
     STATE_KEYS,
-    VERSION,
     Doc,
     check_known_counts,
     check_round_history,
+    game_document,
 )
 from tacocat.rules.events import (
     DealEvent,
@@ -401,10 +401,7 @@ class GameState:
     # ------------------------------------------------------------------ JSON
     def to_dict(self) -> dict[str, Any]:
         return {
-            "format": STATE_FORMAT,
-            "version": VERSION,
-            "rules": self.rules.to_dict(),
-            "seed": self.seed,
+            **game_document(STATE_FORMAT, self.rules, self.seed),
             "board": self.board.to_dict(),
             "deals": self.deals,
             "phase": str(self.phase),
@@ -574,13 +571,7 @@ class GameRecord:
     actions: list[dict]
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "format": RECORD_FORMAT,
-            "version": VERSION,
-            "rules": self.rules.to_dict(),
-            "seed": self.seed,
-            "actions": self.actions,
-        }
+        return {**game_document(RECORD_FORMAT, self.rules, self.seed), "actions": self.actions}
 
     @classmethod
     def from_dict(cls, data: Any) -> "GameRecord":
