@@ -4,14 +4,14 @@
 import json
 
 import pytest
+from cli_output import output_of
 from helpers import one_line_error
 from helpers import run_cli as run
 
 
 def test_two_bots_table():
     result = run(["arena", "heuristic", "random", "--deals", "6", "--seed", "2"])
-    assert result.exit_code == 0, result.output
-    out = result.stdout
+    out = output_of(result)
     assert "duplicate games, 6 deals a pairing (each played twice, seats swapped), seed 2" in out
     assert "A won  drawn   lost   score A  95% CI" in out
     row = next(line for line in out.splitlines() if line.strip().startswith("heuristic"))
@@ -42,8 +42,7 @@ def test_all_pairings_json_play_mode(tmp_path):
             str(out_file),
         ]
     )
-    assert result.exit_code == 0, result.output
-    rows = json.loads(result.stdout)
+    rows = json.loads(output_of(result))
     assert [(r["a"], r["b"]) for r in rows] == [("heuristic", "random"), ("heuristic", "pimc"), ("random", "pimc")]
     for r in rows:
         assert r["deals"] == 3
@@ -54,14 +53,14 @@ def test_all_pairings_json_play_mode(tmp_path):
     saved = json.loads(out_file.read_text())
     assert saved["results"] == rows and saved["mode"] == "play"
     table = run(["arena", "heuristic", "random", "pimc", "--mode", "play", "--deals", "3", "--iterations", "4"])
-    assert "duplicate play phases, 3 deals a pairing" in table.stdout
+    assert "duplicate play phases, 3 deals a pairing" in output_of(table)
     assert "standing (mean score against the others):" in table.stdout
 
 
 def test_repeatable():
     a = run(["arena", "heuristic", "random", "--deals", "5", "--seed", "4", "--json"])
     b = run(["arena", "heuristic", "random", "--deals", "5", "--seed", "4", "--json"])
-    scores = lambda r: [(x["score"], x["ci95"]) for x in json.loads(r.stdout)]  # noqa: E731
+    scores = lambda r: [(x["score"], x["ci95"]) for x in json.loads(output_of(r))]  # noqa: E731
     assert scores(a) == scores(b)
 
 

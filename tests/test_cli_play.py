@@ -81,6 +81,17 @@ def test_prompt_commands_and_rejections():
     assert "stopped: the game was not saved (use --save GAME.json to keep it)" in out
 
 
+def test_hint_at_the_prompt():
+    # the engine's own count budget: the same deals, so the same rows, every run
+    out = output_of(run(["play", "--opponent", "heuristic", "--seed", "1"], "hint --top 3\nnone\nhint\nquit\n"))
+    assert out.count("best: ") == 2
+    table = out[out.index("  #  move") :].splitlines()  # the replacement's hint
+    assert "method: PIMC, " in out and table[1].startswith("  1  replace ")
+    assert [ln[:5] for ln in table[1:4]] == ["  1  ", "  2  ", "  3  "] and table[4].startswith("  ... ")
+    assert "more (--top)" in table[4]
+    assert "mixed strategy" in out  # the duel hint
+
+
 def test_search_opponent_with_budget(tmp_path):
     path = tmp_path / "g.json"
     out = output_of(

@@ -185,8 +185,8 @@ def test_history_score_rules_moves_at_the_prompt():
 
 
 def test_hint_with_top_and_time_at_the_prompt(monkeypatch):
-    """The replacement's hint (ranked rows, --top, --time) and the duel's (a
-    mixed strategy), each from the engine's own count budget unless --time."""
+    """--time reaches the engine (a budget too small to rank well: only that
+    it answers is checked here; test_cli_play ranks with the count budget)."""
     from tacocat.cli import hint_cmd
 
     real_run_hint, asked = hint_cmd.run_hint, []
@@ -196,15 +196,11 @@ def test_hint_with_top_and_time_at_the_prompt(monkeypatch):
         return real_run_hint(view, **search)
 
     monkeypatch.setattr(hint_cmd, "run_hint", run_hint)
-    script = "hint --top 3\nhint --top 1 --time 5\nhint --top x\nnone\nhint\nquit\n"
-    out = output_of(run_cli(["play", "--opponent", "heuristic", "--seed", "1"], script))
-    assert asked == [None, 5, None]
-    table = out[out.index("  #  move") :].splitlines()  # the first hint's: the same deals every run
-    assert table[1].startswith("  1  replace ") and "method: PIMC, " in out
-    assert [ln[:5] for ln in table[1:4]] == ["  1  ", "  2  ", "  3  "] and table[4].startswith("  ... ")
-    assert "more (--top)" in table[4] and out.count("best: ") == 3
+    out = output_of(
+        run_cli(["play", "--opponent", "heuristic", "--seed", "1"], "hint --top 1 --time 5\nhint --top x\nquit\n")
+    )
+    assert asked == [5] and out.count("best: ") == 1
     assert "not understood: hint: '--top x' not understood; expected hint [--top N] [--time MS]" in out
-    assert "mixed strategy" in out  # the duel's hint
     assert parse_hint_args(["--time", "50"]) == (8, 50)
     with pytest.raises(NotationError):
         parse_hint_args(["--top", "0"])
