@@ -30,6 +30,7 @@ assumes.  `utilities="round"` scores a round 1 / 0 / -1 instead."""
 
 from __future__ import annotations
 
+import functools
 import time
 from dataclasses import dataclass, replace
 from typing import Any, Mapping, Sequence
@@ -40,8 +41,8 @@ from tacocat.rules.events import PLAY_DECISIONS, Phase
 from tacocat.rules.game import DUEL, REPLACE, View
 from tacocat.search.budget import Budget, budget_of, scaled_minimum
 from tacocat.search.gamevalue import ROUND_UTILITIES, round_game_wins, round_utilities
-from tacocat.search.pimc import MIN_SAMPLES, PerfectSolver, exact_play, pimc_play
-from tacocat.search.results import MixedMove, MoveEval, PlayResult
+from tacocat.search.pimc import MIN_SAMPLES, PerfectSolver, WorldSearch, exact_play, pimc_play
+from tacocat.search.results import MixedMove, MoveEval, PlayResult, add_known
 from tacocat.search.sampling import DEFAULT_EXACT_BUDGET, HandSampler
 
 METHODS = ("auto", "exact", "pimc", "ismcts", "equilibrium")
@@ -152,12 +153,7 @@ class HintResult:
     def to_dict(self) -> dict[str, Any]:
         moves = [m.to_dict() for m in self.moves]
         d: dict[str, Any] = {"method": self.method, "exact": self.exact}
-        if self.samples is not None:
-            d["samples"] = self.samples
-        if self.iterations is not None:
-            d["iterations"] = self.iterations
-        if self.worlds is not None:
-            d["worlds"] = self.worlds
+        add_known(d, samples=self.samples, iterations=self.iterations, worlds=self.worlds)
         d.update(seconds=self.seconds, decision=self.decision, moves=moves, best=moves[0] if moves else None)
         if self.mixed is not None:
             d["mixed"] = [m.to_dict() for m in self.mixed]
@@ -252,6 +248,8 @@ def hint(
 
     equilibrium = None
     sampler: HandSampler | None = None
+    # what every world search of this hint is given besides its budget
+    worlds: WorldSearch = {"utilities": util, "solver": solver}
     res: PlayResult | None = None
     if kind in PLAY_DECISIONS and (
         method == "equilibrium" or (method == "auto" and _equilibrium_fits(view, b.time_ms, knobs.equilibrium_cards))
@@ -277,7 +275,7 @@ def hint(
             except PositionError:  # hands or pool too big for the packed search: PIMC, said in `method`
                 used = "pimc"
                 # an iteration count is no deal count: PIMC's own default, within the time given
-                res = pimc_play(view, left(None), utilities=util, solver=solver, minimum=minimum)
+                res = pimc_play(view, left(None), minimum=minimum, **worlds)
             else:
                 res = ismcts_play(
                     view,
@@ -290,7 +288,7 @@ def hint(
                     rollout=DEFAULT_ROLLOUT if knobs.rollout is None else knobs.rollout,
                 )
         else:
-            sampler = inference_sampler(view, asked)
+            worlds["sampler"] = sampler = inference_sampler(view, asked)
             if method in ("exact", "auto"):
                 if method == "exact" and (n_hands := sampler.count()) > EXACT_LIMIT:
                     raise TacocatError(
@@ -298,56 +296,34 @@ def hint(
                         f"{EXACT_LIMIT}; use auto, pimc or ismcts"
                     )
                 limit = EXACT_LIMIT if method == "exact" else exact_budget
-                res = exact_play(
-                    view, left(), utilities=util, max_hands=limit, solver=solver, sampler=sampler, minimum=minimum
-                )
+                res = exact_play(view, left(), max_hands=limit, minimum=minimum, **worlds)
             used = "exact"
             if res is None:
                 spend = left(DEFAULT_HINT_SAMPLES, DEFAULT_HINT_MS) if b.unlimited else left()
-                res = pimc_play(view, spend, utilities=util, solver=solver, sampler=sampler, minimum=minimum)
+                res = pimc_play(view, spend, minimum=minimum, **worlds)
                 used = "pimc"
-    elif kind == DUEL:
-        from tacocat.search.decisions import MIN_DUEL_WORLDS, duel_eval
+    elif kind in (DUEL, REPLACE):
+        from tacocat.search import decisions
 
-        if knobs.duel_exact_budget is not None:
-            limit = knobs.duel_exact_budget
-        elif method in ("exact", "auto"):
-            limit = EXACT_LIMIT if method == "exact" else exact_budget
+        if kind == DUEL:
+            if knobs.duel_exact_budget is not None:
+                limit = knobs.duel_exact_budget
+            elif method in ("exact", "auto"):
+                limit = EXACT_LIMIT if method == "exact" else exact_budget
+            else:
+                limit = -1
+            samples = knobs.duel_samples if knobs.duel_samples is not None else b.samples
+            least = minimum if classic else scaled_minimum(decisions.MIN_DUEL_WORLDS, b.time_ms)
+            search = functools.partial(decisions.duel_eval, exact_budget=limit, minimum=least)
         else:
-            limit = -1
-        samples = knobs.duel_samples if knobs.duel_samples is not None else b.samples
-        sampler = inference_sampler(view, asked)
-        res = duel_eval(
-            view,
-            left(samples),
-            utilities=util,
-            exact_budget=limit,
-            solver=solver,
-            sampler=sampler,
-            minimum=minimum if classic else scaled_minimum(MIN_DUEL_WORLDS, b.time_ms),
-            partial=not classic,
-            round_search=knobs.round_search,
-        )
-        used = "exact" if res.exact else "pimc"
-    elif kind == REPLACE:
-        from tacocat.search.decisions import DEFAULT_CANDIDATES, MIN_STAGE_DEALS, replace_eval
-
-        samples = knobs.replace_samples if knobs.replace_samples is not None else b.samples
-        cand = knobs.candidates if knobs.candidates is not None else DEFAULT_CANDIDATES
-        stage = MIN_STAGE_DEALS if classic else scaled_minimum(MIN_STAGE_DEALS, b.time_ms)
-        sampler = inference_sampler(view, asked)
-        res = replace_eval(
-            view,
-            left(samples),
-            utilities=util,
-            candidates=cand,
-            solver=solver,
-            sampler=sampler,
-            min_stage_deals=stage,
-            partial=not classic,
-            round_search=knobs.round_search,
-        )
-        used = "pimc"
+            samples = knobs.replace_samples if knobs.replace_samples is not None else b.samples
+            cand = knobs.candidates if knobs.candidates is not None else decisions.DEFAULT_CANDIDATES
+            stage = decisions.MIN_STAGE_DEALS if classic else scaled_minimum(decisions.MIN_STAGE_DEALS, b.time_ms)
+            search = functools.partial(decisions.replace_eval, candidates=cand, min_stage_deals=stage)
+        worlds["sampler"] = sampler = inference_sampler(view, asked)
+        # the classic search reads the clock between worlds only (not `partial`)
+        res = search(view, left(samples), partial=not classic, round_search=knobs.round_search, **worlds)
+        used = "exact" if res.exact else "pimc"  # a replacement draws unknown cards: never exact
     else:  # pragma: no cover - decision kinds are closed
         raise PositionError(f"unknown decision {kind!r}")
 

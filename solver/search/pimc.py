@@ -25,7 +25,7 @@ from __future__ import annotations
 import math
 import time
 from array import array
-from typing import Iterator, Sequence
+from typing import Any, Iterator, Mapping, Sequence, TypedDict, Unpack
 
 from tacocat.core.exact import Solver, packed
 from tacocat.errors import PositionError, TacocatError
@@ -147,15 +147,46 @@ def play_attacker(view: View) -> int:
     return view.attacker
 
 
+class WorldSearch(TypedDict, total=False):
+    """How a hidden-hand search solves its worlds, beyond the view and the
+    budget: the options `exact_play`, `pimc_play` and the decisions'
+    searches share (`tacocat.search.decisions` adds its own), written once
+    here, each optional.  `utilities`: my worth of (win, drawn round,
+    loss), default `ROUND_UTILITIES`; `solver`: the perfect-information
+    solver, whose transposition table pays to keep across the searches of
+    a decision (`PerfectSolver`), default a new one for the view's rules;
+    `sampler`: the worlds (RULES §5), default the view's `HandSampler`
+    (an inference sampler weights them)."""
+
+    utilities: Sequence[float]
+    solver: PerfectSolver | None
+    sampler: WorldSampler | None
+
+
+def world_search(
+    view: View, where: str, options: Mapping[str, Any], known: Any = WorldSearch
+) -> tuple[Sequence[float], PerfectSolver, WorldSampler]:
+    """`options`' utilities, solver and sampler, their defaults filled in
+    for `view`.  An option that `known` (a `WorldSearch` or a TypedDict
+    extending it) does not list is refused as Python refuses an unknown
+    keyword: options arrive as `**options`, which takes any name."""
+    unknown = sorted(set(options) - set(known.__annotations__))
+    if unknown:
+        raise TypeError(f"{where}() got an unexpected keyword argument {unknown[0]!r}")
+    return (
+        options.get("utilities", ROUND_UTILITIES),
+        options.get("solver") or PerfectSolver(view.rules),
+        options.get("sampler") or HandSampler(view),
+    )
+
+
 def exact_play(
     view: View,
     budget: Budget | None = None,
     *,
-    utilities: Sequence[float] = ROUND_UTILITIES,
     max_hands: int | None = DEFAULT_EXACT_BUDGET,
-    solver: PerfectSolver | None = None,
-    sampler: WorldSampler | None = None,
     minimum: int = MIN_SAMPLES,
+    **options: Unpack[WorldSearch],
 ) -> PlayResult | None:
     """Exact odds of every move, averaged over every distinct opponent hand
     with its exact probability; None when there are more than `max_hands`
@@ -165,17 +196,17 @@ def exact_play(
     budget, `tacocat.search.budget.scaled_minimum`; the result is then a partial average, `exact`
     False and `stopped` True); its sample count is not used.  The hands are
     visited in an order shuffled from the seed, so that a partial average
-    is a random sample of the hands rather than the lowest ones."""
+    is a random sample of the hands rather than the lowest ones.  The
+    other options: `WorldSearch`."""
     b = budget_of(budget, "exact_play")
     check_play_view(view)
-    sampler = sampler or HandSampler(view)
+    utilities, solver, sampler = world_search(view, "exact_play", options)
     worlds = sampler.enumerate_packed(max_hands)
     if worlds is None:
         return None
     rng_from(b.seed).shuffle(worlds)
     t0 = time.perf_counter()
     deadline = b.deadline(t0)
-    solver = solver or PerfectSolver(view.rules)
     tally = _Tally(view, utilities)
     stopped = False
     for batch in _batches(len(worlds), minimum):
@@ -209,26 +240,19 @@ def _batches(n: int | None, minimum: int = MIN_SAMPLES) -> Iterator[int]:
 
 
 def pimc_play(
-    view: View,
-    budget: Budget | None = None,
-    *,
-    utilities: Sequence[float] = ROUND_UTILITIES,
-    solver: PerfectSolver | None = None,
-    sampler: WorldSampler | None = None,
-    minimum: int = MIN_SAMPLES,
+    view: View, budget: Budget | None = None, *, minimum: int = MIN_SAMPLES, **options: Unpack[WorldSearch]
 ) -> PlayResult:
     """PIMC: `budget.samples` worlds (or as many as fit in its time; both:
     the first limit reached; neither: `DEFAULT_SAMPLES`; a time limit or a
     stop ends the search only after `minimum` worlds, `MIN_SAMPLES` unless
     the caller scales it with the budget), each solved
     exactly; per move the mean utility, win/draw/loss frequencies and the
-    standard error."""
+    standard error.  The other options: `WorldSearch`."""
     b = budget_of(budget, "pimc_play")
     check_play_view(view)
     samples = DEFAULT_SAMPLES if b.unlimited else b.samples
     rng = rng_from(b.seed)
-    sampler = sampler or HandSampler(view)
-    solver = solver or PerfectSolver(view.rules)
+    utilities, solver, sampler = world_search(view, "pimc_play", options)
     draw = sampler.sample_packed
     weigh = sampler.weight if getattr(sampler, "active", False) else None
     tally = _Tally(view, utilities)

@@ -11,6 +11,13 @@ from typing import Any
 from tacocat.rules.actions import Action
 
 
+def add_known(d: dict[str, Any], **fields: Any) -> None:
+    """Add to `d`, in the order given, the fields a search filled in: a
+    field left None (the search does not measure it) stays out of the dict,
+    and so out of the wire form."""
+    d.update((name, value) for name, value in fields.items() if value is not None)
+
+
 @dataclass(frozen=True)
 class MoveEval:
     """One candidate move with its odds, from the asking player's side."""
@@ -33,12 +40,7 @@ class MoveEval:
     def to_dict(self) -> dict[str, Any]:
         d = self.action.to_dict()
         d.update(win=self.win, draw=self.draw, loss=self.loss, value=self.value)
-        if self.stderr is not None:
-            d["stderr"] = self.stderr
-        if self.game_win is not None:
-            d["game_win"] = self.game_win
-        if self.visits is not None:
-            d["visits"] = self.visits
+        add_known(d, stderr=self.stderr, game_win=self.game_win, visits=self.visits)
         return d
 
 
