@@ -448,16 +448,30 @@ def test_a_floor_deal_keeps_the_cards_below_it_in_the_draw_pile():
 REPLACE_ARGS = ["hint", "--phase", "replace", "--hand", "2 2 3 5 8 9 11", "--json"]
 
 
-def test_replace_with_a_time_budget_ranks_the_default_budgets_best_move_on_many_deals():
+def test_replace_ranks_the_same_under_a_time_limit_it_does_not_reach_and_says_how_far_a_short_one_got():
+    """How many deals a time budget buys depends on the machine's load (a
+    loaded machine may finish one deal in 200 ms), so what a timed search
+    ranks first is for benchmarks, not this test.  Here: the default
+    budget's answer; a time limit the search does not reach changes
+    nothing; and a short one stops and says how many deals it reached."""
     default = json.loads(run(REPLACE_ARGS).stdout)
-    timed = json.loads(run(REPLACE_ARGS + ["--time", "500"]).stdout)
-    assert default["best"]["cards"] == timed["best"]["cards"] == [2, 3, 5, 8]
-    for result in (default, timed):
+    assert default["best"]["cards"] == [2, 3, 5, 8]
+    counted = json.loads(run(REPLACE_ARGS + ["--iterations", "600"]).stdout)
+    unreached = json.loads(run(REPLACE_ARGS + ["--iterations", "600", "--time", "600000"]).stdout)
+    assert unreached["moves"] == counted["moves"] and unreached["samples"] == counted["samples"]
+    timed = json.loads(run(REPLACE_ARGS + ["--time", "200"]).stdout)
+    legal = {tuple(a.cards) for a in build_view(hand=(2, 2, 3, 5, 8, 9, 11), phase=REPLACE).legal_actions()}
+    for result in (default, counted, timed):
         n = [m["visits"] for m in result["moves"]]
-        # sequential halving: a move ranked higher never has fewer deals, and every row has a margin
-        assert n == sorted(n, reverse=True) and min(n) >= decisions.MIN_STAGE_DEALS
-        assert all(isinstance(m.get("stderr"), float) for m in result["moves"])
-    # (How many deals 500 ms buys depends on the machine's load: benchmarks measure it, not this test.)
+        # sequential halving: a move ranked higher never has fewer deals; the
+        # survivor saw every deal dealt, but the one the clock cut short (dropped whole)
+        assert n == sorted(n, reverse=True) and n[0] >= 1
+        assert result["samples"] == result["worlds"] and n[0] <= result["samples"] <= n[0] + (result is timed)
+        assert len({tuple(m["cards"]) for m in result["moves"]}) == len(n)
+        assert {tuple(m["cards"]) for m in result["moves"]} <= legal
+        # a row of one deal has no spread (no stderr); every other row has one
+        assert all(isinstance(m.get("stderr"), float) == (m["visits"] > 1) for m in result["moves"])
+    assert min(m["visits"] for m in default["moves"]) >= decisions.MIN_STAGE_DEALS
 
 
 def test_a_time_budget_keeps_its_scaled_minimum_sample():
