@@ -20,20 +20,23 @@ from tacocat.players.bots import make_bot, play_game
 from tacocat.rules.cards import hand
 from tacocat.rules.game import DUEL, REPLACE, sub_multisets
 from tacocat.rules.ruleset import STANDARD, Ruleset
+from tacocat.search import round_exploitability as rx
 from tacocat.search.budget import Budget
 from tacocat.search.decisions import (
+    REPLY_TEMPERATURE,
     _replace_round,
     cell_outcome,
     duel_eval,
     duel_matrix,
-    duel_matrix_searched,
     replace_eval,
+    reply_model,
     solve_matrix_game,
     world_duel,
 )
 from tacocat.search.gamevalue import ROUND_UTILITIES
-from tacocat.search.inference import StaticSoftmax
+from tacocat.search.inference import DEFAULT_TEMPERATURE, InferenceSampler, StaticSoftmax, inference_sampler
 from tacocat.search.pimc import PerfectSolver
+from tacocat.search.round_game import RoundGame
 from tacocat.search.sampling import HandSampler
 
 REFERENCE = json.loads(Path(__file__).with_name("pimc_classic_reference.json").read_text())["games"]
@@ -81,6 +84,64 @@ def test_replace_round_honours_the_opponents_cap_and_draws_from_the_pile():
         assert u == pytest.approx(float(np.dot(probs, ROUND_UTILITIES)))
 
 
+def _h2_r2() -> RoundGame:
+    """results/round_exploitability.py's h2-r2: hands of 2 from ranks 1 and 2
+    (four each), player 0 replacing first (R7), so player 1's cap is player
+    0's count; 930 nodes."""
+    rules = Ruleset(deck=(4, 4) + (0,) * 10, board=(2,) * 7, arrows=("p1",) * 3 + ("p0",) * 4, name="h2-r2")
+    return RoundGame(rules)
+
+
+def test_the_reply_the_search_decides_against_is_not_the_inference_models_noise():
+    """Player 0 dealt 1 2 on h2-r2 keeps the 1 whatever it draws, so
+    discarding the 2 only lets the opponent replace one card too: +0.20 a
+    deal for keeping both, +0.04 for the discard against a best reply.  A
+    reply drawn at the inference model's temperature (1) errs often and
+    hid that: margin 0.03 to 0.05 over 3,000 deals, the level-5 bot
+    discarded."""
+    game = _h2_r2()
+    view = game.view_of(game.keys.index((0, (1, 2), (), ())))
+    for seed in range(2):
+        res = replace_eval(view, Budget(samples=3000, seed=seed), utilities=(1, 0, -1), round_search=True)
+        value = {m.action.cards: m.value for m in res.moves}
+        assert value[()] - value[(2,)] > 0.09, value
+        assert res.moves[0].action.cards == ()
+
+
+def test_the_round_searched_bot_is_unexploitable_on_h2_r2():
+    """The exact best response (tacocat.search.round_exploitability) gains
+    nothing against the round-searched bot at level-5 counts, as against
+    plain PIMC (the reply at T = 1 lost 0.043 a round)."""
+    game = _h2_r2()
+    level5 = {"samples": 25, "replace_samples": 80, "duel_samples": 12, "candidates": 12}
+    sigma, _ = rx.bot_strategy(game, lambda: make_bot("pimc", seed=0, utilities="round", round_search=1, **level5))
+    assert rx.exploitability(game, sigma) < 1e-9
+
+
+def test_the_reply_model_is_sharper_than_the_inference_model():
+    game = _h2_r2()
+    # player 1 replacing second (R7): player 0's discard is there to read
+    i = next(i for i, k in enumerate(game.keys) if k[0] == 1 and k[3] and game.iset_actions[i][0].kind == REPLACE)
+    view = game.view_of(i)
+    plain = reply_model(None, view)
+    assert isinstance(plain, StaticSoftmax) and plain.temperature == REPLY_TEMPERATURE < DEFAULT_TEMPERATURE
+    inferred = inference_sampler(view, "policy")
+    assert isinstance(inferred, InferenceSampler) and inferred.active
+    assert inferred.model.temperature == DEFAULT_TEMPERATURE  # type: ignore[attr-defined]
+    assert reply_model(inferred, view) is plain
+    sharper = InferenceSampler(view, StaticSoftmax(0.1))  # a sharper inference model is its own reply
+    assert reply_model(sharper, view).temperature == 0.1  # type: ignore[attr-defined]
+
+
+def test_the_decision_searches_refuse_an_option_they_do_not_take():
+    """`duel_eval` and `replace_eval` share their options (`SearchOptions`):
+    a misspelt one is an error, as for any keyword, not a silent default."""
+    with pytest.raises(TypeError, match="replace_eval\\(\\) got an unexpected keyword argument 'round_serch'"):
+        replace_eval(first_view(REPLACE, 2), Budget(samples=8, seed=1), round_serch=True)  # type: ignore[call-arg]
+    with pytest.raises(TypeError, match="duel_eval\\(\\) got an unexpected keyword argument 'utility'"):
+        duel_eval(first_view(DUEL, 2), Budget(samples=2, seed=1), utility=(1, 0, -1))  # type: ignore[call-arg]
+
+
 # ---------------------------------------------------------------- the duel
 
 
@@ -112,7 +173,7 @@ def test_the_searched_duel_cells_never_exceed_the_perfect_information_cells():
     rng = random.Random(1)
     worlds = [(HandSampler(view).sample(rng), 1.0) for _ in range(16)]
     classic = duel_matrix(view.hand, worlds, ROUND_UTILITIES, solver)
-    searched = duel_matrix_searched(view.hand, worlds, ROUND_UTILITIES, solver)
+    searched = duel_matrix(view.hand, worlds, ROUND_UTILITIES, solver, searched=True)
     assert classic["rows"] == searched["rows"] and classic["cols"] == searched["cols"]
     assert np.allclose(classic["w"], searched["w"]) and np.allclose(classic["n"], searched["n"])
     lower = 0

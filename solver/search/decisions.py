@@ -28,10 +28,11 @@ same deals.
 The round searched as one (`round_search=True`, issue 24; off, the
 classic search above runs unchanged, bit for bit, as `pimc_classic`):
 
-- Replacement: the opponent's reply is drawn from its model (the
-  inference model if one weights the worlds, else the static policy as a
-  softmax, `tacocat.search.inference.StaticSoftmax`) instead of
-  `static_discard`; the draw is a quantile fixed per world, so every
+- Replacement: the opponent's reply is drawn from its model (the static
+  policy as a softmax, `tacocat.search.inference.StaticSoftmax`, at the
+  reply temperature `REPLY_TEMPERATURE`, or a registered model that
+  weights the worlds) instead of `static_discard`; the draw is a quantile
+  fixed per world, so every
   candidate meets the same reply when the caps agree (common random
   numbers).  The duel that follows is the world's matrix game, both hands
   known as in any PIMC world, solved (`world_duel`) instead of both
@@ -52,7 +53,7 @@ import math
 import random
 import threading
 import time
-from typing import Any, Callable, Iterator, Protocol, Sequence
+from typing import Any, Callable, Iterator, NamedTuple, Protocol, Sequence, TypedDict, Unpack
 
 import numpy as np
 
@@ -258,6 +259,58 @@ def cell_outcome(me: Hand, opp: Hand, i: int, j: int, solver: PerfectSolver) -> 
     return solver.outcome((me, opp), first)
 
 
+# ------------------------------------------------------- a search's start
+
+
+class SearchOptions(TypedDict, total=False):
+    """The options `duel_eval` and `replace_eval` share, each optional:
+    `utilities` my worth of (win, drawn round, loss), default
+    `ROUND_UTILITIES`; `solver` the perfect-information solver, default a
+    new one for the view's rules; `sampler` the worlds (RULES §5), default
+    the view's `HandSampler` (an inference sampler weights them);
+    `partial` a time budget that is a limit (issue 24: the clock is read
+    within a world or deal too), default off, the classic search;
+    `round_search` the round searched as one (module docstring), default
+    off."""
+
+    utilities: Sequence[float]
+    solver: PerfectSolver | None
+    sampler: WorldSampler | None
+    partial: bool
+    round_search: bool
+
+
+class _Start(NamedTuple):
+    budget: Budget
+    t0: float
+    utilities: Sequence[float]
+    solver: PerfectSolver
+    sampler: WorldSampler
+    partial: bool
+    round_search: bool
+
+
+def _start(view: View, budget: Budget | None, kind: str, where: str, options: SearchOptions) -> _Start:
+    """A decision search's start: its budget, its clock's start and the
+    `SearchOptions` with their defaults filled in, once the view is known
+    to be at a `kind` decision."""
+    unknown = sorted(set(options) - set(SearchOptions.__annotations__))
+    if unknown:
+        raise TypeError(f"{where}() got an unexpected keyword argument {unknown[0]!r}")
+    b = budget_of(budget, where)
+    _check(view, kind)
+    t0 = time.perf_counter()
+    return _Start(
+        b,
+        t0,
+        options.get("utilities", ROUND_UTILITIES),
+        options.get("solver") or PerfectSolver(view.rules),
+        options.get("sampler") or HandSampler(view),
+        options.get("partial", False),
+        options.get("round_search", False),
+    )
+
+
 # -------------------------------------------------------------------- duel
 
 
@@ -350,6 +403,7 @@ def duel_matrix(
     deadline: float | None = None,
     minimum: int = MIN_SAMPLES,
     partial: bool = False,
+    searched: bool = False,
 ) -> dict:
     """Cells (my card, their card) averaged over `worlds` (hand, weight).
     The clock ends the matrix after `minimum` worlds.  `partial` (a time
@@ -357,7 +411,11 @@ def duel_matrix(
     world: a world cut short is dropped whole once `minimum` worlds are in,
     and a first world cut short keeps the rows it finished (my highest
     cards first, the duel card every static policy plays), the other rows
-    being left out of the game."""
+    being left out of the game.  `searched`: the round search's cells
+    (`_duel_matrix_searched`; the clock is read between worlds, as without
+    `partial`, which it ignores)."""
+    if searched:
+        return _duel_matrix_searched(me, worlds, utilities, solver, stop, progress, deadline, minimum)
     if partial:
         return _duel_matrix_partial(me, worlds, utilities, solver, stop, progress, deadline, minimum)
     rows = sorted(set(me))
@@ -428,16 +486,7 @@ def _cell_options(me: Hand, opp: Hand, i: int, j: int, solver: PerfectSolver) ->
     return attack, {(c, b): o for c, b, o in answers}
 
 
-def duel_matrix_searched(
-    me: Hand,
-    worlds: Worlds,
-    utilities: Sequence[float],
-    solver: PerfectSolver,
-    stop: threading.Event | None = None,
-    progress: Callable[[float], None] | None = None,
-    deadline: float | None = None,
-    minimum: int = MIN_SAMPLES,
-) -> dict:
+def _duel_matrix_searched(me, worlds, utilities, solver, stop, progress, deadline, minimum) -> dict:
     """`duel_matrix` for the round search (module docstring): each cell's
     first play-phase decision of mine is one move over the worlds in which
     the opponent holds the column's card (and, when it attacks first, made
@@ -517,13 +566,9 @@ def duel_eval(
     view: View,
     budget: Budget | None = None,
     *,
-    utilities: Sequence[float] = ROUND_UTILITIES,
     exact_budget: int | None = DEFAULT_EXACT_BUDGET,
-    solver: PerfectSolver | None = None,
-    sampler: WorldSampler | None = None,
     minimum: int = MIN_SAMPLES,
-    partial: bool = False,
-    round_search: bool = False,
+    **options: Unpack[SearchOptions],
 ) -> PlayResult:
     """R9: every duel card with its odds against the opponent's optimal mix
     of the matrix game; `mixed` is my optimal mixed strategy.  Exact (every
@@ -532,14 +577,11 @@ def duel_eval(
     sampled deals (default `DEFAULT_DUEL_SAMPLES`, or as many as its time
     allows).  `minimum` and `partial`: see `duel_matrix` (the defaults
     keep the classic search).  `round_search`: each cell's play phase
-    searched over the worlds the duel leaves (`duel_matrix_searched`;
-    the clock is then read between worlds only)."""
-    b = budget_of(budget, "duel_eval")
+    searched over the worlds the duel leaves (`duel_matrix` searched;
+    the clock is then read between worlds only).  The other options:
+    `SearchOptions`."""
+    b, t0, utilities, solver, sampler, partial, round_search = _start(view, budget, DUEL, "duel_eval", options)
     samples, time_ms, seed, stop, progress = b.samples, b.time_ms, b.seed, b.stop, b.progress
-    _check(view, DUEL)
-    t0 = time.perf_counter()
-    solver = solver or PerfectSolver(view.rules)
-    sampler = sampler or HandSampler(view)
     listed = None
     if exact_budget is None or exact_budget >= 0:
         listed = sampler.enumerate(exact_budget)
@@ -552,10 +594,7 @@ def duel_eval(
         n = samples if samples is not None else (DEFAULT_DUEL_SAMPLES if time_ms is None else 100_000)
         worlds = _Sampled(sampler, rng, n)
     deadline = b.deadline(t0)
-    if round_search:
-        cells = duel_matrix_searched(view.hand, worlds, utilities, solver, stop, progress, deadline, minimum)
-    else:
-        cells = duel_matrix(view.hand, worlds, utilities, solver, stop, progress, deadline, minimum, partial)
+    cells = duel_matrix(view.hand, worlds, utilities, solver, stop, progress, deadline, minimum, partial, round_search)
     mean = cells["su"] / cells["w"]
     if partial and deadline is not None:
         x, y, value = solve_matrix_game_fast(mean, deadline - time.perf_counter())
@@ -625,13 +664,9 @@ def replace_eval(
     view: View,
     budget: Budget | None = None,
     *,
-    utilities: Sequence[float] = ROUND_UTILITIES,
     candidates: int | None = DEFAULT_CANDIDATES,
-    solver: PerfectSolver | None = None,
-    sampler: WorldSampler | None = None,
     min_stage_deals: int = MIN_STAGE_DEALS,
-    partial: bool = False,
-    round_search: bool = False,
+    **options: Unpack[SearchOptions],
 ) -> PlayResult:
     """R7/R8: candidate discard sets (the best `candidates` by the static
     score, all by default) ranked by sequential halving over common worlds;
@@ -644,25 +679,21 @@ def replace_eval(
     deal cut short keeps the candidates it reached (the static score's best
     first); the defaults keep the classic search.  `round_search`: the
     opponent's reply drawn from its model and the duel solved as the
-    world's matrix game (module docstring)."""
-    b = budget_of(budget, "replace_eval")
+    world's matrix game (module docstring).  The other options:
+    `SearchOptions`."""
+    b, t0, utilities, solver, sampler, partial, round_search = _start(view, budget, REPLACE, "replace_eval", options)
     samples, time_ms, seed, progress = b.samples, b.time_ms, b.seed, b.progress
-    _check(view, REPLACE)
-    t0 = time.perf_counter()
     deadline = b.deadline(t0)
     # the legal discards (RULES R7/R8) without building an Action each
     cap = len(view.hand) if view.replace_cap is None else view.replace_cap
     pool = view.unseen_pool
     ranked_all = _ranked_discards(view.hand, cap, pool)
-    options = ranked_all
-    n_cand = len(options) if candidates is None else min(max(1, candidates), len(options))
+    n_cand = len(ranked_all) if candidates is None else min(max(1, candidates), len(ranked_all))
     if samples is None:
         samples = max(DEFAULT_REPLACE_EVALS, 8 * n_cand) if time_ms is None else 10**9
     if samples < 1:
         raise TacocatError(f"samples must be at least 1, got {samples}")
     rng = rng_from(seed)
-    solver = solver or PerfectSolver(view.rules)
-    sampler = sampler or HandSampler(view)
     ranked = ranked_all[:n_cand]
     if () not in ranked:  # keeping every card is always legal (R7/R8: any k from 0)
         ranked.append(())
@@ -818,14 +849,36 @@ def _replace_outcome(mine: Hand, discard: Hand, world: tuple[Hand, list[int]], o
     return duel_then_play(me, opp, solver)
 
 
+REPLY_TEMPERATURE = 0.25
+"""The static softmax's temperature for the opponent's reply in the round
+search.  Inference weighs worlds by the same model at its own temperature
+(1: the best fit to pimc_classic's discards), broad on purpose: it explains
+actions already seen, and no world may lose all its weight to one odd
+discard.  A reply the search decides against is another matter: drawn at
+T = 1 the opponent errs often (on a deck of ranks 1 and 2, holding 2 2 it
+keeps both 38% of the time, holding 1 2 it throws the 1 away 19%), and
+the search learns to count on those errors.  On h2-r2
+(results/round_exploitability.py) player 0, dealt 1 2 and replacing first
+(R7), keeps both (worth +0.20 a deal against a best reply) or discards the
+2 (+0.04: it lets the opponent, capped at one card, replace too); with
+the reply at T = 1 the search valued them +0.19 and +0.17 (20,000 deals),
+level 5's 30 deals a candidate chose the discard, and the bot lost 0.043
+a round to a best response (0.010 on h3-r2).  At T = 0.1 to 0.5 both
+rulesets are at 0, as plain PIMC is."""
+
+
 def reply_model(sampler: WorldSampler | None, view: View) -> PlayerModel:
     """The model the round search draws the opponent's reply from: the
-    inference model weighting the worlds, else the static policy as a
-    softmax (`tacocat.search.inference`, its default temperature)."""
-    from tacocat.search.inference import model_of
+    static policy as a softmax at `REPLY_TEMPERATURE` (or at the inference
+    model's temperature if that is lower); a registered model that
+    weights the worlds (one fitted to recorded games) is its own reply."""
+    from tacocat.search.inference import StaticSoftmax, model_of
 
     model = getattr(sampler, "model", None) if getattr(sampler, "active", False) else None
-    return model if model is not None else model_of("policy", rules=view.rules)
+    if model is not None and not isinstance(model, StaticSoftmax):
+        return model
+    t = REPLY_TEMPERATURE if model is None else min(model.temperature, REPLY_TEMPERATURE)
+    return model_of("policy", t, rules=view.rules)
 
 
 def _replace_round(
