@@ -272,6 +272,23 @@ class Door:
     def count(self, code: str) -> None:
         self.codes[code] = self.codes.get(code, 0) + 1
 
+    def timed(self, call: Callable[[], Any], what: str, raised: str = "raised") -> tuple[bool, Any]:
+        """`call()` as one try, timed: the slowest kept, one past HANG_S a
+        hang.  A door must never raise: an exception fails it and gives
+        (False, None); else (True, what `call` returned)."""
+        self.tried += 1
+        t0 = time.perf_counter()
+        try:
+            answer = call()
+        except Exception as exc:  # noqa: BLE001 - the failure is the finding
+            self.fail(f"{raised} {type(exc).__name__}: {exc} for {what}")
+            return False, None
+        elapsed = time.perf_counter() - t0
+        self.slowest = max(self.slowest, elapsed)
+        if elapsed > HANG_S:
+            self.fail(f"hang: {elapsed:.1f} s for {what}")
+        return True, answer
+
 
 def strict_loads(text: str | bytes) -> Any:
     def refuse(c):
@@ -345,19 +362,10 @@ class ProtocolDoor(Door):
 
     def send(self, request: Any) -> None:
         request = self.resolve(request)
-        self.tried += 1
         before = self.snapshot()
-        t0 = time.perf_counter()
-        try:
-            response = self.handle(request)
-        except Exception as exc:  # noqa: BLE001 - the door must never raise
-            self.fail(f"raised {type(exc).__name__}: {exc} for {_show(request)}")
-            return
-        elapsed = time.perf_counter() - t0
-        self.slowest = max(self.slowest, elapsed)
-        if elapsed > HANG_S:
-            self.fail(f"hang: {elapsed:.1f} s for {_show(request)}")
-        self.check_response(request, response, before)
+        answered, response = self.timed(lambda: self.handle(request), _show(request))
+        if answered:
+            self.check_response(request, response, before)
 
     def check_response(self, request: Any, response: Any, before: str | None) -> None:
         if not isinstance(response, dict) or "ok" not in response or "id" not in response:
@@ -479,18 +487,14 @@ class HttpDoor(ProtocolDoor):
         path = "/" + quote(
             path.lstrip("/").encode("utf-8", "surrogatepass"), safe="/"
         )  # what a client puts on the wire for any command name
-        self.tried += 1
         before = self.snapshot()
-        t0 = time.perf_counter()
-        try:
-            r = self.client.post(path, content=raw, headers={"content-type": "application/json"})
-        except Exception as exc:  # noqa: BLE001
-            self.fail(f"transport error {type(exc).__name__}: {exc} for {path} {raw[:200]!r}")
-            return
-        elapsed = time.perf_counter() - t0
-        self.slowest = max(self.slowest, elapsed)
-        if elapsed > HANG_S:
-            self.fail(f"hang: {elapsed:.1f} s for {path} {raw[:200]!r}")
+        answered, r = self.timed(
+            lambda: self.client.post(path, content=raw, headers={"content-type": "application/json"}),
+            f"{path} {raw[:200]!r}",
+            "transport error",
+        )
+        if not answered:
+            return None
         if r.status_code >= 500 and r.status_code != 503 or r.status_code not in self.STATUSES:
             self.fail(f"status {r.status_code} for {path} {raw[:200]!r}: {r.text[:300]}")
         try:
@@ -980,14 +984,10 @@ class CrossSeatDoor(Door):
         state = self.session._games[gid]
         before = json.dumps(state.to_dict(), sort_keys=True)
         hidden = hidden_strings(state, viewer) if viewer >= 0 else hidden_strings(state, 0) + hidden_strings(state, 1)
-        self.tried += 1
-        t0 = time.perf_counter()
-        try:
-            status, answer = self.call(request)
-        except Exception as exc:  # noqa: BLE001 - the door must never raise
-            self.fail(f"raised {type(exc).__name__}: {exc} for {_show(request)}")
+        answered, called = self.timed(lambda: self.call(request), _show(request))
+        if not answered:
             return
-        self.slowest = max(self.slowest, time.perf_counter() - t0)
+        status, answer = called
         code = answer.get("error", {}).get("code") if isinstance(answer, dict) and answer.get("ok") is False else None
         self.count(str(code) if code else "ok" if isinstance(answer, dict) and answer.get("ok") else "not an answer")
         what = f"{item['misuse']}: {_show(request)}"
@@ -1548,15 +1548,14 @@ class BrowserOriginDoor(HttpDoor):
         expected = self.expected(method, host, origin, content_type)
         games_before, snapshot = len(self.session._games), self.snapshot()
         rules = self.session.rules.to_dict()
-        self.tried += 1
         what = f"{method} {path} Host {host!r} Origin {origin!r} Content-Type {content_type!r} body {raw[:120]!r}"
-        t0 = time.perf_counter()
-        try:
-            r = self.client.request(method, path, content=raw if method == "POST" else None, headers=headers)
-        except Exception as exc:  # noqa: BLE001
-            self.fail(f"transport error {type(exc).__name__}: {exc} for {what}")
+        answered, r = self.timed(
+            lambda: self.client.request(method, path, content=raw if method == "POST" else None, headers=headers),
+            what,
+            "transport error",
+        )
+        if not answered:
             return
-        self.slowest = max(self.slowest, time.perf_counter() - t0)
         try:
             body = strict_loads(r.content)
         except ValueError as exc:

@@ -11,7 +11,7 @@ import time
 import pytest
 from helpers import tacocat_argv
 from positions import PLAY_VIEW
-from test_http import running_server
+from servers import running_server
 
 from tacocat.protocol.client import Engine, EngineError, Game, Hint, Info, Moved
 from tacocat.rules.actions import Action

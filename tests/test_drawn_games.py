@@ -312,7 +312,7 @@ def test_the_board_shows_a_drawn_game_in_a_browser():
     chromium = os.environ.get("TACOCAT_CHROMIUM", "/usr/bin/chromium")
     if not os.path.exists(chromium):
         pytest.skip(f"no Chromium at {chromium}: apt-get install chromium (README, Browser tests)")
-    from test_http import running_server
+    from servers import running_server
     from test_web_board import ARGS
 
     with running_server() as client:

@@ -38,15 +38,21 @@ QUICK = settings(
 )
 
 
-def test_protocol_requests():
-    door = ProtocolDoor()
+def fuzz(strategy, n: int, send) -> None:
+    """`send` each of `n` examples of `strategy` (derandomized: the same
+    examples every run)."""
 
-    @QUICK
-    @given(protocol_requests())
-    def run(request):
-        door.send(request)
+    @settings(QUICK, max_examples=n)
+    @given(strategy)
+    def run(item):
+        send(item)
 
     run()
+
+
+def test_protocol_requests():
+    door = ProtocolDoor()
+    fuzz(protocol_requests(), 150, door.send)
     assert door.tried >= 150 and door.failures == []
     assert door.codes.get("ok", 0) > 0 and len(door.codes) > 3  # the requests reach both sides of the door
 
@@ -55,13 +61,7 @@ def test_http_bodies():
     session = EngineSession(max_time_ms=100, max_games=50)
     with http_server(session) as base:
         door = HttpDoor(base, session)
-
-        @settings(QUICK, max_examples=60)
-        @given(http_bodies())
-        def run(item):
-            door.send_http(item)
-
-        run()
+        fuzz(http_bodies(), 60, door.send_http)
     assert door.tried >= 60 and door.failures == []
     assert door.codes.get("path names no command", 0) > 0  # the path check ran
 
@@ -101,13 +101,7 @@ def test_the_http_door_notices_a_planted_bug(monkeypatch, bug):
 def test_command_lines(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)  # fuzzed --save and --out paths land here, not in the checkout
     door = CliDoor()
-
-    @settings(QUICK, max_examples=25)
-    @given(cli_invocations(files=[str(tmp_path / "missing.json")]))
-    def run(item):
-        door.run(*item)
-
-    run()
+    fuzz(cli_invocations(files=[str(tmp_path / "missing.json")]), 25, lambda item: door.run(*item))
     assert door.tried >= 25 and door.failures == []
     assert door.codes.get("2", 0) > 0
 
@@ -115,13 +109,7 @@ def test_command_lines(tmp_path, monkeypatch):
 def test_files(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     door = FileDoor(str(tmp_path))
-
-    @settings(QUICK, max_examples=25)
-    @given(fuzzed_files())
-    def run(item):
-        door.send_file(item)
-
-    run()
+    fuzz(fuzzed_files(), 25, door.send_file)
     assert door.tried >= 25 and door.failures == []
 
 
@@ -130,15 +118,6 @@ def test_files(tmp_path, monkeypatch):
 # Each door below is also run against a planted bug (monkeypatched for the
 # test only) to show that its checks notice: a door that cannot fail
 # proves nothing.
-
-
-def fuzz(strategy, n: int, send) -> None:
-    @settings(QUICK, max_examples=n)
-    @given(strategy)
-    def run(item):
-        send(item)
-
-    run()
 
 
 def test_cross_seat_tokens_open_nothing_in_process():

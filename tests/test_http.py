@@ -3,68 +3,22 @@ a subprocess bound to 127.0.0.1 on a free port, driven with httpx."""
 
 from __future__ import annotations
 
-import contextlib
 import random
-import socket
-import subprocess
-import tempfile
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
-from typing import Iterator
 
 import httpx
 import pytest
-from helpers import tacocat_argv
 from positions import OPENING_VIEW
+from servers import CLIENT_TIMEOUT_S, running_server
+from servers import free_port as free_port  # test_equilibrium_bounds.py imports it from here
 
 from tacocat.protocol.session import COMMANDS, ERROR_CODES, PROTOCOL_VERSION
 from tacocat.rules.game import GameRecord
 
 MAX_BODY = 4096
 MAX_TIME_MS = 3000
-CLIENT_TIMEOUT_S = 30
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-@contextlib.contextmanager
-def running_server(*options: str) -> Iterator[httpx.Client]:
-    """`tacocat serve OPTIONS` on a free loopback port, and a client for it
-    (its games in a fresh SQLite file, never the user's)."""
-    port = free_port()
-    store = tempfile.mkdtemp(prefix="tacocat-http-") + "/games.sqlite3"
-    proc = subprocess.Popen(
-        [*tacocat_argv(), "serve", "--port", str(port), "--log-level", "warning", "--store", store, *options],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-    )
-    base = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 30
-    while True:
-        try:
-            if httpx.get(f"{base}/v1/hello", timeout=1).status_code == 200:
-                break
-        except httpx.TransportError:
-            pass
-        if proc.poll() is not None or time.monotonic() > deadline:
-            proc.kill()
-            raise RuntimeError(f"tacocat serve did not start: {proc.stderr.read()[-2000:]!r}")
-        time.sleep(0.1)
-    try:
-        with httpx.Client(base_url=base, timeout=CLIENT_TIMEOUT_S) as client:
-            yield client
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
 
 
 @pytest.fixture(scope="module")

@@ -1,7 +1,7 @@
 """`tacocat serve` beside a browser (issue 20): what a web page the user
 visits, a DNS-rebound name or a heap of idle sockets could do to the local
 server.  Each case is sent by a client to a real `tacocat serve` subprocess
-bound to 127.0.0.1 (test_http.running_server); the encoding of answers that
+bound to 127.0.0.1 (servers.running_server); the encoding of answers that
 need no socket goes through Starlette's TestClient.
 
 - a POST that is not `Content-Type: application/json` (a form, text/plain:
@@ -29,7 +29,7 @@ import httpx
 import pytest
 from helpers import one_line_error, run_cli
 from positions import OPENING_VIEW as VIEW
-from test_http import running_server
+from servers import running_server
 
 from tacocat.protocol.http import HTTP_STATUS, TRANSPORT_STATUS, create_app, host_names
 from tacocat.protocol.session import EngineSession
@@ -59,14 +59,19 @@ def refused(r: httpx.Response, status: int, code: str, *fragments: str) -> str:
     return message
 
 
-def forbidden_everywhere(server, headers: dict, status: int, *fragments: str) -> httpx.Response:
-    """A request with these headers refused as `forbidden` both at a command
-    that would open a game (its message naming `fragments`) and at hello;
-    returns the refused command's response."""
-    r = server.post("/v1/new_game", json={"seed": 1}, headers=headers)
-    refused(r, status, "forbidden", *fragments)
-    refused(server.get("/v1/hello", headers=headers), status, "forbidden")
-    return r
+def forbidden_everywhere(server, header: str, values, status: int, *fragments: str) -> list[httpx.Response]:
+    """Each value of `header` refused as `forbidden` both at a command that
+    would open a game (its message naming `fragments`) and at hello, and
+    no game opened; returns the refused commands' responses."""
+    before = games_open(server)
+    answers = []
+    for value in values:
+        r = server.post("/v1/new_game", json={"seed": 1}, headers={header: value})
+        refused(r, status, "forbidden", *fragments)
+        refused(server.get("/v1/hello", headers={header: value}), status, "forbidden")
+        answers.append(r)
+    assert games_open(server) == before
+    return answers
 
 
 @pytest.fixture(scope="module")
@@ -130,8 +135,7 @@ def test_bad_json_with_the_right_content_type_is_still_bad_json(server):
 
 def test_a_foreign_host_is_refused(server):
     port = port_of(server)
-    before = games_open(server)
-    for host in (
+    hosts = (
         "evil.example",
         f"evil.example:{port}",
         "127.0.0.1.evil.example",
@@ -140,9 +144,8 @@ def test_a_foreign_host_is_refused(server):
         "engine.lan:1",
         "proxy.lan",
         "",
-    ):
-        forbidden_everywhere(server, {"host": host}, 421, "--allowed-host", f"127.0.0.1:{port}")
-    assert games_open(server) == before
+    )
+    forbidden_everywhere(server, "host", hosts, 421, "--allowed-host", f"127.0.0.1:{port}")
 
 
 def test_the_servers_own_names_are_answered(server):
@@ -194,18 +197,16 @@ def test_allowed_host_flag_is_checked():
 
 def test_a_foreign_origin_is_refused_before_the_command_runs(server):
     port = port_of(server)
-    before = games_open(server)
-    for origin in (
+    origins = (
         "http://evil.example",
         f"http://localhost:{port}",
         f"http://127.0.0.1:{port + 1}",
         "null",
         "http://127.0.0.1:5174",
         f"file://127.0.0.1:{port}",
-    ):
-        r = forbidden_everywhere(server, {"origin": origin}, 403, "--cors-origin")
+    )
+    for r in forbidden_everywhere(server, "origin", origins, 403, "--cors-origin"):
         assert "access-control-allow-origin" not in r.headers
-    assert games_open(server) == before
 
 
 def test_the_servers_own_origin_and_the_allowed_ones_are_accepted(server):

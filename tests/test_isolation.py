@@ -290,7 +290,7 @@ def test_the_engine_seat_keeps_to_the_servers_time_cap(monkeypatch):
 def test_the_servers_admin_token_stops_every_clients_search():
     """tacocat serve --admin-token: the server's owner may stop all
     searches; a client's stop without it ends none of another's."""
-    from test_http import running_server
+    from servers import running_server
 
     view = {**PLAY_VIEW, "rules": "standard"}
     with running_server("--admin-token", "the owner's secret", "--max-time-ms", "30000") as client:

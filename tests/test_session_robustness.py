@@ -19,8 +19,9 @@ import threading
 import time
 
 import pytest
-from helpers import one_line_error, run_cli, tacocat_argv
+from helpers import deep, one_line_error, run_cli, tacocat_argv
 from seats import Seated
+from servers import free_port, start_serve
 
 from tacocat.errors import RulesetError
 from tacocat.protocol.session import EngineSession, decode_request, encode_response
@@ -228,9 +229,10 @@ def test_ruleset_bounds_name_r1_and_r2():
 @pytest.mark.parametrize("rules", [{}, BIG_RULES, {"deck": [4, 4] + [0] * 10, "board": [2] * 7}, {"tie": "arrow"}])
 def test_every_state_and_view_of_real_games_reads_back(rules):
     """The strict readers refuse nothing a game produces: every state and
-    view along random games reads back to the same document."""
+    view along random games reads back to the same document (three games
+    a ruleset in CI, six under TACOCAT_DEEP=1)."""
     ruleset = Ruleset.from_dict(rules)
-    for seed in range(6):
+    for seed in range(deep(3, 6)):
         state, rng = GameState.new(ruleset, seed), random.Random(seed)
         while True:
             doc = state.to_dict()
@@ -522,32 +524,8 @@ class sqlite_file:
         self.db.close()
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def _serve(port: int, store) -> subprocess.Popen:
-    import httpx
-
-    proc = subprocess.Popen(
-        [*tacocat_argv(), "serve", "--port", str(port), "--store", str(store), "--log-level", "error"],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-    )
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        try:
-            if httpx.get(f"http://127.0.0.1:{port}/v1/hello", timeout=1).status_code == 200:
-                return proc
-        except httpx.TransportError:
-            pass
-        if proc.poll() is not None:
-            break
-        time.sleep(0.1)
-    proc.kill()
-    raise RuntimeError(f"tacocat serve did not start: {proc.stderr.read()[-2000:]!r}")
+    return start_serve("--store", str(store), "--log-level", "error", port=port)[0]
 
 
 def _choose(legal: list[dict], step: int) -> dict:
@@ -572,7 +550,7 @@ def _reference_record(seed: int) -> dict:
 def test_sigkill_mid_game_then_restart_continues_the_same_game(tmp_path):
     import httpx
 
-    seed, store, port = 31, tmp_path / "games.sqlite3", _free_port()
+    seed, store, port = 31, tmp_path / "games.sqlite3", free_port()
     base = f"http://127.0.0.1:{port}/v1"
     proc = _serve(port, store)
     crashed = False

@@ -16,7 +16,6 @@ import json
 import os
 import random
 import signal
-import socket
 import sqlite3
 import stat
 import subprocess
@@ -26,6 +25,7 @@ from pathlib import Path
 
 import pytest
 from helpers import deep, one_line_error, tacocat_argv
+from servers import free_port, start_serve, stop
 
 from tacocat.protocol.store import SCHEMA_VERSION, GameStore, StoreError, StoreInUse, lock_path
 
@@ -156,31 +156,11 @@ def test_a_store_from_a_newer_engine_is_refused_in_one_line(tmp_path):
 # ---------------------------------------------------------- real processes
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def _serve(port: int, store: Path | None, log: Path, env: dict | None = None) -> subprocess.Popen:
     """`tacocat serve` on 127.0.0.1:port, answering hello (at most 30 s)."""
-    import httpx
-
-    args = [*tacocat_argv(), "serve", "--port", str(port), "--log-level", "error"]
-    if store is not None:
-        args += ["--store", str(store)]
+    options = ["--log-level", "error", *([] if store is None else ["--store", str(store)])]
     with open(log, "ab") as err:  # a file, not a pipe nobody reads
-        proc = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=err, env=env, preexec_fn=_umask_0)
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline and proc.poll() is None:
-        try:
-            if httpx.get(f"http://127.0.0.1:{port}/v1/hello", timeout=1).status_code == 200:
-                return proc
-        except httpx.TransportError:
-            time.sleep(0.05)
-    proc.kill()
-    proc.wait(10)
-    raise AssertionError(f"tacocat serve did not start: {log.read_text()[-2000:]}")
+        return start_serve(*options, port=port, stderr=err, env=env, preexec_fn=_umask_0)[0]
 
 
 def _engine(store: Path) -> subprocess.Popen:
@@ -220,12 +200,6 @@ def _refused(intruder: subprocess.Popen, store: Path, holder: int) -> str:
     return one_line_error(done, repr(str(store)), f"pid {holder}", "in use")
 
 
-def _stop(proc: subprocess.Popen) -> None:
-    if proc.poll() is None:
-        proc.kill()
-    proc.wait(10)
-
-
 def test_a_second_serve_or_engine_on_the_same_store_is_refused_in_one_line(tmp_path):
     store = tmp_path / "games.sqlite3"
     holder = _engine(store)
@@ -237,7 +211,7 @@ def test_a_second_serve_or_engine_on_the_same_store_is_refused_in_one_line(tmp_p
         holder.stdin.flush()
         assert json.loads(holder.stdout.readline())["ok"]
     finally:
-        _stop(holder)
+        stop(holder, kill=True)
     # kill -9 left no stale lock: the next one opens the store and its game
     with GameStore(store) as reopened:
         assert len(list(reopened.games())) == 1
@@ -248,12 +222,12 @@ def test_two_serves_on_the_default_store_the_original_report(tmp_path):
     refused, and the folder the first created is private."""
     env = {**os.environ, "XDG_DATA_HOME": str(tmp_path / "data")}
     default = tmp_path / "data" / "tacocat" / "games.sqlite3"
-    first = _serve(_free_port(), None, tmp_path / "first.log", env=env)
+    first = _serve(free_port(), None, tmp_path / "first.log", env=env)
     try:
         assert mode(default.parent) == 0o700 and mode(default) == 0o600
         _refused(_intruder("serve", None, env=env), default, first.pid)
     finally:
-        _stop(first)
+        stop(first, kill=True)
 
 
 class Player(threading.Thread):
@@ -344,7 +318,7 @@ def kill_restart_rounds(tmp_path: Path, restarts: int, clients: int = 4, seed: i
     counter, counter_lock = [0], threading.Lock()
     totals = {"restarts": 0, "acknowledged": 0, "checked": 0, "refused": 0, "games": 0}
     gids: list = [None] * clients
-    port = _free_port()
+    port = free_port()
     server = _serve(port, store, tmp_path / "serve.log")
     assert mode(store.parent) == 0o700 and mode(store) == 0o600  # created private, umask 0 notwithstanding
     try:
@@ -372,7 +346,7 @@ def kill_restart_rounds(tmp_path: Path, restarts: int, clients: int = 4, seed: i
             assert counter[0] > start, f"round {round_}: no move was acknowledged"
             totals["acknowledged"] += counter[0] - start
             gids = [player.gid for player in players]
-            port = _free_port()
+            port = free_port()
             server = _serve(port, store, tmp_path / "serve.log")  # no stale lock blocks it
             totals["restarts"] += 1
             totals["checked"] = _check_nothing_lost(f"http://127.0.0.1:{port}", games, acked)
@@ -380,7 +354,7 @@ def kill_restart_rounds(tmp_path: Path, restarts: int, clients: int = 4, seed: i
         for suffix in ("", "-wal", "-shm", ".lock"):
             assert mode(Path(str(store) + suffix)) == 0o600, suffix
     finally:
-        _stop(server)
+        stop(server, kill=True)
     totals["games"] = len(games)
     return totals
 

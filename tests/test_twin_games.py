@@ -17,12 +17,11 @@ from __future__ import annotations
 
 import json
 import random
-import socket
 import subprocess
-import time
 
 import pytest
 from helpers import deep, tacocat_argv
+from servers import start_serve, stop
 from twins import RULESETS, normalized, positions, twin_state
 
 from tacocat.players.bots import BOTS, choose, make_bot
@@ -77,12 +76,6 @@ class LinesDoor:
                 self.proc.kill()
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 class HttpDoor:
     """`tacocat serve` on 127.0.0.1, one POST /v1 a request (NDJSON when
     the request streams info)."""
@@ -92,35 +85,9 @@ class HttpDoor:
     def __init__(self) -> None:
         import httpx
 
-        port = _free_port()
-        self.url = f"http://127.0.0.1:{port}/v1"
-        self.proc = subprocess.Popen(
-            [
-                *tacocat_argv(),
-                "serve",
-                "--port",
-                str(port),
-                "--no-store",
-                "--max-games",
-                "5000",
-                "--log-level",
-                "error",
-            ],
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.PIPE,
-        )
+        self.proc, base = start_serve("--no-store", "--max-games", "5000", "--log-level", "error")
+        self.url = f"{base}/v1"
         self.http = httpx.Client(timeout=120)
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline:
-            try:
-                if self.http.get(self.url + "/hello").status_code == 200:
-                    return
-            except httpx.TransportError:
-                time.sleep(0.1)
-            if self.proc.poll() is not None:
-                break
-        self.close()
-        raise RuntimeError("tacocat serve did not start")
 
     def send(self, request: dict) -> tuple[dict, list[dict]]:
         r = self.http.post(
@@ -134,11 +101,7 @@ class HttpDoor:
 
     def close(self) -> None:
         self.http.close()
-        self.proc.terminate()
-        try:
-            self.proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
+        stop(self.proc)
 
 
 def _requests(state: GameState, seat: int, k: int, every_level: bool) -> list[dict]:

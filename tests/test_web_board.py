@@ -17,7 +17,7 @@ from pathlib import Path
 
 import httpx
 import pytest
-from test_http import free_port, running_server
+from servers import free_port, running_server
 
 from tacocat.protocol.session import PROTOCOL_VERSION
 

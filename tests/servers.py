@@ -1,0 +1,88 @@
+"""`tacocat serve` as the tests start and stop it: a free loopback port, the
+installed command in a subprocess that answers hello, and its end.  One
+copy here instead of one in each test file that needs a real server."""
+
+from __future__ import annotations
+
+import contextlib
+import socket
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+from typing import IO, Any, Iterator
+
+import httpx
+from helpers import tacocat_argv
+
+CLIENT_TIMEOUT_S = 30
+START_TIMEOUT_S = 30
+"""How long a server may take to answer its first hello (a loaded machine
+imports the package slowly)."""
+
+
+def free_port() -> int:
+    """A loopback port nothing listens on now."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def start_serve(
+    *options: str, port: int | None = None, stderr: int | IO[Any] = subprocess.PIPE, **popen: Any
+) -> tuple[subprocess.Popen, str]:
+    """`tacocat serve --port PORT OPTIONS` (a free port when None), once it
+    answers GET /v1/hello: (the process, its base URL).  `stderr` is where
+    its log goes (a file, not a pipe nobody reads, for a long run); other
+    keywords go to Popen (`env`, `preexec_fn`, ...).  A server that exits
+    or does not answer in time is killed and the start fails, quoting its
+    log when it was piped."""
+    port = free_port() if port is None else port
+    proc = subprocess.Popen(
+        [*tacocat_argv(), "serve", "--port", str(port), *options],
+        stdout=popen.pop("stdout", subprocess.DEVNULL),
+        stderr=stderr,
+        **popen,
+    )
+    base = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + START_TIMEOUT_S
+    while proc.poll() is None and time.monotonic() < deadline:
+        try:
+            if httpx.get(f"{base}/v1/hello", timeout=1).status_code == 200:
+                return proc, base
+        except httpx.TransportError:
+            time.sleep(0.05)
+    stop(proc, kill=True)
+    if proc.stderr is not None:
+        log = proc.stderr.read()[-2000:]
+    else:  # the caller's log file, when it has a name
+        log = Path(stderr.name).read_bytes()[-2000:] if isinstance(getattr(stderr, "name", None), str) else b""
+    raise RuntimeError(f"tacocat serve did not start (exit status {proc.returncode}): {log!r}")
+
+
+def stop(proc: subprocess.Popen, kill: bool = False) -> None:
+    """End a server: SIGTERM (its clean shutdown) unless `kill`, SIGKILL
+    when it has not ended 10 s later; then reap it."""
+    if proc.poll() is None:
+        if kill:
+            proc.kill()
+        else:
+            proc.terminate()
+    try:
+        proc.wait(10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+
+
+@contextlib.contextmanager
+def running_server(*options: str) -> Iterator[httpx.Client]:
+    """`tacocat serve OPTIONS` on a free loopback port, its games in a fresh
+    SQLite file (never the user's), and a client for it; stopped after."""
+    store = tempfile.mkdtemp(prefix="tacocat-http-") + "/games.sqlite3"
+    proc, base = start_serve("--log-level", "warning", "--store", store, *options)
+    try:
+        with httpx.Client(base_url=base, timeout=CLIENT_TIMEOUT_S) as client:
+            yield client
+    finally:
+        stop(proc)
