@@ -1,13 +1,14 @@
 """Today's equilibrium solver against an older build of its core, on the
 same seeded endgames, in one process (issue 22).
 
-    python results/equilibrium_speed.py OLD_CFR_SO --sizes 3:20,4:8 --out results/equilibrium_speed.json
+    python results/equilibrium_speed.py OLD_CFR_SO --sizes 3:20,4:10 --out results/equilibrium_speed.json
 
 OLD_CFR_SO: the compiled `_cfr` extension of the older commit (kept aside,
 e.g. `cp solver/core/_cfr.*.so /tmp/old_cfr.so` before rebuilding); it is
 loaded by path under another module name, beside the installed one, and
-driven by that commit's own loop (a best response at iteration 0, then every
-max(4, t/4) iterations, to exploitability 1e-3).  Today's side is
+driven by the loop every build supports (`fixed_schedule_solve`: a best
+response at iteration 0, then every max(4, t/4) iterations, to
+exploitability 1e-3).  Today's side is
 `tacocat.search.equilibrium.solve` (size estimate, build, its own check
 schedule: aimed at the target, `next_check_after`).  Endgames:
 `tacocat.players.exploitability.endgames` (results/exploitability.py's).
@@ -53,7 +54,7 @@ def new_solve(eg):
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("old", help="the older build's _cfr extension")
-    ap.add_argument("--sizes", default="3:20,4:8", help="cards:endgames, comma separated")
+    ap.add_argument("--sizes", default="3:20,4:10", help="cards:endgames, comma separated")
     ap.add_argument("--out", default=str(HERE / "equilibrium_speed.json"))
     args = ap.parse_args()
     from tacocat.search.equilibrium import core_build
@@ -77,6 +78,8 @@ def main() -> None:
             **{f"{side}_median_{key}": med(side, key) for side in ("old", "new") for key in ("s", "cpu")},
             **{f"{side}_max_{key}": max(r[side][key] for r in rows) for side in ("old", "new") for key in ("s", "cpu")},
             **{f"{side}_median_peak_mb": med(side, "peak_bytes") / 1e6 for side in ("old", "new")},
+            "median_cpu_ratio": statistics.median(r["new"]["cpu"] / r["old"]["cpu"] for r in rows),
+            **{f"{side}_median_iterations": med(side, "iterations") for side in ("old", "new")},
             "max_value_difference": max(abs(r["old"]["value"] - r["new"]["value"]) for r in rows),
             "max_new_exploitability": max(r["new"]["exploitability"] for r in rows),
             "rows": rows,

@@ -25,9 +25,10 @@ own utility; it is 0 exactly at an equilibrium, and a best responder gains
 on average that much against the profile (round units with round
 utilities).  The best response is exact (the whole tree, every hand).
 
-The solver (`tacocat.core._cfr`): discounted CFR over the public tree with
-one reach vector per private hand, deterministic (no seed needed); it stops
-at a target exploitability, an iteration budget, a time budget or `stop`.
+The solver (`tacocat.core._cfr`): discounted CFR (predictive, the average
+weighing iteration t as t^8) over the public tree with one reach vector per
+private hand, deterministic (no seed needed); it stops at a target
+exploitability, an iteration budget, a time budget or `stop`.
 """
 
 from __future__ import annotations
@@ -553,15 +554,16 @@ def build(
     return eng
 
 
-FIRST_CHECK = 12
-"""The first exploitability check (the uniform profile is not measured): every
-benchmark endgame of 2-4 cards needs at least 12 iterations to reach 1e-3
-(results/exploitability.md), and each check costs about an iteration (the
-best response traverses the whole tree)."""
-CONVERGENCE_SLOPE = 2.5
-"""log(exploitability) falls about this fast in log(iterations) between 8
-and 20 DCFR iterations (results/exploitability.md's curves: 2.7-2.9); the
-guess before two checks have shown the slope."""
+FIRST_CHECK = 5
+"""The first exploitability check (the uniform profile is not measured):
+with the core's predictive DCFR (gamma 8) half the 3-card benchmark
+endgames are at 1e-3 after 5 iterations, the 4-card ones after 6-9; each
+check costs about an iteration (the best response traverses the whole
+tree)."""
+CONVERGENCE_SLOPE = 4.0
+"""log(exploitability) falls about this fast in log(iterations) around 1e-3
+(the 3-card curves, iterations 5-8: 3.9-4.8); the guess before two checks
+have shown the slope."""
 
 
 def next_check_after(curve: Sequence[Check], target: float) -> int:
