@@ -8,6 +8,7 @@ import random
 
 import pytest
 from conftest import load_cases
+from helpers import DEEP, deep
 
 from tacocat.errors import PositionError, RecordError
 from tacocat.rules.cards import counts
@@ -32,7 +33,7 @@ def test_answer_floor_is_exactly_replay_legality():
     its cards plus X exactly when every card of X reaches the floor."""
     rng = random.Random(7)
     checked = 0
-    for _ in range(120):
+    for _ in range(deep(40, 120)):
         k = rng.randint(1, 3)
         attack = sorted(rng.randint(1, 12) for _ in range(k))
         holding = sorted(rng.randint(1, 12) for _ in range(k + rng.randint(0, 2)))
@@ -42,7 +43,7 @@ def test_answer_floor_is_exactly_replay_legality():
                 legal = (tuple(cards), beats) in answers(attack, sorted(cards + rest))
                 assert legal == (floor is None or not rest or min(rest) >= floor), (attack, cards, beats, rest)
                 checked += 1
-    assert checked > 2_000
+    assert checked > deep(600, 2_000)
 
 
 def test_worked_examples():
@@ -73,6 +74,10 @@ def distinct_hands(pool: list[int], size: int, rank: int = 1):
 
 
 def test_conformance_worlds_by_floor_and_by_replay():
+    """Every conformance case's count of worlds by the floor; on a seeded
+    sample of each case's hands (every hand under TACOCAT_DEEP=1: 76,700
+    replays, about 5 s), the floor and a replay of the round agree."""
+    rng = random.Random(75)
     for case in load_cases("history_hints"):
         v = case["view"]
         events = history_from_json(v["history"])
@@ -80,12 +85,11 @@ def test_conformance_worlds_by_floor_and_by_replay():
         opponent = 1 - v["player"]
         seen = counts(v["hand"] + v["seen"] + v["table"])
         pool = [STANDARD.deck[r - 1] - seen[r] for r in range(1, 13)]
-        n = v["opponent_hand_size"]
-        hands = list(distinct_hands(pool, n))
-        by_floor = [h for h in hands if consistent(h, events, opponent)]
-        by_replay = [h for h in hands if consistent_by_replay(h, events, opponent)]
-        assert by_floor == by_replay
+        hands = list(distinct_hands(pool, v["opponent_hand_size"]))
+        by_floor = {h for h in hands if consistent(h, events, opponent)}
         assert len(by_floor) == case["expected"]["worlds"]
+        replayed = hands if DEEP else rng.sample(hands, min(len(hands), 100))
+        assert {h for h in replayed if consistent_by_replay(h, events, opponent)} == by_floor.intersection(replayed)
 
 
 def test_text_and_json_round_trip():
