@@ -1101,14 +1101,15 @@ cdef class Engine:
         to_showdown = nd.nchild > 0 and self.nodes[nd.first].kind == KIND_SHOWDOWN
         if to_showdown:
             self._chance(c0, c1, &base)
+        # the strategy played here: the current one while iterating, else the average (a best responder has none)
+        if self.mode == 0:
+            self._current(n, sig)
+        elif self.mode == 2 or nd.actor != p:
+            self._strategy(n, sig, True)
         if nd.actor == p:
             if self.mode == 1:
                 for j in range(nlive):
                     out[live[j]] = -1e300
-            elif self.mode == 0:
-                self._current(n, sig)
-            else:
-                self._strategy(n, sig, True)
             off = 0
             for c in range(nd.nchild):
                 ch = &self.nodes[nd.first + c]
@@ -1164,10 +1165,6 @@ cdef class Engine:
                     for j in range(off):
                         self.sreg[s0 + j] = <real>qd[j]
         else:
-            if self.mode == 0:
-                self._current(n, sig)
-            else:
-                self._strategy(n, sig, True)
             off = 0
             for c in range(nd.nchild):
                 ch = &self.nodes[nd.first + c]

@@ -474,11 +474,13 @@ class EquilibriumResult:
         }
 
 
-def _engine(endgame: Endgame):
-    """The core engine of an endgame, its hand levels only (no tree yet)."""
+def _engine(endgame: Endgame, core=_cfr, *built: int):
+    """The core engine of an endgame, its hand levels only (no tree yet);
+    `core`: a build of the core (`core_build`), `built`: (max_sequences,)
+    to build the tree at once."""
     endgame.check()
     f0, f1 = endgame.floors
-    return _cfr.Engine(
+    return core.Engine(
         counts(endgame.pool),
         endgame.sizes[0],
         endgame.sizes[1],
@@ -487,6 +489,7 @@ def _engine(endgame: Endgame):
         f0,
         f1,
         endgame.utilities,
+        *built,
     )
 
 
@@ -612,18 +615,7 @@ def fixed_schedule_solve(core, endgame: Endgame, target: float) -> dict[str, Any
     then every max(4, t/4) iterations, to exploitability `target`.  The
     reference that builds are compared by: {"iterations", "exploitability",
     "value", "peak_bytes"}."""
-    f0, f1 = endgame.floors
-    eng = core.Engine(
-        counts(endgame.pool),
-        endgame.sizes[0],
-        endgame.sizes[1],
-        endgame.attacker,
-        counts(endgame.table),
-        f0,
-        f1,
-        endgame.utilities,
-        DEFAULT_MAX_SEQUENCES,
-    )
+    eng = _engine(endgame, core, DEFAULT_MAX_SEQUENCES)
     b0, b1 = eng.best_response()
     expl, nxt = (b0 + b1) / 2, 4
     while expl > target:
