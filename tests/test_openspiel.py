@@ -13,6 +13,7 @@ import sys
 from itertools import combinations
 
 import pytest
+from helpers import deep
 
 pyspiel = pytest.importorskip("pyspiel", reason="OpenSpiel not installed (pip install 'tacocat[openspiel]')")
 
@@ -198,9 +199,10 @@ def test_whole_game_differential_against_game_state():
 
 @pytest.mark.slow
 def test_differential_thousands_of_playouts():
-    run_play_differential(5000, "play-slow")
-    run_game_differential(1000, "game-slow")
-    run_game_differential(500, "turn-slow", "tacocat_turn")
+    """The differentials above on other seeds: thousands under TACOCAT_DEEP=1."""
+    run_play_differential(deep(600, 5000), "play-slow")
+    run_game_differential(deep(24, 1000), "game-slow")
+    run_game_differential(deep(12, 500), "turn-slow", "tacocat_turn")
 
 
 def test_unseeded_draws_are_the_chance_outcomes_and_cards_are_conserved():
@@ -397,12 +399,9 @@ def test_every_bot_plays_in_openspiels_loop(name):
 
 
 def test_openspiel_ismcts_plays_a_whole_game_against_pimc():
-    run_ismcts_games(1)
-
-
-@pytest.mark.slow
-def test_openspiel_ismcts_plays_100_whole_games_against_pimc():
-    run_ismcts_games(100)
+    """OpenSpiel's ISMCTS against our pimc, one game in each seat (100
+    games, the seats alternating, under TACOCAT_DEEP=1)."""
+    run_ismcts_games(deep(2, 100))
 
 
 def run_ismcts_games(games):
