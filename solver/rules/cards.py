@@ -68,12 +68,15 @@ def counts(cards: Iterable[int]) -> list[int]:
 
 def remove(cards: Hand, taken: Iterable[int]) -> Hand:
     """`cards` less the multiset `taken`; raises KeyError if not contained."""
-    left = Counter(cards)
+    # A list's remove, not a Counter: this is the inner step of the answer
+    # listing (rules/play.py), which a bot asks at every new play decision.
+    left = list(cards)
     for r in taken:
-        if left[r] == 0:
-            raise KeyError(r)
-        left[r] -= 1
-    return hand(left.elements())
+        try:
+            left.remove(r)
+        except ValueError:
+            raise KeyError(r) from None
+    return hand(left)
 
 
 def contains(cards: Iterable[int], sub: Iterable[int]) -> bool:
