@@ -101,7 +101,6 @@ SLOW_BY_MEASUREMENT = """
   1.6  test_history_search.py::test_history_hints_through_the_python_api[case6]
   1.6  test_history_search.py::test_ismcts_deals_only_consistent_worlds
   1.7  test_history_search.py::test_pimc_and_exact_solve_only_consistent_worlds[exact]
-  1.8  test_history_search.py::test_replace_with_a_time_budget_ranks_the_default_budgets_best_move_on_many_deals
   4.3  test_http.py::test_a_gone_client_frees_its_search
   2.0  test_http.py::test_concurrent_requests_are_served_during_searches
   6.9  test_http.py::test_whole_game_over_http

@@ -1267,15 +1267,13 @@ class TwoProcessDoor(Door):
         import httpx
 
         deadline = time.monotonic() + 30
-        while time.monotonic() < deadline:
-            try:
-                if (
-                    httpx.post(f"http://127.0.0.1:{self.port}/v1/new_game", json={"seed": 1}, timeout=2).status_code
-                    == 200
-                ):
-                    return
-            except httpx.TransportError:
-                time.sleep(0.05)
+        with httpx.Client(timeout=2) as poll:  # one client: httpx.post builds one (70 ms of CPU) per call
+            while time.monotonic() < deadline:
+                try:
+                    if poll.post(f"http://127.0.0.1:{self.port}/v1/new_game", json={"seed": 1}).status_code == 200:
+                        return
+                except httpx.TransportError:
+                    time.sleep(0.05)
         raise AssertionError("tacocat serve did not start")
 
     def engine_answers(self) -> bool:

@@ -22,8 +22,9 @@ import time
 from pathlib import Path
 
 import pytest
-from helpers import one_line_error, tacocat_argv
+from helpers import deep, one_line_error, tacocat_argv
 from helpers import run_cli as run
+from servers import free_port
 
 from tacocat.errors import TacocatError
 from tacocat.players import stats
@@ -107,8 +108,10 @@ def test_sprt_stops_early_on_a_large_gap():
 
 def test_sprt_accepts_the_null_between_identical_bots():
     # the same bot with two search seeds: equal strength, but the deals do
-    # not all come out even (a bot against its own copy always scores 0)
-    test = SPRT.parse("elo0=0,elo1=50")
+    # not all come out even (a bot against its own copy always scores 0).
+    # elo1=100 accepts H0 after 51 deals; elo1=50 (TACOCAT_DEEP=1) needs
+    # a few hundred.
+    test = SPRT.parse(f"elo0=0,elo1={deep(100, 50)}")
     r = run_match(f"{FAST_PIMC},seed=1", f"{FAST_PIMC},seed=2", deals=600, seed=1, mode="play", sprt=test)
     assert r.stopped == "sprt" and r.sprt["verdict"] == "H0" and r.deals < 600
     assert r.sprt["llr"] <= test.bounds[0]
@@ -237,10 +240,13 @@ def test_arena_table_shows_elo_and_the_sprt_verdict():
 
 STOP_DEALS = 1500
 """Deals of the interrupted arena: enough that an idle machine cannot finish
-them between the first saved deals and the signal (120 could)."""
+them between the first saved deals and the signal (120 could).  The rerun
+that completes the run asks for fewer (a few past the last saved deal):
+resuming is the same with any count, and 1500 deals twice a case cost
+minutes of CPU."""
 
 
-def _arena_argv(out: Path, *extra: str) -> list[str]:
+def _arena_argv(out: Path, *extra: str, deals: int = STOP_DEALS) -> list[str]:
     return tacocat_argv() + [
         "arena",
         "heuristic",
@@ -248,7 +254,7 @@ def _arena_argv(out: Path, *extra: str) -> list[str]:
         "--mode",
         "play",
         "--deals",
-        str(STOP_DEALS),
+        str(deals),
         "--workers",
         "2",
         "--batch",
@@ -314,11 +320,16 @@ def test_stopping_keeps_the_partial_table_and_a_rerun_completes_it(tmp_path, how
     assert partial["partial"] and 0 < partial["deals"] < STOP_DEALS
     saved = json.loads(out.read_text())["outcomes"][f"heuristic vs {FAST_PIMC}"]
     assert len(saved) >= partial["deals"] and len({d for d, _, _ in saved}) == len(saved)
-    rerun = subprocess.run(_arena_argv(out), capture_output=True, text=True, timeout=300)
+    # The rerun resumes: it plays the deals missing below its count (the
+    # gaps the workers left, and 8 past the last saved) and its table is
+    # that of a whole run of as many deals.
+    deals = max(d for d, _, _ in saved) + 9
+    rerun = subprocess.run(_arena_argv(out, deals=deals), capture_output=True, text=True, timeout=300)
     assert rerun.returncode == 0, rerun.stderr
-    whole = run_match("heuristic", FAST_PIMC, deals=STOP_DEALS, seed=5, mode="play")
+    assert f"{len(saved)} deals already played" in rerun.stderr, rerun.stderr
+    whole = run_match("heuristic", FAST_PIMC, deals=deals, seed=5, mode="play")
     got = json.loads(rerun.stdout)[0]
-    assert got["deals"] == STOP_DEALS and got["score"] == whole.score and got["pairs"] == whole.pairs
+    assert got["deals"] == deals and got["score"] == whole.score and got["pairs"] == whole.pairs
 
 
 # ------------------------------------------------------------------- Ray
@@ -416,21 +427,13 @@ def test_ray_reruns_the_task_of_a_dead_worker(ray_cluster, tmp_path):
     assert sorted(i for i, _ in got) == list(range(12)) and all(v == i for i, v in got)
 
 
-def _free_port() -> int:
-    import socket
-
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @pytest.mark.slow
 def test_an_existing_cluster_by_address_gives_the_local_numbers(ray_cluster, tmp_path):
     # a separate head node on the loopback interface (`ray start --head`), joined by address
     ray_exe = Path(sys.executable).with_name("ray")
     if not ray_exe.exists():
         pytest.skip("the ray command is not installed beside this Python")
-    port = _free_port()
+    port = free_port()
     env = dict(os.environ, RAY_AUTH_MODE="disabled", RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER="0")
     temp = tempfile.mkdtemp(prefix="rayh", dir="/tmp")  # short: Ray's socket paths must fit in 107 bytes
     head = subprocess.Popen(
@@ -495,7 +498,7 @@ def test_an_address_where_no_cluster_listens_is_one_line():
     # in a process of its own: a Ray session open here (the module's cluster) would be used instead
     argv = tacocat_argv() + ["arena", "heuristic", "random", "--deals", "2", "--cluster"]
     for address, fragment in (
-        (f"127.0.0.1:{_free_port()}", "no Ray cluster answers at 127.0.0.1:"),
+        (f"127.0.0.1:{free_port()}", "no Ray cluster answers at 127.0.0.1:"),
         ("6379", "expected host:port"),
     ):
         one_line_error(subprocess.run(argv + [address], capture_output=True, text=True, timeout=120), fragment)

@@ -303,7 +303,9 @@ def test_json_lines_transcript_of_the_new_messages():
     assert len(ok(answers[1])["moves"]) == 3
     assert ok(answers[2])["events"] == [] and ok(answers[2])["status"]["acting"] == [0]
     hint_infos = [r["info"] for r in infos if r["id"] == 4]
-    assert len(hint_infos) >= 3 and all(set(r) == {"id", "cmd", "info"} for r in infos)
+    # Info comes by the clock (every 50 ms of a 400 ms search): a loaded
+    # machine sends fewer, but two at the least show it streams in order.
+    assert len(hint_infos) >= 2 and all(set(r) == {"id", "cmd", "info"} for r in infos)
     assert all(i["best"]["kind"] == "answer" and i["samples"] > 0 for i in hint_infos)
     assert [i["samples"] for i in hint_infos] == sorted(i["samples"] for i in hint_infos)
     assert ok(answers[3])["samples"] >= hint_infos[-1]["samples"]

@@ -551,22 +551,24 @@ def test_sigkill_mid_game_then_restart_continues_the_same_game(tmp_path):
     import httpx
 
     seed, store, port = 31, tmp_path / "games.sqlite3", free_port()
-    base = f"http://127.0.0.1:{port}/v1"
     proc = _serve(port, store)
+    # One client a server (a fresh one after the restart): an httpx.post
+    # each would build a client, its TLS context included, per request.
+    http = httpx.Client(base_url=f"http://127.0.0.1:{port}/v1", timeout=30)
     crashed = False
     try:
-        opened = httpx.post(f"{base}/new_game", json={"seed": seed}).json()["result"]
+        opened = http.post("/new_game", json={"seed": seed}).json()["result"]
         gid, tokens = opened["game"], opened["tokens"]
         step = 0
         while True:
-            status = httpx.post(f"{base}/games", json={"tokens": [tokens["owner"]]}).json()["result"]["games"][0]
+            status = http.post("/games", json={"tokens": [tokens["owner"]]}).json()["result"]["games"][0]
             if status["over"]:
                 break
             for p in status["acting"]:
                 seat = tokens["seats"][p]
-                legal = httpx.post(f"{base}/legal", json={"game": gid, "player": p, "token": seat}).json()["result"]
-                r = httpx.post(
-                    f"{base}/apply",
+                legal = http.post("/legal", json={"game": gid, "player": p, "token": seat}).json()["result"]
+                r = http.post(
+                    "/apply",
                     json={"game": gid, "player": p, "token": seat, "action": _choose(legal["actions"], step)},
                 )
                 assert r.status_code == 200, r.text
@@ -576,10 +578,11 @@ def test_sigkill_mid_game_then_restart_continues_the_same_game(tmp_path):
                     proc.wait(10)
                     crashed = True
                     proc = _serve(port, store)
-        record = httpx.post(f"{base}/record", json={"game": gid, "token": tokens["seats"][0]}).json()["result"][
-            "record"
-        ]
+                    http.close()
+                    http = httpx.Client(base_url=f"http://127.0.0.1:{port}/v1", timeout=30)
+        record = http.post("/record", json={"game": gid, "token": tokens["seats"][0]}).json()["result"]["record"]
     finally:
+        http.close()
         proc.kill()
         proc.wait(10)
     assert crashed and step > 25
