@@ -193,7 +193,8 @@ def _processes_below() -> dict[int, tuple[int, float]]:
         return {}
     for name in entries:
         try:
-            fields = Path(f"/proc/{name}/stat").read_text().rsplit(")", 1)[1].split()
+            with open(f"/proc/{name}/stat", "rb") as f:
+                fields = f.read().rsplit(b")", 1)[1].split()
         except (OSError, IndexError):
             continue  # gone meanwhile
         table[int(name)] = (int(fields[1]), (int(fields[11]) + int(fields[12])) / tick)
