@@ -40,7 +40,6 @@ SLOW_BY_MEASUREMENT = """
   2.6  test_cli_play.py::test_play_through_the_installed_entry_point
   1.6  test_cli_play.py::test_scripted_game_finishes_and_saves_a_replayable_record
   8.8  test_cli_selfplay.py::test_selfplay_counts_results
-  5.4  test_cli_selfplay.py::test_unplayable_ruleset_is_one_line
   2.0  test_client.py::test_a_bot_move_reports_while_it_thinks[jsonlines]
  10.8  test_client.py::test_a_few_whole_games_through_each_transport[http]
   4.1  test_client.py::test_a_few_whole_games_through_each_transport[jsonlines]
@@ -75,8 +74,6 @@ SLOW_BY_MEASUREMENT = """
   5.2  test_equilibrium.py::test_best_response_is_exact_against_a_brute_force
  15.1  test_equilibrium.py::test_value_equals_the_sequence_form_lp_on_50_tiny_endgames
   3.1  test_equilibrium_bounds.py::test_the_size_estimate_is_close_and_a_tree_over_the_cap_is_refused_before_it_is_built
-  7.4  test_exploitability_harness.py::test_every_decision_of_the_real_endgame_is_a_view_the_harness_asks[2-30]
- 34.6  test_exploitability_harness.py::test_the_harness_views_equal_build_view_on_every_hand_of_every_node
   5.5  test_fuzz_doors.py::test_a_second_process_on_a_held_store_is_refused_in_one_line
   4.2  test_fuzz_doors.py::test_client_b_neither_stops_nor_reads_client_a
   1.9  test_fuzz_doors.py::test_cross_seat_tokens_open_nothing_in_process
@@ -94,7 +91,6 @@ SLOW_BY_MEASUREMENT = """
  10.3  test_history.py::test_answer_floor_is_exactly_replay_legality
  26.3  test_history.py::test_conformance_worlds_by_floor_and_by_replay
   8.2  test_history_search.py::test_duel_sees_only_worlds_of_the_unseen_pool_and_its_size
- 19.2  test_history_search.py::test_every_world_of_random_game_views_is_consistent_and_the_true_hand_is_one[300]
   9.4  test_history_search.py::test_exact_enumeration_equals_brute_force_over_card_subsets_filtered_by_replay
   2.1  test_history_search.py::test_history_hints_through_the_cli
   2.5  test_history_search.py::test_history_hints_through_the_protocol
@@ -112,7 +108,6 @@ SLOW_BY_MEASUREMENT = """
  14.8  test_inference.py::test_weighted_enumeration_is_a_distribution_and_moves_weight
   1.9  test_isolation.py::test_a_game_against_the_engine_gives_the_page_only_its_own_seat[3]
   2.6  test_isolation.py::test_the_servers_admin_token_stops_every_clients_search
-  1.6  test_notation.py::test_every_board_prints_what_parses_back
   2.7  test_notation.py::test_every_legal_action_prints_what_parses_back
   3.1  test_openspiel.py::test_convert_to_turn_based_accepts_the_simultaneous_game
   1.7  test_openspiel.py::test_every_bot_plays_in_openspiels_loop[pimc_eq]
@@ -134,8 +129,6 @@ SLOW_BY_MEASUREMENT = """
   3.7  test_solver.py::test_tiny_tt_forces_replacement_and_stays_exact
   4.8  test_store.py::test_a_second_serve_or_engine_on_the_same_store_is_refused_in_one_line
   5.2  test_store.py::test_two_serves_on_the_default_store_the_original_report
-  4.8  test_tally.py::test_exact_play_equals_the_plain_world_by_world_average[30]
-  4.2  test_tally.py::test_pimc_play_equals_the_plain_average_of_the_same_sampled_worlds[15]
   2.8  test_tally.py::test_the_core_lists_the_same_hands_in_the_same_order_as_the_plain_enumeration
   2.3  test_web_board.py::test_serve_logs_no_request_with_no_access_log
   2.0  test_web_board.py::test_serve_prints_the_url_logs_each_request_and_has_a_favicon
@@ -168,10 +161,26 @@ SLOW_IDS = frozenset(
 )
 
 
+@pytest.hookimpl(tryfirst=True)  # before -m/-k deselect: every collected item is seen
 def pytest_collection_modifyitems(config, items):
+    collected: dict[str, list[str]] = {}
     for item in items:
-        if item.nodeid.removeprefix("tests/") in SLOW_IDS:
+        nodeid = item.nodeid.removeprefix("tests/")
+        collected.setdefault(nodeid.split("[", 1)[0], []).append(nodeid)
+        if nodeid in SLOW_IDS:
             item.add_marker(pytest.mark.slow)
+    # A line whose test function was collected but none of whose cases
+    # matched marks nothing (a renamed parameter): its replacement would run
+    # in the default loop unnoticed.  tests/test_slow_list.py checks that the
+    # functions themselves exist.
+    stale = [(node, collected[node.split("[", 1)[0]]) for node in sorted(SLOW_IDS)]
+    stale = [(node, cases) for node, cases in stale if cases and node not in cases]
+    if stale:
+        lines = "; ".join(
+            f"{node} (its cases: {', '.join(c.partition('[')[2].rstrip(']') or '-' for c in cases)})"
+            for node, cases in stale
+        )
+        raise pytest.UsageError(f"tests/conftest.py slow list: {len(stale)} line(s) mark nothing: {lines}")
 
 
 # TACOCAT_CPU_REPORT=1 lists the tests by the CPU they used, setup, call and
