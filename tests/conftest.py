@@ -173,7 +173,7 @@ def pytest_collection_modifyitems(config, items):
     # matched marks nothing (a renamed parameter): its replacement would run
     # in the default loop unnoticed.  tests/test_slow_list.py checks that the
     # functions themselves exist.
-    stale = [(node, collected[node.split("[", 1)[0]]) for node in sorted(SLOW_IDS)]
+    stale = [(node, collected.get(node.split("[", 1)[0], [])) for node in sorted(SLOW_IDS)]
     stale = [(node, cases) for node, cases in stale if cases and node not in cases]
     if stale:
         lines = "; ".join(
