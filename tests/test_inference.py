@@ -11,6 +11,7 @@ the opponent's public actions this round under a model of its play.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import json
 import math
@@ -48,13 +49,19 @@ def decisions(seed: int, n: int = 60) -> list:
     return out
 
 
-VIEWS = decisions(3)
+@functools.cache
+def views() -> list:
+    """The views of seed 3's game, played when a test first asks (not at
+    collection, which every xdist worker pays)."""
+    return decisions(3)
+
+
 QUICK = Knobs(duel_samples=4, duel_exact_budget=-1, replace_samples=16, candidates=4)
 
 
 def test_uniform_is_bit_for_bit_on_one_decision_of_each_kind():
     seen = {}
-    for v in VIEWS:
+    for v in views():
         seen.setdefault(v.decision, v)
     assert set(seen) == {"replace", "duel", "attack", "answer"}
     for v in seen.values():
@@ -73,7 +80,7 @@ def strip(d: dict) -> dict:
 @pytest.mark.parametrize("name", ["off", "uniform"])
 def test_inference_off_or_uniform_gives_todays_hints_bit_for_bit(name):
     kinds = set()
-    for v in VIEWS[:24]:
+    for v in views()[:24]:
         base = hint(v, Budget(samples=20, seed=5))
         other = hint(v, Budget(samples=20, seed=5), inference=name)
         assert strip(other.to_dict()) == strip(base.to_dict())
@@ -118,7 +125,7 @@ def test_policy_likelihood_matches_a_brute_force_over_drawn_cards():
     rng = random.Random(7)
     model = StaticSoftmax(1.0)
     checked = 0
-    for v in VIEWS:
+    for v in views():
         s = InferenceSampler(v, model)
         if not s.discard or s.duels or s.played:
             continue
@@ -135,7 +142,7 @@ def test_policy_likelihood_matches_a_brute_force_over_drawn_cards():
 
 def test_weighted_enumeration_is_a_distribution_and_moves_weight():
     moved = 0
-    for v in VIEWS:
+    for v in views():
         if v.decision not in ("attack", "answer", "duel"):
             continue
         s = InferenceSampler(v, StaticSoftmax(1.0))
@@ -155,7 +162,7 @@ def test_weighted_enumeration_is_a_distribution_and_moves_weight():
 
 def test_every_hint_says_which_model_it_used_and_its_effective_sample():
     said = set()
-    for v in VIEWS[:16]:
+    for v in views()[:16]:
         d = hint(v, Budget(samples=8, seed=1), method="pimc", inference="policy", knobs=QUICK).to_dict()
         said.add(d["inference"])
         if d["inference"] != "off":
@@ -164,7 +171,7 @@ def test_every_hint_says_which_model_it_used_and_its_effective_sample():
 
 
 def test_observations_read_the_opponents_round():
-    for v in VIEWS:
+    for v in views():
         discard, cap, duels, _ = observations(v)
         o = 1 - v.player
         events = v.history
@@ -181,7 +188,7 @@ def test_a_bad_inference_option_is_one_line():
     with pytest.raises(TacocatError, match="temperature must be a positive"):
         check_inference("policy:-1")
     assert check_inference("policy:0.5") == "policy:0.5"
-    assert isinstance(inference_sampler(VIEWS[0], "off"), HandSampler)
+    assert isinstance(inference_sampler(views()[0], "off"), HandSampler)
 
 
 def test_bots_take_inference_as_an_option():
@@ -189,7 +196,7 @@ def test_bots_take_inference_as_an_option():
         make_bot("pimc", inference="bogus")
     bot = make_bot("pimc", samples=4, replace_samples=8, duel_samples=2, candidates=2, inference="policy")
     # a play-phase view whose opponent replaced: the bot's search weights it (hint reports the model)
-    v = next(v for v in VIEWS if v.decision in ("attack", "answer") and InferenceSampler(v, StaticSoftmax()).active)
+    v = next(v for v in views() if v.decision in ("attack", "answer") and InferenceSampler(v, StaticSoftmax()).active)
     assert bot.choose(v, random.Random(0)) in v.legal_actions()
     d = hint(v, Budget(samples=4, seed=0), method="pimc", knobs=bot.knobs).to_dict()
     assert d["inference"] == "policy" and d["effective_samples"] > 0
