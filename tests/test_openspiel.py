@@ -455,7 +455,9 @@ def check_exploitability_agrees(n, iterations):
     # the same game: the same ruleset, a fresh deal (nothing face up, empty history), player 0 attacks, round units
     endgame = Endgame(load_rules(params), (), (), (), 0, (n, n))
     result = solve(endgame, iterations=iterations, target=0.0)
-    assert result.iterations == iterations and result.exploitability > 1e-3  # not an equilibrium: the check bites
+    # not an equilibrium (the check bites): the solver's average profile
+    # after so few iterations is still measurably exploitable
+    assert result.iterations == iterations and result.exploitability > 1e-4
 
     # the deal: OpenSpiel's card-by-card chance nodes give each player's hand the endgame's chance weight
     weights = [collections.Counter(), collections.Counter()]
@@ -486,7 +488,7 @@ def check_exploitability_agrees(n, iterations):
 
 
 def test_openspiel_exploitability_of_our_equilibrium_profile_agrees():
-    check_exploitability_agrees(2, 3)
+    check_exploitability_agrees(2, 2)  # 8.7e-4 after 2 iterations (3 reach 3e-5 since predictive matching)
 
 
 @pytest.mark.slow
