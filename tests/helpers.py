@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
 from click.testing import CliRunner, Result
 
 from tacocat.cli.main import app
@@ -38,6 +39,12 @@ DEEP = os.environ.get("TACOCAT_DEEP", "") not in ("", "0")
 def deep(ci: int, full: int) -> int:
     """A slow test's size: `ci` in the CI run, `full` under TACOCAT_DEEP=1."""
     return full if DEEP else ci
+
+
+def deep_only(why: str):
+    """A case that runs only under TACOCAT_DEEP=1 (a release or nightly
+    run): `why` names the cheaper case that checks the same in every run."""
+    return pytest.mark.skipif(not DEEP, reason=f"TACOCAT_DEEP=1 only: {why}")
 
 
 def run_cli(args: list[str], stdin: str | None = None) -> Result:

@@ -13,7 +13,7 @@ import sys
 from itertools import combinations
 
 import pytest
-from helpers import deep
+from helpers import deep, deep_only
 
 pyspiel = pytest.importorskip("pyspiel", reason="OpenSpiel not installed (pip install 'tacocat[openspiel]')")
 
@@ -259,7 +259,9 @@ def true_information(s, p):
     return ("play", s.hands[p], tuple(json.dumps(e.to_json(), sort_keys=True) for e in s.events))
 
 
-@pytest.mark.parametrize("n", [2, pytest.param(3, marks=pytest.mark.slow)])
+@pytest.mark.parametrize(
+    "n", [2, pytest.param(3, marks=[pytest.mark.slow, deep_only("58 CPU s; n=2 runs everywhere")])]
+)
 def test_information_state_strings_are_exactly_the_information_sets(n):
     game = pyspiel.load_game("tacocat_play", {**TINY, "hand_size": n})
     states = all_states(game)
@@ -492,5 +494,6 @@ def test_openspiel_exploitability_of_our_equilibrium_profile_agrees():
 
 
 @pytest.mark.slow
+@deep_only("140 CPU s of OpenSpiel's Python best response; 2 cards run everywhere")
 def test_openspiel_exploitability_agrees_with_three_cards():
     check_exploitability_agrees(3, 3)
