@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 from rulesets import ONE_ARROW, SMALL
 
 from tacocat import build_view
+from tacocat.errors import TacocatError
 from tacocat.players.bots import BOTS, choose, make_bot
 from tacocat.rules.board import Board
 from tacocat.rules.game import DUEL, REPLACE, GameState
@@ -208,3 +209,15 @@ def test_a_budget_of_nothing_is_refused_up_front(key):
     for name in ("pimc", "ismcts"):
         with pytest.raises(TacocatError, match=f"budget {key} must be at least 1"):
             make_bot(name, **{key: 0})
+
+
+def test_a_budget_key_a_bot_does_not_use_is_ignored_as_documented():
+    # BotBudget: "a bot reads the keys that concern it and ignores the others"
+    # (make_bot("pimc", eq_cards=3) once raised a TypeError)
+    state = GameState.new(STANDARD, 5)
+    plain, extra = make_bot("pimc", samples=4, seed=1), make_bot("pimc", samples=4, seed=1, eq_cards=3)
+    for player in (0, 1):
+        view = state.view(player)
+        assert plain.choose(view, random.Random(9)) == extra.choose(view, random.Random(9))
+    with pytest.raises(TacocatError, match="unknown budget key"):
+        make_bot("pimc", eq_card=3)
