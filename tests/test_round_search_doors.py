@@ -181,6 +181,19 @@ def test_protocol_move_takes_round_search_in_its_budget():
     assert answer(c, by_name)["budget"] == {"samples": 4, "round_search": 1}
 
 
+def test_protocol_move_at_a_plain_level_does_not_list_search_options_it_ignores():
+    # levels 1-2 (random, heuristic) do not search: an answer's budget says
+    # what the bot used, so the search options stay out of it
+    c = client()
+    answer(c, {"cmd": "new_game", "seed": 5})
+    for level in (1, 2):
+        asked = {"cmd": "move", "game": "g1", "player": 0, "level": level, "seed": 9, "apply": False}
+        plain = answer(c, {**asked, "round_search": True, "inference": "policy"})
+        assert plain["budget"] == {} and timeless(plain) == timeless(answer(c, asked)), plain
+    by_name = {"cmd": "move", "game": "g1", "player": 0, "bot": "heuristic", "seed": 9, "apply": False}
+    assert answer(c, {**by_name, "round_search": True, "inference": "policy"})["budget"] == {}
+
+
 def test_protocol_move_round_search_with_the_classic_bot_is_one_line():
     c = client()
     answer(c, {"cmd": "new_game", "seed": 5})

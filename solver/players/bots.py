@@ -444,6 +444,7 @@ def _plain(cls) -> Callable[..., Bot]:
 
     make.__name__ = cls.__name__
     make.__doc__ = cls.__doc__
+    make.searches = False  # type: ignore[attr-defined]
     return make
 
 
@@ -456,6 +457,12 @@ BOTS: dict[str, Callable[..., Bot]] = {
     "pimc_eq": lambda **budget: EquilibriumBot("pimc", **budget),
     "pimc_classic": lambda **budget: SearchBot("pimc", classic=True, **budget),
 }
+
+
+def searches(name: str) -> bool:
+    """Whether bot `name` searches (and so reads the search options,
+    inference and round_search); the plain bots ignore every budget key."""
+    return getattr(BOTS[name], "searches", True)
 
 
 SEAT_BOTS: tuple[str, ...] = tuple(name for name, make in BOTS.items() if not getattr(make, "needs_state", False))

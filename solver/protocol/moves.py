@@ -23,7 +23,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
-from tacocat.players.bots import BOTS, SEAT_BOTS
+from tacocat.players.bots import BOTS, SEAT_BOTS, searches
 from tacocat.protocol.streaming import SearchSignal, ticker
 from tacocat.protocol.wire import ActionDict, ProtocolError, action_dict
 from tacocat.rules.actions import Action
@@ -70,9 +70,12 @@ def resolve_bot(request: Mapping[str, Any]) -> tuple[str, dict[str, Any], int | 
             raise ProtocolError("bad_field", "move: a level sets its own budget; drop time_ms and iterations", "level")
         name, level_budget = LEVELS[request["level"]]
         budget: dict[str, Any] = dict(level_budget)
-        if "inference" in request:  # a search option, not a budget: a level takes it too
-            budget["inference"] = request["inference"]
-        budget.update(round_search_budget(request))
+        # search options, not a budget: a searching level takes them too; the
+        # plain levels (1, 2) would ignore them, so the answer does not list them
+        if searches(name):
+            if "inference" in request:
+                budget["inference"] = request["inference"]
+            budget.update(round_search_budget(request))
         return name, budget, request["level"]
     name = request.get("bot", DEFAULT_BOT)
     if name not in BOT_NAMES:  # the command table's enum refuses it first; this guards every other caller
@@ -84,9 +87,10 @@ def resolve_bot(request: Mapping[str, Any]) -> tuple[str, dict[str, Any], int | 
         budget["time_ms"] = request["time_ms"]
     if "iterations" in request:
         budget["iterations" if name == "ismcts" else "samples"] = request["iterations"]
-    if "inference" in request:
-        budget["inference"] = request["inference"]
-    budget.update(round_search_budget(request))
+    if searches(name):
+        if "inference" in request:
+            budget["inference"] = request["inference"]
+        budget.update(round_search_budget(request))
     return name, budget, None
 
 
