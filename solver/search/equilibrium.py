@@ -55,6 +55,7 @@ from tacocat.rules.history import (
     hand_floor,
     history_from_json,
 )
+from tacocat.rules.play import answers as play_answers
 from tacocat.rules.ruleset import Ruleset
 
 DEFAULT_TARGET = 1e-3
@@ -71,10 +72,47 @@ allocated) to need more bytes than this; servers pass a smaller cap.  A
 sequence takes 16 bytes (two hand indices, float32 regret, average weight
 and current strategy), the public nodes 32 bytes each (about one per eight
 sequences): ~55 M sequences at this cap."""
-ESTIMATE_PROBES = 128
+ESTIMATE_PROBES = 512
 """Random root-to-leaf paths of the size estimate (Knuth's estimator,
-`_cfr.Engine.estimate`); within about 20 % on the benchmark endgames (4 cards: 0.1 s)."""
+`_cfr.Engine.estimate`): on the trees `solve` builds (last answers in
+place) within 14 % of the real sequences on 13 4-card endgames (128
+paths: 0.78-1.33), 0.07 s each; a 5-card one (#9 of the benchmark) 9 %
+over its real bytes."""
 NODE_BYTES, SEQUENCE_BYTES = 32, 16
+KIND_LAST = 3
+"""A public node's kind (`_cfr.Engine.node`) when it is a last answer (the
+defender then keeps one card) that `solve` plays keep-the-lowest-card in
+place: it has no children and no sequences (`keep_lower`)."""
+KIND_LAST_ATTACK = 4
+"""... when it is an attack with two cards each that `solve` plays with
+the attacker's higher card in place, the answer keeping the lowest card."""
+
+
+def keep_lower(endgame: Endgame) -> bool:
+    """Whether the end of play may be played in place without changing
+    the game (`solve` does, below the root, whose moves are what is asked
+    for).  With win >= draw >= loss (player 0's utilities; player 1's are
+    their negatives, the same order):
+
+    - a last answer (one that leaves each player one card: the showdown
+      follows, R16-R17) keeps the lowest card it may: a lower kept card is
+      never worse against any opponent card, whatever either knows;
+    - against that answer, an attack with two cards each is made with the
+      higher card: the attacker keeps its lower card, and the defender
+      keeps the same card or a higher one (its higher card beats a lower
+      attack at least as often, and then it keeps its lower card).
+
+    Each is weakly best for every pair of hands, so the value, every best
+    response and the exploitability are those of the whole game
+    (`tests/test_equilibrium_keep_lower.py` measures the profile in the whole
+    tree), and the tree holds neither those moves' sequences nor the nodes
+    below them: 75-80 % of a 5-card tree's sequences and 81-85 % of its
+    nodes are the last answers and their showdowns, and of what is left
+    about 65 % of the sequences are the attacks with two cards each."""
+    w, d, lo = endgame.utilities
+    return w >= d >= lo
+
+
 PURIFY_BELOW = 0.005
 """Human output only: a move the equilibrium plays with less probability
 than this is shown as never played (0 %) and the others renormalised.  At
@@ -361,6 +399,8 @@ class EquilibriumResult:
             kind, actor, *_rest, first, nchild, _s, _ns = self._engine.node(n)
             if kind == 2 or actor != e.player:
                 raise PositionError(f"event {e} does not follow the endgame's public tree", "R14")
+            if kind in (KIND_LAST, KIND_LAST_ATTACK):
+                raise PositionError(f"event {e} is played in place (`keep_lower`): no node follows it", "R16")
             want = packed(e.cards)
             for c in range(first, first + nchild):
                 info = self._engine.node(c)
@@ -375,11 +415,24 @@ class EquilibriumResult:
         """The solution's strategy for `player` holding `cards` at the public
         node after `history` (from the endgame's start): every legal move
         with its probability."""
+        if history and history[-1].event == ATTACK:
+            # an answer to an attack with two cards each, played in place: not a node of the tree
+            *before, attack = history
+            kind, actor, *_r = self._engine.node(self.node_after(before))
+            if kind == KIND_LAST_ATTACK:
+                if player == actor or len(cards) != 2:
+                    raise PositionError(f"player {player} does not answer here with {len(cards)} cards", "R14")
+                self._hand_index(hand(cards), 2, player)
+                return _in_place_answer(hand(cards), hand(attack.cards))
         n = self.node_after(history)
-        kind, actor, k0, k1, *_r, first, nchild, _s, _ns = self._engine.node(n)
+        kind, actor, k0, k1, _att, _par, table, *_r, first, nchild, _s, _ns = self._engine.node(n)
         if kind == 2 or actor != player:
             raise PositionError(f"player {player} does not act at this point", "R14")
         i = self._hand_index(hand(cards), (k0, k1)[player], player)
+        if kind == KIND_LAST:
+            return _in_place_answer(hand(cards), unpack(table))
+        if kind == KIND_LAST_ATTACK:  # every legal attack (one card, R11), the higher card played
+            return [Move(Action(Decision.ATTACK, (c,)), 1.0 if c == max(cards) else 0.0) for c in sorted(set(cards))]
         moves = []
         for c in range(first, first + nchild):
             info = self._engine.node(c)
@@ -503,11 +556,17 @@ def _stopped(what: str, time_ms: float | None, stop: threading.Event | None) -> 
     )
 
 
-def estimate(endgame: Endgame, engine=None, enough: float = 0.0) -> tuple[float, float, int]:
+def estimate(
+    endgame: Endgame, engine=None, enough: float = 0.0, keep_lower_answers: bool = False
+) -> tuple[float, float, int]:
     """(public nodes, sequences, bytes) the endgame's tree is estimated to
     take, before any of it is allocated; `enough`: stop refining once the
-    estimate is under this many sequences."""
+    estimate is under this many sequences.  The tree `build` makes with the
+    same `keep_lower_answers` (`solve`'s: `keep_lower(endgame)`), or
+    `engine`'s own."""
     eng = engine if engine is not None else _engine(endgame)
+    if engine is None:
+        eng.keep_lower = keep_lower_answers
     nodes, seqs = eng.estimate(ESTIMATE_PROBES, enough=enough)
     return nodes, seqs, int(nodes * NODE_BYTES + seqs * SEQUENCE_BYTES + eng.stats()["bytes"])
 
@@ -520,8 +579,11 @@ def build(
     deadline: float = 0.0,
     stop: threading.Event | None = None,
     time_ms: float | None = None,
+    keep_lower_answers: bool = False,
 ):
-    """The core engine of an endgame (the public tree, every hand).  Its
+    """The core engine of an endgame (the public tree, every hand; with
+    `keep_lower_answers` (and `keep_lower`), the last answers below the
+    root played in place, as `solve` does).  Its
     size is estimated first: over `max_bytes`, it is refused
     (`EndgameTooLarge`) before the tree is allocated; the build itself
     stops at the bytes and at `max_sequences` (only the real count is held
@@ -529,6 +591,9 @@ def build(
     seconds, 0: none) and `stop` end the estimate and the build
     (`EquilibriumStopped`); both are polled at least every 10 ms."""
     eng = _engine(endgame)
+    if keep_lower_answers and not keep_lower(endgame):
+        raise TacocatError("the last answers keep the lowest card only with win >= draw >= loss utilities")
+    eng.keep_lower = keep_lower_answers
     eng.limit(deadline, stop.is_set if stop is not None else None)
     try:
         # a tree far under the caps (a tenth) needs one path below each root move, not the full estimate
@@ -703,7 +768,15 @@ def solve(
     t0 = time.perf_counter()
     m0 = time.monotonic()
     deadline = m0 + time_ms / 1000.0 if time_ms is not None else 0.0
-    eng = build(endgame, max_sequences, max_bytes=max_bytes, deadline=deadline, stop=stop, time_ms=time_ms)
+    eng = build(
+        endgame,
+        max_sequences,
+        max_bytes=max_bytes,
+        deadline=deadline,
+        stop=stop,
+        time_ms=time_ms,
+        keep_lower_answers=keep_lower(endgame),
+    )
     if hand_of is not None:
         _check_hand(eng, endgame, *hand_of)
     if info is not None:
@@ -816,6 +889,30 @@ def solve(
         hand_of=(hand_of[0], hand(hand_of[1])) if hand_of is not None else None,
         measured_at=measured_at,
     )
+
+
+def _keep_lowest(cards: Hand, attack: Hand) -> Action:
+    """The last answer the solution plays (`keep_lower`): of the legal
+    answers (R12, `tacocat.rules.play`), the one that keeps the lowest card."""
+
+    def kept(played: Hand) -> int:
+        rest = list(cards)
+        for c in played:
+            rest.remove(c)
+        return min(rest)
+
+    played, beats = min(play_answers(attack, cards), key=lambda a: (kept(a[0]), not a[1]))
+    return Action(Decision.ANSWER, played, beats)
+
+
+def _in_place_answer(cards: Hand, attack: Hand) -> list[Move]:
+    """Every legal answer (R12) at a last answer played in place, the one
+    that keeps the lowest card (`_keep_lowest`) with probability 1."""
+    best = _keep_lowest(cards, attack)
+    return [
+        Move(Action(Decision.ANSWER, played, beats), 1.0 if (played, beats) == (best.cards, best.beats) else 0.0)
+        for played, beats in play_answers(attack, cards)
+    ]
 
 
 def _check_hand(eng, endgame: Endgame, player: int, cards: Sequence[int]) -> None:
