@@ -134,10 +134,12 @@ cdef struct Chance:
 cdef struct Node:
     uint64_t act        # cards of the action leading here (packed), 0 at the root
     int32_t first       # first child id
-    int32_t seq         # first sequence of this node (as a child)
+    int32_t seq         # first sequence of this node (as a child): its hands, free ones first
     int32_t nseq
     int32_t parent
+    int32_t fseq        # the first regret / strategy entry of its free sequences (`nfree`, in that order)
     uint16_t nchild
+    uint16_t nfree      # sequences of hands with another move too; the rest (forced) hold no regret or strategy
     uint8_t kind
     uint8_t actor       # who acts here (kind attack / answer)
     uint8_t k0, k1      # hand sizes here
@@ -161,6 +163,8 @@ cdef class Engine:
     cdef real* ssum
     cdef real* scur     # the current (regret-matched) strategy, matched once per iteration by its owner
     cdef int64_t nseq, cap_seq, max_seq
+    cdef int64_t nflt, cap_flt   # regret / strategy entries: the free sequences only
+    cdef uint16_t* hmoves        # build scratch: each hand's moves at the node being built
     cdef int64_t peak   # most bytes the tree arrays held at once (growth slack included)
     cdef int max_node_seq
     cdef double F[13][9][9]
@@ -218,7 +222,7 @@ cdef class Engine:
     cdef uint32_t ticks
     cdef public bint aborted
     cdef public bint built
-    cdef int64_t reserve
+    cdef int64_t reserve, reserve_free
     cdef double* rootv[3][2]     # [mode][player]: root counterfactual values of the last traversal
     # build scratch: one node's (action, hand) pairs, its children's first pairs, one hand's moves
     cdef Pair* pairs
@@ -236,6 +240,7 @@ cdef class Engine:
 
     def __cinit__(self):
         self.nodes = NULL
+        self.hmoves = NULL
         self.spar = NULL
         self.schi = NULL
         self.sreg = NULL
@@ -279,7 +284,7 @@ cdef class Engine:
         self.predictive = 1
 
     def __dealloc__(self):
-        free(self.nodes); free(self.spar); free(self.schi); free(self.sreg); free(self.ssum); free(self.scur); free(self.root_q)
+        free(self.nodes); free(self.hmoves); free(self.spar); free(self.schi); free(self.sreg); free(self.ssum); free(self.scur); free(self.root_q)
         for k in range(MAXK + 1):
             free(self.lhand[k]); free(self.lcode[k])
         for d in range(MAXDEPTH):
@@ -382,16 +387,21 @@ cdef class Engine:
         if max_sequences >= 0:
             self.build(max_sequences)
 
-    def build(self, long max_sequences, long reserve=0):
+    def build(self, long max_sequences, long reserve=0, long reserve_free=-1):
         """Build the public tree, refusing (MemoryError) beyond `max_sequences`
         sequences, ending early (Stopped) at the `limit`.  `reserve`: the
         sequences to allocate at once (an estimate), so that the arrays need
-        not grow by doubling."""
+        not grow by doubling; `reserve_free`: of them, the free ones (with a
+        regret and a strategy; default all)."""
         cdef int d
         if self.built:
             raise ValueError("the tree is already built")
         self.max_seq = max_sequences
         self.reserve = min(reserve, max_sequences) if reserve > 0 else 0
+        self.reserve_free = min(reserve_free, self.reserve) if reserve_free >= 0 else self.reserve
+        self.hmoves = <uint16_t*>calloc(self.maxm + 1, sizeof(uint16_t))
+        if self.hmoves == NULL:
+            raise MemoryError("the build scratch does not fit in memory")
         if self.keep_lower and self.K >= 2:
             self.lbuf = <double*>calloc(self.maxm, sizeof(double))
             self.every1 = <uint16_t*>malloc(16 * sizeof(uint16_t))
@@ -413,19 +423,23 @@ cdef class Engine:
             self.cap_seq = self.nseq
             self.spar = <uint16_t*>realloc(self.spar, self.cap_seq * sizeof(uint16_t))
             self.schi = <uint16_t*>realloc(self.schi, self.cap_seq * sizeof(uint16_t))
-            self.sreg = <real*>realloc(self.sreg, self.cap_seq * sizeof(real))
-            self.ssum = <real*>realloc(self.ssum, self.cap_seq * sizeof(real))
+        if self.nflt > 0:
+            self.cap_flt = self.nflt
+            self.sreg = <real*>realloc(self.sreg, self.cap_flt * sizeof(real))
+            self.ssum = <real*>realloc(self.ssum, self.cap_flt * sizeof(real))
+        free(self.hmoves)
+        self.hmoves = NULL
         self.cap_nodes = self.nnodes
         self.nodes = <Node*>realloc(self.nodes, self.cap_nodes * sizeof(Node))
-        self.scur = <real*>malloc((self.nseq + 1) * sizeof(real))
+        self.scur = <real*>malloc((self.nflt + 1) * sizeof(real))
         if self.scur == NULL:
             raise MemoryError("the current strategy does not fit in memory")
         for d in range(MAXDEPTH):
             self.sbuf[d] = <double*>calloc(self.max_node_seq + 1, sizeof(double))
             self.qbuf[d] = <double*>calloc(self.max_node_seq + 1, sizeof(double))
         self.root_q = <double*>calloc(self.max_node_seq + 1, sizeof(double))
-        if self.root_q == NULL or (self.nseq > 0 and (self.spar == NULL or self.schi == NULL or self.sreg == NULL
-                                                       or self.ssum == NULL)) or self.nodes == NULL:
+        if (self.root_q == NULL or (self.nseq > 0 and (self.spar == NULL or self.schi == NULL))
+                or (self.nflt > 0 and (self.sreg == NULL or self.ssum == NULL)) or self.nodes == NULL):
             raise MemoryError("the public tree does not fit in memory")
         for d in range(MAXDEPTH):
             if self.sbuf[d] == NULL or self.qbuf[d] == NULL:
@@ -484,25 +498,33 @@ cdef class Engine:
     cdef inline void _rematch(self, int64_t n, double* sig) noexcept nogil:
         # regret matching at node n into `scur` (after its owner's regrets changed); `sig`: scratch
         cdef Node* nd = &self.nodes[n]
-        cdef int64_t s0, j, m
+        cdef Node* ch
+        cdef int64_t j, off = 0
+        cdef int c
         if nd.nchild == 0:
             return
         self._strategy(n, sig, False)
-        s0 = self.nodes[nd.first].seq
-        m = self.nodes[nd.first + nd.nchild - 1].seq + self.nodes[nd.first + nd.nchild - 1].nseq - s0
-        for j in range(m):
-            self.scur[s0 + j] = <real>sig[j]
+        for c in range(nd.nchild):   # the free sequences' entries (a forced one's strategy is 1)
+            ch = &self.nodes[nd.first + c]
+            for j in range(ch.nfree):
+                self.scur[ch.fseq + j] = <real>sig[off + j]
+            off += ch.nseq
 
     cdef inline void _current(self, int64_t n, double* sig) noexcept nogil:
         # the current strategy at node n, as `_strategy` gave it when its regrets last changed
         cdef Node* nd = &self.nodes[n]
-        cdef int64_t s0, j, m
+        cdef Node* ch
+        cdef int64_t j, off = 0
+        cdef int c
         if nd.nchild == 0:
             return
-        s0 = self.nodes[nd.first].seq
-        m = self.nodes[nd.first + nd.nchild - 1].seq + self.nodes[nd.first + nd.nchild - 1].nseq - s0
-        for j in range(m):
-            sig[j] = self.scur[s0 + j]
+        for c in range(nd.nchild):
+            ch = &self.nodes[nd.first + c]
+            for j in range(ch.nfree):
+                sig[off + j] = self.scur[ch.fseq + j]
+            for j in range(ch.nfree, ch.nseq):
+                sig[off + j] = 1.0
+            off += ch.nseq
 
     # ------------------------------------------------------------ levels
     cdef int _levels(self) except -1:
@@ -532,7 +554,8 @@ cdef class Engine:
 
     # ------------------------------------------------------------ build
     cdef void _note_peak(self) noexcept nogil:
-        cdef int64_t now = self.cap_nodes * sizeof(Node) + self.cap_seq * (2 * sizeof(uint16_t) + 2 * sizeof(real))
+        cdef int64_t now = (self.cap_nodes * sizeof(Node) + self.cap_seq * 2 * sizeof(uint16_t)
+                            + self.cap_flt * 2 * sizeof(real))
         if now > self.peak:
             self.peak = now
 
@@ -565,14 +588,31 @@ cdef class Engine:
                 cap = min(max(2 * self.cap_seq, self.nseq + n + 4096), self.max_seq)
             # one array at a time, each kept if the next fails (freed with the engine)
             if (_grow(<void**>&self.spar, cap * sizeof(uint16_t)) < 0
-                    or _grow(<void**>&self.schi, cap * sizeof(uint16_t)) < 0
-                    or _grow(<void**>&self.sreg, cap * sizeof(real)) < 0
-                    or _grow(<void**>&self.ssum, cap * sizeof(real)) < 0):
+                    or _grow(<void**>&self.schi, cap * sizeof(uint16_t)) < 0):
                 self.too_big = True
                 return -1
             self.cap_seq = cap
             self._note_peak()
         self.nseq += n
+        return first
+
+    cdef int64_t _new_floats(self, int n) noexcept nogil:
+        # the regret and average-strategy entries of n free sequences (as `_new_seqs`, for the floats)
+        cdef int64_t first = self.nflt, cap
+        if self.nflt + n > self.cap_flt:
+            if self.cap_flt == 0 and self.reserve_free >= n:
+                cap = self.reserve_free
+            elif self.reserve > 0:
+                cap = min(max(self.cap_flt + self.cap_flt // 4, self.nflt + n + 4096), self.max_seq)
+            else:
+                cap = min(max(2 * self.cap_flt, self.nflt + n + 4096), self.max_seq)
+            if (_grow(<void**>&self.sreg, cap * sizeof(real)) < 0
+                    or _grow(<void**>&self.ssum, cap * sizeof(real)) < 0):
+                self.too_big = True
+                return -1
+            self.cap_flt = cap
+            self._note_peak()
+        self.nflt += n
         return first
 
     cdef void _build(self):
@@ -582,6 +622,8 @@ cdef class Engine:
         self.cap_nodes = 0
         self.nseq = 0
         self.cap_seq = 0
+        self.nflt = 0
+        self.cap_flt = 0
         self.too_big = False
         self.max_node_seq = 0
         root = self._new_nodes(1)
@@ -728,8 +770,8 @@ cdef class Engine:
         cdef uint64_t a, key
         cdef uint8_t* alive
         cdef uint8_t* other
-        cdef int64_t first, s0, ch
-        cdef int total_seq = 0
+        cdef int64_t first, s0, ch, f0
+        cdef int total_seq = 0, nfree, x
         if table == 0 and k0 == 1 and k1 == 1:
             nd.kind = KIND_SHOWDOWN
             return
@@ -769,6 +811,11 @@ cdef class Engine:
         nd = &self.nodes[n]
         nd.first = <int32_t>first
         nd.nchild = <uint16_t>nact
+        # each hand's moves here: a hand with one (forced) gets a sequence without a regret or a strategy
+        for j in range(np):
+            self.hmoves[self.pairs[j].hand] = 0
+        for j in range(np):
+            self.hmoves[self.pairs[j].hand] += 1
         for c in range(nact):
             key = self.pairs[self.gstart[c]].key
             a = key >> 1
@@ -789,12 +836,29 @@ cdef class Engine:
             self.nodes[ch].seq = <int32_t>s0
             self.nodes[ch].nseq = cnt
             total_seq += cnt
+            # the free hands first, then the forced ones, each in hand order
+            nfree = 0
             for j in range(cnt):
                 g = self.pairs[self.gstart[c] + j].hand
-                self.spar[s0 + j] = <uint16_t>g
-                self.schi[s0 + j] = <uint16_t>self.idx(self.lhand[k][g] - a)
-                self.sreg[s0 + j] = 0.0
-                self.ssum[s0 + j] = 0.0
+                if self.hmoves[g] > 1:
+                    self.spar[s0 + nfree] = <uint16_t>g
+                    nfree += 1
+            x = nfree
+            for j in range(cnt):
+                g = self.pairs[self.gstart[c] + j].hand
+                if self.hmoves[g] <= 1:
+                    self.spar[s0 + x] = <uint16_t>g
+                    x += 1
+            for j in range(cnt):
+                self.schi[s0 + j] = <uint16_t>self.idx(self.lhand[k][self.spar[s0 + j]] - a)
+            f0 = self._new_floats(nfree)
+            if f0 < 0:
+                return
+            self.nodes[ch].fseq = <int32_t>f0
+            self.nodes[ch].nfree = <uint16_t>nfree
+            for j in range(nfree):
+                self.sreg[f0 + j] = 0.0
+                self.ssum[f0 + j] = 0.0
         if total_seq > self.max_node_seq:
             self.max_node_seq = total_seq
         for c in range(nact):
@@ -838,6 +902,7 @@ cdef class Engine:
                     return
                 est[0] += weight * nact
                 est[1] += weight * np
+                est[2] += weight * self._forced(np)
                 if brk != NULL:
                     self._tally(brk, weight, table, k, k0 + k1 - k, np, nact)
                 # a child with probability (its hands / all pairs): subtrees grow with the hands that reach them
@@ -874,6 +939,15 @@ cdef class Engine:
         # `estimate(breakdown=True)`: one node of a probe, by kind and the actor's hand size: nodes, sequences,
         # sequences of a hand with one legal move (forced), children that are showdowns
         cdef double* row = brk + ((1 if table else 0) * (MAXK + 1) + k) * BREAKDOWN_FIELDS
+        cdef int forced = self._forced(np)
+        row[0] += weight
+        row[1] += weight * np
+        row[2] += weight * forced
+        if table and k - 1 == 1 and ko == 1:
+            row[3] += weight * nact
+
+    cdef int _forced(self, int np) noexcept nogil:
+        # of the np pairs `_moves` generated (in hand order, `raw`), those of a hand with one move
         cdef int i, run = 1, forced = 0
         for i in range(1, np + 1):
             if i < np and self.raw[i].hand == self.raw[i - 1].hand:
@@ -881,11 +955,7 @@ cdef class Engine:
             else:
                 forced += run == 1
                 run = 1
-        row[0] += weight
-        row[1] += weight * np
-        row[2] += weight * forced
-        if table and k - 1 == 1 and ko == 1:
-            row[3] += weight * nact
+        return forced
 
     cdef void _root_masks(self):
         cdef int i, j, k
@@ -896,7 +966,7 @@ cdef class Engine:
                 self.mbuf[0][i][j] = self.allowed[i][j]
 
     def estimate(self, int probes, uint64_t seed=0x9E3779B97F4A7C15, double enough=0.0, bint breakdown=False):
-        """(public nodes, sequences) of the tree `build` would make, estimated
+        """(public nodes, sequences, forced sequences) of the tree `build` would make, estimated
         from about `probes` random paths, as many below each of the root's
         children (nothing of the tree is allocated).  The paths go in passes
         of one below each child; with `enough` > 0 it stops after the pass
@@ -904,27 +974,32 @@ cdef class Engine:
         needs no precision).  `breakdown`: also a dict (kind, actor's hand
         size) -> [nodes, sequences, forced sequences, showdown children]
         below the root, estimated the same way."""
-        cdef double est[2]
+        cdef double est[3]
         cdef double* brk = NULL
         cdef double* sub = NULL   # per root child: nodes, sequences summed over the passes
-        cdef double nodes, seqs
+        cdef double nodes, seqs, forced
         cdef uint64_t rng = seed | 1
-        cdef int i, c, nact, np, passes, actor, k, done = 0
+        cdef int i, c, nact, np, passes, actor, k, done = 0, root_forced = 0
         cdef Pair* root_pairs = NULL
         cdef int32_t* root_start = NULL
         if self.root_table == 0 and self.root_k[0] == 1 and self.root_k[1] == 1:
-            return 1.0, 0.0
+            return (1.0, 0.0, 0.0, {}) if breakdown else (1.0, 0.0, 0.0)
         self._root_masks()
         actor = self.root_att if self.root_table == 0 else 1 - self.root_att
         k = self.root_k[actor]
         with nogil:
             np = self._moves(self.root_table, k, self.mbuf[0][actor])
             nact = self._groups(np) if np > 0 else 0
+            root_forced = self._forced(np) if np > 0 else 0
+            # the traversal scratch is sized by the most sequences under one node, the root's in practice:
+            # `stats` then counts it before the build (the build sets it again)
+            if np > self.max_node_seq:
+                self.max_node_seq = np
         if np < 0 or nact < 0:
             raise MemoryError("the root's moves do not fit in memory")
         root_pairs = <Pair*>malloc((np + 1) * sizeof(Pair))
         root_start = <int32_t*>malloc((nact + 1) * sizeof(int32_t))
-        sub = <double*>calloc(2 * nact + 2, sizeof(double))
+        sub = <double*>calloc(3 * nact + 3, sizeof(double))
         if breakdown:
             brk = <double*>calloc(2 * (MAXK + 1) * BREAKDOWN_FIELDS, sizeof(double))
         if (breakdown and brk == NULL) or root_pairs == NULL or root_start == NULL or sub == NULL:
@@ -938,15 +1013,18 @@ cdef class Engine:
         passes = max(1, (probes + nact - 1) // max(nact, 1))
         nodes = 1.0 + nact
         seqs = np
+        forced = root_forced
         try:
             with nogil:
                 for i in range(passes):
                     for c in range(nact):
                         est[0] = 0.0
                         est[1] = 0.0
+                        est[2] = 0.0
                         self._probe(&rng, est, root_pairs, root_start, c, brk)
-                        sub[2 * c] += est[0]
-                        sub[2 * c + 1] += est[1]
+                        sub[3 * c] += est[0]
+                        sub[3 * c + 1] += est[1]
+                        sub[3 * c + 2] += est[2]
                         if self.aborted:
                             break
                     if self.aborted:
@@ -954,9 +1032,11 @@ cdef class Engine:
                     done = i + 1
                     nodes = 1.0 + nact
                     seqs = np
+                    forced = root_forced
                     for c in range(nact):
-                        nodes += sub[2 * c] / done
-                        seqs += sub[2 * c + 1] / done
+                        nodes += sub[3 * c] / done
+                        seqs += sub[3 * c + 1] / done
+                        forced += sub[3 * c + 2] / done
                     if enough > 0 and seqs < enough:
                         break
             if brk != NULL:
@@ -972,8 +1052,8 @@ cdef class Engine:
         if self.aborted:
             raise Stopped("stopped while estimating the tree")
         if breakdown:
-            return nodes, seqs, table
-        return nodes, seqs
+            return nodes, seqs, forced, table
+        return nodes, seqs, forced
 
     cdef bint _poll(self) noexcept nogil:
         """True once the deadline has passed or the stop callback said so
@@ -1130,21 +1210,21 @@ cdef class Engine:
     # ------------------------------------------------------------ traversal
     cdef void _strategy(self, int64_t n, double* sig, bint average) noexcept nogil:
         """The actor's strategy at node n for every sequence of its children,
-        in sequence order (regret matching, or the average).  A node's
-        children's sequences are contiguous (the build allocates them in one
-        run), so this reads one flat range."""
+        in sequence order (regret matching, or the average).  A child's free
+        sequences (a hand with another move too) come first and read their
+        entries of one contiguous run (`fseq`); a forced one is played with
+        probability 1 and has no entry."""
         cdef Node* nd = &self.nodes[n]
+        cdef Node* ch
         cdef double* den = self.cbuf[MAXDEPTH - 1]
         cdef double* cnt = self.vbuf[MAXDEPTH - 1]
-        cdef int64_t s, s0, s1
+        cdef int64_t j, s, f, off
         cdef const uint16_t* par = self.spar
         cdef const real* w = self.ssum if average else self.sreg
         cdef double d, c
-        cdef int h
+        cdef int h, k
         if nd.nchild == 0:
             return
-        s0 = self.nodes[nd.first].seq
-        s1 = self.nodes[nd.first + nd.nchild - 1].seq + self.nodes[nd.first + nd.nchild - 1].nseq
         # only the actor's hands at this node are read: clear those (not the whole level).  Branch-free
         # sums (_pos: a regret's sign is a coin flip to the branch predictor) of each hand's positive
         # regrets and of its actions; then each sequence is pos(w) * A[h] + B[h], with A = 1/sum, B = 0
@@ -1152,26 +1232,38 @@ cdef class Engine:
         # are all 0).  A and B are made once per hand, at its first sequence, in place of the sums: A
         # in `den`, B in `cnt` as -1 - B (at most -1: the mark that the hand is done; -1 - c is exact
         # 0 for B = 0, so a small probability keeps its precision)
-        for s in range(s0, s1):
-            h = par[s]
-            den[h] = 0.0
-            cnt[h] = 0.0
-        for s in range(s0, s1):
-            h = par[s]
-            den[h] += _pos(w[s])
-            cnt[h] += 1.0
-        for s in range(s0, s1):
-            h = par[s]
-            c = cnt[h]
-            if c > 0:
-                d = den[h]
-                if d > 0:
-                    den[h] = 1.0 / d
-                    cnt[h] = -1.0
-                else:
-                    den[h] = 0.0
-                    cnt[h] = -1.0 - 1.0 / c
-            sig[s - s0] = _pos(w[s]) * den[h] + (-1.0 - cnt[h])
+        for k in range(nd.nchild):
+            ch = &self.nodes[nd.first + k]
+            for j in range(ch.nfree):
+                h = par[ch.seq + j]
+                den[h] = 0.0
+                cnt[h] = 0.0
+        for k in range(nd.nchild):
+            ch = &self.nodes[nd.first + k]
+            s, f = ch.seq, ch.fseq
+            for j in range(ch.nfree):
+                h = par[s + j]
+                den[h] += _pos(w[f + j])
+                cnt[h] += 1.0
+        off = 0
+        for k in range(nd.nchild):
+            ch = &self.nodes[nd.first + k]
+            s, f = ch.seq, ch.fseq
+            for j in range(ch.nfree):
+                h = par[s + j]
+                c = cnt[h]
+                if c > 0:
+                    d = den[h]
+                    if d > 0:
+                        den[h] = 1.0 / d
+                        cnt[h] = -1.0
+                    else:
+                        den[h] = 0.0
+                        cnt[h] = -1.0 - 1.0 / c
+                sig[off + j] = _pos(w[f + j]) * den[h] + (-1.0 - cnt[h])
+            for j in range(ch.nfree, ch.nseq):
+                sig[off + j] = 1.0
+            off += ch.nseq
 
     cdef void _walk(self, int64_t n, int p, double* mine, double* opp, double opp_tot, double* out, uint64_t c0,
                     uint64_t c1, int depth, const uint16_t* live, int nlive) noexcept nogil:
@@ -1189,7 +1281,7 @@ cdef class Engine:
         cdef int kp = nd.k0 if p == 0 else nd.k1
         cdef int ko = nd.k1 if p == 0 else nd.k0
         cdef int c, j, off, kc, i, h
-        cdef int64_t s, s0
+        cdef int64_t s, s0, f
         cdef double tot, sg, best, q, inst
         cdef double* qd
         cdef double* sig
@@ -1266,28 +1358,37 @@ cdef class Engine:
                     if out[live[j]] == -1e300:
                         out[live[j]] = 0.0
             if self.mode == 0 and off > 0:
-                # the children's sequences are one contiguous run (see _strategy)
-                s0 = self.nodes[nd.first].seq
+                # the free sequences' regrets and averages (a forced hand's regret is 0: its one move is its value)
                 qd = self.qbuf[depth]
-                for j in range(off):
-                    s = s0 + j
-                    h = self.spar[s]
-                    q = self.sreg[s]
-                    # the discount without a branch on the regret's sign: dneg everywhere, dpos - dneg more if positive
-                    inst = qd[j] - out[h]
-                    q = q * self.dneg + _pos(q) * (self.dpos - self.dneg) + inst
-                    if self.plus == 1 and q < 0:
-                        q = 0.0
-                    if self.predictive:   # matched on R + r (the strategy), kept as R (put back below)
-                        qd[j] = q
-                        self.sreg[s] = <real>(q + inst)
-                    else:
-                        self.sreg[s] = <real>q
-                    self.ssum[s] = <real>(self.ssum[s] * self.dstrat + mine[h] * sig[j])
+                off = 0
+                for c in range(nd.nchild):
+                    ch = &self.nodes[nd.first + c]
+                    for j in range(ch.nfree):
+                        s = ch.seq + j
+                        f = ch.fseq + j
+                        h = self.spar[s]
+                        q = self.sreg[f]
+                        # the discount without a branch on the regret's sign: dneg everywhere, dpos - dneg more
+                        # if positive
+                        inst = qd[off + j] - out[h]
+                        q = q * self.dneg + _pos(q) * (self.dpos - self.dneg) + inst
+                        if self.plus == 1 and q < 0:
+                            q = 0.0
+                        if self.predictive:   # matched on R + r (the strategy), kept as R (put back below)
+                            qd[off + j] = q
+                            self.sreg[f] = <real>(q + inst)
+                        else:
+                            self.sreg[f] = <real>q
+                        self.ssum[f] = <real>(self.ssum[f] * self.dstrat + mine[h] * sig[off + j])
+                    off += ch.nseq
                 self._rematch(n, sig)
                 if self.predictive:
-                    for j in range(off):
-                        self.sreg[s0 + j] = <real>qd[j]
+                    off = 0
+                    for c in range(nd.nchild):
+                        ch = &self.nodes[nd.first + c]
+                        for j in range(ch.nfree):
+                            self.sreg[ch.fseq + j] = <real>qd[off + j]
+                        off += ch.nseq
         else:
             off = 0
             for c in range(nd.nchild):
@@ -1450,7 +1551,7 @@ cdef class Engine:
         cdef Node* ch
         cdef int kp = nd.k0 if p == 0 else nd.k1
         cdef int c, j, off = 0, kc
-        cdef int64_t s
+        cdef int64_t s, f
         cdef double tot = 0.0, q
         cdef double* sig = self.sbuf[depth]
         cdef double* child_reach = self.pbuf[depth][0]
@@ -1468,14 +1569,15 @@ cdef class Engine:
         for c in range(nd.nchild):
             ch = &self.nodes[nd.first + c]
             kc = kp - hand_size(ch.act)
-            for j in range(ch.nseq):
+            for j in range(ch.nfree):
                 s = ch.seq + j
-                q = self.sreg[s]
+                f = ch.fseq + j
+                q = self.sreg[f]
                 q = q * self.dneg + _pos(q) * (self.dpos - self.dneg)   # as in `_walk`: no branch on the sign
                 if self.plus == 1 and q < 0:
                     q = 0.0
-                self.sreg[s] = <real>q
-                self.ssum[s] = <real>(self.ssum[s] * self.dstrat + mine[self.spar[s]] * sig[off + j])
+                self.sreg[f] = <real>q
+                self.ssum[f] = <real>(self.ssum[f] * self.dstrat + mine[self.spar[s]] * sig[off + j])
             if tot > 0.0 or self.dpos != 1.0 or self.dneg != 1.0 or self.dstrat != 1.0:
                 for j in range(ch.nseq):
                     s = ch.seq + j
@@ -1583,23 +1685,31 @@ cdef class Engine:
     def set_strategy(self, weights):
         """Overwrite the average-strategy weights (one per sequence): a fixed
         profile to measure with `best_response`."""
-        cdef int64_t s
+        cdef int64_t n, j
+        cdef Node* nd
         if len(weights) != self.nseq:
             raise ValueError("one weight per sequence")
-        for s in range(self.nseq):
-            self.ssum[s] = float(weights[s])
+        for n in range(self.nnodes):   # a forced sequence has no weight: its hand's one move is played
+            nd = &self.nodes[n]
+            for j in range(nd.nfree):
+                self.ssum[nd.fseq + j] = float(weights[nd.seq + j])
 
     def stats(self):
-        # a built tree's sequences hold 16 bytes: two hand indices, the regret, average and current strategy
-        # (the current strategy is allocated once the build is done: `peak` counts the build's 12 bytes)
-        cdef int64_t tree = self.cap_nodes * sizeof(Node) + self.cap_seq * (2 * sizeof(uint16_t) + 3 * sizeof(real))
+        # a built tree's free sequences hold 16 bytes: two hand indices, the regret, average and current
+        # strategy; a forced one 4, its hand indices (the current strategy is allocated once the build is
+        # done: `peak` counts the build's 12 bytes)
+        cdef int64_t tree = (self.cap_nodes * sizeof(Node) + self.cap_seq * 2 * sizeof(uint16_t)
+                             + self.cap_flt * 3 * sizeof(real))
         cdef int64_t mem = tree
         cdef int k
         for k in range(1, self.K + 1):
             mem += (self.lsize[k] + 1) * sizeof(uint64_t)
             mem += _pow13(k) * sizeof(int32_t)
         mem += MAXDEPTH * (5 * self.maxm * sizeof(double) + 2 * (self.max_node_seq + 1) * sizeof(double) + 2 * self.maxm)
-        return {"nodes": self.nnodes, "sequences": self.nseq, "bytes": mem,
+        for k in range(self.nkept):
+            mem += self.lsize[hand_size(self.kept_table[k]) + 1] + 1
+        return {"nodes": self.nnodes, "sequences": self.nseq, "forced": self.nseq - self.nflt, "bytes": mem,
+                "node_bytes": sizeof(Node),
                 "peak_bytes": mem - tree + max(self.peak, tree),
                 "hands": [self.lsize[k] for k in range(1, self.K + 1)]}
 
@@ -1617,12 +1727,21 @@ cdef class Engine:
         return self.nnodes
 
     def sequences(self, int64_t n):
-        """(parent hand index, child hand index, average weight) of node n's sequences."""
+        """(parent hand index, child hand index, average weight) of node n's
+        sequences: first those of hands with another move (in hand order),
+        then the forced ones, weight 1."""
         cdef Node* nd = &self.nodes[n]
-        return [(self.spar[nd.seq + j], self.schi[nd.seq + j], self.ssum[nd.seq + j]) for j in range(nd.nseq)]
+        return [(self.spar[nd.seq + j], self.schi[nd.seq + j], self.ssum[nd.fseq + j] if j < nd.nfree else 1.0)
+                for j in range(nd.nseq)]
 
     def weights(self):
-        return [self.ssum[s] for s in range(self.nseq)]
+        """The average-strategy weight of every sequence (a forced one's: 1)."""
+        out = [1.0] * self.nseq
+        cdef int64_t n, j
+        for n in range(self.nnodes):
+            for j in range(self.nodes[n].nfree):
+                out[self.nodes[n].seq + j] = self.ssum[self.nodes[n].fseq + j]
+        return out
 
 
 cdef int _grow(void** array, size_t size) noexcept nogil:

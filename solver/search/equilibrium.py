@@ -70,15 +70,18 @@ DEFAULT_MAX_BYTES = 1_000_000_000
 """Refuse endgames whose tree is estimated (before anything of it is
 allocated) to need more bytes than this; servers pass a smaller cap.  A
 sequence takes 16 bytes (two hand indices, float32 regret, average weight
-and current strategy), the public nodes 32 bytes each (about one per eight
-sequences): ~55 M sequences at this cap."""
+and current strategy; 4 when its hand has no other move), a public node 40
+(`NODE_BYTES`): ~60 M sequences at this cap."""
 ESTIMATE_PROBES = 512
 """Random root-to-leaf paths of the size estimate (Knuth's estimator,
 `_cfr.Engine.estimate`): on the trees `solve` builds (last answers in
 place) within 14 % of the real sequences on 13 4-card endgames (128
 paths: 0.78-1.33), 0.07 s each; a 5-card one (#9 of the benchmark) 9 %
 over its real bytes."""
-NODE_BYTES, SEQUENCE_BYTES = 32, 16
+NODE_BYTES, SEQUENCE_BYTES, FORCED_SEQUENCE_BYTES = 40, 16, 4
+"""The core's bytes per public node, per free sequence (two 16-bit hand
+indices, float32 regret, average weight and current strategy) and per
+forced sequence (a hand with one move there: its hand indices alone)."""
 KIND_LAST = 3
 """A public node's kind (`_cfr.Engine.node`) when it is a last answer (the
 defender then keeps one card) that `solve` plays keep-the-lowest-card in
@@ -567,8 +570,15 @@ def estimate(
     eng = engine if engine is not None else _engine(endgame)
     if engine is None:
         eng.keep_lower = keep_lower_answers
-    nodes, seqs = eng.estimate(ESTIMATE_PROBES, enough=enough)
-    return nodes, seqs, int(nodes * NODE_BYTES + seqs * SEQUENCE_BYTES + eng.stats()["bytes"])
+    nodes, seqs, _forced, need = _estimate(eng, enough)
+    return nodes, seqs, need
+
+
+def _estimate(eng, enough: float) -> tuple[float, float, float, int]:
+    """(public nodes, sequences, forced sequences, bytes) of `eng`'s tree, estimated."""
+    nodes, seqs, forced = eng.estimate(ESTIMATE_PROBES, enough=enough)
+    need = nodes * NODE_BYTES + (seqs - forced) * SEQUENCE_BYTES + forced * FORCED_SEQUENCE_BYTES
+    return nodes, seqs, forced, int(need + eng.stats()["bytes"])
 
 
 def build(
@@ -597,11 +607,11 @@ def build(
     eng.limit(deadline, stop.is_set if stop is not None else None)
     try:
         # a tree far under the caps (a tenth) needs one path below each root move, not the full estimate
-        nodes, seqs, need = estimate(endgame, eng, enough=min(max_sequences, max_bytes / SEQUENCE_BYTES) / 10)
+        nodes, seqs, forced, need = _estimate(eng, enough=min(max_sequences, max_bytes / SEQUENCE_BYTES) / 10)
     except _cfr.Stopped:
         raise _stopped("estimating the size of the public tree", time_ms, stop) from None
     fixed = eng.stats()["bytes"]
-    per_seq = SEQUENCE_BYTES + NODE_BYTES * (nodes / max(seqs, 1.0))
+    per_seq = (need - fixed) / max(seqs, 1.0)  # the nodes' and the forced sequences' share included
     hard = int(min(max_sequences, max(0, (max_bytes - fixed)) / per_seq))
     if need > max_bytes:
         raise EndgameTooLarge(
@@ -610,7 +620,8 @@ def build(
             "fewer unseen cards or smaller hands are needed (or use the double-dummy method)"
         )
     try:
-        eng.build(hard, int(min(hard, seqs * 1.1)))  # the estimate is within a few per cent
+        reserve = int(min(hard, seqs * 1.1))  # the estimate is within a few per cent
+        eng.build(hard, reserve, int(reserve * (1.0 - forced / max(seqs, 1.0))))
     except _cfr.Stopped:
         raise _stopped(f"building the public tree (about {seqs / 1e6:.2g} M sequences)", time_ms, stop) from None
     except MemoryError:
@@ -622,6 +633,11 @@ def build(
     return eng
 
 
+FIRST_ITERATION_GUESS = 10.0
+"""A budgeted solve starts iterating only if this many times its estimate
+and build's seconds are left: the first iteration, its check and the answer
+(two to four traversals more) take 8-9 times the build on 4- and 5-card
+trees (an iteration ~3x, a best response ~3x, a player's values ~2x)."""
 FIRST_CHECK = 5
 """The first exploitability check (the uniform profile is not measured):
 with the core's predictive DCFR (gamma 8) half the 3-card benchmark
@@ -777,6 +793,7 @@ def solve(
         time_ms=time_ms,
         keep_lower_answers=keep_lower(endgame),
     )
+    built_s = time.monotonic() - m0
     if hand_of is not None:
         _check_hand(eng, endgame, *hand_of)
     if info is not None:
@@ -823,7 +840,13 @@ def solve(
         if iterations is not None:
             n = min(n, iterations - eng.iterations)
         if deadline and expl is None:
-            n = 1  # nothing measured yet: one iteration, then its check (the core stops either at the deadline)
+            # nothing measured yet: one iteration, then its check (the core stops either at the deadline), if
+            # the guess from the build leaves room for them and the answer; else the budget is said at once
+            # rather than overrun by an answer after the deadline (a server stops the solve soon after it)
+            if time.monotonic() + FIRST_ITERATION_GUESS * built_s > deadline:
+                stopped = True
+                break
+            n = 1
         elif deadline:
             # leave room for the check after the chunk and for the answer (about one more check)
             room = deadline - time.monotonic() - 2 * t_measure
