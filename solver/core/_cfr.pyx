@@ -48,6 +48,18 @@ played since the root and x, y the last cards, the pair weight is
 W(c0, c1) * alpha(x) * beta(y) for x != y and W * gamma(x) for x == y, so a
 showdown's counterfactual values cost O(12) with prefix sums.
 
+In place (`keep_lower`, below the root, with win >= draw >= loss): a last
+answer (both then hold one card) keeps the lowest card a legal answer keeps,
+and an attack with two cards each is made with the higher card; both are
+weakly best for every pair of hands (see `tacocat.search.equilibrium.
+keep_lower`), so those nodes (`KIND_LAST`, `KIND_LAST_ATTACK`) have no
+children and no sequences and are valued where they stand (`_last_answer`,
+`_last_attack`): 75-80 % of a 5-card tree's sequences and 81-85 % of its
+nodes were the last answers and their showdowns.  A hand with one legal
+move at a node (forced) has a sequence (its hand indices) but no regret or
+strategy: a child's free sequences come first, their floats one run
+(`fseq`, `nfree`).
+
 Solver: discounted CFR (alpha 1.5, beta 0; Brown & Sandholm 2019) with the
 average weighing iteration t as t^8 (gamma 8, not 2) and predictive regret
 matching (the strategy matched on the regrets plus the last instantaneous
