@@ -79,6 +79,7 @@ def main() -> None:
         }
         out["solved"].append(row)
         print(json.dumps(row), flush=True)
+        del r  # its tree, before the next is built: one at a time in memory
     rows = out["rows"]
     out["summary"] = {
         "endgames": len(rows),
