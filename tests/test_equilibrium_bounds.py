@@ -18,8 +18,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import httpx
 import pytest
-from helpers import tacocat_argv
-from test_http import free_port
+from servers import start_serve, stop
 
 from tacocat.players.bots import make_bot
 from tacocat.players.exploitability import endgames
@@ -205,39 +204,12 @@ def view_of(eg: Endgame) -> dict:
 
 @pytest.mark.slow
 def test_four_concurrent_solves_over_http_answer_within_1_5_s_and_the_server_stays_under_600_mb():
-    port = free_port()
     store = tempfile.mkdtemp(prefix="tacocat-eq-") + "/games.sqlite3"
-    proc = subprocess.Popen(
-        [
-            *tacocat_argv(),
-            "serve",
-            "--port",
-            str(port),
-            "--log-level",
-            "warning",
-            "--store",
-            store,
-            "--max-time-ms",
-            "1000",
-            "--max-searches",
-            "4",
-        ],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    base = f"http://127.0.0.1:{port}"
+    options = ("--log-level", "warning", "--store", store, "--max-time-ms", "1000", "--max-searches", "4")
+    proc, base = start_serve(*options, stderr=subprocess.DEVNULL)
     # one client for every thread: a new httpx client each call loads the CA bundle (~0.1 s of the client's CPU)
     client = httpx.Client(base_url=base, timeout=30)
     try:
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                if client.get("/v1/hello", timeout=1).status_code == 200:
-                    break
-            except httpx.TransportError:
-                pass
-            assert proc.poll() is None and time.monotonic() < deadline, "tacocat serve did not start"
-            time.sleep(0.1)
         limits = client.get("/v1/hello").json()["result"]["limits"]
         assert limits["max_equilibrium"] == 2 and limits["max_equilibrium_mb"] == 200
         views = [view_of(MEDIUM), view_of(MEDIUM), view_of(SMALL), view_of(LARGE)]
@@ -263,9 +235,4 @@ def test_four_concurrent_solves_over_http_answer_within_1_5_s_and_the_server_sta
         assert vm_kb(proc.pid, "VmHWM") < 600_000 and vm_kb(proc.pid, "VmRSS") < 600_000
     finally:
         client.close()
-        proc.terminate()
-        try:
-            proc.wait(10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+        stop(proc)

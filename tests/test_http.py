@@ -12,7 +12,6 @@ import httpx
 import pytest
 from positions import OPENING_VIEW
 from servers import CLIENT_TIMEOUT_S, running_server
-from servers import free_port as free_port  # test_equilibrium_bounds.py imports it from here
 
 from tacocat.protocol.session import COMMANDS, ERROR_CODES, PROTOCOL_VERSION
 from tacocat.rules.game import GameRecord
