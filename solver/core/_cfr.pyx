@@ -592,12 +592,7 @@ cdef class Engine:
             self.too_big = True
             return -1
         if self.nseq + n > self.cap_seq:
-            if self.cap_seq == 0 and self.reserve >= n:
-                cap = self.reserve
-            elif self.reserve > 0:  # past a (close) estimate: grow by a quarter, not double
-                cap = min(max(self.cap_seq + self.cap_seq // 4, self.nseq + n + 4096), self.max_seq)
-            else:
-                cap = min(max(2 * self.cap_seq, self.nseq + n + 4096), self.max_seq)
+            cap = _grown_cap(self.nseq, n, self.cap_seq, self.reserve, self.reserve, self.max_seq)
             # one array at a time, each kept if the next fails (freed with the engine)
             if (_grow(<void**>&self.spar, cap * sizeof(uint16_t)) < 0
                     or _grow(<void**>&self.schi, cap * sizeof(uint16_t)) < 0):
@@ -612,12 +607,7 @@ cdef class Engine:
         # the regret and average-strategy entries of n free sequences (as `_new_seqs`, for the floats)
         cdef int64_t first = self.nflt, cap
         if self.nflt + n > self.cap_flt:
-            if self.cap_flt == 0 and self.reserve_free >= n:
-                cap = self.reserve_free
-            elif self.reserve > 0:
-                cap = min(max(self.cap_flt + self.cap_flt // 4, self.nflt + n + 4096), self.max_seq)
-            else:
-                cap = min(max(2 * self.cap_flt, self.nflt + n + 4096), self.max_seq)
+            cap = _grown_cap(self.nflt, n, self.cap_flt, self.reserve_free, self.reserve, self.max_seq)
             if (_grow(<void**>&self.sreg, cap * sizeof(real)) < 0
                     or _grow(<void**>&self.ssum, cap * sizeof(real)) < 0):
                 self.too_big = True
@@ -1763,6 +1753,17 @@ cdef int _grow(void** array, size_t size) noexcept nogil:
         return -1
     array[0] = grown
     return 0
+
+cdef inline int64_t _grown_cap(int64_t used, int n, int64_t cap, int64_t first_reserve, int64_t reserve,
+                               int64_t limit) noexcept nogil:
+    # A growing array's next capacity: the estimate's reservation at the
+    # first growth; past a (close) estimate, a quarter more, not double;
+    # with no estimate, double.  Never above `limit`.
+    if cap == 0 and first_reserve >= n:
+        return first_reserve
+    if reserve > 0:
+        return min(max(cap + cap // 4, used + n + 4096), limit)
+    return min(max(2 * cap, used + n + 4096), limit)
 
 cdef double _fact(int n) noexcept nogil:
     cdef double f = 1.0
