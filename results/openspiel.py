@@ -107,7 +107,7 @@ class Calibrated:
         return action
 
 
-def calibrate(game, budget_s: float, seed: int = 7, per: int = 12) -> dict:
+def calibrate(game, budget_s: float, seed: int = 7, per: int = 12, kinds: tuple[str, ...] = THEIRS) -> dict:
     """Median seconds per simulation of each OpenSpiel bot by (hand size,
     kind): measured at 20 simulations, then again at the count that cost
     implies for `budget_s` (a search's cost per simulation depends on its size)."""
@@ -129,7 +129,7 @@ def calibrate(game, budget_s: float, seed: int = 7, per: int = 12) -> dict:
                 positions[key].append(s.clone())
             s.apply_action(r.choice(s.legal_actions()))
     costs = {}
-    for kind in THEIRS:
+    for kind in kinds:  # only the bots a run plays: at 1 s a decision each costs minutes
         costs[kind] = {}
         for key, states in positions.items():
             probe = Calibrated(kind, game, 0, {}, seed)
@@ -256,8 +256,12 @@ def run_pair(
 def cmd_match(args) -> None:
     game = pyspiel.load_game("tacocat_play", {"hand_size": HAND, "units": "round"})
     our_ms = args.ms if args.our_ms is None else args.our_ms
-    print(f"calibrating OpenSpiel's searches ({args.ms} ms)...", file=sys.stderr)
-    costs = calibrate(game, args.ms / 1000)
+    pairs = [(o, t) for o in OURS for t in THEIRS]
+    if args.pair:
+        pairs = [tuple(p.split(":")) for p in args.pair]
+    kinds = tuple(k for k in THEIRS if any(t == k for _, t in pairs))
+    print(f"calibrating OpenSpiel's searches ({', '.join(kinds)}, {args.ms} ms)...", file=sys.stderr)
+    costs = calibrate(game, args.ms / 1000, kinds=kinds)
     # Unequal budgets (time odds) go to their own file, keyed by both budgets.
     odds = our_ms != args.ms
     out = HERE / ("openspiel_odds.json" if odds else f"openspiel_{int(args.ms)}ms.json")
@@ -268,9 +272,6 @@ def cmd_match(args) -> None:
     }
     if (args.pair or odds) and out.exists():  # a few pairings: keep the file's other rows
         data["rows"] = json.loads(out.read_text())["rows"]
-    pairs = [(o, t) for o in OURS for t in THEIRS]
-    if args.pair:
-        pairs = [tuple(p.split(":")) for p in args.pair]
     for ours, theirs in pairs:
 
         def progress(done, total, ours=ours, theirs=theirs):
