@@ -69,14 +69,7 @@ def resolve_bot(request: Mapping[str, Any]) -> tuple[str, dict[str, Any], int | 
         if any(k in request for k in ("time_ms", "iterations")):
             raise ProtocolError("bad_field", "move: a level sets its own budget; drop time_ms and iterations", "level")
         name, level_budget = LEVELS[request["level"]]
-        budget: dict[str, Any] = dict(level_budget)
-        # search options, not a budget: a searching level takes them too; the
-        # plain levels (1, 2) would ignore them, so the answer does not list them
-        if searches(name):
-            if "inference" in request:
-                budget["inference"] = request["inference"]
-            budget.update(round_search_budget(request))
-        return name, budget, request["level"]
+        return name, {**level_budget, **search_options(name, request)}, request["level"]
     name = request.get("bot", DEFAULT_BOT)
     if name not in BOT_NAMES:  # the command table's enum refuses it first; this guards every other caller
         raise ProtocolError(
@@ -87,11 +80,19 @@ def resolve_bot(request: Mapping[str, Any]) -> tuple[str, dict[str, Any], int | 
         budget["time_ms"] = request["time_ms"]
     if "iterations" in request:
         budget["iterations" if name == "ismcts" else "samples"] = request["iterations"]
-    if searches(name):
-        if "inference" in request:
-            budget["inference"] = request["inference"]
-        budget.update(round_search_budget(request))
+    budget.update(search_options(name, request))
     return name, budget, None
+
+
+def search_options(name: str, request: Mapping[str, Any]) -> dict[str, Any]:
+    """The bot budget's search options from a move request (`inference`,
+    `round_search`): a level or a named bot takes them alike; a bot that does
+    not search (random, heuristic: levels 1-2) would ignore them, so its
+    budget, which the answer echoes, does not list them."""
+    if not searches(name):
+        return {}
+    options: dict[str, Any] = {"inference": request["inference"]} if "inference" in request else {}
+    return options | round_search_budget(request)
 
 
 def round_search_budget(request: Mapping[str, Any]) -> dict[str, int]:
