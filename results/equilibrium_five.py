@@ -1,87 +1,139 @@
-"""Whether five-card endgames fit the equilibrium solver (issue 22): the
-size of each seeded 5-card endgame's public tree, estimated before anything
-is allocated (`tacocat.search.equilibrium.estimate`, Knuth's random-path
-estimator), against a 2 GB peak, and some of those that fit solved.
+"""Five-card endgames and the equilibrium solver (issue 22): the size of
+each seeded 5-card endgame's public tree, estimated before anything is
+allocated (`tacocat.search.equilibrium.estimate`, Knuth's random-path
+estimator), against a 2 GB peak, and the ones that fit solved.
 
-    python results/equilibrium_five.py --endgames 50 --solve 0,2,9 --out results/equilibrium_five.json
+    python results/equilibrium_five.py --endgames 54 --solve fits --jobs 2   # every one that fits
+    python results/equilibrium_five.py --endgames 50 --solve 0,2,9           # some, by index
 
 Endgames: `tacocat.players.exploitability.endgames(5, n)` (the seeded set of
-results/exploitability.md).  Trees: as `solve` builds them, the end of play
-in place (`keep_lower`: the last answers keep the lowest card, an attack
-with two cards each is made with the higher card; the value and the
-exploitability are the whole game's), and, for comparison, the whole tree
-(`whole_*`).  Bytes: the solver's own accounting (32 per public node, 16
-per (node, hand, move) sequence: two hand indices, float32 regret, average
-weight and current strategy) plus its fixed vectors.  `--solve`: the
-endgames (by index) to solve to exploitability 1e-3 under the 2 GB cap:
-CPU seconds, peak bytes (`peak_bytes`), exploitability, iterations, and the
-estimate against the real size."""
+results/exploitability.md; the first n of a longer run are the same).  Each
+is solved as `solve --equilibrium` solves it for the attacker's real hand
+there (results/exploitability.py's `asking_hands`): to exploitability 1e-3
+and on until that hand's own regret is at most 1e-3 too, under the 2 GB
+cap.  Trees: as `solve` builds them, the end of play in place
+(`keep_lower`: the last answers keep the lowest card, an attack with two
+cards each is made with the higher card; the value and the exploitability
+are the whole game's), and, for comparison, the whole tree (`whole_*`).
+Bytes: the solver's own accounting (32 per public node, 16 per (node,
+hand, move) sequence: two hand indices, float32 regret, average weight and
+current strategy) plus its fixed vectors.  A solved row: CPU and wall
+seconds, the solver's peak bytes (`peak_bytes`) and the solving process's
+peak resident set (`peak_rss_bytes`: each solve runs in a fresh process, so
+it is that solve's, Python included), exploitability, the asking hand's
+regret, iterations, and the estimate against the real size.
+
+`--jobs J` solves J endgames at once (largest estimate first), each in its
+own process; a solve's CPU seconds do not depend on J, its wall seconds
+do when J exceeds the idle cores.  Every solved row is appended to
+`--log` as it finishes (one JSON line), and a run started again skips the
+endgames the log already holds: an interrupted run loses at most the
+solves in flight."""
 
 from __future__ import annotations
 
 import argparse
 import json
+import multiprocessing
 import os
+import resource
 import statistics
+import subprocess
+import sys
 import time
 from pathlib import Path
 
-from tacocat.players.exploitability import endgames
-from tacocat.search.equilibrium import estimate, keep_lower, solve
+from tacocat.search.equilibrium import EndgameTooLarge, estimate, keep_lower, solve
 
 HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+from exploitability import asking_hands  # noqa: E402  (results/exploitability.py: the same seeded hands)
+
 CAP = 2_000_000_000
+TARGET = 1e-3
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--endgames", type=int, default=50)
-    ap.add_argument("--solve", default="", help="endgames to solve, by index, comma separated")
-    ap.add_argument("--out", default=str(HERE / "equilibrium_five.json"))
-    args = ap.parse_args()
-    out: dict = {"load_before": os.getloadavg(), "cpus": os.cpu_count(), "cap_bytes": CAP, "rows": [], "solved": []}
-    games = endgames(5, args.endgames)
-    for i, eg in enumerate(games):
-        t = time.process_time()
-        nodes, seqs, need = estimate(eg, keep_lower_answers=keep_lower(eg))
-        cpu = time.process_time() - t
-        whole_nodes, whole_seqs, whole_need = estimate(eg)
-        row = {
-            "i": i,
-            "pool": len(eg.pool),
-            "nodes": nodes,
-            "sequences": seqs,
-            "bytes": need,
-            "fits": need <= CAP,
-            "estimate_cpu_s": cpu,
-            "whole_nodes": whole_nodes,
-            "whole_sequences": whole_seqs,
-            "whole_bytes": whole_need,
-        }
-        out["rows"].append(row)
-        print(json.dumps(row), flush=True)
-    for i in [int(x) for x in args.solve.split(",") if x]:
-        t0, c0 = time.perf_counter(), time.process_time()
-        r = solve(games[i], max_bytes=CAP)
-        row = {
-            "i": i,
-            "cpu_s": time.process_time() - c0,
-            "wall_s": time.perf_counter() - t0,
-            "iterations": r.iterations,
-            "exploitability": r.exploitability,
-            "value": r.value,
-            "nodes": r.nodes,
-            "sequences": r.sequences,
-            "memory_bytes": r.memory_bytes,
-            "peak_bytes": r.peak_bytes,
-            "estimated_bytes": out["rows"][i]["bytes"],
-            "load": os.getloadavg()[0],
-        }
-        out["solved"].append(row)
-        print(json.dumps(row), flush=True)
-        del r  # its tree, before the next is built: one at a time in memory
-    rows = out["rows"]
-    out["summary"] = {
+def size_row(i: int, eg) -> dict:
+    """The estimated size of endgame i's tree, in place and whole."""
+    t = time.process_time()
+    nodes, seqs, need = estimate(eg, keep_lower_answers=keep_lower(eg))
+    cpu = time.process_time() - t
+    whole_nodes, whole_seqs, whole_need = estimate(eg)
+    return {
+        "i": i,
+        "pool": len(eg.pool),
+        "nodes": nodes,
+        "sequences": seqs,
+        "bytes": need,
+        "fits": need <= CAP,
+        "estimate_cpu_s": cpu,
+        "whole_nodes": whole_nodes,
+        "whole_sequences": whole_seqs,
+        "whole_bytes": whole_need,
+    }
+
+
+def source_commit() -> str:
+    """The checkout's commit (and "+changes" when its solver differs from it): a log resumed
+    across sessions must hold one solver's rows."""
+
+    def git(*a: str) -> str:
+        return subprocess.run(["git", *a], cwd=HERE.parent, capture_output=True, text=True).stdout.strip()
+
+    head = git("rev-parse", "--short", "HEAD") or "unknown"
+    return head + ("+changes" if git("status", "--porcelain", "--", "solver") else "")
+
+
+def solve_row(job: tuple[int, object, tuple[int, ...], float, str]) -> dict:
+    """Solve one endgame (in a fresh worker process) as `solve --equilibrium` would for the asking hand."""
+    i, eg, asking, estimated, commit = job
+    t0, c0 = time.perf_counter(), time.process_time()
+    row: dict = {
+        "i": i,
+        "commit": commit,
+        "estimated_bytes": estimated,
+        "hand": list(asking),
+        "load_start": os.getloadavg()[0],
+    }
+    try:
+        r = solve(eg, target=TARGET, max_bytes=CAP, hand_of=(eg.attacker, asking))
+    except EndgameTooLarge as exc:
+        row.update({"too_large": True, "error": str(exc), "cpu_s": time.process_time() - c0})
+    else:
+        row.update(
+            {
+                "cpu_s": time.process_time() - c0,
+                "wall_s": time.perf_counter() - t0,
+                "iterations": r.iterations,
+                "exploitability": r.exploitability,
+                "hand_regret": r.hand_regret,
+                "value": r.value,
+                "nodes": r.nodes,
+                "sequences": r.sequences,
+                "memory_bytes": r.memory_bytes,
+                "peak_bytes": r.peak_bytes,
+            }
+        )
+    row["peak_rss_bytes"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+    row["load_end"] = os.getloadavg()[0]
+    return row
+
+
+def read_log(path: Path) -> dict[int, dict]:
+    """The solved rows a log already holds, by endgame (a torn last line, from a kill, is dropped)."""
+    done: dict[int, dict] = {}
+    if path.exists():
+        for line in path.read_text().splitlines():
+            try:
+                row = json.loads(line)
+            except json.JSONDecodeError:
+                continue
+            done[row["i"]] = row
+    return done
+
+
+def summary(rows: list[dict], solved: list[dict]) -> dict:
+    out = {
         "endgames": len(rows),
         "fit_in_2gb": sum(r["fits"] for r in rows),
         "median_gb": statistics.median(r["bytes"] for r in rows) / 1e9,
@@ -91,20 +143,91 @@ def main() -> None:
         "whole_fit_in_2gb": sum(r["whole_bytes"] <= CAP for r in rows),
         "whole_median_gb": statistics.median(r["whole_bytes"] for r in rows) / 1e9,
     }
-    if out["solved"]:
-        solved = out["solved"]
-        out["summary"].update(
+    ok = [r for r in solved if not r.get("too_large")]
+    if ok:
+        cpu = sorted(r["cpu_s"] for r in ok)
+        out.update(
             {
-                "solved": len(solved),
-                "solved_median_cpu_s": statistics.median(r["cpu_s"] for r in solved),
-                "solved_max_peak_mb": max(r["peak_bytes"] for r in solved) / 1e6,
-                "solved_max_exploitability": max(r["exploitability"] for r in solved),
+                "solved": len(ok),
+                "refused_at_build": sum(bool(r.get("too_large")) for r in solved),
+                "solved_median_cpu_s": statistics.median(cpu),
+                "solved_90th_cpu_s": cpu[min(len(cpu) - 1, int(0.9 * len(cpu)))],
+                "solved_max_cpu_s": cpu[-1],
+                "solved_median_iterations": statistics.median(r["iterations"] for r in ok),
+                "solved_median_peak_mb": statistics.median(r["peak_bytes"] for r in ok) / 1e6,
+                "solved_max_peak_mb": max(r["peak_bytes"] for r in ok) / 1e6,
+                "solved_max_rss_mb": max(r["peak_rss_bytes"] for r in ok) / 1e6,
+                "solved_max_exploitability": max(r["exploitability"] for r in ok),
+                "solved_max_hand_regret": max(r["hand_regret"] for r in ok if r["hand_regret"] is not None),
             }
         )
+    return out
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--endgames", type=int, default=50, help="the first N seeded 5-card endgames")
+    ap.add_argument(
+        "--solve", default="", help="endgames to solve: indices, comma separated, or 'fits' (every one under 2 GB)"
+    )
+    ap.add_argument("--jobs", type=int, default=1, help="solves at once, each in its own process")
+    ap.add_argument("--log", default="", help="the solved rows, one JSON line each (default: OUT with .jsonl)")
+    ap.add_argument("--out", default=str(HERE / "equilibrium_five.json"))
+    args = ap.parse_args()
+    if args.jobs < 1:
+        ap.error(f"--jobs must be at least 1, got {args.jobs}")
+    out_path = Path(args.out)
+    log_path = Path(args.log) if args.log else out_path.with_suffix(".jsonl")
+    out: dict = {"load_before": os.getloadavg(), "cpus": os.cpu_count(), "cap_bytes": CAP, "jobs": args.jobs}
+    games = asking_hands(5, args.endgames)
+    out["rows"] = []
+    for i, (eg, _) in enumerate(games):
+        row = size_row(i, eg)
+        out["rows"].append(row)
+        print(json.dumps(row), flush=True)
+    if args.solve == "fits":
+        wanted = [r["i"] for r in out["rows"] if r["fits"]]
+    else:
+        try:
+            wanted = [int(x) for x in args.solve.split(",") if x]
+        except ValueError:
+            ap.error(f"--solve takes indices separated by commas or 'fits', got {args.solve!r}")
+        if any(not 0 <= i < len(games) for i in wanted):
+            ap.error(f"--solve indices must be in 0..{len(games) - 1}, got {args.solve!r}")
+    commit = out["commit"] = source_commit()
+    done = read_log(log_path)
+    others = sorted({r.get("commit") for r in done.values()} - {commit}, key=str)
+    if others:
+        ap.error(
+            f"{log_path} holds rows of another solver ({', '.join(map(str, others))}, this is {commit}): "
+            "use a new --log"
+        )
+    todo = sorted((i for i in wanted if i not in done), key=lambda i: -out["rows"][i]["bytes"])
+    jobs = [(i, games[i][0], games[i][1], out["rows"][i]["bytes"], commit) for i in todo]
+    print(f"{len(wanted)} to solve, {len(wanted) - len(todo)} already in {log_path}, {len(todo)} now", flush=True)
+    t0 = time.perf_counter()
+    if jobs:
+        # a fresh process per solve: its peak resident set is that solve's, and its tree is freed with it
+        with multiprocessing.get_context("fork").Pool(args.jobs, maxtasksperchild=1) as pool, log_path.open("a") as log:
+            for n, row in enumerate(pool.imap_unordered(solve_row, jobs, chunksize=1), 1):
+                log.write(json.dumps(row) + "\n")
+                log.flush()
+                os.fsync(log.fileno())
+                el = time.perf_counter() - t0
+                what = (
+                    "refused at build"
+                    if row.get("too_large")
+                    else f"expl {row['exploitability']:.2g}, hand regret {row['hand_regret']:.2g}, "
+                    f"{row['cpu_s']:.0f} CPU s, peak {row['peak_bytes'] / 1e6:.0f} MB"
+                )
+                print(f"[{n}/{len(jobs)}] #{row['i']}: {what}; {el / 60:.1f} min in", flush=True)
+    solved_rows = read_log(log_path)
+    out["solved"] = [solved_rows[i] for i in sorted(solved_rows) if i in wanted or args.solve == ""]
+    out["summary"] = summary(out["rows"], out["solved"])
     out["load_after"] = os.getloadavg()
     print(json.dumps(out["summary"]))
     print(f"load average before {out['load_before']}, after {out['load_after']} ({out['cpus']} CPUs)")
-    Path(args.out).write_text(json.dumps(out, indent=1) + "\n")
+    out_path.write_text(json.dumps(out, indent=1) + "\n")
 
 
 if __name__ == "__main__":

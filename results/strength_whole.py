@@ -23,7 +23,7 @@ import os
 import time
 from pathlib import Path
 
-from tacocat.players.match import _deal, summarize
+from tacocat.players.match import _bots, play_whole_game, summarize
 
 HERE = Path(__file__).resolve().parent
 RUNS = HERE / "strength_whole"
@@ -35,6 +35,43 @@ def positive(text: str) -> int:
     if n < 1:
         raise argparse.ArgumentTypeError(f"expected a whole number of at least 1, got {text}")
     return n
+
+
+class Timed:
+    """A bot whose think time is counted: the wall time of every `choose`
+    (forced moves included), so a row can show what equal nominal time
+    really gave each side."""
+
+    def __init__(self, bot) -> None:
+        self.bot = bot
+        self.seconds = 0.0
+        self.decisions = 0
+
+    def __getattr__(self, name: str):
+        return getattr(self.bot, name)
+
+    def _timed(self, method, *args):
+        t0 = time.perf_counter()
+        try:
+            return method(*args)
+        finally:
+            self.seconds += time.perf_counter() - t0
+            self.decisions += 1
+
+    def choose(self, view, rng):
+        return self._timed(self.bot.choose, view, rng)
+
+    def choose_state(self, state, player, rng):
+        return self._timed(self.bot.choose_state, state, player, rng)
+
+
+def play_deal(a: str, b: str, d: int, seed: int, budget: dict) -> tuple[int, int, Timed, Timed]:
+    """A's results as player 0 and as player 1 on deal d, and both bots' think times."""
+    bot_a, bot_b = (Timed(x) for x in _bots(a, b, budget, "game"))
+    deal_seed = f"{seed}/{d}"
+    first = play_whole_game((bot_a, bot_b), deal_seed)
+    second = -play_whole_game((bot_b, bot_a), deal_seed)
+    return first, second, bot_a, bot_b
 
 
 def run(args) -> None:
@@ -58,7 +95,7 @@ def run(args) -> None:
                 break
             t0 = time.time()
             load = os.getloadavg()[0]
-            _, first, second = _deal((args.a, args.b, d, args.seed, "game", budget))
+            first, second, bot_a, bot_b = play_deal(args.a, args.b, d, args.seed, budget)
             f.write(
                 json.dumps(
                     {
@@ -71,6 +108,10 @@ def run(args) -> None:
                         "second": second,
                         "seconds": round(time.time() - t0, 1),
                         "load": round(load, 2),
+                        "a_think_s": round(bot_a.seconds, 4),
+                        "a_decisions": bot_a.decisions,
+                        "b_think_s": round(bot_b.seconds, 4),
+                        "b_decisions": bot_b.decisions,
                     }
                 )
                 + "\n"
@@ -102,6 +143,15 @@ def label(spec: str) -> str:
     return spec.replace("," + LEVEL5, " (level-5 counts)").replace("@" + LEVEL5, " (level-5 counts)")
 
 
+def think(recs: list[dict]) -> str:
+    """Each side's mean think time a decision over the deals that recorded it (runs before it was recorded: -)."""
+    timed = [r for r in recs if "a_think_s" in r]
+    if not timed:
+        return "-"
+    ms = [1000 * sum(r[f"{x}_think_s"] for r in timed) / max(1, sum(r[f"{x}_decisions"] for r in timed)) for x in "ab"]
+    return f"{ms[0]:.1f} / {ms[1]:.1f}"
+
+
 def report() -> None:
     rows = []
     for path in sorted(RUNS.glob("*.jsonl")):
@@ -112,7 +162,7 @@ def report() -> None:
         res = summarize(r0["a"], r0["b"], "game", r0["seed"], {r["deal"]: (r["first"], r["second"]) for r in recs})
         loads = [r["load"] for r in recs]
         secs = sum(r["seconds"] for r in recs)
-        rows.append((path.stem, r0, res, min(loads), max(loads), sum(loads) / len(loads), secs))
+        rows.append((path.stem, r0, res, min(loads), max(loads), sum(loads) / len(loads), secs, think(recs)))
     lines = [
         "# Whole-game strength: the new `pimc` against `pimc_classic` (issue 24)",
         "",
@@ -123,13 +173,14 @@ def report() -> None:
         "`pimc`, a floor of 30 worlds for `pimc_classic`: see results/think_time.md for the real think times). "
         "Score: A's mean result over a deal's two games in [-1, 1]; 95% interval over deals. The machine is "
         "shared (2 cores, other engineers' test runs): the 1-minute load average at each deal's start is "
-        "given; a loaded core buys fewer worlds in the same time for both bots.",
+        "given; a loaded core buys fewer worlds in the same time for both bots. Think ms: each side's mean wall "
+        "time of a `choose` (forced moves included), recorded since 2026-12-02.",
         "",
         "| run | A | B | budget a decision | deals (games) | score of A | 95% interval | A wins / draws / losses "
-        "(games) | load min / mean / max | wall s |",
-        "| --- | --- | --- | --- | ---: | ---: | --- | --- | --- | ---: |",
+        "(games) | think ms a decision, A / B | load min / mean / max | wall s |",
+        "| --- | --- | --- | --- | ---: | ---: | --- | --- | --- | --- | ---: |",
     ]
-    for name, r0, res, lo, hi, mean, secs in rows:
+    for name, r0, res, lo, hi, mean, secs, think_ms in rows:
         if r0["time_ms"] <= 0:
             budget = "counts (no clock)"
         elif r0["time_ms"] >= 100_000:
@@ -139,7 +190,7 @@ def report() -> None:
         lines.append(
             f"| {name} | `{label(r0['a'])}` | `{label(r0['b'])}` | {budget} | {res.deals} ({2 * res.deals}) | "
             f"{res.score:+.3f} | [{res.ci95[0]:+.3f}, {res.ci95[1]:+.3f}] | {res.wins} / {res.draws} / "
-            f"{res.losses} | {lo:.1f} / {mean:.1f} / {hi:.1f} | {secs:.0f} |"
+            f"{res.losses} | {think_ms} | {lo:.1f} / {mean:.1f} / {hi:.1f} | {secs:.0f} |"
         )
     lines += ["", "Runs:", ""]
     lines += [f"- {name}: {RUN_NOTES.get(name, '')}" for name, *_ in rows]
