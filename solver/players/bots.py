@@ -4,7 +4,9 @@ factories so front doors can choose by name."""
 
 from __future__ import annotations
 
+import collections
 import random
+import statistics
 import time
 from dataclasses import dataclass, fields
 from typing import TYPE_CHECKING, Callable, Protocol
@@ -176,6 +178,9 @@ class SearchBot:
         self.exact_budget = 300 if b.exact_budget is None else b.exact_budget
         self.rollout = b.rollout
         self.solver = PerfectSolver()
+        # per decision kind, how far the last decisions ran past their search's
+        # time (ms): what `choose` keeps back from the next search's budget
+        self._overruns: dict[str, collections.deque[float]] = {}
         self.knobs = Knobs(
             duel_samples=self.duel_samples,
             duel_exact_budget=-1,
@@ -191,10 +196,14 @@ class SearchBot:
         """The search `hint` runs for this budget (one dispatcher): PIMC
         (exact when the hands are few) or ISMCTS in the play phase, the
         duel card drawn from the optimal mix with the seeded RNG."""
+        # The budget's clock starts now (issue 24: a time budget is a limit):
+        # the forced-move check below and hint's set-up are inside it.
+        start = time.perf_counter()
         from tacocat.search.budget import Budget
         from tacocat.search.decisions import sample_mixed
         from tacocat.search.hint import hint
 
+        legal = None
         if view.decision == REPLACE and view.replace_cap != 0:
             pass  # two options at least (keep all, or discard one); listing hundreds of discards costs ms
         else:
@@ -202,19 +211,50 @@ class SearchBot:
             if len(legal) == 1:
                 return legal[0]
         seed = rng.getrandbits(62) ^ self.seed
+        kind = view.decision
+        assert kind is not None  # a bot is asked only at its own decision
+        searched_ms = self.time_ms
+        if searched_ms is not None and not self.classic:
+            searched_ms -= self.reserve_ms(kind)
         result = hint(
             view,
-            Budget(samples=self.budget, time_ms=self.time_ms, seed=seed),
+            Budget(samples=self.budget, time_ms=searched_ms, seed=seed, start=start),
             method="auto" if self.method == "pimc" else "ismcts",
             utilities=self.utilities,
             exact_budget=self.exact_budget,
             solver=self.solver,
             knobs=self.knobs,
+            legal=legal,  # listed once: the play-phase search takes them as they are
         )
-        if view.decision == DUEL:
+        action = result.action
+        if kind == DUEL:
             assert result.mixed is not None  # a duel always answers its mixed strategy
-            return sample_mixed(result.mixed, rng)
-        return result.action
+            action = sample_mixed(result.mixed, rng)
+        if searched_ms is not None and not self.classic:
+            past = self._overruns.setdefault(kind, collections.deque(maxlen=self.OVERRUN_MEMORY))
+            past.append(1000.0 * (time.perf_counter() - start) - searched_ms)
+        return action
+
+    OVERRUN_MEMORY = 9
+    """Decisions of a kind whose overrun `reserve_ms` reads."""
+    RESERVE_SHARE = 0.5
+    """The most of a time budget `reserve_ms` keeps back."""
+
+    def reserve_ms(self, decision: str) -> float:
+        """Milliseconds of the time budget kept back from the search of a
+        `decision` (issue 24: a time budget is a limit).  A search stops at
+        its deadline, but the answer is assembled after it (the moves'
+        odds, a duel's matrix game, the last world or cell finishing), and
+        at 1 ms that tail is a third of the budget: the median of how far
+        the last `OVERRUN_MEMORY` decisions of this kind ran past their
+        search's time (a median, so that one decision the machine delayed
+        moves it little), at least 0 and at most `RESERVE_SHARE` of the
+        budget.  The classic search keeps nothing back."""
+        assert self.time_ms is not None  # only a time budget is kept back from
+        past = self._overruns.get(decision)
+        if not past:
+            return 0.0
+        return min(max(0.0, statistics.median(past)), self.RESERVE_SHARE * self.time_ms)
 
 
 class EquilibriumBot(SearchBot):

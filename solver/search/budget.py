@@ -1,12 +1,13 @@
 """What a search may spend: one typed value instead of the same keywords
 in every search signature.
 
-`Budget(samples, time_ms, seed, stop, progress)`: `samples` counts the
-search's unit of work (PIMC and duel: sampled deals; replacement: (discard,
-deal) evaluations; ISMCTS: iterations), `time_ms` a wall-time limit (the
-first limit reached ends the search), `seed` its random choices, `stop` an
-event that ends it early with the best answer so far, `progress(fraction)`
-a callback now and then.  Every search takes it as its second argument,
+`Budget(samples, time_ms, seed, stop, progress, start)`: `samples` counts
+the search's unit of work (PIMC and duel: sampled deals; replacement:
+(discard, deal) evaluations; ISMCTS: iterations), `time_ms` a wall-time
+limit (the first limit reached ends the search), `seed` its random choices,
+`stop` an event that ends it early with the best answer so far,
+`progress(fraction)` a callback now and then, `start` when the time began
+(a bot's `choose` starts the clock before its own set-up).  Every search takes it as its second argument,
 `budget=` (None: the search's default budget); there is no other way to
 give a search its budget."""
 
@@ -61,6 +62,11 @@ class Budget:
     """Set it to end the search early (it returns the best answer so far)."""
     progress: Callable[[float], None] | None = None
     """Called now and then with the fraction done."""
+    start: float | None = None
+    """The `time.perf_counter()` value at which `time_ms` began to run: the
+    caller's start (a bot's `choose`, so the work before the search, such
+    as skipping a forced move, is inside the budget; issue 24).  None: when
+    the search begins."""
 
     def __post_init__(self) -> None:
         s = self.samples
@@ -77,6 +83,9 @@ class Budget:
             raise TacocatError("stop must be a threading.Event (or None)")
         if self.progress is not None and not callable(self.progress):
             raise TacocatError("progress must be callable (or None)")
+        st = self.start
+        if st is not None and (isinstance(st, bool) or not isinstance(st, (int, float)) or st != st):
+            raise TacocatError(f"start must be a time.perf_counter() value (or None), got {shorten(st)}")
 
     @property
     def unlimited(self) -> bool:
@@ -84,8 +93,12 @@ class Budget:
         return self.samples is None and self.time_ms is None
 
     def deadline(self, start: float) -> float | None:
-        """The `time.perf_counter()` value at which the time runs out."""
-        return None if self.time_ms is None else start + self.time_ms / 1000.0
+        """The `time.perf_counter()` value at which the time runs out,
+        counted from the budget's own `start` if it has one, else from the
+        search's `start`."""
+        if self.time_ms is None:
+            return None
+        return (start if self.start is None else self.start) + self.time_ms / 1000.0
 
     def stopped(self) -> bool:
         return self.stop is not None and self.stop.is_set()

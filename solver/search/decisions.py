@@ -123,7 +123,11 @@ def solve_matrix_game_fast(payoff: np.ndarray, seconds_left: float | None) -> tu
     A pure saddle point (maximin = minimax) is an equilibrium and is taken
     at once; else, with less than `LP_SECONDS` left, regret matching+
     (`RM_ITERATIONS` iterations, averaged strategies: an approximate
-    equilibrium); else the linear program."""
+    equilibrium; with `seconds_left` given, only as many as fit in it, at
+    least `RM_MIN_ITERATIONS`: an iteration costs tens of microseconds, so
+    all of them would carry a 1 ms budget past twice its time); else the
+    linear program."""
+    t_start = time.perf_counter()
     a = np.asarray(payoff, dtype=float)
     lo = a.min(axis=1)
     hi = a.max(axis=0)
@@ -138,12 +142,16 @@ def solve_matrix_game_fast(payoff: np.ndarray, seconds_left: float | None) -> tu
     rx, ry = np.zeros(m), np.zeros(n)
     sx, sy = np.zeros(m), np.zeros(n)
     x, y = np.full(m, 1.0 / m), np.full(n, 1.0 / n)
+    end = None if seconds_left is None else t_start + seconds_left
     for t in range(1, RM_ITERATIONS + 1):
+        if end is not None and t > RM_MIN_ITERATIONS and t % 4 == 1 and time.perf_counter() >= end:
+            break
         ux, uy = a @ y, x @ a
         rx = np.maximum(rx + ux - x @ ux, 0.0)
         ry = np.maximum(ry - uy + y @ uy, 0.0)
-        x = rx / rx.sum() if rx.sum() > 0 else np.full(m, 1.0 / m)
-        y = ry / ry.sum() if ry.sum() > 0 else np.full(n, 1.0 / n)
+        total_x, total_y = rx.sum(), ry.sum()  # each summed once: an iteration is a dozen numpy calls
+        x = rx / total_x if total_x > 0 else np.full(m, 1.0 / m)
+        y = ry / total_y if total_y > 0 else np.full(n, 1.0 / n)
         sx += t * x
         sy += t * y
     x, y = sx / sx.sum(), sy / sy.sum()
@@ -153,6 +161,10 @@ def solve_matrix_game_fast(payoff: np.ndarray, seconds_left: float | None) -> tu
 LP_SECONDS = 0.005
 """Time a duel's linear program needs (a few milliseconds on a loaded core)."""
 RM_ITERATIONS = 100
+RM_MIN_ITERATIONS = 40
+"""Regret matching's iterations when the time is out already: on random
+5 x 6 games neither side then gains more than 0.1 by deviating
+(tests/test_time_limit.py), where 12 iterations leave 0.25."""
 
 
 # --------------------------------------------------------- static policies
@@ -337,21 +349,33 @@ class _CellSums:
     """The duel matrix's sums per cell (my card's row, the opponent's
     card's column): weight, weighted utility and its square, weighted
     win/draw/loss, and how many worlds; `duel_eval` makes the means and
-    standard errors from them."""
+    standard errors from them.  The sums are Python floats in nested lists
+    until `matrix` makes arrays of them: a cell added to a numpy array
+    costs microseconds, and a world of a duel adds dozens of cells after the
+    clock has been read (the same IEEE additions either way)."""
 
     def __init__(self, rows: int, cols: int) -> None:
-        shape = (rows, cols)
-        self.w, self.su, self.su2, self.n = np.zeros(shape), np.zeros(shape), np.zeros(shape), np.zeros(shape)
-        self.wdl = np.zeros(shape + (3,))
+        self.w, self.su, self.su2, self.n = ([[0.0] * cols for _ in range(rows)] for _ in range(4))
+        self.wdl = [[[0.0, 0.0, 0.0] for _ in range(cols)] for _ in range(rows)]
 
     def add(self, a: int, c: int, p: float, utilities: Sequence[float], idx: int) -> None:
         """One world of weight `p` in cell (a, c), where my outcome has index `idx` (0 win, 1 draw, 2 loss)."""
         u = utilities[idx]
-        self.w[a, c] += p
-        self.su[a, c] += p * u
-        self.su2[a, c] += p * u * u
-        self.wdl[a, c, idx] += p
-        self.n[a, c] += 1
+        self.w[a][c] += p
+        self.su[a][c] += p * u
+        self.su2[a][c] += p * u * u
+        self.wdl[a][c][idx] += p
+        self.n[a][c] += 1
+
+    def add_sums(self, a: int, c: int, st: Sequence[float]) -> None:
+        """Cell (a, c) gains the sums `st` (weight, sum u, sum u^2, win, draw, loss, worlds)."""
+        self.w[a][c] += st[0]
+        self.su[a][c] += st[1]
+        self.su2[a][c] += st[2]
+        cell = self.wdl[a][c]
+        for t in range(3):
+            cell[t] += st[3 + t]
+        self.n[a][c] += st[6]
 
     def matrix(
         self,
@@ -368,13 +392,16 @@ class _CellSums:
         last bits of the matrix game's solution (seeded answers stay
         bit-identical)."""
 
-        def pick(x: np.ndarray) -> np.ndarray:
+        def pick(cells: list) -> np.ndarray:
+            x = np.array(cells, dtype=float)
             if live is None:
                 return x if keep is None else x[:, keep]
             assert keep is not None, "rows are picked only with columns"
             return x[np.ix_(np.asarray(live, dtype=np.intp), np.asarray(keep, dtype=np.intp))]
 
-        wdl = self.wdl if live is None else self.wdl[live]
+        wdl = np.array(self.wdl, dtype=float)
+        if live is not None:
+            wdl = wdl[live]
         return {
             "rows": rows,
             "cols": cols,
@@ -408,10 +435,11 @@ def duel_matrix(
     """Cells (my card, their card) averaged over `worlds` (hand, weight).
     The clock ends the matrix after `minimum` worlds.  `partial` (a time
     budget that is a limit, issue 24) also reads it between the rows of a
-    world: a world cut short is dropped whole once `minimum` worlds are in,
-    and a first world cut short keeps the rows it finished (my highest
-    cards first, the duel card every static policy plays), the other rows
-    being left out of the game.  `searched`: the round search's cells
+    world and between the cells of a row: a world cut short is dropped whole
+    once `minimum` worlds are in, and a first world cut short keeps the
+    rows it finished (my highest cards first, the duel card every static
+    policy plays), the other rows being left out of the game, or, cut
+    within its first row, that row's columns it reached.  `searched`: the round search's cells
     (`_duel_matrix_searched`; the clock is read between worlds, as without
     `partial`, which it ignores)."""
     if searched:
@@ -430,7 +458,7 @@ def duel_matrix(
                 sums.add(a, j - 1, p, utilities, 1 - cell_outcome(me, opp, i, j, solver))
         used += 1
         _report(progress, k, len(worlds))
-    keep = [c for c in range(12) if sums.w[0, c] > 0]
+    keep = [c for c in range(12) if sums.w[0][c] > 0]
     return sums.matrix(rows, [c + 1 for c in keep], used, keep=keep)
 
 
@@ -451,8 +479,19 @@ def _duel_matrix_partial(me, worlds, utilities, solver, stop, progress, deadline
             if done and b.out(deadline) and (used >= minimum or used == 0):
                 cut = True
                 break
+            row: list[tuple[int, int, int]] = []
             for j in sorted(set(opp)):
-                cells.append((a, j, 1 - cell_outcome(me, opp, rows[a], j, solver)))
+                # within a row too (a cell of 9-card hands can take a millisecond):
+                # once the minimum is in, or in the first world once it has a cell
+                if (used >= minimum or (used == 0 and (row or done))) and b.out(deadline):
+                    cut = True
+                    break
+                row.append((a, j, 1 - cell_outcome(me, opp, rows[a], j, solver)))
+            if cut and done:
+                break  # a later row cut short is left out: the rows kept are whole
+            cells += row
+            if cut:
+                break  # the first row cut short: the columns it reached
         if cut and used:
             break  # dropped whole: every world in the matrix has every row
         for a, j, idx in cells:
@@ -461,8 +500,8 @@ def _duel_matrix_partial(me, worlds, utilities, solver, stop, progress, deadline
         _report(progress, k, len(worlds))
         if cut:
             break
-    live = [a for a in range(len(rows)) if sums.w[a].sum() > 0]
-    keep = [c for c in range(12) if sums.w[live[0], c] > 0]
+    live = [a for a in range(len(rows)) if any(w > 0 for w in sums.w[a])]  # weights are never negative
+    keep = [c for c in range(12) if sums.w[live[0]][c] > 0]
     return sums.matrix([rows[a] for a in live], [c + 1 for c in keep], used, live, keep)
 
 
@@ -522,11 +561,7 @@ def _duel_matrix_searched(me, worlds, utilities, solver, stop, progress, deadlin
             # my move: the best weighted mean among the moves every world of the group offers
             n = max(st[6] for st in options.values())
             best = max((st for st in options.values() if st[6] == n), key=lambda st: st[1])
-            sums.w[a, c] += best[0]
-            sums.su[a, c] += best[1]
-            sums.su2[a, c] += best[2]
-            sums.wdl[a, c] += best[3:6]
-            sums.n[a, c] += best[6]
+            sums.add_sums(a, c, best)
     return sums.matrix(rows, cols, used)
 
 
@@ -602,15 +637,16 @@ def duel_eval(
         x, y, value = solve_matrix_game(mean)
     moves = []
     sampled = not exact
+    # Elementwise work for every row at once (a row's own numpy calls cost
+    # microseconds each, after the time is out); the products and sums stay
+    # row by row, as they always were, so the values are the same to the bit.
+    odds = cells["wdl"] / cells["w"][:, :, None]
+    if sampled:
+        spread = y * y * np.clip(cells["su2"] / cells["w"] - mean**2, 0.0, None) / np.maximum(cells["n"] - 1, 1)
     for a, r in enumerate(cells["rows"]):
-        wdl = y @ (cells["wdl"][a] / cells["w"][a][:, None])
-        v = float(mean[a] @ y)
-        stderr = None
-        if sampled:
-            var = np.clip(cells["su2"][a] / cells["w"][a] - mean[a] ** 2, 0.0, None)
-            n = np.maximum(cells["n"][a] - 1, 1)
-            stderr = float(math.sqrt(float(np.sum(y * y * var / n))))
-        moves.append(MoveEval(Action("duel", (r,)), float(wdl[0]), float(wdl[1]), float(wdl[2]), v, stderr))
+        win, draw, loss = (y @ odds[a]).tolist()
+        stderr = math.sqrt(float(np.sum(spread[a]))) if sampled else None
+        moves.append(MoveEval(Action("duel", (r,)), win, draw, loss, float(mean[a] @ y), stderr))
     prob = {r: float(p) for r, p in zip(cells["rows"], x, strict=True)}
     moves = rank_moves(moves)
     # equal values are common at an equilibrium: among them, the likelier pure move first

@@ -32,13 +32,15 @@ from __future__ import annotations
 
 import functools
 import time
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
 from tacocat.errors import PositionError, TacocatError
 from tacocat.rules.actions import Action
+from tacocat.rules.board import Board
 from tacocat.rules.events import PLAY_DECISIONS, Phase
 from tacocat.rules.game import DUEL, REPLACE, View
+from tacocat.rules.ruleset import Ruleset
 from tacocat.search.budget import Budget, budget_of, scaled_minimum
 from tacocat.search.gamevalue import ROUND_UTILITIES, round_game_wins, round_utilities
 from tacocat.search.pimc import MIN_SAMPLES, PerfectSolver, WorldSearch, exact_play, pimc_play
@@ -192,6 +194,14 @@ def _equilibrium_fits(view: View, time_ms: float | None, cards: int | None) -> b
     return small_enough(view, time_ms, cards)
 
 
+@functools.lru_cache(maxsize=256)
+def _round_values(board: Board, player: int, rules: Ruleset, utilities: str) -> tuple[tuple, tuple]:
+    """(`round_utilities`, `round_game_wins`) of a board, kept: a bot asks
+    for the same board at every decision of a round, and the two cost tens
+    of microseconds, a tenth of a 1 ms budget between them."""
+    return round_utilities(board, player, rules, utilities), round_game_wins(board, player, rules)
+
+
 def hint(
     view: View,
     budget: Budget | None = None,
@@ -202,21 +212,28 @@ def hint(
     solver: PerfectSolver | None = None,
     knobs: Knobs = Knobs(),
     inference: str | None = None,
+    legal: Sequence[Action] | None = None,
 ) -> HintResult:
     """Rank every move of `view`'s decision (see the module docstring): the
     one dispatcher of the searches, which bots call too.  `budget`
     (`tacocat.search.budget.Budget`; or the keywords `iterations`, `time_ms`,
     `seed`, `stop`, `progress` as before): its samples are the sample /
     iteration budget, its time a time budget (the first reached ends the
-    search; it counts from the call, set-up included); a stop returns the
+    search; it counts from the budget's `start`, else from the call, set-up
+    included); a stop returns the
     best answer so far; progress(fraction) is called now and then.  With
     no budget a sampled play-phase hint takes `DEFAULT_HINT_SAMPLES` deals
     or `DEFAULT_HINT_MS`, the first reached.  Raises `TacocatError`
     subclasses for bad input.  `inference`: the model of the opponent's
     choices that weights the worlds (`tacocat.search.inference`; default
-    the knobs', else `DEFAULT_INFERENCE`; "off" or "uniform": R20 alone)."""
-    t_call = time.perf_counter()
+    the knobs', else `DEFAULT_INFERENCE`; "off" or "uniform": R20 alone).
+    `legal`: the view's legal actions when the caller has listed them (a
+    bot skipping forced moves), so a play-phase search does not list them
+    again; they must be `view.legal_actions()`."""
+    t_now = time.perf_counter()
     b = budget_of(budget, "hint")
+    # the budget's clock: from its start (a bot's `choose`), else from now
+    t_call = t_now if b.start is None else b.start
     view = _validate(view, method)
     if not isinstance(knobs, Knobs):
         raise TacocatError(f"knobs must be a Knobs, got {type(knobs).__name__}")
@@ -228,7 +245,11 @@ def hint(
     asked = check_inference(asked)
     if knobs.classic and asked not in ("off", "uniform"):
         raise TacocatError(f"inference {asked!r}: the classic search weights worlds by R20 alone")
-    util = round_utilities(view.board, view.player, view.rules, utilities)
+    if isinstance(utilities, str):
+        util, gw = _round_values(view.board, view.player, view.rules, utilities)
+    else:
+        util = round_utilities(view.board, view.player, view.rules, utilities)
+        gw = round_game_wins(view.board, view.player, view.rules)
     solver = solver or PerfectSolver(view.rules)
     kind = view.decision
 
@@ -241,10 +262,11 @@ def hint(
 
     def left(samples: int | None = b.samples, ms: float | None = b.time_ms) -> Budget:
         """The budget with what is left of its time after the set-up (the
-        classic search: never less than 1 ms; else at least 10 microseconds)."""
+        classic search: never less than 1 ms; else at least 10 microseconds),
+        its clock starting when the search does."""
         if ms is not None:
             ms = max(ms - 1000.0 * (time.perf_counter() - t_call), 1.0 if classic else 0.01)
-        return b.with_(samples=samples, time_ms=ms)
+        return b.with_(samples=samples, time_ms=ms, start=None)
 
     equilibrium = None
     sampler: HandSampler | None = None
@@ -261,6 +283,8 @@ def hint(
         used = "equilibrium"
     elif kind in PLAY_DECISIONS:
         used = method
+        if legal is not None:
+            worlds["actions"] = legal  # listed once, by the caller
         if method == "ismcts":
             from tacocat.search.ismcts import (
                 DEFAULT_C,
@@ -275,7 +299,7 @@ def hint(
             except PositionError:  # hands or pool too big for the packed search: PIMC, said in `method`
                 used = "pimc"
                 # an iteration count is no deal count: PIMC's own default, within the time given
-                res = pimc_play(view, left(None), minimum=minimum, **worlds)
+                res = pimc_play(view, left(None), minimum=minimum, partial=not classic, **worlds)
             else:
                 res = ismcts_play(
                     view,
@@ -296,11 +320,11 @@ def hint(
                         f"{EXACT_LIMIT}; use auto, pimc or ismcts"
                     )
                 limit = EXACT_LIMIT if method == "exact" else exact_budget
-                res = exact_play(view, left(), max_hands=limit, minimum=minimum, **worlds)
+                res = exact_play(view, left(), max_hands=limit, minimum=minimum, partial=not classic, **worlds)
             used = "exact"
             if res is None:
                 spend = left(DEFAULT_HINT_SAMPLES, DEFAULT_HINT_MS) if b.unlimited else left()
-                res = pimc_play(view, spend, minimum=minimum, **worlds)
+                res = pimc_play(view, spend, minimum=minimum, partial=not classic, **worlds)
                 used = "pimc"
     elif kind in (DUEL, REPLACE):
         from tacocat.search import decisions
@@ -320,9 +344,17 @@ def hint(
             cand = knobs.candidates if knobs.candidates is not None else decisions.DEFAULT_CANDIDATES
             stage = decisions.MIN_STAGE_DEALS if classic else scaled_minimum(decisions.MIN_STAGE_DEALS, b.time_ms)
             search = functools.partial(decisions.replace_eval, candidates=cand, min_stage_deals=stage)
-        worlds["sampler"] = sampler = inference_sampler(view, asked)
+        sampler = inference_sampler(view, asked)
         # the classic search reads the clock between worlds only (not `partial`)
-        res = search(view, left(samples), partial=not classic, round_search=knobs.round_search, **worlds)
+        res = search(
+            view,
+            left(samples),
+            partial=not classic,
+            round_search=knobs.round_search,
+            utilities=util,
+            solver=solver,
+            sampler=sampler,
+        )
         used = "exact" if res.exact else "pimc"  # a replacement draws unknown cards: never exact
     else:  # pragma: no cover - decision kinds are closed
         raise PositionError(f"unknown decision {kind!r}")
@@ -330,9 +362,22 @@ def hint(
     assert res is not None
     # the model that weighted the worlds, if one did
     inferred = sampler if isinstance(sampler, InferenceSampler) and sampler.active else None
-    gw = round_game_wins(view.board, view.player, view.rules)
+    # MoveEval built whole: `dataclasses.replace` costs three times as much,
+    # and a replacement ranks dozens of discards after the time is out
     moves = tuple(
-        m if m.visits == 0 else replace(m, game_win=m.win * gw[0] + m.draw * gw[1] + m.loss * gw[2]) for m in res.moves
+        m
+        if m.visits == 0
+        else MoveEval(
+            m.action,
+            m.win,
+            m.draw,
+            m.loss,
+            m.value,
+            m.stderr,
+            m.win * gw[0] + m.draw * gw[1] + m.loss * gw[2],
+            m.visits,
+        )
+        for m in res.moves
     )
     if b.progress is not None:
         b.progress(1.0)
@@ -342,7 +387,7 @@ def hint(
         exact=bool(exact),
         decision=kind,
         moves=moves,
-        seconds=time.perf_counter() - t_call,
+        seconds=time.perf_counter() - t_now,
         # A stopped enumeration says how many hands it averaged.
         samples=None if exact or used in ("ismcts", "equilibrium") else res.worlds,
         iterations=res.iterations,

@@ -29,6 +29,7 @@ from typing import Any, Iterator, Mapping, Sequence, TypedDict, Unpack
 
 from tacocat.core.exact import Solver, packed
 from tacocat.errors import PositionError, TacocatError
+from tacocat.rules.actions import Action
 from tacocat.rules.events import PLAY_DECISIONS, Decision
 from tacocat.rules.game import PLAY, View
 from tacocat.rules.ruleset import STANDARD, Ruleset
@@ -76,9 +77,9 @@ class _Tally:
     """Weighted outcome counts per move, summed by the core
     (`Solver.tally_worlds`) a batch of worlds at a time."""
 
-    def __init__(self, view: View, utilities: Sequence[float]) -> None:
+    def __init__(self, view: View, utilities: Sequence[float], actions: Sequence[Action] | None = None) -> None:
         self.view = view
-        self.actions = view.legal_actions()
+        self.actions = view.legal_actions() if actions is None else list(actions)
         self.index = {(a.cards, a.beats if a.kind == Decision.ANSWER else None): i for i, a in enumerate(self.actions)}
         self.u = tuple(float(x) for x in utilities)
         # five doubles per root move (win, draw, loss weight; sum w*u, w*u*u), in the core's move order
@@ -156,11 +157,14 @@ class WorldSearch(TypedDict, total=False):
     solver, whose transposition table pays to keep across the searches of
     a decision (`PerfectSolver`), default a new one for the view's rules;
     `sampler`: the worlds (RULES §5), default the view's `HandSampler`
-    (an inference sampler weights them)."""
+    (an inference sampler weights them); `actions`: the view's legal
+    actions when the caller has listed them already (a bot that skips
+    forced moves), default listed here."""
 
     utilities: Sequence[float]
     solver: PerfectSolver | None
     sampler: WorldSampler | None
+    actions: Sequence[Action] | None
 
 
 def world_search(
@@ -180,12 +184,18 @@ def world_search(
     )
 
 
+def _tally(view: View, utilities: Sequence[float], options: Mapping[str, Any]) -> _Tally:
+    """The tally of a search of `view`, its moves the caller's `actions` if it listed them."""
+    return _Tally(view, utilities, options.get("actions"))
+
+
 def exact_play(
     view: View,
     budget: Budget | None = None,
     *,
     max_hands: int | None = DEFAULT_EXACT_BUDGET,
     minimum: int = MIN_SAMPLES,
+    partial: bool = False,
     **options: Unpack[WorldSearch],
 ) -> PlayResult | None:
     """Exact odds of every move, averaged over every distinct opponent hand
@@ -196,8 +206,10 @@ def exact_play(
     budget, `tacocat.search.budget.scaled_minimum`; the result is then a partial average, `exact`
     False and `stopped` True); its sample count is not used.  The hands are
     visited in an order shuffled from the seed, so that a partial average
-    is a random sample of the hands rather than the lowest ones.  The
-    other options: `WorldSearch`."""
+    is a random sample of the hands rather than the lowest ones.
+    `partial`: a time budget that is a limit (`_batches`).  The other
+    options: `WorldSearch`."""
+    t0 = time.perf_counter()  # the clock counts the enumeration too
     b = budget_of(budget, "exact_play")
     check_play_view(view)
     utilities, solver, sampler = world_search(view, "exact_play", options)
@@ -205,11 +217,10 @@ def exact_play(
     if worlds is None:
         return None
     rng_from(b.seed).shuffle(worlds)
-    t0 = time.perf_counter()
     deadline = b.deadline(t0)
-    tally = _Tally(view, utilities)
+    tally = _tally(view, utilities, options)
     stopped = False
-    for batch in _batches(len(worlds), minimum):
+    for batch in _batches(len(worlds), minimum, deadline if partial else None):
         if b.ends(tally.worlds, t0, deadline, minimum):
             stopped = True
             break
@@ -220,34 +231,52 @@ def exact_play(
     return PlayResult(tuple(tally.result(sampled=False)), tally.worlds, not stopped, time.perf_counter() - t0, stopped)
 
 
-def _batches(n: int | None, minimum: int = MIN_SAMPLES) -> Iterator[int]:
+def _batches(n: int | None, minimum: int = MIN_SAMPLES, deadline: float | None = None) -> Iterator[int]:
     """Sizes of the batches of worlds a search hands the core, `n` in all
     (None: without end): growing from one, so that a time limit or `stop`,
     checked between batches, is seen within milliseconds even when one
     world takes long (12-card hands), and a cheap world costs no Python
     per world.  One batch ends at `minimum` worlds, where a stop may first
-    end the search."""
+    end the search.  With a `deadline` (a time budget that is a limit,
+    issue 24) a batch holds no more worlds than the time left fits at the
+    pace of the batches so far: a batch that doubles at 2 ms would carry a
+    1 ms budget past twice its time.  The batches only cut the worlds into
+    runs; the worlds and their order are the same."""
     done, size = 0, 1
+    spent = 0.0  # seconds the batches so far took, to pace the next
     while n is None or done < n:
         step = size if n is None else min(size, n - done)
         if done < minimum:
             step = min(step, minimum - done)
         t = time.perf_counter()
+        if deadline is not None and done and done >= minimum:
+            fits = int((deadline - t) * done / spent) if spent > 0 else step
+            step = max(1, min(step, fits))
         yield step
         done += step
-        if time.perf_counter() - t < 0.002 and size < 1024:
+        took = time.perf_counter() - t
+        spent += took
+        if took < 0.002 and size < 1024:
             size *= 2
 
 
 def pimc_play(
-    view: View, budget: Budget | None = None, *, minimum: int = MIN_SAMPLES, **options: Unpack[WorldSearch]
+    view: View,
+    budget: Budget | None = None,
+    *,
+    minimum: int = MIN_SAMPLES,
+    partial: bool = False,
+    **options: Unpack[WorldSearch],
 ) -> PlayResult:
     """PIMC: `budget.samples` worlds (or as many as fit in its time; both:
     the first limit reached; neither: `DEFAULT_SAMPLES`; a time limit or a
     stop ends the search only after `minimum` worlds, `MIN_SAMPLES` unless
     the caller scales it with the budget), each solved
     exactly; per move the mean utility, win/draw/loss frequencies and the
-    standard error.  The other options: `WorldSearch`."""
+    standard error.  `partial`: a time budget that is a limit, its batches
+    sized to the time left (`_batches`; the default keeps the classic
+    search).  The other options: `WorldSearch`."""
+    t0 = time.perf_counter()  # the clock counts the set-up too
     b = budget_of(budget, "pimc_play")
     check_play_view(view)
     samples = DEFAULT_SAMPLES if b.unlimited else b.samples
@@ -255,12 +284,11 @@ def pimc_play(
     utilities, solver, sampler = world_search(view, "pimc_play", options)
     draw = sampler.sample_packed
     weigh = sampler.weight if getattr(sampler, "active", False) else None
-    tally = _Tally(view, utilities)
-    t0 = time.perf_counter()
+    tally = _tally(view, utilities, options)
     deadline = b.deadline(t0)
     last = t0
     stopped = False
-    for batch in _batches(samples, minimum):
+    for batch in _batches(samples, minimum, deadline if partial else None):
         if b.ends(tally.worlds, t0, deadline, minimum):
             stopped = b.stopped()
             break
