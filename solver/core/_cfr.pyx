@@ -65,8 +65,12 @@ average weighing iteration t as t^8 (gamma 8, not 2) and predictive regret
 matching (the strategy matched on the regrets plus the last instantaneous
 regret: Farina, Kroer & Sandholm 2021), alternating updates; subtrees the
 opponent never reaches are skipped.  Traversals write and read only the
-hands alive after the traverser's last move (`live`), not whole levels, and
-a last answer's showdowns share their chance factors (`_showdown_after`).
+hands alive after the traverser's last move (`live`, and the opponent's:
+`olive`), not whole levels.  The leaves played in place carry most of an
+iteration's work: a last answer's defender hands that play the same cards
+share one showdown (one chance patch, `_add_cards`), and a last answer to
+one card (every `_last_attack` makes one per attack card) fuses its
+showdowns into one pass over the hands (`_last_single`).
 Each node's current strategy is regret-matched once per iteration, by its
 owner's traversal right after the regrets change, and kept (float32, 4 bytes
 a sequence) for the other player's traversal and the owner's next one, which
@@ -143,6 +147,19 @@ cdef struct Chance:
     double be[13]
     double ga[13]
 
+cdef struct Factors:
+    # a last answer to one card (`_last_single`), by level-1 index i (one rank each): the node's chance
+    # factors of one more card of i's rank for the traverser p (m), its opponent (t), both (ga); and, once the
+    # defender has answered with that card: the weight's factor (fw) and its rank's m, t, ga (mP, tP, gP)
+    # (m, t, ga and mP, tP, gP in that order, 64 entries apart: `_last_single` reads one or the other by index)
+    double m[16]
+    double t[16]
+    double ga[16]
+    double fw[16]
+    double mP[16]
+    double tP[16]
+    double gP[16]
+
 cdef struct Node:
     uint64_t act        # cards of the action leading here (packed), 0 at the root
     int32_t first       # first child id
@@ -218,6 +235,12 @@ cdef class Engine:
     cdef public bint keep_lower
     # per distinct last-answer table (`_keep_table`): the level-1 index of the card each defender hand keeps
     cdef uint8_t* kept[MAX_KEEP]
+    # ... and the level-(k - 1) index of the cards it plays (its hand less the kept card): the hands of a
+    # group that plays the same cards share one showdown (`_last_answer`)
+    cdef uint16_t* kplay[MAX_KEEP]
+    cdef int32_t* gmark        # scratch of `_last_answer`: per level-(k - 1) hand, its group there, else -1
+    cdef double* gbuf          # ... each group's one-card vector (16 a group)
+    cdef int idx1[13]          # the level-1 index of each rank in the pool
     cdef uint64_t kept_table[MAX_KEEP]
     cdef int nkept
     cdef int single_slot[13]   # the `kept` slot of a one-card attack of each rank
@@ -261,6 +284,8 @@ cdef class Engine:
         self.root_q = NULL
         self.nkept = 0
         self.lbuf = NULL
+        self.gmark = NULL
+        self.gbuf = NULL
         self.every1 = NULL
         for k in range(MAXK + 1):
             self.lhand[k] = NULL
@@ -305,8 +330,9 @@ cdef class Engine:
         free(self.allowed[0]); free(self.allowed[1]); free(self.pairs); free(self.gstart)
         free(self.root_live[0]); free(self.root_live[1])
         free(self.raw); free(self.hkey); free(self.hval); free(self.dkeys); free(self.lbuf); free(self.every1)
+        free(self.gmark); free(self.gbuf)
         for d in range(self.nkept):
-            free(self.kept[d])
+            free(self.kept[d]); free(self.kplay[d])
         for d in range(3):
             free(self.rootv[d][0]); free(self.rootv[d][1])
 
@@ -355,8 +381,11 @@ cdef class Engine:
                     self.FB[r][a][b] = self.F[r][a][b + 1] / base if ok else 0.0
                     self.FG[r][a][b] = self.F[r][a + 1][b + 1] / base if ok else 0.0
         self._levels()
+        for r in range(13):
+            self.idx1[r] = -1
         for i in range(self.lsize[1]):
             self.rank1[i] = hand_lowest(self.lhand[1][i])
+            self.idx1[self.rank1[i]] = i
         self.maxm = 1
         for k in range(1, self.K + 1):
             if self.lsize[k] > self.maxm:
@@ -417,8 +446,12 @@ cdef class Engine:
         if self.keep_lower and self.K >= 2:
             self.lbuf = <double*>calloc(self.maxm, sizeof(double))
             self.every1 = <uint16_t*>malloc(16 * sizeof(uint16_t))
-            if self.lbuf == NULL or self.every1 == NULL:
+            self.gmark = <int32_t*>malloc(self.maxm * sizeof(int32_t))
+            self.gbuf = <double*>malloc(self.maxm * 16 * sizeof(double))
+            if self.lbuf == NULL or self.every1 == NULL or self.gmark == NULL or self.gbuf == NULL:
                 raise MemoryError("the last-answer scratch does not fit in memory")
+            for d in range(self.maxm):
+                self.gmark[d] = -1
             for d in range(self.lsize[1]):
                 self.every1[d] = d
             for d in range(1, 13):
@@ -474,7 +507,10 @@ cdef class Engine:
             return -1
         slot = self.nkept
         self.kept[slot] = <uint8_t*>malloc(self.lsize[k] + 1)
-        if self.kept[slot] == NULL:
+        self.kplay[slot] = <uint16_t*>malloc((self.lsize[k] + 1) * sizeof(uint16_t))
+        if self.kept[slot] == NULL or self.kplay[slot] == NULL:
+            free(self.kept[slot])
+            free(self.kplay[slot])
             return -1
         for i in range(self.lsize[k]):
             D = self.lhand[k][i]
@@ -485,6 +521,7 @@ cdef class Engine:
                 if hand_lowest(D - played) < best:
                     best = hand_lowest(D - played)
             self.kept[slot][i] = self.idx(hand_card(best)) if best < 99 else 0
+            self.kplay[slot][i] = self.idx(D - hand_card(best)) if best < 99 else 0
         self.kept_table[slot] = table
         self.nkept += 1
         return slot
@@ -1155,59 +1192,63 @@ cdef class Engine:
         self._chance(c0, c1, &ch)
         self._showdown_of(p, opp, out, &ch)
 
+    cdef inline void _add_cards(self, Chance* ch, uint64_t c0, uint64_t c1, uint64_t a, int who) noexcept nogil:
+        # `ch` (the chance factors once c0, c1 are played) made those once `who` has played `a` too: only
+        # a's ranks change, each by the ratios FA / FB one card at a time (not all twelve made again)
+        cdef int r, x, y, t
+        cdef uint64_t rest = a
+        while rest:
+            r = hand_lowest(rest)
+            x = hand_count(c0, r)
+            y = hand_count(c1, r)
+            for t in range(hand_count(rest, r)):
+                if who == 0:
+                    ch.W *= self.FA[r][x][y]
+                    x += 1
+                else:
+                    ch.W *= self.FB[r][x][y]
+                    y += 1
+            rest &= ~(<uint64_t>15 << (4 * (r - 1)))
+            ch.al[r] = self.FA[r][x][y]
+            ch.be[r] = self.FB[r][x][y]
+            ch.ga[r] = self.FG[r][x][y]
+
     cdef void _showdown_after(self, int p, double* opp, double* out, Chance* base, uint64_t c0, uint64_t c1,
                               uint64_t a, int who) noexcept nogil:
         """The showdown after `who` answers `a` at a node whose chance factors
-        (c0, c1 played) are `base`: a one-card answer changes one rank's
-        factors, patched in `base` and put back (not all twelve made again
-        for every showdown: most of the tree's nodes are showdowns)."""
-        cdef int r, x, y
-        cdef double W, al, be, ga
-        cdef Chance full
-        if hand_size(a) != 1:
-            self._chance(c0 + (a if who == 0 else 0), c1 + (a if who == 1 else 0), &full)
-            self._showdown_of(p, opp, out, &full)
-            return
-        r = hand_lowest(a)
-        x = hand_count(c0, r)
-        y = hand_count(c1, r)
-        W, al, be, ga = base.W, base.al[r], base.be[r], base.ga[r]
-        if who == 0:
-            base.W = W * self.FA[r][x][y]
-            x += 1
-        else:
-            base.W = W * self.FB[r][x][y]
-            y += 1
-        base.al[r] = self.FA[r][x][y]
-        base.be[r] = self.FB[r][x][y]
-        base.ga[r] = self.FG[r][x][y]
-        self._showdown_of(p, opp, out, base)
-        base.W, base.al[r], base.be[r], base.ga[r] = W, al, be, ga
+        (c0, c1 played) are `base`: the answer changes only its ranks'
+        factors (`_add_cards`, on a copy: not all twelve made again for
+        every showdown, most of the tree's nodes are showdowns)."""
+        cdef Chance ch = base[0]
+        self._add_cards(&ch, c0, c1, a, who)
+        self._showdown_of(p, opp, out, &ch)
 
     cdef void _showdown_of(self, int p, double* opp, double* out, Chance* ch) noexcept nogil:
+        # player p's values of its last card against the opponent's last-card reach `opp`, both over level 1
         cdef int r, x, n1 = self.lsize[1]
         cdef double pre[14]
-        cdef double W = ch.W, u_lo, u_hi, u_eq
-        cdef double* al = ch.al
-        cdef double* be = ch.be
+        cdef double W = ch.W, u_lo, u_hi, u_eq, tot
+        cdef double* mine    # p's factor of one more card of a rank (al for player 0), the opponent's
+        cdef double* theirs
         cdef double* ga = ch.ga
         if W == 0.0:
             for x in range(n1):
                 out[x] = 0.0
             return
+        if p == 0:
+            mine, theirs = ch.al, ch.be
+            u_lo, u_hi, u_eq = W * self.u_loss, W * self.u_win, W * self.u_draw   # opponent lower: I lose
+        else:
+            mine, theirs = ch.be, ch.al
+            u_lo, u_hi, u_eq = -W * self.u_win, -W * self.u_loss, -W * self.u_draw  # opponent (p0) lower: p0 wins
         # pre[i]: sum over opponent last cards of index < i of factor * reach
         pre[0] = 0.0
         for x in range(n1):
-            r = self.rank1[x]
-            pre[x + 1] = pre[x] + (be[r] if p == 0 else al[r]) * opp[x]
-        if p == 0:
-            u_lo, u_hi, u_eq = self.u_loss, self.u_win, self.u_draw   # opponent lower: I lose
-        else:
-            u_lo, u_hi, u_eq = -self.u_win, -self.u_loss, -self.u_draw  # opponent (p0) lower: p0 wins
+            pre[x + 1] = pre[x] + theirs[self.rank1[x]] * opp[x]
+        tot = pre[n1]
         for x in range(n1):
             r = self.rank1[x]
-            out[x] = W * ((al[r] if p == 0 else be[r]) * (pre[x] * u_lo + (pre[n1] - pre[x + 1]) * u_hi)
-                          + ga[r] * opp[x] * u_eq)
+            out[x] = mine[r] * (pre[x] * u_lo + (tot - pre[x + 1]) * u_hi) + ga[r] * opp[x] * u_eq
 
     # ------------------------------------------------------------ traversal
     cdef void _strategy(self, int64_t n, double* sig, bint average) noexcept nogil:
@@ -1268,7 +1309,8 @@ cdef class Engine:
             off += ch.nseq
 
     cdef void _walk(self, int64_t n, int p, double* mine, double* opp, double opp_tot, double* out, uint64_t c0,
-                    uint64_t c1, int depth, const uint16_t* live, int nlive) noexcept nogil:
+                    uint64_t c1, int depth, const uint16_t* live, int nlive, const uint16_t* olive,
+                    int nolive) noexcept nogil:
         """Counterfactual values of traverser p's hands at node n into `out`
         (p's level), given p's reach `mine` and the opponent's reach `opp`
         (`opp_tot`: its sum).  Reach vectors hold the hands alive at the node
@@ -1277,7 +1319,9 @@ cdef class Engine:
         written whole).  `live`: p's hands that may be alive here (those
         after p's last move: its child's sequences' hands, or the root's
         allowed ones), the only entries of `out` written and read, not the
-        whole level: most nodes see a small part of it."""
+        whole level: most nodes see a small part of it.  `olive`: the
+        opponent's, after its last move (the only entries of `opp` the last
+        answers read: the others may be stale)."""
         cdef Node* nd = &self.nodes[n]
         cdef Node* ch
         cdef int kp = nd.k0 if p == 0 else nd.k1
@@ -1296,10 +1340,11 @@ cdef class Engine:
             self._showdown(p, opp, out, c0, c1)   # writes every one-card hand
             return
         if nd.kind == KIND_LAST:
-            self._last_answer(nd.act, nd.actor, nd.first, p, opp, out, c0, c1, live, nlive)
+            self._chance(c0, c1, &base)
+            self._last_answer(nd.act, nd.actor, nd.first, p, opp, out, &base, c0, c1, live, nlive, olive, nolive)
             return
         if nd.kind == KIND_LAST_ATTACK:
-            self._last_attack(nd.actor, p, opp, out, c0, c1, live, nlive)
+            self._last_attack(nd.actor, p, opp, out, c0, c1, live, nlive, olive, nolive)
             return
         for j in range(nlive):
             out[live[j]] = 0.0
@@ -1342,7 +1387,7 @@ cdef class Engine:
                             child_reach[self.schi[s]] = mine[self.spar[s]] * sig[off + j]
                     self._walk(nd.first + c, p, child_reach, opp, opp_tot, child_v,
                                c0 + (a if p == 0 else 0), c1 + (a if p == 1 else 0), depth + 1,
-                               &self.schi[ch.seq], ch.nseq)
+                               &self.schi[ch.seq], ch.nseq, olive, nolive)
                 for j in range(ch.nseq):
                     s = ch.seq + j
                     q = child_v[self.schi[s]]
@@ -1397,7 +1442,7 @@ cdef class Engine:
                 ch = &self.nodes[nd.first + c]
                 a = ch.act
                 kc = ko - hand_size(a)
-                if kc == 1 or self.keep_lower:  # a showdown (a last answer) reads the whole level
+                if kc == 1:  # a showdown reads the whole level (a last answer only the child's hands)
                     for j in range(self.lsize[kc]):
                         child_reach[j] = 0.0
                 tot = 0.0
@@ -1415,12 +1460,13 @@ cdef class Engine:
                     self._showdown_after(p, child_reach, child_v, &base, c0, c1, a, 1 - p)
                 else:
                     self._walk(nd.first + c, p, mine, child_reach, tot, child_v,
-                               c0 + (a if p == 1 else 0), c1 + (a if p == 0 else 0), depth + 1, live, nlive)
+                               c0 + (a if p == 1 else 0), c1 + (a if p == 0 else 0), depth + 1, live, nlive,
+                               &self.schi[ch.seq], ch.nseq)
                 for j in range(nlive):
                     out[live[j]] += child_v[live[j]]
 
     cdef void _last_attack(self, int att, int p, double* opp, double* out, uint64_t c0, uint64_t c1,
-                           const uint16_t* live, int nlive) noexcept nogil:
+                           const uint16_t* live, int nlive, const uint16_t* olive, int nolive) noexcept nogil:
         """Traverser p's values at an attack with two cards each, played in
         place (`KIND_LAST_ATTACK`): the attacker attacks with its higher
         card and the defender keeps its lowest (`_last_answer`).  Against an
@@ -1428,18 +1474,68 @@ cdef class Engine:
         weakly best for every pair of hands: the attacker keeps the lower
         card, and the defender keeps the same card or a higher one (its
         higher card beats a lower attack at least as often).  The hands are
-        grouped by the card they attack with; one last answer per card."""
-        cdef int n1 = self.lsize[1], n2 = self.lsize[2], j, x, y, h
+        grouped by the card they attack with; one last answer per card
+        (`_last_single`), the node's chance factors made once and patched
+        at the attack card's rank."""
+        cdef int n1 = self.lsize[1], i, j, x, y, h, iy, ca, cb
         cdef int dfd = 1 - att
         cdef double grp[13][16]
-        cdef double val[16]
         cdef bint used[13]
         cdef uint64_t A, a
-        cdef double* tmp = self.lbuf
+        cdef Chance base, after
+        cdef Factors fc
+        cdef double W
+        cdef double sv[7]
         if self._poll():
             return
+        self._chance(c0, c1, &base)
+        self._factors(p, dfd, &base, c0, c1, &fc)
         for y in range(13):
             used[y] = False
+        if p != att:
+            # the defender: the attacker's reach over its alive hands, grouped by the card it attacks with, as
+            # a reach of the card it keeps
+            for j in range(nlive):
+                out[live[j]] = 0.0
+            for j in range(nolive):
+                h = olive[j]
+                if opp[h] == 0.0:
+                    continue
+                A = self.lhand[2][h]
+                x = hand_lowest(A)
+                y = hand_lowest(A - hand_card(x))
+                if not used[y]:
+                    for i in range(n1):
+                        grp[y][i] = 0.0
+                    used[y] = True
+                grp[y][self.idx1[x]] += opp[h]
+        for y in range(13):
+            if p == att:   # the card attacked with by p's live hands
+                used[y] = False
+        if p == att:
+            for j in range(nlive):
+                A = self.lhand[2][live[j]]
+                used[hand_lowest(A - hand_card(hand_lowest(A)))] = True
+        for y in range(13):
+            if not used[y]:
+                continue
+            # the attack card y: one more card of rank y for the attacker (W and rank y's factors, patched in
+            # `fc` and put back)
+            a = hand_card(y)
+            iy = self.idx1[y]
+            after = base
+            self._add_cards(&after, c0, c1, a, att)
+            W = after.W
+            sv[0], sv[1], sv[2], sv[3] = fc.m[iy], fc.t[iy], fc.ga[iy], fc.fw[iy]
+            sv[4], sv[5], sv[6] = fc.mP[iy], fc.tP[iy], fc.gP[iy]
+            self._factor_at(p, dfd, &after, c0 + (a if att == 0 else 0), c1 + (a if att == 1 else 0), &fc, iy)
+            if p == att:   # the values of p's last card x after attacking with y, read below
+                self._last_single(dfd, self.single_slot[y], p, opp, grp[y], &fc, W, self.every1, n1, olive, nolive,
+                                  False)
+            else:
+                self._last_single(dfd, self.single_slot[y], p, grp[y], out, &fc, W, live, nlive, self.every1, n1, True)
+            fc.m[iy], fc.t[iy], fc.ga[iy], fc.fw[iy] = sv[0], sv[1], sv[2], sv[3]
+            fc.mP[iy], fc.tP[iy], fc.gP[iy] = sv[4], sv[5], sv[6]
         if p == att:
             # out[A] for p's live two-card hands {x <= y}: the last answer to y, p keeping x
             for j in range(nlive):
@@ -1447,103 +1543,192 @@ cdef class Engine:
                 A = self.lhand[2][h]
                 x = hand_lowest(A)
                 y = hand_lowest(A - hand_card(x))
-                if not used[y]:
-                    a = hand_card(y)
-                    self._last_answer(a, dfd, self.single_slot[y], p, opp, grp[y], c0 + (a if p == 0 else 0),
-                                      c1 + (a if p == 1 else 0), self.every1, n1)
-                    used[y] = True
-                out[h] = grp[y][self.idx(hand_card(x))]
-            return
-        # the defender: the attacker's reach over its whole level (zeroed where it last moved), grouped by the
-        # card it attacks with, as a reach of the card it keeps
-        for j in range(nlive):
-            out[live[j]] = 0.0
-        for h in range(n2):
-            if opp[h] == 0.0:
-                continue
-            A = self.lhand[2][h]
-            x = hand_lowest(A)
-            y = hand_lowest(A - hand_card(x))
-            if not used[y]:
-                for j in range(n1):
-                    grp[y][j] = 0.0
-                used[y] = True
-            grp[y][self.idx(hand_card(x))] += opp[h]
-        for y in range(13):
-            if used[y]:
-                a = hand_card(y)
-                self._last_answer(a, dfd, self.single_slot[y], p, grp[y], tmp, c0 + (a if att == 0 else 0),
-                                  c1 + (a if att == 1 else 0), live, nlive)
-                for j in range(nlive):
-                    out[live[j]] += tmp[live[j]]
+                out[h] = grp[y][self.idx1[x]]
 
-    cdef void _last_answer(self, uint64_t table, int who, int slot, int p, double* opp, double* out, uint64_t c0,
-                           uint64_t c1, const uint16_t* live, int nlive) noexcept nogil:
+    cdef void _factors(self, int p, int who, Chance* base, uint64_t c0, uint64_t c1, Factors* fc) noexcept nogil:
+        # a last answer's `Factors` at a node (c0, c1 played; `base` their chance factors), `who` defending
+        cdef int i
+        for i in range(self.lsize[1]):
+            self._factor_at(p, who, base, c0, c1, fc, i)
+
+    cdef inline void _factor_at(self, int p, int who, Chance* base, uint64_t c0, uint64_t c1, Factors* fc,
+                                int i) noexcept nogil:
+        cdef int r = self.rank1[i], a = hand_count(c0, r), b = hand_count(c1, r)
+        fc.m[i] = base.al[r] if p == 0 else base.be[r]
+        fc.t[i] = base.be[r] if p == 0 else base.al[r]
+        fc.ga[i] = base.ga[r]
+        if who == 0:
+            fc.fw[i] = self.FA[r][a][b]
+            a += 1
+        else:
+            fc.fw[i] = self.FB[r][a][b]
+            b += 1
+        fc.mP[i] = self.FA[r][a][b] if p == 0 else self.FB[r][a][b]
+        fc.tP[i] = self.FB[r][a][b] if p == 0 else self.FA[r][a][b]
+        fc.gP[i] = self.FG[r][a][b]
+
+    cdef void _last_answer(self, uint64_t table, int who, int slot, int p, double* opp, double* out, Chance* base,
+                           uint64_t c0, uint64_t c1, const uint16_t* live, int nlive, const uint16_t* olive,
+                           int nolive) noexcept nogil:
         """Traverser p's values at a last answer played keep-the-lowest-card
-        (`KIND_LAST`): the defender's answer is a function of its hand (the
-        cards other than the one it keeps), so each hand's answer is one
-        showdown (`_showdown_after`), as its child would be; a one-card
-        attack's hands are grouped by the card they answer with.  A best
-        response is the same: keeping the lowest card is weakly best."""
-        cdef int k = hand_size(table) + 1, n1 = self.lsize[1], r, j, x, d, kx
+        (`KIND_LAST`; `base`: the chance factors of c0, c1): the defender's
+        answer is a function of its hand (the cards other than the one it
+        keeps), so each hand's answer is one showdown (`_showdown_after`), as
+        its child would be.  The hands that play the same cards differ only
+        in the card they keep: they share that showdown (the defender's
+        reach summed by kept card, one showdown per group; or, for the
+        defender, one showdown's values read at each kept card).  A best
+        response is the same: keeping the lowest card is weakly best.
+        `olive`: the opponent's hands that may be alive (its other entries
+        of `opp` are stale)."""
+        cdef int k = hand_size(table) + 1, n1 = self.lsize[1], j, x, d, kx, g, ng = 0, pi
         cdef const uint8_t* kept = self.kept[slot]
-        cdef bint single = hand_size(table) == 1
-        cdef double grp[13][16]
-        cdef double val[13][16]
-        cdef double one[16]
-        cdef bint used[13]
-        cdef uint64_t played
-        cdef Chance base
+        cdef const uint16_t* kplay = self.kplay[slot]
+        cdef const uint64_t* hands = self.lhand[k]
+        cdef const uint64_t* played = self.lhand[k - 1]
+        cdef int32_t* gmark = self.gmark
+        cdef double* gbuf = self.gbuf
+        cdef double* v
+        cdef double val[16]
+        cdef Factors fc
         cdef double w
         if self._poll():
             return
-        self._chance(c0, c1, &base)
-        for r in range(13):
-            used[r] = False
+        if k == 2:
+            self._factors(p, who, base, c0, c1, &fc)
+            self._last_single(who, slot, p, opp, out, &fc, base.W, live, nlive, olive, nolive, False)
+            return
         if who == p:
+            # each live hand's value: its group's showdown (made at the group's first hand) at its kept card
             for j in range(nlive):
                 d = live[j]
-                kx = kept[d]
-                played = self.lhand[k][d] - self.lhand[1][kx]
-                if single:   # one showdown per card answered with
-                    r = hand_lowest(played)
-                    if not used[r]:
-                        self._showdown_after(p, opp, val[r], &base, c0, c1, played, p)
-                        used[r] = True
-                    out[d] = val[r][kx]
-                else:
-                    self._showdown_after(p, opp, val[0], &base, c0, c1, played, p)
-                    out[d] = val[0][kx]
-            return
-        for j in range(nlive):
-            out[live[j]] = 0.0
-        for x in range(n1):
-            one[x] = 0.0
-        for d in range(self.lsize[k]):   # the defender's reach over its whole level (zeroed where it last moved)
-            w = opp[d]
-            if w == 0.0:
-                continue
-            kx = kept[d]
-            played = self.lhand[k][d] - self.lhand[1][kx]
-            if single:
-                r = hand_lowest(played)
-                if not used[r]:
+                pi = kplay[d]
+                g = gmark[pi]
+                if g < 0:
+                    g = ng
+                    ng += 1
+                    gmark[pi] = g
+                    self._showdown_after(p, opp, &gbuf[16 * g], base, c0, c1, played[pi], p)
+                out[d] = gbuf[16 * g + kept[d]]
+        else:
+            # the defender's reach, summed per group by kept card; then one showdown per group
+            for j in range(nlive):
+                out[live[j]] = 0.0
+            for j in range(nolive):
+                d = olive[j]
+                w = opp[d]
+                if w == 0.0:
+                    continue
+                pi = kplay[d]
+                g = gmark[pi]
+                if g < 0:
+                    g = ng
+                    ng += 1
+                    gmark[pi] = g
+                    v = &gbuf[16 * g]
                     for x in range(n1):
-                        grp[r][x] = 0.0
-                    used[r] = True
-                grp[r][kx] += w
+                        v[x] = 0.0
+                v = &gbuf[16 * g]
+                v[kept[d]] += w
+            for j in range(nolive):   # the groups in order of first hand (for the showdowns below)
+                d = olive[j]
+                if opp[d] == 0.0:
+                    continue
+                pi = kplay[d]
+                g = gmark[pi]
+                if g < 0:
+                    continue
+                gmark[pi] = -1
+                self._showdown_after(p, &gbuf[16 * g], val, base, c0, c1, played[pi], who)
+                for x in range(nlive):
+                    out[live[x]] += val[live[x]]
+            return
+        for j in range(nlive):   # the marks back to -1 for the next call
+            gmark[kplay[live[j]]] = -1
+
+    cdef void _last_single(self, int who, int slot, int p, double* opp, double* out, Factors* fc, double W,
+                           const uint16_t* live, int nlive, const uint16_t* olive, int nolive,
+                           bint add) noexcept nogil:
+        """`_last_answer` to a one-card attack (most of them: every trick
+        played down to two cards each ends in one), its showdowns fused.  A
+        defender hand answers with one card (its group) and keeps one; group
+        r's showdown differs from the node's only in its weight W_r and in
+        rank r's factors.  So a sum over groups is one showdown over the sum
+        of the groups' weighted reach, corrected at the one last card whose
+        factor the group changes; and a defender hand's value is the node's
+        prefix sums of the attacker's reach, corrected at the one card.
+        O(hands + 12), not a 12-card showdown per group.  `fc`, `W`: the
+        node's chance factors (`_factors`); `add`: p's values added to `out`
+        (the defender's, at a `_last_attack`)."""
+        cdef int n1 = self.lsize[1], i, j, d, y, pi, e
+        cdef const uint8_t* kept = self.kept[slot]
+        cdef const uint16_t* kplay = self.kplay[slot]
+        cdef double* m = fc.m
+        cdef double* t = fc.t
+        cdef double* fw = fc.fw
+        cdef double dT[16]    # the opponent's factor's change, once the defender answered with that card, times its reach
+        cdef double H[16]     # the defender's reach by kept card, times W_r / W and its factor (summed over groups)
+        cdef double E[16]     # ... times W_r / W and the draw's factor
+        cdef double LP[16]    # group r's share of H below (LP) and above (LS) rank r's card: the correction
+        cdef double LS[16]
+        cdef double pre[17]
+        cdef double u_lo, u_hi, u_eq, w, h, tot, lo, hi, v
+        if p == 0:
+            u_lo, u_hi, u_eq = W * self.u_loss, W * self.u_win, W * self.u_draw   # opponent lower: I lose
+        else:
+            u_lo, u_hi, u_eq = -W * self.u_win, -W * self.u_loss, -W * self.u_draw  # opponent (p0) lower: p0 wins
+        # Below, the selections are branch-free (which card is higher is a coin flip to the branch predictor):
+        # a factor is the group's own (`mP`: 64 entries on, `Factors`) where the kept card is the answered one's
+        # rank (y == pi), and a correction is multiplied by a comparison (0 or 1)
+        if who == p:
+            # p's hand plays pi and keeps y, against the attacker's last card
+            pre[0] = 0.0
+            for i in range(n1):
+                pre[i + 1] = pre[i] + t[i] * opp[i]
+                dT[i] = (fc.tP[i] - t[i]) * opp[i]
+            tot = pre[n1]
+            for j in range(nlive):
+                d = live[j]
+                pi = kplay[d]
+                y = kept[d]
+                lo = pre[y] + dT[pi] * (pi < y)
+                hi = (tot - pre[y + 1]) + dT[pi] * (pi > y)
+                e = y + 64 * (y == pi)
+                v = fw[pi] * (m[e] * (lo * u_lo + hi * u_hi) + m[32 + e] * opp[y] * u_eq)
+                if add:
+                    out[d] += v
+                else:
+                    out[d] = v
+            return
+        for i in range(n1):
+            H[i] = 0.0
+            E[i] = 0.0
+            LP[i] = 0.0
+            LS[i] = 0.0
+        for j in range(nolive):
+            d = olive[j]
+            w = opp[d]
+            pi = kplay[d]
+            y = kept[d]
+            e = y + 64 * (y == pi)
+            w *= fw[pi]
+            h = m[16 + e] * w
+            E[y] += m[32 + e] * w
+            H[y] += h
+            LP[pi] += h * (y < pi)
+            LS[pi] += h * (y > pi)
+        pre[0] = 0.0
+        for i in range(n1):
+            pre[i + 1] = pre[i] + H[i]
+        tot = pre[n1]
+        for j in range(nlive):   # p's last card x: every group's showdown, group x's factors put right
+            i = live[j]
+            v = (m[i] * (pre[i] * u_lo + (tot - pre[i + 1]) * u_hi) + E[i] * u_eq
+                 + (fc.mP[i] - m[i]) * (LP[i] * u_lo + LS[i] * u_hi))
+            if add:
+                out[i] += v
             else:
-                one[kx] = w
-                self._showdown_after(p, one, val[0], &base, c0, c1, played, who)
-                one[kx] = 0.0
-                for j in range(nlive):
-                    out[live[j]] += val[0][live[j]]
-        if single:
-            for r in range(13):
-                if used[r]:
-                    self._showdown_after(p, grp[r], val[0], &base, c0, c1, hand_card(r), who)
-                    for j in range(nlive):
-                        out[live[j]] += val[0][live[j]]
+                out[i] = v
 
     cdef void _average_only(self, int64_t n, int p, double* mine, int depth) noexcept nogil:
         """One iteration of traverser p in a subtree the opponent does not
@@ -1604,7 +1789,8 @@ cdef class Engine:
             tot += opp[j]
         for j in range(self.lsize[k]):
             out[j] = 0.0
-        self._walk(0, p, mine, opp, tot, out, 0, 0, 0, self.root_live[p], self.nroot_live[p])
+        self._walk(0, p, mine, opp, tot, out, 0, 0, 0, self.root_live[p], self.nroot_live[p], self.root_live[1 - p],
+                   self.nroot_live[1 - p])
         for j in range(self.lsize[k]):
             v += out[j] * self.allowed[p][j]
             self.rootv[mode][p][j] = out[j]
@@ -1709,7 +1895,9 @@ cdef class Engine:
             mem += _pow13(k) * sizeof(int32_t)
         mem += MAXDEPTH * (5 * self.maxm * sizeof(double) + 2 * (self.max_node_seq + 1) * sizeof(double) + 2 * self.maxm)
         for k in range(self.nkept):
-            mem += self.lsize[hand_size(self.kept_table[k]) + 1] + 1
+            mem += (self.lsize[hand_size(self.kept_table[k]) + 1] + 1) * (1 + sizeof(uint16_t))
+        if self.gbuf != NULL:
+            mem += self.maxm * (16 * sizeof(double) + sizeof(int32_t))
         return {"nodes": self.nnodes, "sequences": self.nseq, "forced": self.nseq - self.nflt, "bytes": mem,
                 "node_bytes": sizeof(Node),
                 "peak_bytes": mem - tree + max(self.peak, tree),
