@@ -25,7 +25,6 @@ import os
 import platform
 import random
 import resource
-import subprocess
 import sys
 import time
 import tracemalloc
@@ -35,6 +34,9 @@ from tacocat.core.exact import BENCH_SEED, Solver, bench_positions, bench_signat
 from tacocat.rules import play
 from tacocat.rules.play import PlayPosition
 from tacocat.rules.ruleset import STANDARD
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from provenance import source_commit  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 OUT = HERE / "bench_solver.md"
@@ -129,18 +131,6 @@ def machine() -> str:
     )
 
 
-def git_rev() -> str:
-    try:
-        return (
-            subprocess.run(
-                ["git", "rev-parse", "--short", "HEAD"], cwd=HERE, capture_output=True, text=True, timeout=5
-            ).stdout.strip()
-            or "?"
-        )
-    except (OSError, subprocess.SubprocessError):
-        return "?"
-
-
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--quick", action="store_true", help="fewer positions (a smoke run)")
@@ -194,7 +184,7 @@ def main() -> None:
         "",
         f"Regenerate: `pip install -e . --no-build-isolation -q && {cmd}` (from the checkout's top).",
         "",
-        f"Machine: {machine()}. Commit {git_rev()} (plus the working tree).",
+        f"Machine: {machine()}. Commit {source_commit()}.",
         "",
         f"Positions: for each hand size h, {fast_n} seeded deals (seed {SEED}) of h cards each from the standard "
         "deck, empty table, random attacker. Fast solver: the public API `tacocat.core.exact.Solver(1)` (1 MB table, "

@@ -38,7 +38,6 @@ import multiprocessing
 import os
 import resource
 import statistics
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -48,6 +47,7 @@ from tacocat.search.equilibrium import EndgameTooLarge, estimate, keep_lower, so
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 from exploitability import asking_hands  # noqa: E402  (results/exploitability.py: the same seeded hands)
+from provenance import source_commit  # noqa: E402
 
 CAP = 2_000_000_000
 TARGET = 1e-3
@@ -71,17 +71,6 @@ def size_row(i: int, eg) -> dict:
         "whole_sequences": whole_seqs,
         "whole_bytes": whole_need,
     }
-
-
-def source_commit() -> str:
-    """The checkout's commit (and "+changes" when its solver differs from it): a log resumed
-    across sessions must hold one solver's rows."""
-
-    def git(*a: str) -> str:
-        return subprocess.run(["git", *a], cwd=HERE.parent, capture_output=True, text=True).stdout.strip()
-
-    head = git("rev-parse", "--short", "HEAD") or "unknown"
-    return head + ("+changes" if git("status", "--porcelain", "--", "solver") else "")
 
 
 def solve_row(job: tuple[int, object, tuple[int, ...], float, str]) -> dict:

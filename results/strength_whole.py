@@ -10,7 +10,9 @@ so at equal nominal time the classic bot thinks longer.
 
 Runs are incremental: every finished deal is appended to
 results/strength_whole/<run>.jsonl, so a run can be stopped (--minutes) and
-resumed; `--report` writes results/strength_whole.md from the files.
+resumed (by the same code only: each deal records the commit, and a run
+resumed by other code is refused); `--report` writes
+results/strength_whole.md from the files.
 
     python results/strength_whole.py --run inf20 --a pimc@inference=policy --b pimc_classic --time-ms 20 --minutes 30
     python results/strength_whole.py --report"""
@@ -20,10 +22,14 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import sys
 import time
 from pathlib import Path
 
 from tacocat.players.match import _bots, play_whole_game, summarize
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from provenance import source_commit  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 RUNS = HERE / "strength_whole"
@@ -78,11 +84,16 @@ def run(args) -> None:
     RUNS.mkdir(exist_ok=True)
     path = RUNS / f"{args.run}.jsonl"
     done = set()
+    commit = source_commit()
     if path.exists():
         for line in path.read_text().splitlines():
             rec = json.loads(line)
             if (rec["a"], rec["b"], rec["time_ms"], rec["seed"]) != (args.a, args.b, args.time_ms, args.seed):
                 raise SystemExit(f"{path}: holds another match ({rec['a']} v {rec['b']}); choose another --run")
+            if rec.get("commit", commit) != commit:
+                raise SystemExit(
+                    f"{path}: played by the code of {rec['commit']}, this is {commit}; choose another --run"
+                )
             done.add(rec["deal"])
     end = time.time() + 60 * args.minutes
     # --time-ms 0: counts alone (the bots' own sample budgets; no clock, load-independent)
@@ -103,6 +114,7 @@ def run(args) -> None:
                         "b": args.b,
                         "time_ms": args.time_ms,
                         "seed": args.seed,
+                        "commit": commit,
                         "deal": d,
                         "first": first,
                         "second": second,
