@@ -1,6 +1,7 @@
-"""Which code a published number came from: the checkout's commit, marked
-"+changes" when the package's sources differ from it (a result file that is
-resumed across sessions must hold one solver's rows)."""
+"""Which code a published number came from: the last commit that changed
+the package (solver/), marked "+changes" when the working tree's package
+differs from it (a result file resumed across sessions must hold one
+solver's rows; commits to results/ or docs/ alone do not change it)."""
 
 from __future__ import annotations
 
@@ -17,5 +18,5 @@ def source_commit() -> str:
         except (OSError, subprocess.SubprocessError):
             return ""
 
-    head = git("rev-parse", "--short", "HEAD") or "unknown"
+    head = git("log", "-1", "--format=%h", "--", "solver") or "unknown"
     return head + ("+changes" if git("status", "--porcelain", "--", "solver") else "")
