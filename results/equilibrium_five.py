@@ -3,11 +3,14 @@ each seeded 5-card endgame's public tree, estimated before anything is
 allocated (`tacocat.search.equilibrium.estimate`, Knuth's random-path
 estimator), against a 2 GB peak, and the ones that fit solved.
 
-    python results/equilibrium_five.py --endgames 54 --solve fits --jobs 2   # every one that fits
+    python results/equilibrium_five.py --endgames 75 --solve fits --jobs 2   # every game that fits
     python results/equilibrium_five.py --endgames 50 --solve 0,2,9           # some, by index
 
 Endgames: `tacocat.players.exploitability.endgames(5, n)` (the seeded set of
-results/exploitability.md; the first n of a longer run are the same).  Each
+results/exploitability.md; the first n of a longer run are the same).  Some
+public states recur (the same face-up cards and attacker, another hand):
+`same_game_as` names the first endgame of the same public game, and
+`--solve fits` solves each public game once.  Each
 is solved as `solve --equilibrium` solves it for the attacker's real hand
 there (results/exploitability.py's `asking_hands`): to exploitability 1e-3
 and on until that hand's own regret is at most 1e-3 too, under the 2 GB
@@ -51,6 +54,11 @@ from provenance import source_commit  # noqa: E402
 
 CAP = 2_000_000_000
 TARGET = 1e-3
+
+
+def public_game(eg) -> tuple:
+    """What makes two endgames the same game: their public state (the asking hand is not part of it)."""
+    return (eg.rules, eg.seen, eg.history, eg.table, eg.attacker, eg.sizes)
 
 
 def size_row(i: int, eg) -> dict:
@@ -138,6 +146,7 @@ def summary(rows: list[dict], solved: list[dict]) -> dict:
         out.update(
             {
                 "solved": len(ok),
+                "solved_distinct_games": len({r["same_game_as"] for r in ok}),
                 "refused_at_build": sum(bool(r.get("too_large")) for r in solved),
                 "solved_median_cpu_s": statistics.median(cpu),
                 "solved_90th_cpu_s": cpu[min(len(cpu) - 1, int(0.9 * len(cpu)))],
@@ -174,8 +183,12 @@ def main() -> None:
         row = size_row(i, eg)
         out["rows"].append(row)
         print(json.dumps(row), flush=True)
+    first_of: dict[tuple, int] = {}
+    for i, (eg, _) in enumerate(games):
+        out["rows"][i]["same_game_as"] = first_of.setdefault(public_game(eg), i)
     if args.solve == "fits":
-        wanted = [r["i"] for r in out["rows"] if r["fits"]]
+        # each public game once (the seeded games reach some public states more than once, with other hands)
+        wanted = [r["i"] for r in out["rows"] if r["fits"] and r["same_game_as"] == r["i"]]
     else:
         try:
             wanted = [int(x) for x in args.solve.split(",") if x]
@@ -211,7 +224,9 @@ def main() -> None:
                 )
                 print(f"[{n}/{len(jobs)}] #{row['i']}: {what}; {el / 60:.1f} min in", flush=True)
     solved_rows = read_log(log_path)
-    out["solved"] = [solved_rows[i] for i in sorted(solved_rows) if i in wanted or args.solve == ""]
+    out["solved"] = [solved_rows[i] for i in sorted(solved_rows)]
+    for row in out["solved"]:
+        row["same_game_as"] = out["rows"][row["i"]]["same_game_as"]
     out["summary"] = summary(out["rows"], out["solved"])
     out["load_after"] = os.getloadavg()
     print(json.dumps(out["summary"]))
