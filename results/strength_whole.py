@@ -146,6 +146,10 @@ RUN_NOTES = {
     "round_v_classic_l5": "the round searched as one alone (deliverable 2), equal counts, no clock: "
     "the search's value alone, whatever it costs (results/round_cost.md)",
     "roundinf_v_classic_l5": "the round search with inference (temperature 1), equal counts, no clock",
+    "pimc20_v_classic": "the default `pimc` (inference and round search off; its budget counted from `choose`, "
+    "commit 6bdcc4b) against the reference at 20 ms, on the machine with one other match",
+    "pimc100_v_classic": "the same at 100 ms",
+    "pimc20_v_ismcts": "the default `pimc` against this engine's ISMCTS at 20 ms",
 }
 READING = HERE / "strength_whole" / "reading.md"
 """The reading, written by hand for the runs it names; appended as it is."""
