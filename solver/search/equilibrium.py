@@ -66,12 +66,15 @@ sequence ids are 32-bit).  A sequence cap binds only while the tree is
 built, never on the size estimate: the estimate is refused by bytes alone
 (`DEFAULT_MAX_BYTES`), so an endgame under the byte cap is never turned away
 by a sequence count it was only guessed to have."""
-DEFAULT_MAX_BYTES = 1_000_000_000
+DEFAULT_MAX_BYTES = 2_000_000_000
 """Refuse endgames whose tree is estimated (before anything of it is
 allocated) to need more bytes than this; servers pass a smaller cap.  A
 sequence takes 16 bytes (two hand indices, float32 regret, average weight
 and current strategy; 4 when its hand has no other move), a public node 40
-(`NODE_BYTES`): ~60 M sequences at this cap."""
+(`NODE_BYTES`): ~120 M sequences at this cap.  2 GB: the cap issue 22 set
+for 5-card endgames, under which 50 of the first 61 seeded 5-card games
+were solved (results/equilibrium_five.py); at 1 GB the median one (1.3 GB)
+was refused."""
 ESTIMATE_PROBES = 512
 """Random root-to-leaf paths of the size estimate (Knuth's estimator,
 `_cfr.Engine.estimate`): on the trees `solve` builds (last answers in
