@@ -1603,11 +1603,9 @@ cdef class Engine:
             for j in range(nlive):
                 d = live[j]
                 pi = kplay[d]
-                g = gmark[pi]
+                g = _group_slot(gmark, pi, &ng)
                 if g < 0:
-                    g = ng
-                    ng += 1
-                    gmark[pi] = g
+                    g = -1 - g
                     self._showdown_after(p, opp, &gbuf[16 * g], base, c0, c1, played[pi], p)
                 out[d] = gbuf[16 * g + kept[d]]
         else:
@@ -1619,12 +1617,9 @@ cdef class Engine:
                 w = opp[d]
                 if w == 0.0:
                     continue
-                pi = kplay[d]
-                g = gmark[pi]
+                g = _group_slot(gmark, kplay[d], &ng)
                 if g < 0:
-                    g = ng
-                    ng += 1
-                    gmark[pi] = g
+                    g = -1 - g
                     v = &gbuf[16 * g]
                     for x in range(n1):
                         v[x] = 0.0
@@ -1932,6 +1927,19 @@ cdef class Engine:
             for j in range(self.nodes[n].nfree):
                 out[self.nodes[n].seq + j] = self.ssum[self.nodes[n].fseq + j]
         return out
+
+
+cdef inline int _group_slot(int32_t* gmark, int pi, int* ng) noexcept nogil:
+    # the slot of the group of hands that play level-(k - 1) hand pi at a last answer (`_last_answer`):
+    # its slot if the group has one, else a new one (the next of *ng), returned as -1 - slot so that the
+    # caller makes the group's vector once
+    cdef int g = gmark[pi]
+    if g >= 0:
+        return g
+    g = ng[0]
+    ng[0] += 1
+    gmark[pi] = g
+    return -1 - g
 
 
 cdef int _grow(void** array, size_t size) noexcept nogil:
