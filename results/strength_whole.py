@@ -11,7 +11,9 @@ so at equal nominal time the classic bot thinks longer.
 Runs are incremental: every finished deal is appended to
 results/strength_whole/<run>.jsonl, so a run can be stopped (--minutes) and
 resumed (by the same code only: each deal records the commit, and a run
-resumed by other code is refused); `--report` writes
+resumed by other code is refused); `--jobs J` plays every J-th deal in each
+of J processes (one a core; the deals and their seeds are the same);
+`--report` writes
 results/strength_whole.md from the files.
 
     python results/strength_whole.py --run inf20 --a pimc@inference=policy --b pimc_classic --time-ms 20 --minutes 30
@@ -80,28 +82,49 @@ def play_deal(a: str, b: str, d: int, seed: int, budget: dict) -> tuple[int, int
     return first, second, bot_a, bot_b
 
 
-def run(args) -> None:
-    RUNS.mkdir(exist_ok=True)
-    path = RUNS / f"{args.run}.jsonl"
+def finished_deals(path: Path, match: tuple, commit: str) -> set[int]:
+    """The deals `path` already holds for `match` (a, b, time_ms, seed); a file
+    holding another match, or deals played by other code, is refused."""
     done = set()
-    commit = source_commit()
     if path.exists():
         for line in path.read_text().splitlines():
             rec = json.loads(line)
-            if (rec["a"], rec["b"], rec["time_ms"], rec["seed"]) != (args.a, args.b, args.time_ms, args.seed):
+            if (rec["a"], rec["b"], rec["time_ms"], rec["seed"]) != match:
                 raise SystemExit(f"{path}: holds another match ({rec['a']} v {rec['b']}); choose another --run")
             if rec.get("commit", commit) != commit:
                 raise SystemExit(
                     f"{path}: played by the code of {rec['commit']}, this is {commit}; choose another --run"
                 )
             done.add(rec["deal"])
+    return done
+
+
+def run(args) -> None:
+    RUNS.mkdir(exist_ok=True)
+    path = RUNS / f"{args.run}.jsonl"
+    commit = source_commit()
+    done = finished_deals(path, (args.a, args.b, args.time_ms, args.seed), commit)
+    todo = [d for d in range(args.deals) if d not in done]
+    jobs = [(args, path, commit, todo[j :: args.jobs]) for j in range(args.jobs) if todo[j :: args.jobs]]
+    if len(jobs) <= 1:
+        for job in jobs:
+            play_deals(job)
+        return
+    import multiprocessing
+
+    with multiprocessing.get_context("fork").Pool(len(jobs)) as pool:
+        pool.map(play_deals, jobs)
+
+
+def play_deals(job: tuple) -> None:
+    """Play the deals of one process, each appended to the run's file as it finishes
+    (a line is written whole, so processes can share the file)."""
+    args, path, commit, deals = job
     end = time.time() + 60 * args.minutes
     # --time-ms 0: counts alone (the bots' own sample budgets; no clock, load-independent)
     budget = {"time_ms": args.time_ms} if args.time_ms > 0 else {}
     with path.open("a") as f:
-        for d in range(args.deals):
-            if d in done:
-                continue
+        for d in deals:
             if time.time() >= end:
                 break
             t0 = time.time()
@@ -150,6 +173,14 @@ RUN_NOTES = {
     "commit 6bdcc4b) against the reference at 20 ms, on the machine with one other match",
     "pimc100_v_classic": "the same at 100 ms",
     "pimc20_v_ismcts": "the default `pimc` against this engine's ISMCTS at 20 ms",
+    "pimc100b_v_classic": "`pimc100_v_classic` again to 500 deals (the first run's code, 08e4091, had changed): "
+    "deals 0..499, two processes",
+    "pimc100_v_os_ismcts": "the default `pimc` against OpenSpiel's ISMCTS playing `tacocat_turn` inside "
+    "OpenSpiel (results/openspiel_whole.py: its simulations a decision from a calibrated cost, other deals "
+    "than the rows above); an opponent the inference model never saw",
+    "roundinf100_v_classic": "the round searched as one with inference (temperature 1) against the reference "
+    "at 100 ms, where the default `pimc` thinks about 29 ms a decision: equal budget, the spare time spent "
+    "on the round search",
 }
 READING = HERE / "strength_whole" / "reading.md"
 """The reading, written by hand for the runs it names; appended as it is."""
@@ -226,6 +257,9 @@ def main(argv=None) -> None:
     ap.add_argument("--deals", type=positive, default=500)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--minutes", type=float, default=30.0)
+    ap.add_argument(
+        "--jobs", type=positive, default=1, help="processes (one a core); deal d goes to process d mod jobs"
+    )
     ap.add_argument("--report", action="store_true")
     args = ap.parse_args(argv)
     if args.report:
