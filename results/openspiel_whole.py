@@ -147,6 +147,9 @@ def play(truth, game, bots) -> tuple[int, list[float], list[int]]:
         decisions[p] += 1
         s.apply_action(a)
         truth.apply_action(a)
+    # The duplicate claim: every round dealt and drew what the seeded game did.
+    if s.records != truth.records:
+        raise SystemExit("the game's deals left the seeded deal's (a chance node out of step)")
     r = s.returns()[0]
     return (0 if r == 0 else (1 if r > 0 else -1)), think, decisions
 
