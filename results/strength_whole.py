@@ -181,6 +181,7 @@ RUN_NOTES = {
     "roundinf100_v_classic": "the round searched as one with inference (temperature 1) against the reference "
     "at 100 ms, where the default `pimc` thinks about 29 ms a decision: equal budget, the spare time spent "
     "on the round search",
+    "round100_v_classic": "the round searched as one alone (no inference) against the reference at 100 ms",
 }
 READING = HERE / "strength_whole" / "reading.md"
 """The reading, written by hand for the runs it names; appended as it is."""
