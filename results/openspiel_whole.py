@@ -33,7 +33,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import multiprocessing
 import os
 import random
 import sys
@@ -49,7 +48,7 @@ from tacocat.openspiel.bots import TacocatBot
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from provenance import source_commit  # noqa: E402
-from strength_whole import finished_deals  # noqa: E402
+from strength_whole import finished_deals, run_jobs  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 RUNS = HERE / "strength_whole"
@@ -213,6 +212,9 @@ def main(argv=None) -> None:
     commit = source_commit()
     done = finished_deals(path, (args.ours, THEIRS, args.ms, args.seed), commit)
     todo = [d for d in range(args.deals) if d not in done]
+    if not todo:
+        print(f"{path}: all {args.deals} deals played", file=sys.stderr)
+        return
     print(f"calibrating OpenSpiel's ISMCTS on tacocat_turn ({len(todo)} deals to play)...", file=sys.stderr)
     costs = calibrate(pyspiel.load_game("tacocat_turn"))
     jobs = [
@@ -220,12 +222,7 @@ def main(argv=None) -> None:
         for j in range(args.jobs)
         if todo[j :: args.jobs]
     ]
-    if len(jobs) <= 1:
-        for job in jobs:
-            play_deals(job)
-        return
-    with multiprocessing.get_context("fork").Pool(len(jobs)) as pool:
-        pool.map(play_deals, jobs)
+    run_jobs(play_deals, jobs)
 
 
 if __name__ == "__main__":

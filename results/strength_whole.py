@@ -105,15 +105,19 @@ def run(args) -> None:
     commit = source_commit()
     done = finished_deals(path, (args.a, args.b, args.time_ms, args.seed), commit)
     todo = [d for d in range(args.deals) if d not in done]
-    jobs = [(args, path, commit, todo[j :: args.jobs]) for j in range(args.jobs) if todo[j :: args.jobs]]
+    run_jobs(play_deals, [(args, path, commit, todo[j :: args.jobs]) for j in range(args.jobs) if todo[j :: args.jobs]])
+
+
+def run_jobs(play, jobs: list) -> None:
+    """`play(job)` for every job: here if there is one, else one forked process each."""
     if len(jobs) <= 1:
         for job in jobs:
-            play_deals(job)
+            play(job)
         return
     import multiprocessing
 
     with multiprocessing.get_context("fork").Pool(len(jobs)) as pool:
-        pool.map(play_deals, jobs)
+        pool.map(play, jobs)
 
 
 def play_deals(job: tuple) -> None:
