@@ -186,6 +186,8 @@ RUN_NOTES = {
     "at 100 ms, where the default `pimc` thinks about 29 ms a decision: equal budget, the spare time spent "
     "on the round search",
     "round100_v_classic": "the round searched as one alone (no inference) against the reference at 100 ms",
+    "fitted20_v_classic": "inference with weights fitted to `pimc_classic`'s own replacements "
+    "(results/inference_fitted.py, results/inference_fitted.json) against the reference at 20 ms",
 }
 READING = HERE / "strength_whole" / "reading.md"
 """The reading, written by hand for the runs it names; appended as it is."""
