@@ -84,13 +84,7 @@ class Fitted(StaticSoftmax):
 def cmd_fit(args) -> None:
     seeds = list(range(args.games))
     jobs = [(args.time_ms, seeds[j :: args.jobs]) for j in range(args.jobs)]
-    if args.jobs > 1:
-        import multiprocessing
-
-        with multiprocessing.get_context("fork").Pool(args.jobs) as pool:
-            parts = pool.map(collect, jobs)
-    else:
-        parts = [collect(jobs[0])]
+    parts = strength_whole.run_jobs(collect, jobs)
     data = [d for p in parts for d in p]
     train, held = data[0::2], data[1::2]
     policy = StaticSoftmax()

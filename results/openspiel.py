@@ -75,10 +75,20 @@ class Calibrated:
     """An OpenSpiel search bot whose simulation count per decision is
     floor(T / cost(h, kind)): the time budget in OpenSpiel's own currency."""
 
-    def __init__(self, kind: str, game, budget_s: float, costs: dict, seed: int) -> None:
+    def __init__(self, kind: str, game, budget_s: float, costs: dict, seed: int, key=None) -> None:
         self.kind, self.game, self.budget_s, self.costs = kind, game, budget_s, costs
+        self.key = key or play_key
+        """What a simulation's cost depends on, at a state (default: the play phase's hand size and kind)."""
         self.rng = np.random.RandomState(seed)
         self.sims: list[int] = []
+
+    def cost(self, key: tuple) -> float:
+        """Seconds a simulation at `key`; a key not calibrated takes the nearest hand size of its kind."""
+        cost = self.costs[self.kind]
+        if key in cost:
+            return cost[key]
+        near = [(abs(k[0] - key[0]), c) for k, c in cost.items() if k[1] == key[1]]
+        return min(near)[1] if near else max(cost.values())
 
     def _bot(self, sims: int):
         ev = mcts.RandomRolloutEvaluator(1, self.rng)
@@ -91,8 +101,8 @@ class Calibrated:
         if len(legal) == 1:
             return legal[0]
         p = state.current_player()
-        key = (len(state.hands[p]), "answer" if state.table else "attack")
-        sims = max(MIN_SIMS[self.kind], int(self.budget_s / self.costs[self.kind][key]))
+        key = self.key(state)
+        sims = max(MIN_SIMS[self.kind], int(self.budget_s / self.cost(key)))
         self.sims.append(sims)
         bot = self._bot(sims)
         t = time.perf_counter()
@@ -102,9 +112,13 @@ class Calibrated:
         else:
             action = bot.step(state)
         # Keep calibrating while playing: the machine's load changes.
-        cost = self.costs[self.kind]
-        cost[key] = 0.8 * cost[key] + 0.2 * (time.perf_counter() - t) / sims
+        self.costs[self.kind][key] = 0.8 * self.cost(key) + 0.2 * (time.perf_counter() - t) / sims
         return action
+
+
+def play_key(state) -> tuple[int, str]:
+    """(hand size, attack or answer) of the player to move in the play phase."""
+    return len(state.hands[state.current_player()]), "answer" if state.table else "attack"
 
 
 def calibrate(game, budget_s: float, seed: int = 7, per: int = 12, kinds: tuple[str, ...] = THEIRS) -> dict:
@@ -123,8 +137,7 @@ def calibrate(game, budget_s: float, seed: int = 7, per: int = 12, kinds: tuple[
         for a in deal_order(10_000 + tries):
             s.apply_action(a)
         while not s.is_terminal():
-            p = s.current_player()
-            key = (len(s.hands[p]), "answer" if s.table else "attack")
+            key = play_key(s)
             if len(s.legal_actions()) > 1 and len(positions.setdefault(key, [])) < per and r.random() < 0.5:
                 positions[key].append(s.clone())
             s.apply_action(r.choice(s.legal_actions()))

@@ -32,8 +32,6 @@ whole-game utilities.  Both sides' think times are recorded per deal."""
 from __future__ import annotations
 
 import argparse
-import json
-import os
 import random
 import sys
 import time
@@ -41,19 +39,18 @@ from pathlib import Path
 
 import numpy as np
 import pyspiel
-from open_spiel.python.algorithms import ismcts, mcts
 
 import tacocat.openspiel  # noqa: F401  (registers the games)
 from tacocat.openspiel.bots import TacocatBot
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from openspiel import Calibrated  # noqa: E402
 from provenance import source_commit  # noqa: E402
-from strength_whole import finished_deals, run_jobs  # noqa: E402
+from strength_whole import append_deals, finished_deals, positive, run_jobs  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 RUNS = HERE / "strength_whole"
 THEIRS = "os_ismcts (tacocat_turn)"
-MIN_SIMS = 2
 
 
 def deal_seed(seed: int, d: int) -> int:
@@ -61,48 +58,21 @@ def deal_seed(seed: int, d: int) -> int:
     return int(random.Random(f"game/{seed}/{d}").getrandbits(31))
 
 
-def decision_key(state) -> tuple[str, int]:
-    """(decision kind, hand size) of the player to move: what a simulation's cost depends on."""
+def decision_key(state) -> tuple[int, str]:
+    """(hand size, decision kind) of the player to move: what a simulation's cost depends on."""
     p = state.current_player()
     gs = state.game_state()
-    return str(gs.decision(p)), len(gs.hands[p])
+    return len(gs.hands[p]), str(gs.decision(p))
 
 
-class OpenSpielISMCTS:
-    """OpenSpiel's ISMCTS with floor(T / cost) simulations a decision."""
-
-    def __init__(self, game, budget_s: float, costs: dict, seed: int) -> None:
-        self.game, self.budget_s, self.costs = game, budget_s, costs
-        self.rng = np.random.RandomState(seed)
-        self.sims: list[int] = []
-
-    def cost(self, key: tuple[str, int]) -> float:
-        if key in self.costs:
-            return self.costs[key]
-        same_kind = [(abs(h - key[1]), c) for (k, h), c in self.costs.items() if k == key[0]]
-        return min(same_kind)[1] if same_kind else max(self.costs.values())
-
-    def search(self, state, sims: int) -> int:
-        evaluator = mcts.RandomRolloutEvaluator(1, self.rng)
-        return ismcts.ISMCTSBot(self.game, evaluator, 2.0, sims, random_state=self.rng).step(state)
-
-    def step(self, state) -> int:
-        legal = state.legal_actions()
-        if len(legal) == 1:
-            return legal[0]
-        key = decision_key(state)
-        sims = max(MIN_SIMS, int(self.budget_s / self.cost(key)))
-        self.sims.append(sims)
-        t = time.perf_counter()
-        action = self.search(state, sims)
-        # Keep calibrating while playing: the machine's load changes.
-        self.costs[key] = 0.8 * self.cost(key) + 0.2 * (time.perf_counter() - t) / sims
-        return action
+def opponent(game, budget_s: float, costs: dict, seed: int) -> Calibrated:
+    """OpenSpiel's ISMCTS with floor(T / cost) simulations a decision, costs by `decision_key`."""
+    return Calibrated("os_ismcts", game, budget_s, {"os_ismcts": costs}, seed, key=decision_key)
 
 
 def calibrate(game, seed: int = 7, games: int = 6, sims: int = 8) -> dict:
-    """Median seconds a simulation of OpenSpiel's ISMCTS by (decision kind,
-    hand size), at `sims` simulations on the positions of `games` random whole games."""
+    """Median seconds a simulation of OpenSpiel's ISMCTS by (hand size,
+    decision kind), at `sims` simulations on the positions of `games` random whole games."""
     r = random.Random(seed)
     positions: dict = {}
     for _ in range(games):
@@ -116,13 +86,14 @@ def calibrate(game, seed: int = 7, games: int = 6, sims: int = 8) -> dict:
             if len(legal) > 1 and r.random() < 0.3:
                 positions.setdefault(decision_key(s), []).append(s.clone())
             s.apply_action(r.choice(legal))
-    probe = OpenSpielISMCTS(game, 0.0, {}, seed)
+    probe = opponent(game, 0.0, {}, seed)
     costs = {}
     for key, states in positions.items():
         times = []
         for s in states[:6]:
+            bot = probe._bot(sims)
             t = time.perf_counter()
-            probe.search(s, sims)
+            bot.step(s)
             times.append((time.perf_counter() - t) / sims)
         costs[key] = float(np.median(times))
     return costs
@@ -156,44 +127,26 @@ def play(truth, game, bots) -> tuple[int, list[float], list[int]]:
 def play_deals(job: tuple) -> None:
     ours, ms, seed, deals, path, commit, costs, part = job
     game = pyspiel.load_game("tacocat_turn")
-    theirs = OpenSpielISMCTS(game, ms / 1000, dict(costs), seed * 7919 + part + 1)
-    with path.open("a") as f:
-        for d in deals:
-            t0 = time.time()
-            load = os.getloadavg()[0]
-            results, think, decisions, sims_before = [], [0.0, 0.0], [0, 0], len(theirs.sims)
-            for seat in (0, 1):
-                truth = pyspiel.load_game("tacocat_turn", {"seed": deal_seed(seed, d)}).new_initial_state()
-                mine = TacocatBot(game, seat, ours, seed=seed * 1_000_003 + d, time_ms=ms)
-                bots = [theirs, theirs]
-                bots[seat] = mine
-                r0, t, n = play(truth, game, bots)
-                results.append(r0 if seat == 0 else -r0)
-                think[0] += t[seat]
-                think[1] += t[1 - seat]
-                decisions[0] += n[seat]
-                decisions[1] += n[1 - seat]
-            sims = theirs.sims[sims_before:]
-            rec = {
-                "a": ours,
-                "b": THEIRS,
-                "time_ms": ms,
-                "seed": seed,
-                "commit": commit,
-                "deal": d,
-                "first": results[0],
-                "second": results[1],
-                "seconds": round(time.time() - t0, 1),
-                "load": round(load, 2),
-                "a_think_s": round(think[0], 4),
-                "a_decisions": decisions[0],
-                "b_think_s": round(think[1], 4),
-                "b_decisions": decisions[1],
-                "b_sims_mean": round(sum(sims) / len(sims), 1) if sims else 0,
-            }
-            f.write(json.dumps(rec) + "\n")
-            f.flush()
-            print(f"deal {d}: {results[0]:+d} {results[1]:+d} ({rec['seconds']} s)", file=sys.stderr, flush=True)
+    theirs = opponent(game, ms / 1000, dict(costs), seed * 7919 + part + 1)
+
+    def play_one(d: int) -> tuple:
+        seeded = pyspiel.load_game("tacocat_turn", {"seed": deal_seed(seed, d)})
+        results, think, decisions, sims_before = [], [0.0, 0.0], [0, 0], len(theirs.sims)
+        for seat in (0, 1):
+            mine = TacocatBot(game, seat, ours, seed=seed * 1_000_003 + d, time_ms=ms)
+            bots = [theirs, theirs]
+            bots[seat] = mine
+            r0, t, n = play(seeded.new_initial_state(), game, bots)
+            results.append(r0 if seat == 0 else -r0)
+            think[0] += t[seat]
+            think[1] += t[1 - seat]
+            decisions[0] += n[seat]
+            decisions[1] += n[1 - seat]
+        sims = theirs.sims[sims_before:]
+        return results[0], results[1], think, decisions, {"b_sims_mean": round(sum(sims) / len(sims), 1) if sims else 0}
+
+    match = {"a": ours, "b": THEIRS, "time_ms": ms, "seed": seed, "commit": commit}
+    append_deals(path, deals, play_one, match)
 
 
 def main(argv=None) -> None:
@@ -201,12 +154,14 @@ def main(argv=None) -> None:
     ap.add_argument("--run", required=True, help="name of the run (its deals go to results/strength_whole/<run>.jsonl)")
     ap.add_argument("--ours", default="pimc", help="our bot (a name of tacocat.players.bots.BOTS)")
     ap.add_argument("--ms", type=float, default=100.0, help="each side's budget a decision (equal time)")
-    ap.add_argument("--deals", type=int, default=200)
+    ap.add_argument("--deals", type=positive, default=200)
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--jobs", type=int, default=1, help="processes (one a core); deal d goes to process d mod jobs")
+    ap.add_argument(
+        "--jobs", type=positive, default=1, help="processes (one a core); deal d goes to process d mod jobs"
+    )
     args = ap.parse_args(argv)
-    if args.ms <= 0 or args.deals < 1 or args.jobs < 1:
-        ap.error("--ms must be positive, --deals and --jobs at least 1")
+    if args.ms <= 0:
+        ap.error(f"argument --ms: expected a positive number of milliseconds, got {args.ms:g}")
     RUNS.mkdir(exist_ok=True)
     path = RUNS / f"{args.run}.jsonl"
     commit = source_commit()

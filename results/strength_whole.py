@@ -108,54 +108,59 @@ def run(args) -> None:
     run_jobs(play_deals, [(args, path, commit, todo[j :: args.jobs]) for j in range(args.jobs) if todo[j :: args.jobs]])
 
 
-def run_jobs(play, jobs: list) -> None:
-    """`play(job)` for every job: here if there is one, else one forked process each."""
+def run_jobs(play, jobs: list) -> list:
+    """[play(job) for job in jobs]: here if there is one job, else one forked process each."""
     if len(jobs) <= 1:
-        for job in jobs:
-            play(job)
-        return
+        return [play(job) for job in jobs]
     import multiprocessing
 
     with multiprocessing.get_context("fork").Pool(len(jobs)) as pool:
-        pool.map(play, jobs)
+        return pool.map(play, jobs)
 
 
 def play_deals(job: tuple) -> None:
-    """Play the deals of one process, each appended to the run's file as it finishes
-    (a line is written whole, so processes can share the file)."""
+    """Play the deals of one process (`append_deals`)."""
     args, path, commit, deals = job
-    end = time.time() + 60 * args.minutes
     # --time-ms 0: counts alone (the bots' own sample budgets; no clock, load-independent)
     budget = {"time_ms": args.time_ms} if args.time_ms > 0 else {}
+
+    def play_one(d: int) -> tuple:
+        first, second, bot_a, bot_b = play_deal(args.a, args.b, d, args.seed, budget)
+        return first, second, (bot_a.seconds, bot_b.seconds), (bot_a.decisions, bot_b.decisions), {}
+
+    match = {"a": args.a, "b": args.b, "time_ms": args.time_ms, "seed": args.seed, "commit": commit}
+    append_deals(path, deals, play_one, match, 60 * args.minutes)
+
+
+def append_deals(path: Path, deals, play_one, match: dict, seconds: float = float("inf")) -> None:
+    """Play each deal d by `play_one(d)` -> (A's result as player 0, as player 1,
+    (A's, B's) think seconds, (A's, B's) decisions, extra fields) and append its
+    record (`match`'s fields first) to `path` as it finishes, until `seconds`
+    have passed.  A line is written whole, so processes can share the file."""
+    end = time.time() + seconds
     with path.open("a") as f:
         for d in deals:
             if time.time() >= end:
                 break
             t0 = time.time()
             load = os.getloadavg()[0]
-            first, second, bot_a, bot_b = play_deal(args.a, args.b, d, args.seed, budget)
-            f.write(
-                json.dumps(
-                    {
-                        "a": args.a,
-                        "b": args.b,
-                        "time_ms": args.time_ms,
-                        "seed": args.seed,
-                        "commit": commit,
-                        "deal": d,
-                        "first": first,
-                        "second": second,
-                        "seconds": round(time.time() - t0, 1),
-                        "load": round(load, 2),
-                        "a_think_s": round(bot_a.seconds, 4),
-                        "a_decisions": bot_a.decisions,
-                        "b_think_s": round(bot_b.seconds, 4),
-                        "b_decisions": bot_b.decisions,
-                    }
-                )
-                + "\n"
-            )
+            first, second, think, decisions, extra = play_one(d)
+            rec = {
+                **match,
+                "deal": d,
+                "first": first,
+                "second": second,
+                "seconds": round(time.time() - t0, 1),
+                "load": round(load, 2),
+                "a_think_s": round(think[0], 4),
+                "a_decisions": decisions[0],
+                "b_think_s": round(think[1], 4),
+                "b_decisions": decisions[1],
+                **extra,
+            }
+            f.write(json.dumps(rec) + "\n")
             f.flush()
+            print(f"deal {d}: {first:+d} {second:+d} ({rec['seconds']} s)", file=sys.stderr, flush=True)
 
 
 LEVEL5 = "samples=25,replace_samples=80,duel_samples=12,candidates=12"
