@@ -18,6 +18,8 @@ from concurrent.futures import ThreadPoolExecutor
 
 import httpx
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from servers import start_serve, stop
 
 from tacocat.players.bots import make_bot
@@ -26,12 +28,14 @@ from tacocat.rules.cards import hand
 from tacocat.rules.game import GameState
 from tacocat.rules.ruleset import STANDARD
 from tacocat.search.equilibrium import (
+    Check,
     Endgame,
     EndgameTooLarge,
     EquilibriumBusy,
     EquilibriumStopped,
     SolveSlots,
     estimate,
+    next_check_after,
     solve,
 )
 
@@ -104,6 +108,26 @@ def test_a_time_budget_ends_the_iterations_with_room_for_the_answer():
     assert abs(sum(m["probability"] for m in answer["moves"]) - 1) < 1e-9
     # the hand's regret is measured unless the budget cut an iteration short
     assert (answer["hand_regret"] >= 0) if r.measured_at == r.iterations else answer["hand_regret"] is None
+
+
+def test_a_nearly_flat_curve_schedules_the_next_check_at_the_cap_not_an_overflow():
+    # CI saw this: two checks 0.004% apart, a 1e-12 target, and (e/target)**(1/slope) beyond any float
+    curve = [Check(24, 1.0, 2.7441e-5), Check(28, 1.78, 2.7440e-5)]
+    assert next_check_after(curve, 1e-12) == 28 + 14
+
+
+@given(
+    t0=st.integers(1, 10**6),
+    stride=st.integers(1, 10**6),
+    e=st.floats(1e-300, 1e3),
+    fall=st.floats(1.0, 1e300),
+    target=st.floats(1e-300, 1e3),
+)
+def test_the_next_check_is_always_after_this_one_and_within_the_stride(t0, stride, e, fall, target):
+    t = t0 + stride
+    curve = [Check(t0, 0.0, e * fall), Check(t, 0.0, e)]
+    n = next_check_after(curve, target)
+    assert isinstance(n, int) and t < n <= t + max(4, t // 2)
 
 
 def test_server_slots_cap_the_solves_at_once_and_their_memory():

@@ -672,8 +672,12 @@ def next_check_after(curve: Sequence[Check], target: float) -> int:
             return t + max(4, t // 4)  # no progress measured: the fixed stride
     if slope <= 0 or e <= 0 or t <= 0 or target <= 0:
         return t + max(4, t // 4)
-    cross = t * (e / target) ** (1.0 / slope)
-    return int(min(most, max(t + 1, math.ceil(cross))))
+    # in logs: a nearly flat stretch of the curve (slope near 0) puts the
+    # crossing beyond any float, and it is capped at `most` anyway
+    log_cross = math.log(t) + math.log(e / target) / slope
+    if log_cross >= math.log(most):
+        return most
+    return int(max(t + 1, math.ceil(math.exp(log_cross))))
 
 
 def core_build(path: str, name: str = "other_build._cfr"):
