@@ -16,7 +16,7 @@ from tacocat.errors import TacocatError
 from tacocat.players.bots import make_bot
 from tacocat.rules.views import View, build_view
 from tacocat.search import hint as hint_module
-from tacocat.search.budget import Budget
+from tacocat.search.budget import MAX_SAMPLES, Budget
 from tacocat.search.decisions import duel_eval, replace_eval
 from tacocat.search.pimc import _batches, exact_play, pimc_play
 
@@ -145,3 +145,29 @@ def test_the_classic_bot_keeps_nothing_back(monkeypatch):
     bot.choose(ATTACK, random.Random(1))
     assert [b.time_ms for b, _, _ in seen.calls] == [10, 10]
     assert bot._overruns == {}
+
+
+@pytest.mark.parametrize(
+    ("name", "budget", "evaluations", "deals"),
+    [
+        ("pimc", {"time_ms": 5}, MAX_SAMPLES, MAX_SAMPLES),  # a time budget is spent: the clock ends them
+        ("pimc", {"time_ms": 5, "replace_samples": 50, "duel_samples": 7}, 50, 7),  # counts given are kept
+        ("pimc", {}, 240, 24),  # no time: the counts bound the search
+        ("pimc_classic", {"time_ms": 5}, 240, 24),  # the classic search keeps its caps whatever its time
+    ],
+)
+def test_a_time_budget_runs_the_replacement_and_the_duel_to_the_clock(monkeypatch, name, budget, evaluations, deals):
+    from tacocat.search import decisions
+
+    asked: dict[str, int | None] = {}
+    for kind, search in (("replace", decisions.replace_eval), ("duel", decisions.duel_eval)):
+
+        def spy(view, b, *args, _kind=kind, _search=search, **kw):
+            asked[_kind] = b.samples
+            return _search(view, b, *args, **kw)
+
+        monkeypatch.setattr(decisions, f"{kind}_eval", spy)
+    bot = make_bot(name, seed=0, **budget)
+    bot.choose(REPLACE, random.Random(0))
+    bot.choose(DUEL, random.Random(0))
+    assert asked == {"replace": evaluations, "duel": deals}

@@ -59,7 +59,7 @@ import numpy as np
 
 from tacocat.errors import PositionError, TacocatError
 from tacocat.rules.actions import Action
-from tacocat.rules.cards import Hand, counts, hand, remove
+from tacocat.rules.cards import Hand, contains, counts, hand, remove
 from tacocat.rules.game import DUEL, REPLACE, View
 from tacocat.rules.play import duel_attacker, goes_to_showdown, showdown
 from tacocat.search.budget import Budget, budget_of
@@ -733,14 +733,7 @@ def replace_eval(
     ranked = ranked_all[:n_cand]
     if () not in ranked:  # keeping every card is always legal (R7/R8: any k from 0)
         ranked.append(())
-    # does the opponent still replace, and with what cap?
-    me = f"p{view.player}"
-    if view.first_replacer == "both":
-        opp_cap = lambda k: view.opponent_hand_size  # noqa: E731  (R8: any number)
-    elif view.first_replacer == me:
-        opp_cap = lambda k: k  # noqa: E731  (R7: at most my count)
-    else:
-        opp_cap = None  # R7: the opponent replaced already
+    opp_cap = _opponent_cap(view)
     worlds: list[tuple[Hand, list[int]]] = []
     finish = None
     if round_search:
@@ -870,6 +863,40 @@ def replace_eval(
         evaluations=used,
         candidates=len(ranked),
     )
+
+
+def _opponent_cap(view: View) -> Callable[[int], int] | None:
+    """Does the opponent still replace, and with what cap once I discard k
+    cards?  None: it replaced already (R7)."""
+    if view.first_replacer == "both":
+        return lambda k: view.opponent_hand_size  # R8: any number
+    if view.first_replacer == f"p{view.player}":
+        return lambda k: k  # R7: at most my count
+    return None
+
+
+def discard_values(
+    view: View, discards: Sequence[Hand], deals: int, seed: int = 0, solver: PerfectSolver | None = None
+) -> list[float]:
+    """Each discard's mean round result (+1/0/-1) under the classic
+    replacement model (module docstring), every discard on the same
+    `deals` seeded deals: a plain check of what `replace_eval` ranks
+    (results/decision_noise.py measures its sampling loss with it)."""
+    _check(view, REPLACE)
+    cap = len(view.hand) if view.replace_cap is None else view.replace_cap
+    for d in discards:
+        if len(d) > cap or not contains(view.hand, d):
+            raise PositionError(
+                f"discard {list(d)}: not a replacement of hand {list(view.hand)} of at most {cap} (R7/R8)"
+            )
+    solver = solver or PerfectSolver(view.rules)
+    sampler, rng, opp_cap = HandSampler(view), rng_from(seed), _opponent_cap(view)
+    sums = [0] * len(discards)
+    for _ in range(deals):
+        world = sampler.deal(rng)
+        for n, d in enumerate(discards):
+            sums[n] += _replace_outcome(view.hand, hand(d), world, opp_cap, view.unseen_pool, solver)
+    return [t / deals for t in sums]
 
 
 def _replace_outcome(mine: Hand, discard: Hand, world: tuple[Hand, list[int]], opp_cap, pool, solver) -> int:
