@@ -193,6 +193,13 @@ RUN_NOTES = {
     "round100_v_classic": "the round searched as one alone (no inference) against the reference at 100 ms",
     "fitted20_v_classic": "inference with weights fitted to `pimc_classic`'s own replacements "
     "(results/inference_fitted.py, results/inference_fitted.json) against the reference at 20 ms",
+    "rep100k100_v_classic": "the replacement run to the clock (its cap of 240 evaluations lifted) against the "
+    "reference at 100 ms, package 6cfdb1f (before the default changed); exploratory, 200 deals",
+    "full100_v_classic": "the replacement and the duel run to the clock (caps of 240 evaluations and 24 deals "
+    "lifted) against the reference at 100 ms, package 6cfdb1f: what the default `pimc` does from b163183",
+    "pimc20c_v_classic": "the default `pimc` from b163183 (replacement and duel run to the clock) against the "
+    "reference at 20 ms",
+    "pimc100c_v_classic": "the default `pimc` from b163183 against the reference at 100 ms",
 }
 READING = HERE / "strength_whole" / "reading.md"
 """The reading, written by hand for the runs it names; appended as it is."""

@@ -171,9 +171,10 @@ class SearchBot:
                 self.budget = 20_000
         self.time_ms = b.time_ms
         # A time budget is spent where it buys strength (issue 24): 240
-        # evaluations leave a replacement 0.053 of a round short of its own
+        # evaluations leave a replacement 0.062 of a round short of its own
         # search's best (2,000 evaluations: 0.011), and 24 deals leave a duel
-        # 0.019 short, while either decision takes a few ms of it.  With a
+        # 0.018 short (results/decision_noise.md), while either takes a few
+        # ms; spent, they gain +0.11 at 20 and 100 ms (strength_whole.md).  With a
         # time budget and no count given, the replacement and the duel run
         # until the clock; the classic search keeps its caps whatever its time.
         spend = b.time_ms is not None and not classic
