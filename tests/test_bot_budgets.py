@@ -65,11 +65,13 @@ BUDGETS = (
     {"time_ms": 20},
     {"samples": 8, "replace_samples": 8, "duel_samples": 8, "candidates": 4},
     {"samples": 8, "time_ms": 20},
-    {"samples": 8, "duel_samples": 8, "time_ms": 10_000},  # a time limit the counts end first, as in the arena
+    # a time limit the counts end first, as in the arena (whose replacement stopped at 240)
+    {"samples": 8, "duel_samples": 8, "replace_samples": 240, "time_ms": 10_000},
 )
 """Bot budgets (`make_bot` keys): `samples`/`iterations` are PIMC's deals
 or ISMCTS's iterations; the bots' default replacement (240 evaluations)
-and duel (24 deals) budgets stay unless given."""
+and duel (24 deals) budgets stay unless given, except that with a time
+budget a search bot other than `pimc_classic` runs them to the clock."""
 
 
 def positions_of(rules: Ruleset, seed: int, nth: int) -> dict[str, tuple[GameState, int]]:
