@@ -73,7 +73,7 @@ def replace_row(job: tuple) -> dict:
 
 
 def duel_row(job: tuple) -> dict:
-    view, counts, seeds, reference, _ = job
+    view, counts, seeds, reference = job
     solver = PerfectSolver(view.rules)
     ref = duel_eval(view, Budget(samples=reference, seed=7), exact_budget=-1, solver=solver)
     against = {m.action.cards[0]: m.value for m in ref.moves}  # each card v. the reference's optimal column mix
@@ -132,9 +132,7 @@ def main(argv=None) -> None:
                 [(v, args.replace_counts, args.seeds, args.reference, args.check_deals) for v in replace_views],
             )
         )
-        duel = list(
-            pool.map(duel_row, [(v, args.duel_counts, args.seeds, args.reference_worlds, None) for v in duel_views])
-        )
+        duel = list(pool.map(duel_row, [(v, args.duel_counts, args.seeds, args.reference_worlds) for v in duel_views]))
     load1 = os.getloadavg()
     result = {
         "commit": source_commit(),

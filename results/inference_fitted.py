@@ -110,17 +110,9 @@ def cmd_fit(args) -> None:
 
 def cmd_match(args) -> None:
     register_model("fitted", Fitted)
-    strength_whole.run(
-        argparse.Namespace(
-            run=args.run,
-            a="pimc@inference=fitted",
-            b="pimc_classic",
-            time_ms=args.time_ms,
-            deals=args.deals,
-            seed=0,
-            minutes=args.minutes,
-            jobs=args.jobs,
-        )
+    strength_whole.main(
+        ["--run", args.run, "--a", "pimc@inference=fitted", "--b", "pimc_classic", "--time-ms", str(args.time_ms)]
+        + ["--deals", str(args.deals), "--minutes", str(args.minutes), "--jobs", str(args.jobs)]
     )
 
 

@@ -90,7 +90,8 @@ class Calibrated:
         near = [(abs(k[0] - key[0]), c) for k, c in cost.items() if k[1] == key[1]]
         return min(near)[1] if near else max(cost.values())
 
-    def _bot(self, sims: int):
+    def search_bot(self, sims: int):
+        """OpenSpiel's bot of this kind at `sims` simulations."""
         ev = mcts.RandomRolloutEvaluator(1, self.rng)
         if self.kind == "os_ismcts":
             return ismcts.ISMCTSBot(self.game, ev, 2.0, sims, random_state=self.rng)
@@ -104,7 +105,7 @@ class Calibrated:
         key = self.key(state)
         sims = max(MIN_SIMS[self.kind], int(self.budget_s / self.cost(key)))
         self.sims.append(sims)
-        bot = self._bot(sims)
+        bot = self.search_bot(sims)
         t = time.perf_counter()
         if self.kind == "os_mcts":
             world = state.resample_from_infostate(p, lambda: self.rng.uniform())
@@ -150,7 +151,7 @@ def calibrate(game, budget_s: float, seed: int = 7, per: int = 12, kinds: tuple[
             for _ in range(2):
                 times = []
                 for s in states:
-                    bot = probe._bot(sims)
+                    bot = probe.search_bot(sims)
                     t = time.perf_counter()
                     if kind == "os_mcts":
                         bot.step(s.resample_from_infostate(s.current_player(), lambda: rng.uniform()))

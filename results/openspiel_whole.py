@@ -91,7 +91,7 @@ def calibrate(game, seed: int = 7, games: int = 6, sims: int = 8) -> dict:
     for key, states in positions.items():
         times = []
         for s in states[:6]:
-            bot = probe._bot(sims)
+            bot = probe.search_bot(sims)
             t = time.perf_counter()
             bot.step(s)
             times.append((time.perf_counter() - t) / sims)

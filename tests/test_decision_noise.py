@@ -51,7 +51,7 @@ def test_the_script_measures_losses_that_cannot_be_negative(capsys):
     ]
     for r in rows:
         assert r["reference_loss"] >= 0 and all(x >= 0 for x in r["loss"][24])
-    duel = decision_noise.duel_row((build_view(hand=(2, 4, 8, 9, 12, 12, 6), phase="duel"), [6], 2, 60, None))
+    duel = decision_noise.duel_row((build_view(hand=(2, 4, 8, 9, 12, 12, 6), phase="duel"), [6], 2, 60))
     assert all(x >= -1e-9 for x in duel["loss"][6])  # no mix beats the reference's optimal column mix
     table = decision_noise.summary(rows, [24])
     assert table[0]["samples"] == 24 and table[0]["mean_loss"] >= 0

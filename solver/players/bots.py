@@ -177,10 +177,11 @@ class SearchBot:
         # ms; spent, they gain +0.11 at 20 and 100 ms (strength_whole.md).  With a
         # time budget and no count given, the replacement and the duel run
         # until the clock; the classic search keeps its caps whatever its time.
-        spend = b.time_ms is not None and not classic
-        uncapped = MAX_SAMPLES if spend else None
-        self.replace_samples = b.replace_samples if b.replace_samples is not None else (uncapped or 240)
-        self.duel_samples = b.duel_samples if b.duel_samples is not None else (uncapped or 24)
+        to_the_clock = b.time_ms is not None and not classic
+        self.replace_samples = (
+            b.replace_samples if b.replace_samples is not None else (MAX_SAMPLES if to_the_clock else 240)
+        )
+        self.duel_samples = b.duel_samples if b.duel_samples is not None else (MAX_SAMPLES if to_the_clock else 24)
         self.candidates = b.candidates if b.candidates is not None else 24
         self.seed = int(b.seed)
         self.threads = b.threads
