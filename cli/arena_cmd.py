@@ -17,9 +17,9 @@ import click
 
 from tacocat.cli.backend import cluster_options
 from tacocat.cli.option_table import file_option, ranged_option
-from tacocat.cli.search_options import search_options
+from tacocat.cli.search_options import CLOCK_HELP, search_options
 from tacocat.cli.terminal import CliError, friendly_errors, progress_bar, read_json, write_json
-from tacocat.players.bots import BOTS
+from tacocat.players.bots import BOTS, searches
 from tacocat.players.cluster import Cluster, Stopped, check_reachable, stop_on_sigterm
 from tacocat.players.match import parse_bot, run_match, standings
 from tacocat.players.stats import SPRT
@@ -110,6 +110,7 @@ def _resume(out_path: str, header: dict) -> dict[str, dict[int, tuple[int, int]]
 @search_options(
     time="Search time of the search bots, milliseconds per move.",
     iterations="Search budget of the search bots per move.",
+    clock=CLOCK_HELP + " A match counts CPU by default.",
 )
 @click.option(
     "--sprt",
@@ -133,7 +134,20 @@ def _resume(out_path: str, header: dict) -> dict[str, dict[int, tuple[int, int]]
 )
 @friendly_errors
 def command(
-    bots, mode, deals, seed, rules_path, workers, cluster, batch, time_ms, iterations, sprt_text, as_json, out_path
+    bots,
+    mode,
+    deals,
+    seed,
+    rules_path,
+    workers,
+    cluster,
+    batch,
+    time_ms,
+    iterations,
+    clock,
+    sprt_text,
+    as_json,
+    out_path,
 ):
     """Play bots against each other in duplicate format.
 
@@ -156,8 +170,15 @@ def command(
     elo0), with error rates alpha and beta; the progress bar shows the
     running score, interval and log-likelihood ratio (LLR).
 
-    The same seed gives the same numbers on every backend and any number of
-    workers.  Ctrl-C or SIGTERM stops cleanly: the table so far is printed
+    What repeats: with counts (--iterations, or a bot's samples=...) the
+    same seed gives the same numbers bit for bit on every backend and any
+    number of workers.  With --time it cannot: a search stops when its
+    clock says so, so the moves vary from run to run.  --clock cpu (the
+    default) counts each bot's own CPU time, so a budget buys the same
+    work on an idle or a loaded machine and two runs agree within their
+    intervals; --clock wall counts elapsed time, which a busy machine
+    shrinks.  Each side's real CPU and wall think time per decision is
+    printed with the table.  Ctrl-C or SIGTERM stops cleanly: the table so far is printed
     and saved to --out; running the same command again resumes.
 
     \b
@@ -188,6 +209,8 @@ def command(
     budget = {}
     if time_ms is not None:
         budget["time_ms"] = time_ms
+    if time_ms is not None or any("time_ms" in parse_bot(b)[1] for b in bots):
+        budget["clock"] = clock  # a count needs no clock: count runs resume as before
     if iterations is not None:
         budget["iterations"] = iterations
     header = {
@@ -271,6 +294,42 @@ def command(
         sys.exit(143 if stopped == "terminated" else 130)
 
 
+SPENDS = (0.8, 1.2)
+"""A bot whose mean CPU time a searched decision lies outside these shares
+of its time budget is said not to spend it, or to overrun it."""
+
+
+def _think_lines(results: list[dict]) -> list[str]:
+    """Each side's real think time a searched decision (CPU and wall), and
+    which side does not spend its time budget (a count caps it) or overruns it."""
+    lines = []
+    for r in results:
+        think = r.get("think") or {}
+        if not any((think.get(side) or {}).get("decisions") for side in ("a", "b")):
+            continue
+        parts, notes = [], []
+        for side in ("a", "b"):
+            spec, t = r.get(side, "?"), think.get(side) or {}
+            if not t.get("decisions"):
+                continue
+            parts.append(f"{spec} {t['cpu_ms']:.1f} / {t['wall_ms']:.1f}")
+            name, extra = parse_bot(spec)
+            ms = extra.get("time_ms", (r.get("budget") or {}).get("time_ms"))
+            clock = extra.get("clock", (r.get("budget") or {}).get("clock", "wall"))
+            if ms is None or not searches(name):
+                continue
+            spent = (t["cpu_ms"] if clock == "cpu" else t["wall_ms"]) / ms
+            if spent < SPENDS[0]:
+                notes.append(
+                    f"{spec} spends {spent:.0%} of its {ms:g} ms {clock} budget (a count or an exact answer ends its search first)"
+                )
+            elif spent > SPENDS[1]:
+                notes.append(f"{spec} overruns its {ms:g} ms {clock} budget ({spent:.0%})")
+        lines.append(f"  think ms a searched decision (CPU / wall), {r.get('a')} vs {r.get('b')}: " + ", ".join(parts))
+        lines.extend(f"    {n}" for n in notes)
+    return lines
+
+
 def _table(results: list[dict], bots, mode: str, deals: int, seed: int, sprt: SPRT | None, rules=STANDARD) -> None:
     unit = "games" if mode == "game" else "play phases"
     click.echo(
@@ -291,6 +350,8 @@ def _table(results: list[dict], bots, mode: str, deals: int, seed: int, sprt: SP
         )
     if any(r.get("partial") for r in results):
         click.echo("  * stopped before the end: the deals finished so far")
+    for line in _think_lines(results):
+        click.echo(line)
     if sprt is not None:
         lo, hi = sprt.bounds
         click.echo(f"SPRT {sprt} (normalized Elo of A over B), LLR bounds ({lo:+.2f}, {hi:+.2f}):")

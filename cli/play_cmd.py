@@ -559,12 +559,13 @@ class Session:
         return f"game over: {who}, {rounds(won[s.winner])} to {won[1 - s.winner]} ({played})"
 
 
-def bot_budget(strength: int | None, time_ms: int | None) -> dict:
+def bot_budget(strength: int | None, time_ms: int | None, clock: str = "wall") -> dict:
     budget: dict = {}
     if strength is not None:
         budget["iterations"] = strength
     if time_ms is not None:
         budget["time_ms"] = time_ms
+        budget["clock"] = clock
     return budget
 
 
@@ -583,6 +584,10 @@ def saved_budget(data: dict) -> dict:
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise RecordError(f"game record 'bot_budget' {key!r} must be a positive integer, got {value!r}")
             budget[key] = value
+    if "clock" in raw:
+        if raw["clock"] not in ("cpu", "wall"):
+            raise RecordError(f"game record 'bot_budget' 'clock' must be \"cpu\" or \"wall\", got {raw['clock']!r}")
+        budget["clock"] = raw["clock"]
     return budget
 
 
@@ -607,7 +612,14 @@ DEFAULT_OPPONENT = "pimc" if "pimc" in BOTS else "heuristic"
     default=None,
     help="Search budget of a search bot: sampled deals or iterations per move.",
 )
-@search_options(time="Search time of a search bot, milliseconds per move.")
+@search_options(
+    time="Search time of a search bot, milliseconds per move.",
+    clock={
+        "default": "wall",
+        "help": "What --time counts: wall, elapsed time (the default: you wait on it), or cpu, "
+        "the engine's own CPU time (the same strength on a loaded machine, slower answers).",
+    },
+)
 @click.option(
     "--seat",
     type=click.IntRange(0, 1),
@@ -634,7 +646,7 @@ DEFAULT_OPPONENT = "pimc" if "pimc" in BOTS else "heuristic"
     help="Milliseconds the engine spends on a 'hint' at the prompt (default: the engine's own budget, under a second).",
 )
 @friendly_errors
-def command(opponent, strength, time_ms, seat, seed, rules_path, save_path, resume_path, hint_time):
+def command(opponent, strength, time_ms, clock, seat, seed, rules_path, save_path, resume_path, hint_time):
     """Play a whole game against the engine, one prompt per decision.
 
     The board shows the seven spaces with the hand size dealt on each, the
@@ -664,7 +676,7 @@ def command(opponent, strength, time_ms, seat, seed, rules_path, save_path, resu
       tacocat play --opponent pimc --time 500 --seat 1
       tacocat play --resume game.json
       printf 'none\\n12\\n12\\n' | tacocat play --opponent random --save g.json   # scripted"""
-    budget = bot_budget(strength, time_ms)
+    budget = bot_budget(strength, time_ms, clock)
     if resume_path is not None:
         data = read_json(resume_path, "game record")
         record = GameRecord.from_dict(data)

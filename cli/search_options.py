@@ -1,5 +1,5 @@
 """The search options the commands share (`--time`, `--iterations`,
-`--seed`, `--method`, `--score`, `--round-search`): each defined once here (its flag, type
+`--seed`, `--method`, `--score`, `--round-search`, `--clock`): each defined once here (its flag, type
 and default), each command naming the ones it takes with the help text
 that says what they mean there (a hint's seed seeds its sampling, an
 arena's its deals)."""
@@ -20,10 +20,17 @@ SEARCH_OPTIONS: OptionTable = {
     "method": (("--method",), {"type": click.Choice(METHODS), "default": "auto", "show_default": True}),
     "score": (("--score",), {"type": click.Choice(["game", "round"]), "default": "game", "show_default": True}),
     "round_search": (("--round-search",), {"is_flag": True, "default": False}),
+    "clock": (("--clock",), {"type": click.Choice(["cpu", "wall"]), "default": "cpu", "show_default": True}),
 }
 """Option name -> (click's flag declarations, its settings): the parameter
 each passes to the command is `time_ms`, `iterations`, `seed`, `method`,
-`score`, `round_search`."""
+`score`, `round_search`, `clock`."""
+
+CLOCK_HELP = (
+    "What --time counts: cpu, the searching thread's own CPU time (the same work on an idle or a "
+    "loaded machine, not the same moves), or wall, elapsed time (what a person waits)."
+)
+"""The help of `--clock` (a command adds what its default means there)."""
 
 
 def search_options(**helps: str | dict[str, Any]) -> Callable[[F], F]:

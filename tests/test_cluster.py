@@ -207,7 +207,7 @@ def test_out_file_resumes_and_refuses_another_run(tmp_path):
     )
     assert "resuming from" in more.stderr and "6 deals already played" in more.stderr
     fresh = run(["arena", "heuristic", "random", "--mode", "play", "--deals", "10", "--seed", "2", "--json"])
-    strip = lambda text: [{k: v for k, v in r.items() if k != "seconds"} for r in json.loads(text)]  # noqa: E731
+    strip = lambda text: [{k: v for k, v in r.items() if k not in ("seconds", "think")} for r in json.loads(text)]  # noqa: E731
     assert strip(more.stdout) == strip(fresh.stdout)
     one_line_error(
         run(["arena", "heuristic", "random", "--mode", "play", "--deals", "6", "--seed", "3", "--out", str(out)]),
@@ -370,7 +370,7 @@ def test_ray_arena_gives_exactly_the_local_numbers(ray_cluster):
     local = run_match(FAST_PIMC, "random", deals=16, seed=9, mode="play")
     on_ray = run_match(FAST_PIMC, "random", deals=16, seed=9, mode="play", cluster=Cluster("ray", 2, batch=3))
     assert on_ray.deal_scores == local.deal_scores and on_ray.outcomes == local.outcomes
-    strip = lambda r: {k: v for k, v in r.to_dict().items() if k != "seconds"}  # noqa: E731
+    strip = lambda r: {k: v for k, v in r.to_dict().items() if k not in ("seconds", "think")}  # noqa: E731
     assert strip(on_ray) == strip(local)
     cli = run(
         [
@@ -392,7 +392,9 @@ def test_ray_arena_gives_exactly_the_local_numbers(ray_cluster):
     )
     ref = run(["arena", "heuristic", "random", "--mode", "play", "--deals", "12", "--seed", "4", "--json"])
     assert cli.exit_code == 0, cli.output
-    assert [r | {"seconds": 0} for r in json.loads(cli.stdout)] == [r | {"seconds": 0} for r in json.loads(ref.stdout)]
+    assert [r | {"seconds": 0, "think": 0} for r in json.loads(cli.stdout)] == [
+        r | {"seconds": 0, "think": 0} for r in json.loads(ref.stdout)
+    ]
 
 
 @pytest.mark.slow
@@ -402,7 +404,9 @@ def test_ray_batch_solve_gives_exactly_the_local_output(ray_cluster):
     on_ray = run(["solve", "--json", "--cluster", "ray", "--batch", "4"], stdin=text)
     two = run(["solve", "--json", "--workers", "2"], stdin=text)
     assert local.exit_code == on_ray.exit_code == two.exit_code == 2  # the bad last line
-    strip = lambda r: [{k: v for k, v in json.loads(x).items() if k != "seconds"} for x in r.stdout.splitlines()]  # noqa: E731
+    strip = lambda r: [
+        {k: v for k, v in json.loads(x).items() if k not in ("seconds", "think")} for x in r.stdout.splitlines()
+    ]  # noqa: E731
     assert len(strip(local)) == 31 and strip(on_ray) == strip(local) == strip(two)
     assert strip(local)[-1]["line"] == 31
 
@@ -480,7 +484,7 @@ def test_an_existing_cluster_by_address_gives_the_local_numbers(ray_cluster, tmp
         )
         assert joined.returncode == 0, joined.stderr[-2000:]
         local = run(args)
-        strip = lambda text: [{k: v for k, v in r.items() if k != "seconds"} for r in json.loads(text)]  # noqa: E731
+        strip = lambda text: [{k: v for k, v in r.items() if k not in ("seconds", "think")} for r in json.loads(text)]  # noqa: E731
         assert strip(joined.stdout) == strip(local.stdout)
     finally:
         with contextlib.suppress(ProcessLookupError):

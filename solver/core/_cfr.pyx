@@ -83,7 +83,7 @@ it is exact up to floating point (checked against a brute force in the tests).
 from libc.stdint cimport int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t
 from libc.stdlib cimport calloc, free, malloc, qsort, realloc
 from libc.string cimport memcpy, memset
-from posix.time cimport CLOCK_MONOTONIC, clock_gettime, timespec
+from posix.time cimport CLOCK_MONOTONIC, clock_gettime, clockid_t, timespec
 
 # one vocabulary with the exact solver: packed hands, their helpers, the move generators, the input checks
 from tacocat.core._search cimport (BEATS_BIT, HAND_MASK, MAX_ANSWERS, MAX_ATTACKS, check_hand, gen_answers,
@@ -95,10 +95,12 @@ class Stopped(Exception):
     """The deadline or the stop callback ended a build or a traversal."""
 
 
-cdef inline double _now() noexcept nogil:
-    # the clock of Python's time.monotonic() on Linux, so deadlines pass as floats
+cdef inline double _now(clockid_t clock) noexcept nogil:
+    # `clock` is the budget's (tacocat.search.budget.Clock.c_id): CLOCK_MONOTONIC
+    # is Python's time.monotonic() on Linux, CLOCK_THREAD_CPUTIME_ID its
+    # time.thread_time(), so deadlines pass as floats
     cdef timespec ts
-    clock_gettime(CLOCK_MONOTONIC, &ts)
+    clock_gettime(clock, &ts)
     return ts.tv_sec + 1e-9 * ts.tv_nsec
 
 ctypedef float real   # regrets and strategy weights
@@ -251,7 +253,8 @@ cdef class Engine:
     cdef uint8_t* mbuf[MAXDEPTH][2]
     # bounds: every build step and traversal polls `_poll` (the clock every
     # 64 calls, the stop callback every POLL_S), and unwinds once it is set
-    cdef double deadline        # time.monotonic() seconds; 0: none
+    cdef double deadline        # seconds on `clock`; 0: none
+    cdef clockid_t clock        # the deadline's POSIX clock (`limit`)
     cdef double next_callback
     cdef object stop_cb         # a callable returning True to stop, or None
     cdef uint32_t ticks
@@ -1110,7 +1113,7 @@ cdef class Engine:
         cdef bint stop = False
         if self.aborted:
             return True
-        t = _now()
+        t = _now(self.clock)
         if self.deadline > 0 and t >= self.deadline:
             self.aborted = True
         elif t >= self.next_callback:
@@ -1125,10 +1128,12 @@ cdef class Engine:
                 self.aborted = True
         return self.aborted
 
-    def limit(self, double deadline=0.0, stop=None):
-        """Bound what follows: a `time.monotonic()` deadline (0: none) and a
-        callable returning True to stop; clears an earlier abort."""
+    def limit(self, double deadline=0.0, stop=None, int clock=CLOCK_MONOTONIC):
+        """Bound what follows: a deadline on POSIX clock `clock` (0: none;
+        the budget's clock, `time.monotonic()` or `time.thread_time()`) and
+        a callable returning True to stop; clears an earlier abort."""
         self.deadline = deadline
+        self.clock = <clockid_t>clock
         self.stop_cb = stop
         self.next_callback = 0.0
         self.aborted = False

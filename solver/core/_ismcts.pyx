@@ -61,7 +61,7 @@ from tacocat.core._search cimport (
 from libc.stdlib cimport malloc, realloc, free
 from libc.string cimport memset
 from libc.math cimport sqrt, log
-from posix.time cimport clock_gettime, timespec, CLOCK_MONOTONIC
+from posix.time cimport clock_gettime, clockid_t, timespec, CLOCK_MONOTONIC
 
 cdef enum:
     MAX_MOVES = 2048       # scratch moves per ply, >= MAX_ANSWERS (attacks are fewer)
@@ -260,9 +260,10 @@ cdef inline int randint(uint64_t* st, int n) noexcept nogil:
     return <int>((xorshift(st) >> 33) % <uint64_t>n)
 
 
-cdef inline double now() noexcept nogil:
+cdef inline double now(clockid_t clock) noexcept nogil:
+    # `clock`: the budget's (tacocat.search.budget.Clock.c_id), wall or this thread's CPU
     cdef timespec ts
-    clock_gettime(CLOCK_MONOTONIC, &ts)
+    clock_gettime(clock, &ts)
     return ts.tv_sec + ts.tv_nsec * 1e-9
 
 
@@ -680,21 +681,23 @@ cdef class Tree:
         self.iterations += 1
         self.depth_sum += depth
 
-    def run(self, int64_t iterations=-1, double seconds=-1.0):
+    def run(self, int64_t iterations=-1, double seconds=-1.0, int clock=CLOCK_MONOTONIC):
         """Run until `iterations` more iterations are done or `seconds` have
-        passed (a negative value means no limit; one of them must be set).
-        Returns the number of iterations run by this call."""
+        passed on POSIX clock `clock` (the budget's: CLOCK_MONOTONIC or
+        CLOCK_THREAD_CPUTIME_ID; a negative value means no limit; one of
+        them must be set).  Returns the number of iterations run by this call."""
         cdef int64_t done = 0
         cdef double deadline = 0
+        cdef clockid_t cid = <clockid_t>clock
         if iterations < 0 and seconds < 0:
             raise ValueError("run() needs iterations or seconds")
         with nogil:
             if seconds >= 0:
-                deadline = now() + seconds
+                deadline = now(cid) + seconds
             while iterations < 0 or done < iterations:
                 self._iterate()
                 done += 1
-                if seconds >= 0 and (done & 63) == 0 and now() >= deadline:
+                if seconds >= 0 and (done & 63) == 0 and now(cid) >= deadline:
                     break
         return done
 

@@ -16,7 +16,7 @@ from tacocat.rules.actions import Action
 from tacocat.rules.events import PLAY_DECISIONS, Decision, Event, PlayEvent
 from tacocat.rules.game import DUEL, REPLACE, GameState, View
 from tacocat.rules.ruleset import STANDARD
-from tacocat.search.budget import MAX_SAMPLES
+from tacocat.search.budget import MAX_SAMPLES, clock_named
 from tacocat.search.sampling import world_hands
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -72,7 +72,11 @@ class BotBudget:
     iterations: int | None = None
     """ISMCTS: iterations a decision runs (PIMC reads it as samples)."""
     time_ms: float | None = None
-    """A decision's time, alone or beside a count."""
+    """A decision's time, alone or beside a count, counted on `clock`."""
+    clock: str = "wall"
+    """What `time_ms` counts: "wall" (elapsed time) or "cpu" (the searching
+    thread's CPU time: a match's default, so that a budget buys the same
+    work whatever else the machine runs; `tacocat.search.budget.CPU`)."""
     replace_samples: int | None = None
     """Replacement: evaluations per decision (None: 240; with `time_ms`,
     except for the classic search, as many as the time allows)."""
@@ -105,7 +109,7 @@ class BotBudget:
 
 BUDGET_KEYS = frozenset(f.name for f in fields(BotBudget))
 """Keys a bot budget may hold (the fields of `BotBudget`)."""
-NUMERIC_BUDGET_KEYS = BUDGET_KEYS - {"utilities", "rollout", "inference"}
+NUMERIC_BUDGET_KEYS = BUDGET_KEYS - {"utilities", "rollout", "inference", "clock"}
 POSITIVE_BUDGET_KEYS = frozenset(
     {"samples", "iterations", "time_ms", "replace_samples", "duel_samples", "candidates", "threads"}
 )
@@ -170,6 +174,7 @@ class SearchBot:
             if self.budget is None and b.time_ms is None:
                 self.budget = 20_000
         self.time_ms = b.time_ms
+        self.clock = clock_named(b.clock)
         # A time budget is spent where it buys strength (issue 24): 240
         # evaluations leave a replacement 0.062 of a round short of its own
         # search's best (2,000 evaluations: 0.011), and 24 deals leave a duel
@@ -211,7 +216,8 @@ class SearchBot:
         duel card drawn from the optimal mix with the seeded RNG."""
         # The budget's clock starts now (issue 24: a time budget is a limit):
         # the forced-move check below and hint's set-up are inside it.
-        start = time.perf_counter()
+        start = self.clock.now()
+        self.last_forced = False
         from tacocat.search.budget import Budget
         from tacocat.search.decisions import sample_mixed
         from tacocat.search.hint import hint
@@ -222,6 +228,7 @@ class SearchBot:
         else:
             legal = view.legal_actions()
             if len(legal) == 1:
+                self.last_forced = True  # no search: a match's think time leaves it out
                 return legal[0]
         seed = rng.getrandbits(62) ^ self.seed
         kind = view.decision
@@ -231,7 +238,7 @@ class SearchBot:
             searched_ms -= self.reserve_ms(kind)
         result = hint(
             view,
-            Budget(samples=self.budget, time_ms=searched_ms, seed=seed, start=start),
+            Budget(samples=self.budget, time_ms=searched_ms, seed=seed, start=start, clock=self.clock),
             method="auto" if self.method == "pimc" else "ismcts",
             utilities=self.utilities,
             exact_budget=self.exact_budget,
@@ -245,8 +252,11 @@ class SearchBot:
             action = sample_mixed(result.mixed, rng)
         if searched_ms is not None and not self.classic:
             past = self._overruns.setdefault(kind, collections.deque(maxlen=self.OVERRUN_MEMORY))
-            past.append(1000.0 * (time.perf_counter() - start) - searched_ms)
+            past.append(1000.0 * (self.clock.now() - start) - searched_ms)
         return action
+
+    last_forced = False
+    """Whether the last `choose` answered a forced move without searching."""
 
     OVERRUN_MEMORY = 9
     """Decisions of a kind whose overrun `reserve_ms` reads."""
@@ -298,13 +308,14 @@ class EquilibriumBot(SearchBot):
         if view.decision not in PLAY_DECISIONS or max(len(view.hand), view.opponent_hand_size) > self.eq_cards:
             return super().choose(view, rng)
         legal = view.legal_actions()
-        if len(legal) == 1:
+        self.last_forced = len(legal) == 1
+        if self.last_forced:
             return legal[0]
-        t0 = time.perf_counter()
+        t0 = self.clock.now()
         moves = self.strategy(view)
         if moves is None:  # not solvable in the budget: PIMC with the time left
             budget = self.time_ms
-            self.time_ms = max(1.0, budget - 1000 * (time.perf_counter() - t0)) if budget is not None else None
+            self.time_ms = max(1.0, budget - 1000 * (self.clock.now() - t0)) if budget is not None else None
             try:
                 return super().choose(view, rng)
             finally:
@@ -343,7 +354,7 @@ class EquilibriumBot(SearchBot):
             result = solve(eg)
         else:
             try:
-                result = solve(eg, time_ms=self.time_ms * self.EQ_SHARE)
+                result = solve(eg, time_ms=self.time_ms * self.EQ_SHARE, clock=self.clock)
             except (EquilibriumStopped, EndgameTooLarge):
                 result = None
             if result is None or result.exploitability > DEFAULT_TARGET:

@@ -23,6 +23,19 @@ Elo and the deals by pair score (the pentanomial; in game mode its draw-only
 cells stay empty unless a game was drawn), and optionally an SPRT that stops the match once decided
 (`tacocat.players.stats`).
 
+`luck_adjusted`: the same score with the luck of the cards taken out of
+each game (`tacocat.players.luck`: every deal and replacement draw valued
+by a fixed reference, a correction of mean 0 whatever the bots, so the
+adjusted score estimates the same thing as the raw one with less noise in
+mode game).  A deal's adjusted score is the mean of A's two results less
+their corrections; `ci95` is its mean ± 1.96 standard errors, and
+`variance_ratio` the raw per-deal variance over the adjusted one (how many
+times fewer deals the adjusted score needs for the same interval).  In mode
+game the SPRT tests the adjusted scores (`stats.SPRT.llr_scores`, normal
+approximation); in mode play the deal, the only chance event, is the same
+in both seatings, so adjusted equals raw (variance ratio 1.0) and the SPRT
+stays pentanomial.
+
 Seeding: deal d uses the shuffle seed "{seed}/{d}" and bot RNGs derived from
 it, and results are put back in deal order, so a match gives the same
 numbers whatever the backend (`tacocat.players.cluster`: this process, local
@@ -41,6 +54,7 @@ from tacocat.errors import TacocatError
 from tacocat.players import stats
 from tacocat.players.bots import BOTS, choose, make_bot, play_game
 from tacocat.players.cluster import Cluster, RunStats, Stopped, run_tasks
+from tacocat.players.luck import game_correction
 from tacocat.players.stats import SPRT
 from tacocat.rules.game import GameState
 from tacocat.rules.ruleset import STANDARD, Ruleset
@@ -88,6 +102,16 @@ class MatchResult:
     """Batches run again after a worker died (each deal still counts once)."""
     outcomes: dict = field(default_factory=dict)
     """Deal index -> (A's result as player 0, A's result as player 1)."""
+    think: dict = field(default_factory=dict)
+    """Each side's real think time ("a", "b"): `ThinkTimer.summary` over the
+    deals played in this run (a resumed run's earlier deals were timed there)."""
+    luck_adjusted: dict = field(default_factory=dict)
+    """The luck-adjusted score: "score", "ci95", "variance_ratio" (raw over
+    adjusted per-deal variance; None when undefined), "elo", "elo_ci95", and
+    "deals_without_luck" (deals of a resumed run saved without their luck:
+    counted with correction 0, which keeps the score unbiased)."""
+    luck: dict = field(default_factory=dict)
+    """Deal index -> A's luck correction of (its game as player 0, as player 1)."""
 
     @property
     def half_width(self) -> float:
@@ -101,6 +125,7 @@ class MatchResult:
         d = asdict(self)
         d.pop("deal_scores")
         d.pop("outcomes")
+        d.pop("luck")
         d["games"] = 2 * self.deals
         d["points"] = self.points
         d["points_ci95"] = [(self.ci95[0] + 1) / 2, (self.ci95[1] + 1) / 2]
@@ -136,8 +161,24 @@ def play_round(bots, deal_seed: str) -> int:
 def play_whole_game(bots, deal_seed: str, rules: Ruleset | None = None) -> int:
     """Player 0's result of a whole game: +1 won, -1 lost, 0 drawn (the
     ruleset's `max_deals` deals without a winner, RULES §8)."""
+    return _result(_whole_game(bots, deal_seed, rules))
+
+
+def play_whole_game_with_luck(bots, deal_seed: str, rules: Ruleset | None = None) -> tuple[int, float]:
+    """Player 0's result of a whole game (as `play_whole_game`) and its luck
+    correction (`tacocat.players.luck.game_correction`): the luck-adjusted
+    result is the result less the correction.  Apart from `play_whole_game`,
+    whose plain result other scripts and tests read, so that they pay no replay."""
+    state = _whole_game(bots, deal_seed, rules)
+    return _result(state), game_correction(state)
+
+
+def _whole_game(bots, deal_seed: str, rules: Ruleset | None) -> GameState:
     seed = int(random.Random(f"game/{deal_seed}").getrandbits(48))
-    state = play_game(bots, seed, rules)
+    return play_game(bots, seed, rules)
+
+
+def _result(state: GameState) -> int:
     if state.winner is None:
         return 0
     return 1 if state.winner == 0 else -1
@@ -174,6 +215,57 @@ def _make(spec: str, budget: dict, mode: str):
     return make_bot(name, **kw)
 
 
+class ThinkTimer:
+    """A bot with its think time counted on both clocks: the searching
+    thread's CPU time and the wall time of every decision it searched (a
+    forced move a search bot answers without searching, `last_forced`, is
+    counted apart).  A match reports both for each side, so that a bot that
+    does not spend its time budget (fixed counts) or overruns it is seen."""
+
+    def __init__(self, bot) -> None:
+        self.bot = bot
+        self.reset()
+
+    def __getattr__(self, name: str):
+        return getattr(self.bot, name)  # name, needs_state, ...: the bot's own
+
+    def reset(self) -> None:
+        self.searched, self.forced, self.cpu_s, self.wall_s = 0, 0, 0.0, 0.0
+
+    def tally(self) -> list:
+        """[decisions searched, forced moves, CPU seconds, wall seconds] since `reset`."""
+        return [self.searched, self.forced, self.cpu_s, self.wall_s]
+
+    def _timed(self, choose, *args):
+        c, w = time.thread_time(), time.perf_counter()
+        action = choose(*args)
+        if getattr(self.bot, "last_forced", False):
+            self.forced += 1
+        else:
+            self.searched += 1
+            self.cpu_s += time.thread_time() - c
+            self.wall_s += time.perf_counter() - w
+        return action
+
+    def choose(self, view, rng):
+        return self._timed(self.bot.choose, view, rng)
+
+    def choose_state(self, state, player, rng):
+        return self._timed(self.bot.choose_state, state, player, rng)
+
+    @staticmethod
+    def summary(tallies) -> dict:
+        """Per-decision means of summed `tally` lists: decisions searched,
+        forced moves, mean CPU and wall milliseconds a searched decision."""
+        n, f, cpu, wall = (sum(t[i] for t in tallies) for i in range(4))
+        return {
+            "decisions": n,
+            "forced": f,
+            "cpu_ms": round(1000 * cpu / n, 3) if n else None,
+            "wall_ms": round(1000 * wall / n, 3) if n else None,
+        }
+
+
 _BOT_CACHE: dict = {}
 
 
@@ -181,25 +273,33 @@ def _bots(a: str, b: str, budget: dict, mode: str):
     key = (a, b, tuple(sorted(budget.items())), mode)
     if key not in _BOT_CACHE:
         _BOT_CACHE.clear()
-        _BOT_CACHE[key] = (_make(a, budget, mode), _make(b, budget, mode))
+        _BOT_CACHE[key] = (ThinkTimer(_make(a, budget, mode)), ThinkTimer(_make(b, budget, mode)))
     return _BOT_CACHE[key]
 
 
-def _deal(args) -> tuple[int, int, int]:
-    """(deal index, A's result as player 0, A's result as player 1).
+def _deal(args) -> tuple[int, int, int, dict]:
+    """(deal index, A's result as player 0, A's result as player 1, extra):
+    `extra["think"]` holds each side's `ThinkTimer.tally` over the deal,
+    `extra["luck"]` A's luck correction of each of the two games (A's
+    perspective, `tacocat.players.luck`; (0.0, 0.0) in mode play).
     `args`: (a, b, deal index, seed, mode, budget[, rules]); the ruleset is
     optional so that six-item jobs (results/scale.py) still run."""
     a, b, d, seed, mode, budget, *rest = args
     rules = rest[0] if rest else None
     bot_a, bot_b = _bots(a, b, budget, mode)
+    bot_a.reset()
+    bot_b.reset()
     deal_seed = f"{seed}/{d}"
     if mode == "play":
         first = play_round((bot_a, bot_b), deal_seed)
         second = -play_round((bot_b, bot_a), deal_seed)
+        luck = (0.0, 0.0)  # the one chance event, the deal, is the same in both seatings: it cancels
     else:
-        first = play_whole_game((bot_a, bot_b), deal_seed, rules)
-        second = -play_whole_game((bot_b, bot_a), deal_seed, rules)
-    return d, first, second
+        first, luck_first = play_whole_game_with_luck((bot_a, bot_b), deal_seed, rules)
+        second, luck_second = play_whole_game_with_luck((bot_b, bot_a), deal_seed, rules)
+        # A is player 1 of the second game: its result and its luck are player 0's negated
+        second, luck = -second, (luck_first, -luck_second)
+    return d, first, second, {"think": {"a": bot_a.tally(), "b": bot_b.tally()}, "luck": luck}
 
 
 SPRT_EVERY_DEAL = 200
@@ -320,6 +420,7 @@ def run_match(
         if 0 <= d < deals:
             outcomes[d] = (int(pair[0]), int(pair[1]))
     run = RunStats()
+    extras: dict[int, dict] = {}  # deal index -> `_deal`'s extra, for the deals played in this run
     prefix = 0  # deals 0..prefix-1 have all finished
     prefix_pairs = [0] * len(stats.PAIR_VALUES[mode])
     stop_at = None
@@ -354,8 +455,9 @@ def run_match(
         jobs = [(a, b, d, seed, mode, budget, rules) for d in todo]
         try:
             with contextlib.closing(run_tasks(_deal, jobs, cluster, run)) as results:
-                for _, (d, x, y) in results:
+                for _, (d, x, y, extra) in results:
                     outcomes[d] = (x, y)
+                    extras[d] = extra
                     if on_deal is not None:
                         on_deal(d, x, y)
                     advance()
@@ -369,6 +471,10 @@ def run_match(
         stopped = "sprt" if stop_at < deals else None
     result = summarize(a, b, mode, seed, outcomes, budget=budget, sprt=sprt)
     result.seconds = time.perf_counter() - t0
+    result.think = {
+        side: ThinkTimer.summary([extras[d]["think"][side] for d in result.outcomes if d in extras])
+        for side in ("a", "b")
+    }
     result.deals_asked = deals
     result.retried = run.retried
     result.stopped = stopped if result.deals < deals else None

@@ -1,15 +1,22 @@
 """What a search may spend: one typed value instead of the same keywords
 in every search signature.
 
-`Budget(samples, time_ms, seed, stop, progress, start)`: `samples` counts
+`Budget(samples, time_ms, seed, stop, progress, start, clock)`: `samples` counts
 the search's unit of work (PIMC and duel: sampled deals; replacement:
-(discard, deal) evaluations; ISMCTS: iterations), `time_ms` a wall-time
-limit (the first limit reached ends the search), `seed` its random choices,
+(discard, deal) evaluations; ISMCTS: iterations), `time_ms` a time
+limit read on `clock` (the first limit reached ends the search), `seed` its random choices,
 `stop` an event that ends it early with the best answer so far,
 `progress(fraction)` a callback now and then, `start` when the time began
 (a bot's `choose` starts the clock before its own set-up).  Every search takes it as its second argument,
 `budget=` (None: the search's default budget); there is no other way to
-give a search its budget."""
+give a search its budget.
+
+`clock` says what a millisecond of `time_ms` is: `WALL` (the time a person
+waits: hints, servers) or `CPU` (the searching thread's own CPU time:
+matches, so that a budget buys the same work on an idle machine and on a
+loaded one, where the wall clock also counts the time other processes held
+the core).  Every deadline of every search, the Cython cores' included, is
+read on the budget's clock."""
 
 from __future__ import annotations
 
@@ -19,6 +26,39 @@ from dataclasses import dataclass, replace
 from typing import Any, Callable
 
 from tacocat.errors import TacocatError, shorten
+
+
+@dataclass(frozen=True)
+class Clock:
+    """A clock a time budget is counted on (module docstring).  `now()` is
+    in seconds from an arbitrary origin; `c_id` is its POSIX clock id, the
+    one the Cython cores read in their inner loops."""
+
+    name: str
+    now: Callable[[], float]
+    c_id: int
+
+    def __repr__(self) -> str:
+        return f"Clock({self.name!r})"
+
+
+WALL = Clock("wall", time.perf_counter, time.CLOCK_MONOTONIC)
+"""Elapsed time (`time.perf_counter`, CLOCK_MONOTONIC on Linux)."""
+CPU = Clock("cpu", time.thread_time, time.CLOCK_THREAD_CPUTIME_ID)
+"""The calling thread's CPU time: what the search itself spent, whatever
+else the machine runs."""
+CLOCKS = {"wall": WALL, "cpu": CPU}
+
+
+def clock_named(name: "str | Clock") -> Clock:
+    """The clock called `name` ("wall" or "cpu"); a `Clock` is returned as it is."""
+    if isinstance(name, Clock):
+        return name
+    try:
+        return CLOCKS[name]
+    except (KeyError, TypeError):
+        raise TacocatError(f"clock must be one of {', '.join(CLOCKS)}, got {shorten(name)}") from None
+
 
 STOP_GRACE_S = 0.2
 """How long a stopped search may go on collecting its minimum sample (`Budget.ends`)."""
@@ -55,7 +95,7 @@ class Budget:
     samples: int | None = None
     """Units of work (deals, evaluations or iterations); None: the search's default."""
     time_ms: float | None = None
-    """Wall-time limit in milliseconds; None: no limit."""
+    """Time limit in milliseconds on `clock`; None: no limit."""
     seed: int = 0
     """Seed of every random choice: the same seed and sample budget give the same answer."""
     stop: threading.Event | None = None
@@ -63,10 +103,12 @@ class Budget:
     progress: Callable[[float], None] | None = None
     """Called now and then with the fraction done."""
     start: float | None = None
-    """The `time.perf_counter()` value at which `time_ms` began to run: the
+    """The `clock.now()` value at which `time_ms` began to run: the
     caller's start (a bot's `choose`, so the work before the search, such
     as skipping a forced move, is inside the budget; issue 24).  None: when
     the search begins."""
+    clock: Clock = WALL
+    """What `time_ms`, `start` and every deadline are counted on (module docstring)."""
 
     def __post_init__(self) -> None:
         s = self.samples
@@ -85,7 +127,9 @@ class Budget:
             raise TacocatError("progress must be callable (or None)")
         st = self.start
         if st is not None and (isinstance(st, bool) or not isinstance(st, (int, float)) or st != st):
-            raise TacocatError(f"start must be a time.perf_counter() value (or None), got {shorten(st)}")
+            raise TacocatError(f"start must be a clock.now() value (or None), got {shorten(st)}")
+        if not isinstance(self.clock, Clock):
+            raise TacocatError(f"clock must be a Clock (tacocat.search.budget.WALL or CPU), got {shorten(self.clock)}")
 
     @property
     def unlimited(self) -> bool:
@@ -93,7 +137,7 @@ class Budget:
         return self.samples is None and self.time_ms is None
 
     def deadline(self, start: float) -> float | None:
-        """The `time.perf_counter()` value at which the time runs out,
+        """The `clock.now()` value at which the time runs out,
         counted from the budget's own `start` if it has one, else from the
         search's `start`."""
         if self.time_ms is None:
@@ -105,7 +149,7 @@ class Budget:
 
     def out(self, deadline: float | None) -> bool:
         """Stop asked for, or the deadline passed."""
-        return self.stopped() or (deadline is not None and time.perf_counter() >= deadline)
+        return self.stopped() or (deadline is not None and self.clock.now() >= deadline)
 
     def ends(self, done: int, start: float, deadline: float | None, minimum: int) -> bool:
         """Whether a search begun at `start` that has done `done` units
@@ -115,8 +159,12 @@ class Budget:
         the search at `minimum` units, or after `STOP_GRACE_S` with anything
         at all, when units are slow (12-card hands)."""
         if done >= 1 and self.stopped():
-            return done >= minimum or time.perf_counter() - start >= STOP_GRACE_S
-        return done >= minimum and deadline is not None and time.perf_counter() >= deadline
+            return done >= minimum or self.clock.now() - start >= STOP_GRACE_S
+        return done >= minimum and deadline is not None and self.clock.now() >= deadline
+
+    def now(self) -> float:
+        """The budget's clock, read now."""
+        return self.clock.now()
 
     def with_(self, **changes: Any) -> "Budget":
         """A copy with some fields changed (validated again)."""

@@ -52,7 +52,6 @@ from __future__ import annotations
 import math
 import random
 import threading
-import time
 from typing import Any, Callable, Iterator, NamedTuple, Protocol, Sequence, TypedDict, Unpack
 
 import numpy as np
@@ -62,7 +61,7 @@ from tacocat.rules.actions import Action
 from tacocat.rules.cards import Hand, contains, counts, hand, remove
 from tacocat.rules.game import DUEL, REPLACE, View
 from tacocat.rules.play import duel_attacker, goes_to_showdown, showdown
-from tacocat.search.budget import Budget, budget_of
+from tacocat.search.budget import WALL, Budget, Clock, budget_of
 from tacocat.search.gamevalue import ROUND_UTILITIES
 from tacocat.search.inference import PlayerModel
 from tacocat.search.pimc import MIN_SAMPLES, MixedMove, MoveEval, PerfectSolver, PlayResult, rank_moves
@@ -117,7 +116,9 @@ def solve_matrix_game(payoff: Sequence[Sequence[float]] | np.ndarray) -> tuple[n
     return x, y, float(res.x[-1])
 
 
-def solve_matrix_game_fast(payoff: np.ndarray, seconds_left: float | None) -> tuple[np.ndarray, np.ndarray, float]:
+def solve_matrix_game_fast(
+    payoff: np.ndarray, seconds_left: float | None, clock: Clock = WALL
+) -> tuple[np.ndarray, np.ndarray, float]:
     """`solve_matrix_game` for a search under a time budget (issue 24: the
     linear program's set-up costs milliseconds, more than a 1 ms budget).
     A pure saddle point (maximin = minimax) is an equilibrium and is taken
@@ -127,7 +128,7 @@ def solve_matrix_game_fast(payoff: np.ndarray, seconds_left: float | None) -> tu
     least `RM_MIN_ITERATIONS`: an iteration costs tens of microseconds, so
     all of them would carry a 1 ms budget past twice its time); else the
     linear program."""
-    t_start = time.perf_counter()
+    t_start = clock.now()  # `seconds_left` is on the budget's clock
     a = np.asarray(payoff, dtype=float)
     lo = a.min(axis=1)
     hi = a.max(axis=0)
@@ -144,7 +145,7 @@ def solve_matrix_game_fast(payoff: np.ndarray, seconds_left: float | None) -> tu
     x, y = np.full(m, 1.0 / m), np.full(n, 1.0 / n)
     end = None if seconds_left is None else t_start + seconds_left
     for t in range(1, RM_ITERATIONS + 1):
-        if end is not None and t > RM_MIN_ITERATIONS and t % 4 == 1 and time.perf_counter() >= end:
+        if end is not None and t > RM_MIN_ITERATIONS and t % 4 == 1 and clock.now() >= end:
             break
         ux, uy = a @ y, x @ a
         rx = np.maximum(rx + ux - x @ ux, 0.0)
@@ -311,7 +312,7 @@ def _start(view: View, budget: Budget | None, kind: str, where: str, options: Se
         raise TypeError(f"{where}() got an unexpected keyword argument {unknown[0]!r}")
     b = budget_of(budget, where)
     _check(view, kind)
-    t0 = time.perf_counter()
+    t0 = b.now()
     return _Start(
         b,
         t0,
@@ -431,6 +432,7 @@ def duel_matrix(
     minimum: int = MIN_SAMPLES,
     partial: bool = False,
     searched: bool = False,
+    clock: Clock = WALL,
 ) -> dict:
     """Cells (my card, their card) averaged over `worlds` (hand, weight).
     The clock ends the matrix after `minimum` worlds.  `partial` (a time
@@ -441,17 +443,18 @@ def duel_matrix(
     policy plays), the other rows being left out of the game, or, cut
     within its first row, that row's columns it reached.  `searched`: the round search's cells
     (`_duel_matrix_searched`; the clock is read between worlds, as without
-    `partial`, which it ignores)."""
+    `partial`, which it ignores).  `deadline` is on `clock`, the budget's."""
     if searched:
-        return _duel_matrix_searched(me, worlds, utilities, solver, stop, progress, deadline, minimum)
+        return _duel_matrix_searched(me, worlds, utilities, solver, stop, progress, deadline, minimum, clock)
     if partial:
-        return _duel_matrix_partial(me, worlds, utilities, solver, stop, progress, deadline, minimum)
+        return _duel_matrix_partial(me, worlds, utilities, solver, stop, progress, deadline, minimum, clock)
     rows = sorted(set(me))
     sums = _CellSums(len(rows), 12)
-    t0 = time.perf_counter()
+    b = Budget(stop=stop, clock=clock)
+    t0 = b.now()
     used = 0
     for k, (opp, p) in enumerate(worlds):
-        if Budget(stop=stop).ends(used, t0, deadline, minimum):
+        if b.ends(used, t0, deadline, minimum):
             break
         for a, i in enumerate(rows):
             for j in sorted(set(opp)):
@@ -462,12 +465,12 @@ def duel_matrix(
     return sums.matrix(rows, [c + 1 for c in keep], used, keep=keep)
 
 
-def _duel_matrix_partial(me, worlds, utilities, solver, stop, progress, deadline, minimum) -> dict:
+def _duel_matrix_partial(me, worlds, utilities, solver, stop, progress, deadline, minimum, clock) -> dict:
     """`duel_matrix` with the clock read between rows (its docstring)."""
     rows = sorted(set(me))
     sums = _CellSums(len(rows), 12)
-    b = Budget(stop=stop)
-    t0 = time.perf_counter()
+    b = Budget(stop=stop, clock=clock)
+    t0 = b.now()
     used = 0
     order = list(range(len(rows)))[::-1]
     for k, (opp, p) in enumerate(worlds):
@@ -525,7 +528,7 @@ def _cell_options(me: Hand, opp: Hand, i: int, j: int, solver: PerfectSolver) ->
     return attack, {(c, b): o for c, b, o in answers}
 
 
-def _duel_matrix_searched(me, worlds, utilities, solver, stop, progress, deadline, minimum) -> dict:
+def _duel_matrix_searched(me, worlds, utilities, solver, stop, progress, deadline, minimum, clock) -> dict:
     """`duel_matrix` for the round search (module docstring): each cell's
     first play-phase decision of mine is one move over the worlds in which
     the opponent holds the column's card (and, when it attacks first, made
@@ -533,8 +536,8 @@ def _duel_matrix_searched(me, worlds, utilities, solver, stop, progress, deadlin
     rows = sorted(set(me))
     # cell -> group -> option -> [weight, sum u, sum u^2, win, draw, loss, worlds]
     acc: dict[tuple[int, int], dict[object, dict[object, list[float]]]] = {}
-    b = Budget(stop=stop)
-    t0 = time.perf_counter()
+    b = Budget(stop=stop, clock=clock)
+    t0 = b.now()
     used = 0
     for k, (opp, p) in enumerate(worlds):
         if b.ends(used, t0, deadline, minimum):
@@ -629,10 +632,12 @@ def duel_eval(
         n = samples if samples is not None else (DEFAULT_DUEL_SAMPLES if time_ms is None else 100_000)
         worlds = _Sampled(sampler, rng, n)
     deadline = b.deadline(t0)
-    cells = duel_matrix(view.hand, worlds, utilities, solver, stop, progress, deadline, minimum, partial, round_search)
+    cells = duel_matrix(
+        view.hand, worlds, utilities, solver, stop, progress, deadline, minimum, partial, round_search, b.clock
+    )
     mean = cells["su"] / cells["w"]
     if partial and deadline is not None:
-        x, y, value = solve_matrix_game_fast(mean, deadline - time.perf_counter())
+        x, y, value = solve_matrix_game_fast(mean, deadline - b.now(), b.clock)
     else:
         x, y, value = solve_matrix_game(mean)
     moves = []
@@ -656,7 +661,7 @@ def duel_eval(
         tuple(moves),
         cells["worlds"],
         complete,
-        time.perf_counter() - t0,
+        b.now() - t0,
         b.stopped(),
         mixed=tuple(MixedMove(r, prob[r]) for r in cells["rows"]),
         game_value=float(value),
@@ -769,7 +774,7 @@ def replace_eval(
         # yet gives that lone survivor one more stage (stage == rounds): it
         # has the time left, as the last stage always does.
         stages_left = max(1, rounds - stage)
-        now = time.perf_counter()
+        now = b.now()
         stage_end = None if deadline is None else now + (deadline - now) / stages_left
         while k < target:
             # A stop ends the search at once (a server enforces its time cap
@@ -818,9 +823,7 @@ def replace_eval(
                 break
         stage += 1
         if progress is not None:
-            progress(
-                min(1.0, used / samples) if deadline is None else min(1.0, (time.perf_counter() - t0) / (deadline - t0))
-            )
+            progress(min(1.0, used / samples) if deadline is None else min(1.0, (b.now() - t0) / (deadline - t0)))
         if out_of_time or len(alive) == 1 or used >= samples:
             break
         alive.sort(key=lambda d: -stats[d][1] / stats[d][0])
@@ -858,7 +861,7 @@ def replace_eval(
         tuple(m for _, m in moves),
         len(worlds),
         False,
-        time.perf_counter() - t0,
+        b.now() - t0,
         b.stopped(),
         evaluations=used,
         candidates=len(ranked),

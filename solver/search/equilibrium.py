@@ -57,6 +57,7 @@ from tacocat.rules.history import (
 )
 from tacocat.rules.play import answers as play_answers
 from tacocat.rules.ruleset import Ruleset
+from tacocat.search.budget import WALL, Clock
 
 DEFAULT_TARGET = 1e-3
 """Stop when the exploitability is at most this (utility units)."""
@@ -593,6 +594,7 @@ def build(
     stop: threading.Event | None = None,
     time_ms: float | None = None,
     keep_lower_answers: bool = False,
+    clock: Clock = WALL,
 ):
     """The core engine of an endgame (the public tree, every hand; with
     `keep_lower_answers` (and `keep_lower`), the last answers below the
@@ -600,14 +602,14 @@ def build(
     size is estimated first: over `max_bytes`, it is refused
     (`EndgameTooLarge`) before the tree is allocated; the build itself
     stops at the bytes and at `max_sequences` (only the real count is held
-    to it: an estimate is a guess within about 20 %).  `deadline` (`time.monotonic()`
-    seconds, 0: none) and `stop` end the estimate and the build
+    to it: an estimate is a guess within about 20 %).  `deadline` (seconds on
+    `clock`, the budget's; 0: none) and `stop` end the estimate and the build
     (`EquilibriumStopped`); both are polled at least every 10 ms."""
     eng = _engine(endgame)
     if keep_lower_answers and not keep_lower(endgame):
         raise TacocatError("the last answers keep the lowest card only with win >= draw >= loss utilities")
     eng.keep_lower = keep_lower_answers
-    eng.limit(deadline, stop.is_set if stop is not None else None)
+    eng.limit(deadline, stop.is_set if stop is not None else None, clock.c_id)
     try:
         # a tree far under the caps (a tenth) needs one path below each root move, not the full estimate
         nodes, seqs, forced, need = _estimate(eng, enough=min(max_sequences, max_bytes / SEQUENCE_BYTES) / 10)
@@ -755,6 +757,7 @@ def solve(
     utilities: Sequence[float] | None = None,
     info: Callable[[dict[str, Any]], None] | None = None,
     hand_of: tuple[int, Sequence[int]] | None = None,
+    clock: Clock = WALL,
 ) -> EquilibriumResult:
     """Solve an endgame (or a play-phase view's endgame) to `target`
     exploitability, or until `iterations`, `time_ms` or `stop` ends it,
@@ -789,7 +792,8 @@ def solve(
     if max_bytes is None:
         max_bytes = _max_bytes.get()
     t0 = time.perf_counter()
-    m0 = time.monotonic()
+    # `time_ms` is counted on `clock` (a match's CPU clock, a person's wall clock)
+    m0 = clock.now()
     deadline = m0 + time_ms / 1000.0 if time_ms is not None else 0.0
     eng = build(
         endgame,
@@ -799,8 +803,9 @@ def solve(
         stop=stop,
         time_ms=time_ms,
         keep_lower_answers=keep_lower(endgame),
+        clock=clock,
     )
-    built_s = time.monotonic() - m0
+    built_s = clock.now() - m0
     if hand_of is not None:
         _check_hand(eng, endgame, *hand_of)
     if info is not None:
@@ -850,25 +855,25 @@ def solve(
             # nothing measured yet: one iteration, then its check (the core stops either at the deadline), if
             # the guess from the build leaves room for them and the answer; else the budget is said at once
             # rather than overrun by an answer after the deadline (a server stops the solve soon after it)
-            if time.monotonic() + FIRST_ITERATION_GUESS * built_s > deadline:
+            if clock.now() + FIRST_ITERATION_GUESS * built_s > deadline:
                 stopped = True
                 break
             n = 1
         elif deadline:
             # leave room for the check after the chunk and for the answer (about one more check)
-            room = deadline - time.monotonic() - 2 * t_measure
+            room = deadline - clock.now() - 2 * t_measure
             n = min(n, int(room / max(t_iter, 1e-9)))
             if n < 1:
                 stopped = True
                 break
-        tr = time.perf_counter()
+        tr = clock.now()
         try:
             fresh = False  # the profile is no longer the one measured
             eng.run(max(n, 1))
-            t_iter = per(time.perf_counter() - tr, n)
-            tm = time.perf_counter()
+            t_iter = per(clock.now() - tr, n)
+            tm = clock.now()
             expl, br, hreg = measure()
-            t_measure = time.perf_counter() - tm
+            t_measure = clock.now() - tm
             fresh = True
         except _cfr.Stopped:
             stopped = True
@@ -1026,6 +1031,7 @@ def hint_moves(view: View, utilities: Sequence[float], budget):
         time_ms=budget.time_ms,
         stop=budget.stop,
         progress=budget.progress,
+        clock=budget.clock,
     )
     hand_value, moves = r.hand_report(view.player, view.hand)
     # hand_report fills every outcome of a root move

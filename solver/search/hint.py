@@ -31,7 +31,6 @@ assumes.  `utilities="round"` scores a round 1 / 0 / -1 instead."""
 from __future__ import annotations
 
 import functools
-import time
 from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
@@ -230,8 +229,8 @@ def hint(
     `legal`: the view's legal actions when the caller has listed them (a
     bot skipping forced moves), so a play-phase search does not list them
     again; they must be `view.legal_actions()`."""
-    t_now = time.perf_counter()
     b = budget_of(budget, "hint")
+    t_now = b.now()
     # the budget's clock: from its start (a bot's `choose`), else from now
     t_call = t_now if b.start is None else b.start
     view = _validate(view, method)
@@ -265,7 +264,7 @@ def hint(
         classic search: never less than 1 ms; else at least 10 microseconds),
         its clock starting when the search does."""
         if ms is not None:
-            ms = max(ms - 1000.0 * (time.perf_counter() - t_call), 1.0 if classic else 0.01)
+            ms = max(ms - 1000.0 * (b.now() - t_call), 1.0 if classic else 0.01)
         return b.with_(samples=samples, time_ms=ms, start=None)
 
     equilibrium = None
@@ -387,7 +386,7 @@ def hint(
         exact=bool(exact),
         decision=kind,
         moves=moves,
-        seconds=time.perf_counter() - t_now,
+        seconds=b.now() - t_now,
         # A stopped enumeration says how many hands it averaged.
         samples=None if exact or used in ("ismcts", "equilibrium") else res.worlds,
         iterations=res.iterations,

@@ -116,7 +116,8 @@ def ismcts_play(
     shift = (uw + ul) / 2
     norm = ((uw - shift) / scale, (ud - shift) / scale, (ul - shift) / scale)
     trees = [_tree(view, norm, c_uct, exact_cards, s, max_nodes, ROLLOUTS[rollout]) for s in seeds]
-    t0 = time.perf_counter()
+    clock = b.clock
+    t0 = clock.now()
     deadline = b.deadline(t0)
     share = (
         None
@@ -127,28 +128,33 @@ def ismcts_play(
 
     def work(i: int) -> None:
         tree = trees[i]
-        last = t0
+        # A thread's CPU clock starts at its own origin: the deadline it
+        # reads is this thread's now plus the time the budget has left.
+        end = deadline if deadline is None or threads == 1 else clock.now() + left_s
+        last = clock.now()
         while True:
             if share is not None and tree.total_iterations >= share[i]:
                 return
             if stop is not None and stop.is_set() and tree.total_iterations > 0:
                 stopped[0] = True
                 return
-            now = time.perf_counter()
-            if deadline is not None and now >= deadline and tree.total_iterations > 0:
+            now = clock.now()
+            if end is not None and now >= end and tree.total_iterations > 0:
                 return
             left = -1 if share is None else share[i] - tree.total_iterations
-            secs = CHUNK_SECONDS if deadline is None else max(min(CHUNK_SECONDS, deadline - now), 0.0)
-            tree.run(iterations=left, seconds=secs)
-            if progress is not None and i == 0 and time.perf_counter() - last > 0.05:
-                last = time.perf_counter()
+            secs = CHUNK_SECONDS if end is None else max(min(CHUNK_SECONDS, end - now), 0.0)
+            tree.run(iterations=left, seconds=secs, clock=clock.c_id)
+            if progress is not None and i == 0 and clock.now() - last > 0.05:
+                last = clock.now()
                 frac = 0.0
                 if share is not None:
                     frac = tree.total_iterations / max(share[0], 1)
-                if deadline is not None:
-                    frac = max(frac, (last - t0) / (deadline - t0))
+                if end is not None and deadline is not None:
+                    frac = max(frac, 1.0 - (end - last) / (deadline - t0))
                 progress(min(frac, 1.0))
 
+    wall0 = time.perf_counter()
+    left_s = 0.0 if deadline is None else deadline - clock.now()
     if threads == 1:
         work(0)
     else:
@@ -168,7 +174,9 @@ def ismcts_play(
         tuple(moves),
         total,
         False,
-        time.perf_counter() - t0,
+        # one thread: the time on the budget's clock; several: the wall time
+        # (each thread's CPU clock is its own)
+        clock.now() - t0 if threads == 1 else time.perf_counter() - wall0,
         stopped[0],
         iterations=total,
         nodes=sum(t.node_count for t in trees),

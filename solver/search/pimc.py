@@ -23,7 +23,6 @@ binds this to a plain world-by-world average."""
 from __future__ import annotations
 
 import math
-import time
 from array import array
 from typing import Any, Iterator, Mapping, Sequence, TypedDict, Unpack
 
@@ -33,7 +32,7 @@ from tacocat.rules.actions import Action
 from tacocat.rules.events import PLAY_DECISIONS, Decision
 from tacocat.rules.game import PLAY, View
 from tacocat.rules.ruleset import STANDARD, Ruleset
-from tacocat.search.budget import Budget, budget_of
+from tacocat.search.budget import WALL, Budget, Clock, budget_of
 from tacocat.search.gamevalue import ROUND_UTILITIES
 from tacocat.search.results import MixedMove, MoveEval, PlayResult  # noqa: F401 - their home; imported from here too
 from tacocat.search.sampling import DEFAULT_EXACT_BUDGET, HandSampler, WorldSampler, rng_from
@@ -209,8 +208,8 @@ def exact_play(
     is a random sample of the hands rather than the lowest ones.
     `partial`: a time budget that is a limit (`_batches`).  The other
     options: `WorldSearch`."""
-    t0 = time.perf_counter()  # the clock counts the enumeration too
     b = budget_of(budget, "exact_play")
+    t0 = b.now()  # the clock counts the enumeration too
     check_play_view(view)
     utilities, solver, sampler = world_search(view, "exact_play", options)
     worlds = sampler.enumerate_packed(max_hands)
@@ -220,7 +219,7 @@ def exact_play(
     deadline = b.deadline(t0)
     tally = _tally(view, utilities, options)
     stopped = False
-    for batch in _batches(len(worlds), minimum, deadline if partial else None):
+    for batch in _batches(len(worlds), minimum, deadline if partial else None, b.clock):
         if b.ends(tally.worlds, t0, deadline, minimum):
             stopped = True
             break
@@ -228,10 +227,12 @@ def exact_play(
         tally.add_worlds(solver, [h for h, _ in chunk], [p for _, p in chunk])
         if b.progress is not None:
             b.progress(tally.worlds / len(worlds))
-    return PlayResult(tuple(tally.result(sampled=False)), tally.worlds, not stopped, time.perf_counter() - t0, stopped)
+    return PlayResult(tuple(tally.result(sampled=False)), tally.worlds, not stopped, b.now() - t0, stopped)
 
 
-def _batches(n: int | None, minimum: int = MIN_SAMPLES, deadline: float | None = None) -> Iterator[int]:
+def _batches(
+    n: int | None, minimum: int = MIN_SAMPLES, deadline: float | None = None, clock: Clock = WALL
+) -> Iterator[int]:
     """Sizes of the batches of worlds a search hands the core, `n` in all
     (None: without end): growing from one, so that a time limit or `stop`,
     checked between batches, is seen within milliseconds even when one
@@ -241,20 +242,21 @@ def _batches(n: int | None, minimum: int = MIN_SAMPLES, deadline: float | None =
     issue 24) a batch holds no more worlds than the time left fits at the
     pace of the batches so far: a batch that doubles at 2 ms would carry a
     1 ms budget past twice its time.  The batches only cut the worlds into
-    runs; the worlds and their order are the same."""
+    runs; the worlds and their order are the same.  `deadline` and the
+    pace are read on `clock`, the budget's."""
     done, size = 0, 1
     spent = 0.0  # seconds the batches so far took, to pace the next
     while n is None or done < n:
         step = size if n is None else min(size, n - done)
         if done < minimum:
             step = min(step, minimum - done)
-        t = time.perf_counter()
+        t = clock.now()
         if deadline is not None and done and done >= minimum:
             fits = int((deadline - t) * done / spent) if spent > 0 else step
             step = max(1, min(step, fits))
         yield step
         done += step
-        took = time.perf_counter() - t
+        took = clock.now() - t
         spent += took
         if took < 0.002 and size < 1024:
             size *= 2
@@ -276,8 +278,8 @@ def pimc_play(
     standard error.  `partial`: a time budget that is a limit, its batches
     sized to the time left (`_batches`; the default keeps the classic
     search).  The other options: `WorldSearch`."""
-    t0 = time.perf_counter()  # the clock counts the set-up too
     b = budget_of(budget, "pimc_play")
+    t0 = b.now()  # the clock counts the set-up too
     check_play_view(view)
     samples = DEFAULT_SAMPLES if b.unlimited else b.samples
     rng = rng_from(b.seed)
@@ -288,7 +290,7 @@ def pimc_play(
     deadline = b.deadline(t0)
     last = t0
     stopped = False
-    for batch in _batches(samples, minimum, deadline if partial else None):
+    for batch in _batches(samples, minimum, deadline if partial else None, b.clock):
         if b.ends(tally.worlds, t0, deadline, minimum):
             stopped = b.stopped()
             break
@@ -298,11 +300,11 @@ def pimc_play(
             hands = [sampler.sample(rng) for _ in range(batch)]
             tally.add_worlds(solver, [packed(h) for h in hands], [weigh(h) for h in hands])
         if b.progress is not None:
-            now = time.perf_counter()
+            now = b.now()
             if now - last > 0.05:
                 last = now
                 frac = tally.worlds / samples if samples else 0.0
                 if deadline is not None:
                     frac = max(frac, (now - t0) / (deadline - t0))
                 b.progress(min(frac, 1.0))
-    return PlayResult(tuple(tally.result(sampled=True)), tally.worlds, False, time.perf_counter() - t0, stopped)
+    return PlayResult(tuple(tally.result(sampled=True)), tally.worlds, False, b.now() - t0, stopped)
