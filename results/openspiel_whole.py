@@ -125,7 +125,7 @@ def play(truth, game, bots) -> tuple[int, list[float], list[int]]:
 
 
 def play_deals(job: tuple) -> None:
-    ours, ms, seed, deals, path, commit, costs, part = job
+    ours, ms, clock, seed, deals, path, commit, costs, part = job
     game = pyspiel.load_game("tacocat_turn")
     theirs = opponent(game, ms / 1000, dict(costs), seed * 7919 + part + 1)
 
@@ -133,7 +133,7 @@ def play_deals(job: tuple) -> None:
         seeded = pyspiel.load_game("tacocat_turn", {"seed": deal_seed(seed, d)})
         results, think, decisions, sims_before = [], [0.0, 0.0], [0, 0], len(theirs.sims)
         for seat in (0, 1):
-            mine = TacocatBot(game, seat, ours, seed=seed * 1_000_003 + d, time_ms=ms)
+            mine = TacocatBot(game, seat, ours, seed=seed * 1_000_003 + d, time_ms=ms, clock=clock)
             bots = [theirs, theirs]
             bots[seat] = mine
             r0, t, n = play(seeded.new_initial_state(), game, bots)
@@ -145,7 +145,7 @@ def play_deals(job: tuple) -> None:
         sims = theirs.sims[sims_before:]
         return results[0], results[1], think, decisions, {"b_sims_mean": round(sum(sims) / len(sims), 1) if sims else 0}
 
-    match = {"a": ours, "b": THEIRS, "time_ms": ms, "seed": seed, "commit": commit}
+    match = {"a": ours, "b": THEIRS, "time_ms": ms, "clock": clock, "seed": seed, "commit": commit}
     append_deals(path, deals, play_one, match)
 
 
@@ -154,6 +154,12 @@ def main(argv=None) -> None:
     ap.add_argument("--run", required=True, help="name of the run (its deals go to results/strength_whole/<run>.jsonl)")
     ap.add_argument("--ours", default="pimc", help="our bot (a name of tacocat.players.bots.BOTS)")
     ap.add_argument("--ms", type=float, default=100.0, help="each side's budget a decision (equal time)")
+    ap.add_argument(
+        "--clock",
+        choices=("cpu", "wall"),
+        default="cpu",
+        help="what our bot's --ms counts (OpenSpiel's side plays the simulations its calibrated cost buys in --ms)",
+    )
     ap.add_argument("--deals", type=positive, default=200)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument(
@@ -165,7 +171,7 @@ def main(argv=None) -> None:
     RUNS.mkdir(exist_ok=True)
     path = RUNS / f"{args.run}.jsonl"
     commit = source_commit()
-    done = finished_deals(path, (args.ours, THEIRS, args.ms, args.seed), commit)
+    done = finished_deals(path, (args.ours, THEIRS, args.ms, args.seed, args.clock), commit)
     todo = [d for d in range(args.deals) if d not in done]
     if not todo:
         print(f"{path}: all {args.deals} deals played", file=sys.stderr)
@@ -173,7 +179,7 @@ def main(argv=None) -> None:
     print(f"calibrating OpenSpiel's ISMCTS on tacocat_turn ({len(todo)} deals to play)...", file=sys.stderr)
     costs = calibrate(pyspiel.load_game("tacocat_turn"))
     jobs = [
-        (args.ours, args.ms, args.seed, todo[j :: args.jobs], path, commit, costs, j)
+        (args.ours, args.ms, args.clock, args.seed, todo[j :: args.jobs], path, commit, costs, j)
         for j in range(args.jobs)
         if todo[j :: args.jobs]
     ]

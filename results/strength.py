@@ -58,9 +58,10 @@ GAME_PAIRS = [
 ]
 
 
-def run(part: str, pairs, deals: int, seed: int, backend: Cluster) -> list[dict]:
+def run(part: str, pairs, deals: int, seed: int, backend: Cluster, clock: str = "cpu") -> list[dict]:
     rows = []
     for a, b, budget, label in pairs:
+        budget = dict(budget, clock=clock) if "time_ms" in budget else budget
         t0 = time.time()
         r = run_match(a, b, deals=deals, seed=seed, mode=part, budget=budget, cluster=backend)
         d = r.to_dict()
@@ -133,6 +134,7 @@ def main() -> None:
     ap.add_argument("--deals", type=int, default=300, help="deals per pairing in play mode")
     ap.add_argument("--game-deals", type=int, default=100, help="deals per pairing in game mode")
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--clock", choices=("cpu", "wall"), default="cpu", help="what the time budgets count")
     Cluster.add_arguments(ap)
     ap.set_defaults(workers=2)
     ap.add_argument("--quick", action="store_true", help="print only, write nothing")
@@ -142,19 +144,24 @@ def main() -> None:
     t0 = time.time()
     result: dict = {"seed": args.seed, "workers": args.workers}
     if args.part in ("play", "both"):
-        result["play"] = run("play", PLAY_PAIRS, args.deals, args.seed, backend)
+        result["play"] = run("play", PLAY_PAIRS, args.deals, args.seed, backend, args.clock)
     if args.part in ("game", "both"):
-        result["game"] = run("game", GAME_PAIRS, args.game_deals, args.seed, backend)
+        result["game"] = run("game", GAME_PAIRS, args.game_deals, args.seed, backend, args.clock)
     minutes = (time.time() - t0) / 60
     cmd = (
         f"python results/strength.py --part {args.part} --deals {args.deals} --game-deals {args.game_deals} "
-        f"--seed {args.seed} --workers {args.workers}"
+        f"--seed {args.seed} --clock {args.clock} --workers {args.workers}"
     )
     lines = [
         "# Bot strength, duplicate format",
         "",
         f"Regenerate: `{cmd}` ({minutes:.0f} min here; load average {load:.1f} at the start on a 2-core "
-        "machine shared with other jobs, so time budgets bought fewer iterations than on an idle core).",
+        "machine shared with other jobs; "
+        + (
+            "time budgets count each bot's own CPU time, the same work at any load)."
+            if args.clock == "cpu"
+            else "time budgets on the wall clock bought fewer iterations than on an idle core)."
+        ),
         "",
         "Score: A's mean score in [-1, 1] (0 = equal); 95% CI over deals. See the docstring of "
         "`results/strength.py` for the format and budgets.",

@@ -83,13 +83,14 @@ def play_deal(a: str, b: str, d: int, seed: int, budget: dict) -> tuple[int, int
 
 
 def finished_deals(path: Path, match: tuple, commit: str) -> set[int]:
-    """The deals `path` already holds for `match` (a, b, time_ms, seed); a file
-    holding another match, or deals played by other code, is refused."""
+    """The deals `path` already holds for `match` (a, b, time_ms, seed, clock;
+    a record without a clock was timed on the wall clock); a file holding
+    another match, or deals played by other code, is refused."""
     done = set()
     if path.exists():
         for line in path.read_text().splitlines():
             rec = json.loads(line)
-            if (rec["a"], rec["b"], rec["time_ms"], rec["seed"]) != match:
+            if (rec["a"], rec["b"], rec["time_ms"], rec["seed"], rec.get("clock", "wall")) != match:
                 raise SystemExit(f"{path}: holds another match ({rec['a']} v {rec['b']}); choose another --run")
             if rec.get("commit", commit) != commit:
                 raise SystemExit(
@@ -103,7 +104,7 @@ def run(args) -> None:
     RUNS.mkdir(exist_ok=True)
     path = RUNS / f"{args.run}.jsonl"
     commit = source_commit()
-    done = finished_deals(path, (args.a, args.b, args.time_ms, args.seed), commit)
+    done = finished_deals(path, (args.a, args.b, args.time_ms, args.seed, args.clock), commit)
     todo = [d for d in range(args.deals) if d not in done]
     run_jobs(play_deals, [(args, path, commit, todo[j :: args.jobs]) for j in range(args.jobs) if todo[j :: args.jobs]])
 
@@ -122,13 +123,20 @@ def play_deals(job: tuple) -> None:
     """Play the deals of one process (`append_deals`)."""
     args, path, commit, deals = job
     # --time-ms 0: counts alone (the bots' own sample budgets; no clock, load-independent)
-    budget = {"time_ms": args.time_ms} if args.time_ms > 0 else {}
+    budget = {"time_ms": args.time_ms, "clock": args.clock} if args.time_ms > 0 else {}
 
     def play_one(d: int) -> tuple:
         first, second, bot_a, bot_b = play_deal(args.a, args.b, d, args.seed, budget)
         return first, second, (bot_a.seconds, bot_b.seconds), (bot_a.decisions, bot_b.decisions), {}
 
-    match = {"a": args.a, "b": args.b, "time_ms": args.time_ms, "seed": args.seed, "commit": commit}
+    match = {
+        "a": args.a,
+        "b": args.b,
+        "time_ms": args.time_ms,
+        "clock": args.clock,
+        "seed": args.seed,
+        "commit": commit,
+    }
     append_deals(path, deals, play_one, match, 60 * args.minutes)
 
 
@@ -239,8 +247,11 @@ def report() -> None:
         "`pimc`, a floor of 30 worlds for `pimc_classic`: see results/think_time.md for the real think times). "
         "Score: A's mean result over a deal's two games in [-1, 1]; 95% interval over deals. The machine is "
         "shared (2 cores, other engineers' test runs): the 1-minute load average at each deal's start is "
-        "given; a loaded core buys fewer worlds in the same time for both bots. Think ms: each side's mean wall "
-        "time of a `choose` (forced moves included), recorded since 2026-12-02.",
+        "given; on the wall clock (every row before issue 31, marked 'wall') a loaded core buys fewer worlds "
+        "in the same time for both bots, so those rows are wall-clock figures; a 'cpu' budget counts each "
+        "bot's own CPU time (`--clock cpu`, the default since issue 31) and buys the same work at any load. "
+        "Think ms: each side's mean wall time of a `choose` (forced moves included), recorded since 2026-12-02. "
+        "The ladder on the CPU clock, luck-adjusted: results/ladder.md.",
         "",
         "| run | A | B | budget a decision | deals (games) | score of A | 95% interval | A wins / draws / losses "
         "(games) | think ms a decision, A / B | load min / mean / max | wall s |",
@@ -252,7 +263,7 @@ def report() -> None:
         elif r0["time_ms"] >= 100_000:
             budget = "level-5 counts"
         else:
-            budget = f"{r0['time_ms']:g} ms"
+            budget = f"{r0['time_ms']:g} ms {r0.get('clock', 'wall')}"
         lines.append(
             f"| {name} | `{label(r0['a'])}` | `{label(r0['b'])}` | {budget} | {res.deals} ({2 * res.deals}) | "
             f"{res.score:+.3f} | [{res.ci95[0]:+.3f}, {res.ci95[1]:+.3f}] | {res.wins} / {res.draws} / "
@@ -273,6 +284,9 @@ def main(argv=None) -> None:
     ap.add_argument("--a", default="pimc")
     ap.add_argument("--b", default="pimc_classic")
     ap.add_argument("--time-ms", type=float, default=20.0)
+    ap.add_argument(
+        "--clock", choices=("cpu", "wall"), default="cpu", help="what --time-ms counts (cpu: each bot's own CPU time)"
+    )
     ap.add_argument("--deals", type=positive, default=500)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--minutes", type=float, default=30.0)
