@@ -87,6 +87,20 @@ def _resume(out_path: str, header: dict) -> dict[str, dict[int, tuple[int, int]]
     return known
 
 
+def _resume_luck(out_path: str) -> dict[str, dict[int, tuple[float, float]]]:
+    """A's luck corrections of the saved deals (mode game), by pairing, from
+    the --out file `_resume` accepted.  A file written before the luck was
+    saved has none: its deals count with correction 0 (still unbiased; the
+    JSON's luck_adjusted.deals_without_luck says how many)."""
+    if not out_path or not os.path.exists(out_path):
+        return {}
+    saved = read_json(out_path, "--out file").get("luck") or {}
+    try:
+        return {k: {int(d): (float(x), float(y)) for d, x, y in rows} for k, rows in saved.items()}
+    except (TypeError, ValueError, AttributeError):
+        raise CliError(f"--out {out_path!r}: 'luck' must map 'A vs B' to [deal, first, second] rows") from None
+
+
 @click.command(name="arena")
 @click.argument("bots", nargs=-1, metavar="BOT BOT [BOT...]")
 @click.option(
@@ -170,6 +184,13 @@ def command(
     elo0), with error rates alpha and beta; the progress bar shows the
     running score, interval and log-likelihood ratio (LLR).
 
+    Luck-adjusted: beside the raw score, each pairing gets the score with
+    each game's luck of the cards (every deal and replacement draw, valued
+    by a fixed reference fitted offline) subtracted, a correction of mean 0
+    that leaves the expected score as it is and its interval narrower
+    (--mode game; in --mode play it equals the raw score); in --mode game
+    --sprt tests the adjusted scores.
+
     What repeats: with counts (--iterations, or a bot's samples=...) the
     same seed gives the same numbers bit for bit on every backend and any
     number of workers.  With --time it cannot: a search stops when its
@@ -227,11 +248,13 @@ def command(
         click.echo(f"resuming from {out_path}: {sum(len(v) for v in known.values())} deals already played", err=True)
     results: list[dict] = []
     outcomes = {k: [[d, x, y] for d, (x, y) in sorted(v.items())] for k, v in known.items()}
+    known_luck = _resume_luck(out_path) if known else {}
+    luck = {k: [[d, x, y] for d, (x, y) in sorted(v.items())] for k, v in known_luck.items()}
     last_save = [0.0]
 
     def save(force: bool = False) -> None:
         if out_path and (force or time.monotonic() - last_save[0] >= SAVE_EVERY):
-            write_json(out_path, dict(header, results=results, outcomes=outcomes))
+            write_json(out_path, dict(header, results=results, outcomes=outcomes, luck=luck))
             last_save[0] = time.monotonic()
 
     stopped = None
@@ -241,6 +264,7 @@ def command(
             for a, b in pairs:
                 key = _key(a, b)
                 rows = outcomes.setdefault(key, [])
+                luck_rows = luck.setdefault(key, [])
                 with progress_bar(key, deals) as bar:
                     last = [0]
 
@@ -249,8 +273,10 @@ def command(
                         bar.update(done - last[0])
                         last[0] = done
 
-                    def on_deal(d, x, y, rows=rows):
+                    def on_deal(d, x, y, extra, rows=rows, luck_rows=luck_rows):
                         rows.append([d, x, y])
+                        if mode == "game":  # in mode play the luck cancels within the deal
+                            luck_rows.append([d, *extra["luck"]])
                         save()
 
                     result = run_match(
@@ -263,11 +289,13 @@ def command(
                         cluster=backend,
                         sprt=sprt,
                         known=known.get(key),
+                        known_luck=known_luck.get(key),
                         on_deal=on_deal,
                         progress=progress,
                         rules=None if rules == STANDARD else rules,
                     )
                 rows.sort()
+                luck_rows.sort()
                 if result.retried:
                     click.echo(f"{key}: {result.retried} batch(es) rerun after a worker died", err=True)
                 if result.stopped in ("interrupted", "terminated"):
@@ -330,6 +358,23 @@ def _think_lines(results: list[dict]) -> list[str]:
     return lines
 
 
+def _tested(r: dict, mode: str) -> dict:
+    """The scores a pairing's SPRT tested: the luck-adjusted ones in mode game."""
+    return (r.get("luck_adjusted") or r) if mode == "game" else r
+
+
+def _luck_line(adj: dict, width: int) -> str:
+    """A pairing's second row: the luck-adjusted score under the raw one's
+    columns, and how many times smaller its per-deal variance is."""
+    score = adj.get("score")
+    points = (score + 1) / 2 if isinstance(score, (int, float)) else None
+    ratio = adj.get("variance_ratio")
+    return (
+        f"  {'':<{2 * width}}{'luck-adjusted':>28}  {_fmt(score, '+.3f'):>8}  {_ci(adj.get('ci95')):<18}  "
+        f"{_fmt(points):>8}  {_elo(adj):<20}  variance ratio {_fmt(ratio, '.2f')}"
+    )
+
+
 def _table(results: list[dict], bots, mode: str, deals: int, seed: int, sprt: SPRT | None, rules=STANDARD) -> None:
     unit = "games" if mode == "game" else "play phases"
     click.echo(
@@ -348,13 +393,16 @@ def _table(results: list[dict], bots, mode: str, deals: int, seed: int, sprt: SP
             f"{r.get('wins', '-'):>6} {r.get('draws', '-'):>6} {r.get('losses', '-'):>6}  "
             f"{_fmt(r.get('score'), '+.3f'):>8}  {_ci(r.get('ci95')):<18}  {_fmt(r.get('points')):>8}  {_elo(r):<20}"
         )
+        if mode == "game" and r.get("luck_adjusted"):
+            click.echo(_luck_line(r["luck_adjusted"], width))
     if any(r.get("partial") for r in results):
         click.echo("  * stopped before the end: the deals finished so far")
     for line in _think_lines(results):
         click.echo(line)
     if sprt is not None:
         lo, hi = sprt.bounds
-        click.echo(f"SPRT {sprt} (normalized Elo of A over B), LLR bounds ({lo:+.2f}, {hi:+.2f}):")
+        on = ", on the luck-adjusted scores" if mode == "game" else ""
+        click.echo(f"SPRT {sprt} (normalized Elo of A over B{on}), LLR bounds ({lo:+.2f}, {hi:+.2f}):")
         for r in results:
             test = r.get("sprt") or {}
             verdict = test.get("verdict")
@@ -366,7 +414,7 @@ def _table(results: list[dict], bots, mode: str, deals: int, seed: int, sprt: SP
                 text = "undecided"
             click.echo(
                 f"  {r['a']} vs {r['b']}: {text} after {r['deals']} deals, LLR {_fmt(test.get('llr'), '+.2f')}, "
-                f"normalized Elo {_fmt(r.get('nelo'), '+.0f')}"
+                f"normalized Elo {_fmt(_tested(r, mode).get('nelo'), '+.0f')}"
             )
     if len(bots) > 2 and results:
         click.echo("standing (mean score against the others):")
@@ -377,6 +425,12 @@ def _table(results: list[dict], bots, mode: str, deals: int, seed: int, sprt: SP
     click.echo("score: A's mean result (+1 won, 0 drawn, -1 lost) per deal over both seatings; 0 = equal;")
     click.echo("an interval that excludes 0 is a clear difference; points = (score + 1) / 2 (win 1, draw 1/2);")
     click.echo("Elo: the logistic Elo difference of the points, interval from the per-deal pair scores")
+    if mode == "game":
+        click.echo("luck-adjusted: each game's result less its luck of the cards (every deal and replacement draw")
+        click.echo("valued by a fixed reference; mean 0, so the same expected score with less noise);")
+        click.echo("variance ratio: raw over adjusted per-deal variance (how many times fewer deals it needs)")
+    else:
+        click.echo("luck-adjusted = raw in --mode play: the deal, its only luck, is the same in both seatings")
 
 
 command.help = inspect.cleandoc(command.help or "") + "\n\nKnown bots: " + ", ".join(sorted(BOTS))

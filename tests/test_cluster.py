@@ -161,7 +161,7 @@ def test_killed_worker_mid_match_still_gives_every_deal_once():
     expected = run_match(FAST_PIMC, "random", deals=24, seed=3, mode="play")
     seen: list[int] = []
 
-    def on_deal(d, x, y):
+    def on_deal(d, x, y, extra):
         if not seen:
             # a result has just come back and both workers hold a batch: kill one
             victim = multiprocessing.active_children()[0]
@@ -181,7 +181,7 @@ def test_a_resumed_match_plays_only_the_missing_deals():
     known = {d: full.outcomes[d] for d in range(0, 20, 2)}
     played: list[int] = []
     again = run_match(
-        "heuristic", "random", deals=20, seed=7, mode="play", known=known, on_deal=lambda d, x, y: played.append(d)
+        "heuristic", "random", deals=20, seed=7, mode="play", known=known, on_deal=lambda d, *_: played.append(d)
     )
     assert sorted(played) == list(range(1, 20, 2))
     assert again.deal_scores == full.deal_scores and again.elo == full.elo

@@ -107,7 +107,8 @@ class MatchResult:
     deals played in this run (a resumed run's earlier deals were timed there)."""
     luck_adjusted: dict = field(default_factory=dict)
     """The luck-adjusted score: "score", "ci95", "variance_ratio" (raw over
-    adjusted per-deal variance; None when undefined), "elo", "elo_ci95", and
+    adjusted per-deal variance; None when undefined), "elo", "elo_ci95",
+    "nelo" (the normalized Elo the SPRT of mode game tests), and
     "deals_without_luck" (deals of a resumed run saved without their luck:
     counted with correction 0, which keeps the score unbiased)."""
     luck: dict = field(default_factory=dict)
@@ -325,9 +326,11 @@ def summarize(
     *,
     budget: dict | None = None,
     sprt: SPRT | None = None,
+    luck: Mapping[int, Sequence[float]] | None = None,
 ) -> MatchResult:
     """The statistics of the finished deals `outcomes` (deal index -> the two
-    results), in deal order."""
+    results), in deal order.  `luck`: deal index -> A's luck correction of
+    the two games (mode game; a deal without one counts with correction 0)."""
     order = sorted(outcomes)
     games = [r for d in order for r in outcomes[d]]
     per_deal = [(outcomes[d][0] + outcomes[d][1]) / 2 for d in order]
@@ -340,10 +343,22 @@ def summarize(
         half = 2.0
     pairs = stats.pair_counts(per_deal, mode)
     e, e_ci = stats.elo_interval(pairs, mode)
+    ci95 = [max(-1.0, mean - half), min(1.0, mean + half)]
+    luck = {d: luck[d] for d in order if d in luck} if luck and mode == "game" else {}
+    if mode == "game":
+        adjusted = [adjusted_deal_score(outcomes[d], luck.get(d)) for d in order]
+        luck_adjusted = _luck_adjusted(per_deal, adjusted, n - len(luck))
+    else:  # the deal is the same in both seatings: its luck cancels within the deal
+        adjusted = per_deal
+        luck_adjusted = {"score": mean, "ci95": ci95, "variance_ratio": 1.0, "elo": e, "elo_ci95": e_ci}
+        luck_adjusted.update(nelo=stats.nelo(pairs, mode), deals_without_luck=0)
     test = None
     if sprt is not None:
-        llr = sprt.llr(pairs, mode)
-        test = dict(sprt.to_dict(), llr=llr, verdict=sprt.verdict(llr))
+        if mode == "game":
+            llr = sprt.llr_scores([stats.pair_score(x) for x in adjusted])
+        else:
+            llr = sprt.llr(pairs, mode)
+        test = dict(sprt.to_dict(), llr=llr, verdict=sprt.verdict(llr), scores=SPRT_SCORES[mode])
     return MatchResult(
         a=a,
         b=b,
@@ -351,7 +366,7 @@ def summarize(
         deals=n,
         seed=seed,
         score=mean,
-        ci95=[max(-1.0, mean - half), min(1.0, mean + half)],
+        ci95=ci95,
         wins=sum(1 for g in games if g > 0),
         draws=sum(1 for g in games if g == 0),
         losses=sum(1 for g in games if g < 0),
@@ -363,7 +378,47 @@ def summarize(
         pairs=pairs,
         sprt=test,
         outcomes={d: tuple(outcomes[d]) for d in order},
+        luck_adjusted=luck_adjusted,
+        luck={d: tuple(luck[d]) for d in luck},
     )
+
+
+SPRT_SCORES = {"game": "luck-adjusted (normal approximation)", "play": "pentanomial"}
+"""What the SPRT of each mode tests (`MatchResult.sprt["scores"]`)."""
+
+
+def adjusted_deal_score(results: Sequence[int], luck: Sequence[float] | None) -> float:
+    """A's luck-adjusted score of a deal: the mean of its two results less
+    their luck corrections (none known: the raw score, correction 0)."""
+    if luck is None:
+        return (results[0] + results[1]) / 2
+    return (results[0] - luck[0] + results[1] - luck[1]) / 2
+
+
+def _luck_adjusted(raw: Sequence[float], adjusted: Sequence[float], without: int) -> dict:
+    """`MatchResult.luck_adjusted` of the per-deal raw and adjusted scores."""
+    n = len(adjusted)
+    mean = sum(adjusted) / n if n else 0.0
+    ratio = None
+    if n > 1:
+        var = sum((s - mean) ** 2 for s in adjusted) / (n - 1)
+        raw_mean = sum(raw) / n
+        raw_var = sum((s - raw_mean) ** 2 for s in raw) / (n - 1)
+        half = 1.96 * math.sqrt(var / n)
+        ratio = raw_var / var if var > 0 else (1.0 if raw_var == 0 else None)
+    else:
+        half = 2.0
+    pair_scores = [stats.pair_score(s) for s in adjusted]
+    e, e_ci = stats.elo_interval_scores(pair_scores)
+    return {
+        "score": mean,
+        "ci95": [mean - half, mean + half],  # not clipped: an adjusted score may leave [-1, 1]
+        "variance_ratio": ratio,
+        "elo": e,
+        "elo_ci95": e_ci,
+        "nelo": stats.nelo_scores(pair_scores),
+        "deals_without_luck": without,
+    }
 
 
 def run_match(
@@ -379,8 +434,9 @@ def run_match(
     cluster: Cluster | None = None,
     sprt: SPRT | None = None,
     known: Mapping[int, Sequence[int]] | None = None,
-    on_deal: Callable[[int, int, int], None] | None = None,
+    on_deal: Callable[[int, int, int, dict], None] | None = None,
     rules: Ruleset | None = None,
+    known_luck: Mapping[int, Sequence[float]] | None = None,
 ) -> MatchResult:
     """Duplicate match of bot `a` against bot `b` (see the module docstring).
 
@@ -394,9 +450,13 @@ def run_match(
     order, so the stopping point is the same on every backend); `deals` is
     then the most to play.
     `known`: deal index -> (first, second) results already played (a resumed
-    run): those deals are not played again.  `on_deal(d, first, second)` is
-    called as each new deal finishes; `progress(done, total, summary)` after
-    each, with the running score, interval, Elo and LLR in `summary`.
+    run): those deals are not played again; `known_luck`: deal index -> A's
+    luck corrections of those deals' two games (a known deal without them
+    counts with correction 0, `MatchResult.luck_adjusted`).
+    `on_deal(d, first, second, extra)` is called as each new deal finishes
+    (`extra`: `_deal`'s dict, "luck" and "think"); `progress(done, total,
+    summary)` after each, with the running score, interval, Elo and LLR in
+    `summary`.
     `rules`: the ruleset of mode "game" (standard by default; the play
     phase of mode "play" is always dealt from the standard deck).
     Ctrl-C (or SIGTERM as `cluster.Stopped`) ends the match early: the
@@ -419,10 +479,15 @@ def run_match(
         d = int(d)
         if 0 <= d < deals:
             outcomes[d] = (int(pair[0]), int(pair[1]))
+    luck: dict[int, tuple[float, float]] = {}
+    for d, corrections in (known_luck or {}).items():
+        if int(d) in outcomes:
+            luck[int(d)] = (float(corrections[0]), float(corrections[1]))
     run = RunStats()
     extras: dict[int, dict] = {}  # deal index -> `_deal`'s extra, for the deals played in this run
     prefix = 0  # deals 0..prefix-1 have all finished
     prefix_pairs = [0] * len(stats.PAIR_VALUES[mode])
+    prefix_moments = [0.0, 0.0]  # mode game: sum and sum of squares of the prefix's adjusted pair scores
     stop_at = None
     stopped = None
 
@@ -432,11 +497,20 @@ def run_match(
         while stop_at is None and prefix in outcomes:
             x, y = outcomes[prefix]
             prefix += 1
-            if sprt is not None:
-                for i, c in enumerate(stats.pair_counts([(x + y) / 2], mode)):
-                    prefix_pairs[i] += c
-                if sprt_due(prefix) and sprt.verdict(sprt.llr(prefix_pairs, mode)) is not None:
+            if sprt is None:
+                continue
+            if mode == "game":  # the luck-adjusted scores, as `summarize` tests them
+                p = stats.pair_score(adjusted_deal_score((x, y), luck.get(prefix - 1)))
+                prefix_moments[0] += p
+                prefix_moments[1] += p * p
+                due = sprt_due(prefix)
+                if due and sprt.verdict(sprt.llr_moments(prefix, *prefix_moments)) is not None:
                     stop_at = prefix
+                continue
+            for i, c in enumerate(stats.pair_counts([(x + y) / 2], mode)):
+                prefix_pairs[i] += c
+            if sprt_due(prefix) and sprt.verdict(sprt.llr(prefix_pairs, mode)) is not None:
+                stop_at = prefix
 
     last_report = [0.0]
 
@@ -446,7 +520,7 @@ def run_match(
         if progress is None or not (final or time.perf_counter() - last_report[0] >= PROGRESS_EVERY):
             return
         last_report[0] = time.perf_counter()
-        live = summarize(a, b, mode, seed, outcomes, sprt=sprt) if outcomes else None
+        live = summarize(a, b, mode, seed, outcomes, sprt=sprt, luck=luck) if outcomes else None
         progress(len(outcomes), deals, live)
 
     advance()
@@ -458,8 +532,9 @@ def run_match(
                 for _, (d, x, y, extra) in results:
                     outcomes[d] = (x, y)
                     extras[d] = extra
+                    luck[d] = extra["luck"]
                     if on_deal is not None:
-                        on_deal(d, x, y)
+                        on_deal(d, x, y, extra)
                     advance()
                     report(final=stop_at is not None or len(outcomes) == deals)
                     if stop_at is not None:
@@ -469,7 +544,7 @@ def run_match(
     if stop_at is not None:
         outcomes = {d: outcomes[d] for d in range(stop_at)}
         stopped = "sprt" if stop_at < deals else None
-    result = summarize(a, b, mode, seed, outcomes, budget=budget, sprt=sprt)
+    result = summarize(a, b, mode, seed, outcomes, budget=budget, sprt=sprt, luck=luck)
     result.seconds = time.perf_counter() - t0
     result.think = {
         side: ThinkTimer.summary([extras[d]["think"][side] for d in result.outcomes if d in extras])

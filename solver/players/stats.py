@@ -32,7 +32,14 @@ games would overstate it (the pair correlation cancels).
   log-likelihood ratio compares the most likely pair-score distributions
   with normalized Elo elo1 and elo0 given the observed one; the test stops
   at LLR <= ln(beta/(1-alpha)) (H0: not better than elo0) or
-  LLR >= ln((1-beta)/alpha) (H1: at least elo1)."""
+  LLR >= ln((1-beta)/alpha) (H1: at least elo1).
+- `SPRT.llr_scores`: the same test for pair scores that take any value
+  (the luck-adjusted scores of `tacocat.players.luck`, which are not
+  pentanomial), under the normal approximation: with t = (mean - 1/2)/sd
+  of the pair scores and t_k = elo_k / `NELO_PER_T`,
+  LLR = n (t1 - t0) (2 t - t0 - t1) / 2, the pentanomial LLR's limit for
+  many deals.  `elo_interval_scores` and `nelo_scores` are `elo_interval`
+  and `nelo` for such scores."""
 
 from __future__ import annotations
 
@@ -54,6 +61,12 @@ enter the SPRT only once seen."""
 REGULARIZE = 1e-3
 """Stands in for an empty cell of the observed distribution so that every
 log-likelihood is finite (fishtest does the same)."""
+PRIOR_DEALS = 0.25
+"""`SPRT.llr_scores`: pseudo-deals at each extreme pair score, 0 and 1.
+The spread of a few continuous scores cannot be trusted (two deals of
+nearly equal score would give a huge t), so it is pulled toward the widest
+one; the pull fades as 1/n (t is a few tenths of a percent smaller at 200
+deals, on the cautious side)."""
 
 
 def pair_score(deal_score: float) -> float:
@@ -107,6 +120,29 @@ def elo_interval(counts: Sequence[int], mode: str) -> tuple[float | None, list[f
     half = Z95 * math.sqrt(var / n) if n > 1 else 1.0
     lo, hi = mu - half, mu + half
     return elo(mu), [elo(lo) if lo > 0 else None, elo(hi) if hi < 1 else None]
+
+
+def elo_interval_scores(pair_scores: Sequence[float]) -> tuple[float | None, list[float | None]]:
+    """`elo_interval` of pair scores of any value (0..1 scale): the Elo of
+    their mean, the interval from their variance (the same formula)."""
+    n = len(pair_scores)
+    if n == 0:
+        return None, [None, None]
+    mu = sum(pair_scores) / n
+    var = max(0.0, sum((x - mu) ** 2 for x in pair_scores) / n)
+    half = Z95 * math.sqrt(var / n) if n > 1 else 1.0
+    lo, hi = mu - half, mu + half
+    return elo(mu), [elo(lo) if lo > 0 else None, elo(hi) if hi < 1 else None]
+
+
+def nelo_scores(pair_scores: Sequence[float]) -> float | None:
+    """`nelo` of pair scores of any value (None when the spread is 0)."""
+    n = len(pair_scores)
+    if n == 0:
+        return None
+    mu = sum(pair_scores) / n
+    var = sum((x - mu) ** 2 for x in pair_scores) / n
+    return None if var == 0 else NELO_PER_T * (mu - 0.5) / math.sqrt(var)
 
 
 def nelo(counts: Sequence[int], mode: str) -> float | None:
@@ -217,6 +253,23 @@ class SPRT:
         p0 = mle_t_value(values, phat, self.elo0 / NELO_PER_T)
         p1 = mle_t_value(values, phat, self.elo1 / NELO_PER_T)
         return n * sum(q * math.log(b / a) for q, a, b in zip(phat, p0, p1))
+
+    def llr_scores(self, pair_scores: Sequence[float]) -> float:
+        """Log-likelihood ratio of H1 against H0 for pair scores of any value
+        (0..1 scale; the luck-adjusted ones), normal approximation."""
+        return self.llr_moments(len(pair_scores), sum(pair_scores), sum(x * x for x in pair_scores))
+
+    def llr_moments(self, n: int, total: float, total_sq: float) -> float:
+        """`llr_scores` from n pair scores' sum and sum of squares (a running
+        match keeps these), with `PRIOR_DEALS` at each extreme pair score."""
+        if n == 0:
+            return 0.0
+        m = n + 2 * PRIOR_DEALS
+        mean = (total + PRIOR_DEALS) / m
+        var = max((total_sq + PRIOR_DEALS) / m - mean * mean, 1e-12)
+        t = (mean - 0.5) / math.sqrt(var)
+        t0, t1 = self.elo0 / NELO_PER_T, self.elo1 / NELO_PER_T
+        return m * (t1 - t0) * (2 * t - t0 - t1) / 2
 
     def verdict(self, llr: float) -> str | None:
         """'H0', 'H1' or None (keep playing)."""
