@@ -349,7 +349,8 @@ def _think_lines(results: list[dict]) -> list[str]:
             spent = (t["cpu_ms"] if clock == "cpu" else t["wall_ms"]) / ms
             if spent < SPENDS[0]:
                 notes.append(
-                    f"{spec} spends {spent:.0%} of its {ms:g} ms {clock} budget (a count or an exact answer ends its search first)"
+                    f"{spec} spends {spent:.0%} of its {ms:g} ms {clock} budget "
+                    "(a count or an exact answer ends its search first)"
                 )
             elif spent > SPENDS[1]:
                 notes.append(f"{spec} overruns its {ms:g} ms {clock} budget ({spent:.0%})")

@@ -404,9 +404,12 @@ def test_ray_batch_solve_gives_exactly_the_local_output(ray_cluster):
     on_ray = run(["solve", "--json", "--cluster", "ray", "--batch", "4"], stdin=text)
     two = run(["solve", "--json", "--workers", "2"], stdin=text)
     assert local.exit_code == on_ray.exit_code == two.exit_code == 2  # the bad last line
-    strip = lambda r: [
-        {k: v for k, v in json.loads(x).items() if k not in ("seconds", "think")} for x in r.stdout.splitlines()
-    ]  # noqa: E731
+
+    def strip(r):
+        return [
+            {k: v for k, v in json.loads(x).items() if k not in ("seconds", "think")} for x in r.stdout.splitlines()
+        ]
+
     assert len(strip(local)) == 31 and strip(on_ray) == strip(local) == strip(two)
     assert strip(local)[-1]["line"] == 31
 
