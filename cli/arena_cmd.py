@@ -187,9 +187,11 @@ def command(
     Luck-adjusted: beside the raw score, each pairing gets the score with
     each game's luck of the cards (every deal and replacement draw, valued
     by a fixed reference fitted offline) subtracted, a correction of mean 0
-    that leaves the expected score as it is and its interval narrower
-    (--mode game; in --mode play it equals the raw score); in --mode game
-    --sprt tests the adjusted scores.
+    that leaves the expected score as it is (--mode game; in --mode play
+    it equals the raw score).  Its interval is narrower between close bots
+    (variance ratio, raw over adjusted, about 1.2-1.5 here) and can be wider
+    in a lopsided pairing, whose results hardly depend on the cards (ratio
+    below 1).  In --mode game --sprt tests the adjusted scores.
 
     What repeats: with counts (--iterations, or a bot's samples=...) the
     same seed gives the same numbers bit for bit on every backend and any
