@@ -67,6 +67,31 @@ def search_once(bot, view, ms: float, seed: int) -> tuple[int, float, float]:
     return work_of(r), 1000 * (time.thread_time() - c0), 1000 * (time.perf_counter() - w0)
 
 
+def summary(raw: dict) -> list[str]:
+    """Per search, budget and clock: the median over every decision of its
+    own work ratio, loaded over idle (each decision was searched in both
+    conditions, so the pair shares the decision's cost)."""
+    ratios: dict[tuple[str, str, str], list[float]] = {}
+    for key, got in raw.items():
+        name, ms, _, clock = key.split("/")
+        pairs = zip(got["idle"], got["loaded"], strict=True)
+        ratios.setdefault((name, ms, clock), []).extend(b[0] / a[0] for a, b in pairs if a[0] > 0)
+    lines = [
+        "",
+        "Every decision paired with itself: the median over all decisions of (work loaded / work idle).",
+        "",
+        "| search | budget ms | clock | decisions | median ratio | mean ratio |",
+        "| --- | ---: | --- | ---: | ---: | ---: |",
+    ]
+    for (name, ms, clock), rs in ratios.items():
+        bold = "**" if clock == "cpu" else ""
+        lines.append(
+            f"| {name} | {ms} | {clock} | {len(rs)} | {bold}{statistics.median(rs):.3f}{bold} | "
+            f"{statistics.mean(rs):.3f} |"
+        )
+    return lines
+
+
 def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description="work per decision at a CPU and a wall budget, idle and under load")
     ap.add_argument("--per-kind", type=positive, default=25)
@@ -157,6 +182,7 @@ def main(argv=None) -> None:
             f"{r['work_loaded']:g} | {bold}{ratio}{bold} | {r['cpu_ms_idle']:.1f} / {r['cpu_ms_loaded']:.1f} | "
             f"{r['wall_ms_idle']:.1f} / {r['wall_ms_loaded']:.1f} |"
         )
+    lines += summary(raw)
     text = "\n".join(lines) + "\n"
     print(text)
     if not args.no_write:

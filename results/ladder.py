@@ -44,7 +44,7 @@ HERE = Path(__file__).resolve().parent
 RUNS = HERE / "ladder"
 OUT = HERE / "ladder.md"
 REFERENCE = "pimc_classic"
-SEED = 31
+SEED = 0
 
 
 def _spec(name: str, keys: dict) -> str:
@@ -152,7 +152,7 @@ def report() -> None:
         "to results/ladder/<ms>ms.jsonl as it finishes; run it again to go on), then "
         "`python results/ladder.py --report`.",
         "",
-        "Each rung: duplicate whole games (standard rules, deal seeds `31/d`) of the contestant against the "
+        "Each rung: duplicate whole games (standard rules, deal seeds `0/d`, the seeds of results/strength_whole.md) of the contestant against the "
         "reference, `pimc_classic` with the same budget a decision. Time budgets count each bot's own CPU "
         "time (`clock=cpu`): the same work at any load, so the rows do not move with the machine's load (the "
         "load average at each deal is in the files). The `move` levels 3-5 play their counts (a level is a "
