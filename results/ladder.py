@@ -43,6 +43,8 @@ from provenance import source_commit  # noqa: E402
 HERE = Path(__file__).resolve().parent
 RUNS = HERE / "ladder"
 OUT = HERE / "ladder.md"
+READING = RUNS / "reading.md"
+"""The reading, written by hand for the rows as they stand; appended as it is."""
 REFERENCE = "pimc_classic"
 SEED = 0
 
@@ -152,7 +154,8 @@ def report() -> None:
         "to results/ladder/<ms>ms.jsonl as it finishes; run it again to go on), then "
         "`python results/ladder.py --report`.",
         "",
-        "Each rung: duplicate whole games (standard rules, deal seeds `0/d`, the seeds of results/strength_whole.md) of the contestant against the "
+        "Each rung: duplicate whole games (standard rules, deal seeds `0/d`, those of results/strength_whole.md) "
+        "of the contestant against the "
         "reference, `pimc_classic` with the same budget a decision. Time budgets count each bot's own CPU "
         "time (`clock=cpu`): the same work at any load, so the rows do not move with the machine's load (the "
         "load average at each deal is in the files). The `move` levels 3-5 play their counts (a level is a "
@@ -199,6 +202,8 @@ def report() -> None:
                 f"{min(loads):.1f} / {max(loads):.1f} |"
             )
         lines.append("")
+    if READING.exists():
+        lines += [READING.read_text().rstrip("\n"), ""]
     text = "\n".join(lines)
     OUT.write_text(text)
     print(text)
