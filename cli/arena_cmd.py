@@ -19,7 +19,7 @@ from tacocat.cli.backend import cluster_options
 from tacocat.cli.option_table import file_option, ranged_option
 from tacocat.cli.search_options import CLOCK_HELP, search_options
 from tacocat.cli.terminal import CliError, friendly_errors, progress_bar, read_json, write_json
-from tacocat.players.bots import BOTS, searches
+from tacocat.players.bots import BOTS
 from tacocat.players.cluster import Cluster, Stopped, check_reachable, stop_on_sigterm
 from tacocat.players.match import parse_bot, run_match, standings
 from tacocat.players.stats import SPRT
@@ -343,10 +343,8 @@ def _think_lines(results: list[dict]) -> list[str]:
             if not t.get("decisions"):
                 continue
             parts.append(f"{spec} {t['cpu_ms']:.1f} / {t['wall_ms']:.1f}")
-            name, extra = parse_bot(spec)
-            ms = extra.get("time_ms", (r.get("budget") or {}).get("time_ms"))
-            clock = extra.get("clock", (r.get("budget") or {}).get("clock", "wall"))
-            if ms is None or not searches(name):
+            ms, clock = t.get("time_ms"), t.get("clock")
+            if ms is None:  # no time budget, or a bot that does not search
                 continue
             spent = (t["cpu_ms"] if clock == "cpu" else t["wall_ms"]) / ms
             if spent < SPENDS[0]:

@@ -28,7 +28,7 @@ import sys
 import time
 from pathlib import Path
 
-from tacocat.players.match import _bots, play_whole_game, summarize
+from tacocat.players.match import ThinkTimer, _bots, play_whole_game, summarize
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from provenance import source_commit  # noqa: E402
@@ -45,37 +45,14 @@ def positive(text: str) -> int:
     return n
 
 
-class Timed:
-    """A bot whose think time is counted: the wall time of every `choose`
-    (forced moves included), so a row can show what equal nominal time
-    really gave each side."""
-
-    def __init__(self, bot) -> None:
-        self.bot = bot
-        self.seconds = 0.0
-        self.decisions = 0
-
-    def __getattr__(self, name: str):
-        return getattr(self.bot, name)
-
-    def _timed(self, method, *args):
-        t0 = time.perf_counter()
-        try:
-            return method(*args)
-        finally:
-            self.seconds += time.perf_counter() - t0
-            self.decisions += 1
-
-    def choose(self, view, rng):
-        return self._timed(self.bot.choose, view, rng)
-
-    def choose_state(self, state, player, rng):
-        return self._timed(self.bot.choose_state, state, player, rng)
-
-
-def play_deal(a: str, b: str, d: int, seed: int, budget: dict) -> tuple[int, int, Timed, Timed]:
-    """A's results as player 0 and as player 1 on deal d, and both bots' think times."""
-    bot_a, bot_b = (Timed(x) for x in _bots(a, b, budget, "game"))
+def play_deal(a: str, b: str, d: int, seed: int, budget: dict) -> tuple[int, int, ThinkTimer, ThinkTimer]:
+    """A's results as player 0 and as player 1 on deal d, and both bots'
+    think times over the deal (`ThinkTimer`, which `_bots` wraps them in:
+    the wall seconds of the decisions searched; a record's decisions count
+    the forced moves too, whose time is a few microseconds)."""
+    bot_a, bot_b = _bots(a, b, budget, "game")
+    bot_a.reset()
+    bot_b.reset()
     deal_seed = f"{seed}/{d}"
     first = play_whole_game((bot_a, bot_b), deal_seed)
     second = -play_whole_game((bot_b, bot_a), deal_seed)
@@ -127,7 +104,8 @@ def play_deals(job: tuple) -> None:
 
     def play_one(d: int) -> tuple:
         first, second, bot_a, bot_b = play_deal(args.a, args.b, d, args.seed, budget)
-        return first, second, (bot_a.seconds, bot_b.seconds), (bot_a.decisions, bot_b.decisions), {}
+        think = (bot_a.wall_s, bot_b.wall_s)
+        return first, second, think, (bot_a.searched + bot_a.forced, bot_b.searched + bot_b.forced), {}
 
     match = {
         "a": args.a,

@@ -165,10 +165,11 @@ def test_pimc_eq_keeps_a_10_ms_budget(monkeypatch):
         solves[-1] = (kw.get("time_ms"), "deadline" if r.stopped else "target" if reached else "neither")
         return r
 
-    def spy_choose(self, view, rng):
+    def spy_choose(self, view, rng, budget=None):
         if max(len(view.hand), view.opponent_hand_size) <= 3 and view.decision in ("attack", "answer"):
-            fallbacks.append(self.time_ms)
-        return real_choose(self, view, rng)
+            # the fallback's time: what the call's budget leaves it (the bot's own when none is given)
+            fallbacks.append(self.time_ms if budget is None else budget.time_ms)
+        return real_choose(self, view, rng, budget)
 
     monkeypatch.setattr(equilibrium, "solve", spy_solve)
     monkeypatch.setattr(SearchBot, "choose", spy_choose)

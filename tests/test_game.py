@@ -223,7 +223,7 @@ def test_ten_thousand_games_smoke_subset():
 def test_bad_bot_budgets_and_state_documents_name_the_field():
     from tacocat.players.bots import make_bot
 
-    with pytest.raises(TacocatError, match="budget iterations must be a non-negative number"):
+    with pytest.raises(TacocatError, match="budget: iterations must be a whole number"):
         make_bot("pimc", iterations="x")
     with pytest.raises(RecordError, match="missing the field 'rules'"):
         GameState.from_dict({"format": "tacocat-state", "seed": 1})

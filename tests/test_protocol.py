@@ -75,7 +75,7 @@ def test_hello_reports_versions_rules_and_commands():
     r = seated(EngineSession(max_time_ms=500)).handle({"id": "h", "cmd": "hello"})
     assert r["id"] == "h" and r["cmd"] == "hello"
     result = ok(r)
-    assert result["protocol"] == PROTOCOL_VERSION == "3.0"
+    assert result["protocol"] == PROTOCOL_VERSION == "3.1"
     assert result["version"] == tacocat.__version__
     assert result["rules"]["name"] == "standard" and sum(result["rules"]["deck"]) == 38
     assert result["commands"] == list(COMMANDS)
@@ -545,10 +545,10 @@ def test_solve_answers_the_conformance_positions_like_tacocat_solve():
     assert session.searching == 0
 
 
-# The message shapes of protocol "3.0".  Changing any of them means a new
+# The message shapes of protocol "3.1".  Changing any of them means a new
 # protocol version (docs/protocol.md, "Versions"): bump PROTOCOL_VERSION,
 # add a line to the docs' version table, then update this pin.
-PINNED_VERSION = "3.0"
+PINNED_VERSION = "3.1"
 PINNED_REQUESTS = {
     "hello": "",
     "set_rules": "rules:object|string",
@@ -570,7 +570,7 @@ PINNED_REQUESTS = {
     "quit": "",
 }
 PINNED_RESULTS = {
-    "hello": "bots commands engine errors levels limits protocol rules running version",
+    "hello": "bots commands engine errors levels limits options protocol rules running version",
     "new_game": "acting actions board deals game over phase rounds seed tokens winner",
     "apply": "action events game hand player round status",
     "move": "action applied bot budget decision events game hand level player round seconds seed simultaneous status",

@@ -16,7 +16,8 @@ from tacocat.rules.actions import Action
 from tacocat.rules.events import PLAY_DECISIONS, Decision, Event, PlayEvent
 from tacocat.rules.game import DUEL, REPLACE, GameState, View
 from tacocat.rules.ruleset import STANDARD
-from tacocat.search.budget import MAX_SAMPLES, clock_named
+from tacocat.search.budget import MAX_SAMPLES, Budget, clock_named
+from tacocat.search.options import check_options
 from tacocat.search.sampling import world_hands
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -26,8 +27,11 @@ if TYPE_CHECKING:  # pragma: no cover
 class Bot(Protocol):
     name: str
 
-    def choose(self, view: View, rng: random.Random) -> Action:
-        """The action to take at `view`'s decision."""
+    def choose(self, view: View, rng: random.Random, budget: Budget | None = None) -> Action:
+        """The action to take at `view`'s decision.  `budget`: this call's
+        (`SearchBot.call_budget`: its count and time replace the bot's own,
+        its stop ends the search with the best answer so far); a bot that
+        does not search ignores it."""
         ...
 
 
@@ -36,7 +40,7 @@ class RandomBot:
 
     name = "random"
 
-    def choose(self, view: View, rng: random.Random) -> Action:
+    def choose(self, view: View, rng: random.Random, budget: Budget | None = None) -> Action:
         return rng.choice(view.legal_actions())
 
 
@@ -46,7 +50,7 @@ class HeuristicBot:
 
     name = "heuristic"
 
-    def choose(self, view: View, rng: random.Random) -> Action:
+    def choose(self, view: View, rng: random.Random, budget: Budget | None = None) -> Action:
         kind = view.decision
         if kind == REPLACE:
             return Action("replace", ())
@@ -108,12 +112,8 @@ class BotBudget:
 
 
 BUDGET_KEYS = frozenset(f.name for f in fields(BotBudget))
-"""Keys a bot budget may hold (the fields of `BotBudget`)."""
-NUMERIC_BUDGET_KEYS = BUDGET_KEYS - {"utilities", "rollout", "inference", "clock"}
-POSITIVE_BUDGET_KEYS = frozenset(
-    {"samples", "iterations", "time_ms", "replace_samples", "duel_samples", "candidates", "threads"}
-)
-"""Budgets a search spends: zero would leave it nothing to decide with."""
+"""Keys a bot budget may hold (the fields of `BotBudget`: the declared
+options of `tacocat.search.options.OPTIONS`, a test holds them equal)."""
 _KNOBS_AS_GIVEN = ("threads", "exact_cards", "c_uct", "rollout", "inference")
 """Budget keys a search bot hands to `Knobs` as they are (same name, no bot default)."""
 
@@ -210,15 +210,32 @@ class SearchBot:
             **{key: getattr(b, key) for key in _KNOBS_AS_GIVEN},
         )
 
-    def choose(self, view: View, rng: random.Random) -> Action:
+    def call_budget(self, budget: Budget | None) -> Budget:
+        """This decision's budget: the call's count and its time (on its
+        clock) where it gives them, else the bot's own; the call's stop and
+        progress.  A server gives every call its time cap and its stop
+        this way; a match gives none, and the bot spends what it was built with."""
+        if budget is None:
+            return Budget(samples=self.budget, time_ms=self.time_ms, clock=self.clock)
+        own_time = budget.time_ms is None
+        return budget.with_(
+            samples=self.budget if budget.samples is None else budget.samples,
+            time_ms=self.time_ms if own_time else budget.time_ms,
+            clock=self.clock if own_time else budget.clock,
+            start=None if own_time else budget.start,
+        )
+
+    def choose(self, view: View, rng: random.Random, budget: Budget | None = None) -> Action:
         """The search `hint` runs for this budget (one dispatcher): PIMC
         (exact when the hands are few) or ISMCTS in the play phase, the
-        duel card drawn from the optimal mix with the seeded RNG."""
+        duel card drawn from the optimal mix with the seeded RNG.
+        `budget`: this call's (`call_budget`); stopped, the search's best
+        so far is played."""
+        call = self.call_budget(budget)
         # The budget's clock starts now (issue 24: a time budget is a limit):
         # the forced-move check below and hint's set-up are inside it.
-        start = self.clock.now()
+        start = call.clock.now() if call.start is None else call.start
         self.last_forced = False
-        from tacocat.search.budget import Budget
         from tacocat.search.decisions import sample_mixed
         from tacocat.search.hint import hint
 
@@ -233,12 +250,12 @@ class SearchBot:
         seed = rng.getrandbits(62) ^ self.seed
         kind = view.decision
         assert kind is not None  # a bot is asked only at its own decision
-        searched_ms = self.time_ms
+        searched_ms = call.time_ms
         if searched_ms is not None and not self.classic:
-            searched_ms -= self.reserve_ms(kind)
+            searched_ms -= self.reserve_ms(kind, searched_ms)
         result = hint(
             view,
-            Budget(samples=self.budget, time_ms=searched_ms, seed=seed, start=start, clock=self.clock),
+            call.with_(time_ms=searched_ms, seed=seed, start=start),
             method="auto" if self.method == "pimc" else "ismcts",
             utilities=self.utilities,
             exact_budget=self.exact_budget,
@@ -252,7 +269,7 @@ class SearchBot:
             action = sample_mixed(result.mixed, rng)
         if searched_ms is not None and not self.classic:
             past = self._overruns.setdefault(kind, collections.deque(maxlen=self.OVERRUN_MEMORY))
-            past.append(1000.0 * (self.clock.now() - start) - searched_ms)
+            past.append(1000.0 * (call.clock.now() - start) - searched_ms)
         return action
 
     last_forced = False
@@ -263,7 +280,7 @@ class SearchBot:
     RESERVE_SHARE = 0.5
     """The most of a time budget `reserve_ms` keeps back."""
 
-    def reserve_ms(self, decision: str) -> float:
+    def reserve_ms(self, decision: str, time_ms: float | None = None) -> float:
         """Milliseconds of the time budget kept back from the search of a
         `decision` (issue 24: a time budget is a limit).  A search stops at
         its deadline, but the answer is assembled after it (the moves'
@@ -272,12 +289,14 @@ class SearchBot:
         the last `OVERRUN_MEMORY` decisions of this kind ran past their
         search's time (a median, so that one decision the machine delayed
         moves it little), at least 0 and at most `RESERVE_SHARE` of the
-        budget.  The classic search keeps nothing back."""
-        assert self.time_ms is not None  # only a time budget is kept back from
+        budget (`time_ms`: the decision's, the bot's own by default).  The
+        classic search keeps nothing back."""
+        time_ms = self.time_ms if time_ms is None else time_ms
+        assert time_ms is not None  # only a time budget is kept back from
         past = self._overruns.get(decision)
         if not past:
             return 0.0
-        return min(max(0.0, statistics.median(past)), self.RESERVE_SHARE * self.time_ms)
+        return min(max(0.0, statistics.median(past)), self.RESERVE_SHARE * time_ms)
 
 
 class EquilibriumBot(SearchBot):
@@ -304,22 +323,20 @@ class EquilibriumBot(SearchBot):
         self._kept: _KeptSolve | None = None
         self._failed: set = set()  # (round, sizes, table) the budget could not solve
 
-    def choose(self, view: View, rng: random.Random) -> Action:
+    def choose(self, view: View, rng: random.Random, budget: Budget | None = None) -> Action:
         if view.decision not in PLAY_DECISIONS or max(len(view.hand), view.opponent_hand_size) > self.eq_cards:
-            return super().choose(view, rng)
+            return super().choose(view, rng, budget)
         legal = view.legal_actions()
         self.last_forced = len(legal) == 1
         if self.last_forced:
             return legal[0]
-        t0 = self.clock.now()
-        moves = self.strategy(view)
+        call = self.call_budget(budget)
+        t0 = call.clock.now()
+        moves = self.strategy(view, call)
         if moves is None:  # not solvable in the budget: PIMC with the time left
-            budget = self.time_ms
-            self.time_ms = max(1.0, budget - 1000 * (self.clock.now() - t0)) if budget is not None else None
-            try:
-                return super().choose(view, rng)
-            finally:
-                self.time_ms = budget
+            if call.time_ms is not None:
+                call = call.with_(time_ms=max(1.0, call.time_ms - 1000 * (call.clock.now() - t0)), start=None)
+            return super().choose(view, rng, call)
         x, acc = rng.random(), 0.0
         for m in moves:
             acc += m.probability
@@ -327,11 +344,12 @@ class EquilibriumBot(SearchBot):
                 return m.action
         return moves[-1].action
 
-    def strategy(self, view: View) -> list[Move] | None:
+    def strategy(self, view: View, budget: Budget | None = None) -> list[Move] | None:
         """The equilibrium's moves at a play-phase `view` (each with its
         probability): from the kept solve when the view's node lies below
         the node it was solved at, else from a new solve (kept in its
-        place); None when the budget cannot solve this endgame."""
+        place, given `EQ_SHARE` of `budget`'s time, the bot's own by
+        default); None when the budget cannot solve this endgame."""
         from tacocat.search.equilibrium import (
             DEFAULT_TARGET,
             EndgameTooLarge,
@@ -350,15 +368,18 @@ class EquilibriumBot(SearchBot):
         if tried in self._failed:
             return None
         eg = endgame_from_view(view, round_utilities(view.board, view.player, view.rules, self.utilities))
-        if self.time_ms is None:
+        call = self.call_budget(budget)
+        if call.time_ms is None and call.stop is None:
             result = solve(eg)
         else:
             try:
-                result = solve(eg, time_ms=self.time_ms * self.EQ_SHARE, clock=self.clock)
+                time_ms = None if call.time_ms is None else call.time_ms * self.EQ_SHARE
+                result = solve(eg, time_ms=time_ms, stop=call.stop, clock=call.clock)
             except (EquilibriumStopped, EndgameTooLarge):
                 result = None
             if result is None or result.exploitability > DEFAULT_TARGET:
-                self._failed.add(tried)
+                if not call.stopped():  # a stop says nothing of what the budget can solve
+                    self._failed.add(tried)
                 return None
         assert result is not None  # a solve that failed returned above
         self._kept = _KeptSolve(node, result)
@@ -443,13 +464,12 @@ class OracleBot:
         self.utilities = b.utilities
         self.solver = PerfectSolver()
 
-    def choose(self, view: View, rng: random.Random) -> Action:
+    def choose(self, view: View, rng: random.Random, budget: Budget | None = None) -> Action:
         raise TacocatError(
             "the oracle bot needs the whole game state (play_game passes it); it cannot play from a view"
         )
 
-    def choose_state(self, state: GameState, player: int, rng: random.Random) -> Action:
-        from tacocat.search.budget import Budget
+    def choose_state(self, state: GameState, player: int, rng: random.Random, budget: Budget | None = None) -> Action:
         from tacocat.search.decisions import (
             KnownHandSampler,
             cell_outcome,
@@ -484,7 +504,7 @@ class OracleBot:
         seed = rng.getrandbits(62) ^ self.seed
         res = replace_eval(
             view,
-            Budget(samples=self.replace_samples, seed=seed),
+            Budget(samples=self.replace_samples, seed=seed, stop=None if budget is None else budget.stop),
             utilities=util,
             candidates=self.candidates,
             solver=self.solver,
@@ -537,33 +557,22 @@ where no seat is hidden: arena, selfplay, analysis of finished games."""
 
 
 def make_bot(name: str, **budget) -> Bot:
-    """A bot by name, with an optional search budget (`BUDGET_KEYS`);
-    raises TacocatError naming the known bots or the unknown budget key."""
+    """A bot by name, with an optional search budget (`BUDGET_KEYS`, each
+    checked against its declaration in `tacocat.search.options`); raises
+    TacocatError naming the known bots, or the key and what it expects."""
     if name not in BOTS:
         raise TacocatError(f"unknown bot {name!r}; expected one of {', '.join(sorted(BOTS))}")
-    unknown = sorted(set(budget) - BUDGET_KEYS)
-    if unknown:
-        raise TacocatError(f"unknown budget key(s) {unknown} for bot {name!r}; expected some of {sorted(BUDGET_KEYS)}")
-    for key, value in budget.items():
-        if (
-            key in NUMERIC_BUDGET_KEYS
-            and value is not None
-            and (isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0)
-        ):
-            raise TacocatError(f"bot {name!r}: budget {key} must be a non-negative number, got {value!r}")
-        if key in POSITIVE_BUDGET_KEYS and value is not None and value <= 0:
-            raise TacocatError(
-                f"bot {name!r}: budget {key} must be at least 1 (a search needs something to spend), got {value!r}"
-            )
-    return BOTS[name](**budget)
+    return BOTS[name](**check_options(budget, f"bot {name!r} budget"))
 
 
-def choose(bot: Bot, state: GameState, player: int, rng: random.Random) -> Action:
+def choose(bot: Bot, state: GameState, player: int, rng: random.Random, budget: Budget | None = None) -> Action:
     """Ask `bot` for `player`'s action: a bot with `needs_state = True`
-    (the oracle) sees the whole state, every other bot its view only."""
+    (the oracle) sees the whole state, every other bot its view only.
+    `budget`: the call's (`Bot.choose`); None leaves the bot its own."""
+    per_call = () if budget is None else (budget,)  # a bot of a caller's own may take none
     if getattr(bot, "needs_state", False):
-        return bot.choose_state(state, player, rng)  # type: ignore[attr-defined]
-    return bot.choose(state.view(player), rng)
+        return bot.choose_state(state, player, rng, *per_call)  # type: ignore[attr-defined]
+    return bot.choose(state.view(player), rng, *per_call)
 
 
 def play_game(bots: tuple[Bot, Bot], seed: int, rules=None, max_actions: int = 10_000) -> GameState:

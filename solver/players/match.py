@@ -52,12 +52,13 @@ from typing import Any, Callable, Mapping, Sequence
 
 from tacocat.errors import TacocatError
 from tacocat.players import stats
-from tacocat.players.bots import BOTS, choose, make_bot, play_game
+from tacocat.players.bots import BOTS, choose, make_bot, play_game, searches
 from tacocat.players.cluster import Cluster, RunStats, Stopped, run_tasks
 from tacocat.players.luck import game_correction
 from tacocat.players.stats import SPRT
 from tacocat.rules.game import GameState
 from tacocat.rules.ruleset import STANDARD, Ruleset
+from tacocat.search.options import parse_options
 
 MODES = ("play", "game")
 PLAY_HAND = 8
@@ -187,33 +188,37 @@ def _result(state: GameState) -> int:
 
 def parse_bot(spec: str) -> tuple[str, dict]:
     """A bot name, optionally with its own budget: "ismcts@exact_cards=3,c_uct=1.5"
-    (the keys of `tacocat.players.bots.BUDGET_KEYS`; numbers are read as numbers)."""
+    (options of `tacocat.search.options.OPTIONS`, each read and checked by
+    its declaration: a whole number stays an int, `clock=cpu` a string)."""
     name, _, rest = spec.partition("@")
     if name not in BOTS:
         raise TacocatError(f"unknown bot {name!r}; expected one of {', '.join(sorted(BOTS))}")
-    extra: dict = {}
-    for item in filter(None, rest.split(",")):
-        key, eq, value = item.partition("=")
-        if not eq:
-            raise TacocatError(f"bot spec {spec!r}: expected key=value after '@', got {item!r}")
-        for cast in (int, float):
-            try:
-                extra[key] = cast(value)
-                break
-            except ValueError:
-                continue
-        else:
-            extra[key] = value
-    return name, extra
+    return name, parse_options(rest, f"bot spec {spec!r}")
 
 
-def _make(spec: str, budget: dict, mode: str):
+def _bot_budget(spec: str, budget: dict, mode: str) -> tuple[str, dict]:
+    """(bot name, its budget) of `spec` in a match: the match's budget, the
+    spec's own keys over it; a play-phase match scores rounds."""
     name, extra = parse_bot(spec)
     kw = dict(budget)
     if mode == "play":
         kw.setdefault("utilities", "round")
     kw.update(extra)
+    return name, kw
+
+
+def _make(spec: str, budget: dict, mode: str):
+    name, kw = _bot_budget(spec, budget, mode)
     return make_bot(name, **kw)
+
+
+def _time_budget(spec: str, budget: dict, mode: str) -> dict:
+    """`{"time_ms", "clock"}` of a searching bot's time budget in a match
+    (what its think time is read against), else {}."""
+    name, kw = _bot_budget(spec, budget, mode)
+    if kw.get("time_ms") is None or not searches(name):
+        return {}
+    return {"time_ms": kw["time_ms"], "clock": kw.get("clock", "wall")}
 
 
 class ThinkTimer:
@@ -248,11 +253,11 @@ class ThinkTimer:
             self.wall_s += time.perf_counter() - w
         return action
 
-    def choose(self, view, rng):
-        return self._timed(self.bot.choose, view, rng)
+    def choose(self, view, rng, *budget):
+        return self._timed(self.bot.choose, view, rng, *budget)
 
-    def choose_state(self, state, player, rng):
-        return self._timed(self.bot.choose_state, state, player, rng)
+    def choose_state(self, state, player, rng, *budget):
+        return self._timed(self.bot.choose_state, state, player, rng, *budget)
 
     @staticmethod
     def summary(tallies) -> dict:
@@ -548,7 +553,8 @@ def run_match(
     result.seconds = time.perf_counter() - t0
     result.think = {
         side: ThinkTimer.summary([extras[d]["think"][side] for d in result.outcomes if d in extras])
-        for side in ("a", "b")
+        | _time_budget(spec, budget or {}, mode)
+        for side, spec in (("a", a), ("b", b))
     }
     result.deals_asked = deals
     result.retried = run.retried

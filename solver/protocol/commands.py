@@ -11,6 +11,7 @@ from typing import Any, Callable, Mapping
 from tacocat.errors import shorten as _short
 from tacocat.protocol.moves import BOT_NAMES, LEVELS
 from tacocat.protocol.wire import INT_LIMIT, ProtocolError
+from tacocat.search.options import OPTIONS, TYPE_NAMES
 
 
 @dataclass(frozen=True)
@@ -24,6 +25,34 @@ class Field:
     enum: tuple[Any, ...] | None = None
     maximum: int | None = None
     """Integers: the largest accepted (`INT_LIMIT` when unset)."""
+
+    @classmethod
+    def of(
+        cls,
+        name: str,
+        doc: str | None = None,
+        *,
+        field: str | None = None,
+        types: tuple[str, ...] | None = None,
+        maximum: int | None = None,
+    ) -> "Field":
+        """The field of a declared search option (`tacocat.search.options.OPTIONS`):
+        its JSON type, bounds, choices and help from the declaration; a
+        door may name it otherwise (`field`: "score" for utilities), say
+        more of what it means there (`doc`), narrow its types (time in
+        whole milliseconds) or its maximum (`maximum`: the server's own)."""
+        opt = OPTIONS[name]
+        lo = None if opt.minimum is None else int(opt.minimum) + (1 if opt.above else 0)
+        hi = maximum if maximum is not None else (None if opt.maximum is None else int(opt.maximum))
+        return cls(
+            field or name,
+            types or (TYPE_NAMES[opt.type],),
+            False,
+            doc or opt.help,
+            minimum=lo,
+            enum=opt.choices,
+            maximum=hi,
+        )
 
 
 @dataclass(frozen=True)
@@ -61,35 +90,23 @@ _SEAT_TOKEN = Field(
 )
 _OWNER_TOKEN = Field("token", ("string",), True, "The game's owner token (new_game).")
 _BUDGET = (
-    Field(
+    Field.of(
         "time_ms",
-        ("integer",),
-        False,
         "Search time budget in milliseconds (capped by the server's limit).",
-        minimum=1,
+        types=("integer",),
         maximum=MAX_TIME_MS,
     ),
-    Field("iterations", ("integer",), False, "Search iteration budget.", minimum=1, maximum=MAX_ITERATIONS),
-    Field(
-        "seed",
-        ("integer",),
-        False,
-        "Seed of the search's sampler (default 0): equal requests give equal answers.",
-        minimum=-INT_LIMIT,
-    ),
+    Field.of("iterations", "Search iteration budget.", maximum=MAX_ITERATIONS),
+    Field.of("seed", "Seed of the search's sampler (default 0): equal requests give equal answers."),
 )
-_INFERENCE = Field(
+_INFERENCE = Field.of(
     "inference",
-    ("string",),
-    False,
-    'How the search weights the opponent\'s possible hands by its choices this round (issue 24): "off" (default: '
+    'How the search weights the opponent\'s possible hands by its choices this round: "off" (default: '
     'R20 alone), "uniform", or "policy[:T]" (tacocat.search.inference; the answer names the model it used).',
 )
-_ROUND_SEARCH = Field(
+_ROUND_SEARCH = Field.of(
     "round_search",
-    ("boolean",),
-    False,
-    "Search the replace and duel decisions as one round (issue 24; default false): the opponent's reply drawn from "
+    "Search the replace and duel decisions as one round (default false): the opponent's reply drawn from "
     "its model and the duel's cells searched over what the duel revealed (tacocat.search.decisions); about 8x the "
     "cost of a replace decision. A hint's answer says round_search 1 when it ran (a replace or duel decision), "
     "0 when the decision has none; a move's budget holds round_search 1.",
@@ -180,28 +197,15 @@ COMMANDS: dict[str, Command] = {
                     "(docs/protocol.md, results/levels.md).",
                     enum=tuple(LEVELS),
                 ),
-                Field(
+                Field.of(
                     "time_ms",
-                    ("integer",),
-                    False,
                     "The bot's time budget per decision (capped by the server's limit).",
-                    minimum=1,
+                    types=("integer",),
                     maximum=MAX_TIME_MS,
                 ),
-                Field(
-                    "iterations",
-                    ("integer",),
-                    False,
-                    "The bot's sample (pimc) or iteration (ismcts) budget.",
-                    minimum=1,
-                    maximum=MAX_ITERATIONS,
-                ),
-                Field(
-                    "seed",
-                    ("integer",),
-                    False,
-                    "Seed of the bot's random choices (a random one when absent; returned in the result).",
-                    minimum=-INT_LIMIT,
+                Field.of("iterations", "The bot's sample (pimc) or iteration (ismcts) budget.", maximum=MAX_ITERATIONS),
+                Field.of(
+                    "seed", "Seed of the bot's random choices (a random one when absent; returned in the result)."
                 ),
                 Field("apply", ("boolean",), False, "Apply the chosen action (default true)."),
                 *_SEARCH_OPTIONS,
@@ -277,12 +281,8 @@ COMMANDS: dict[str, Command] = {
                     enum=(*HINT_METHODS, ENDGAME_METHOD),
                 ),
                 Field("top", ("integer",), False, "Return only the best N moves.", minimum=1),
-                Field(
-                    "score",
-                    ("string",),
-                    False,
-                    'Score a move by the "game" it leads to (default) or the "round" alone.',
-                    enum=("game", "round"),
+                Field.of(
+                    "utilities", 'Score a move by the "game" it leads to (default) or the "round" alone.', field="score"
                 ),
                 *_SEARCH_OPTIONS,
             ),

@@ -29,6 +29,7 @@ from tacocat.protocol.wire import ActionDict, ProtocolError, action_dict
 from tacocat.rules.actions import Action
 from tacocat.rules.events import Decision
 from tacocat.rules.game import GameState
+from tacocat.search.options import check_options
 
 if TYPE_CHECKING:  # pragma: no cover
     from tacocat.protocol.session import EngineSession
@@ -53,6 +54,9 @@ there is no level 6 because more samples than level 5's bought no strength
 that 160 duplicate deals could measure (the same file: PIMC with 100
 samples against level 5, and with 300 against 100).  Those bots remain available by name
 (`"bot": "pimc"`, with `iterations` or `time_ms`)."""
+
+for _level, (_bot, _budget) in LEVELS.items():
+    check_options(_budget, f"level {_level}")  # a level's budget is read from the one declaration, like any other
 
 DEFAULT_BOT = "pimc"
 
@@ -179,8 +183,13 @@ def seat_turn(
     before it is answered, as `apply` does) only if the seat's view is still
     the one the bot chose from — else the turn says `moved_on`.  `events`
     are the action's, as `witness` sees them; `signal` streams the bot's
-    thinking time as info."""
+    thinking time as info and is the search's stop: the bot's choice takes
+    it in its call's budget (`tacocat.players.bots.Bot.choose`), so a
+    stopped move answers its best so far at once, and a count budget is
+    bounded by the server's cap too (the search job sets the stop at the
+    cap, `EngineSession._reserve`)."""
     from tacocat.players.bots import make_bot
+    from tacocat.search.budget import Budget
 
     chooser = make_bot(bot, **budget)
     with session._lock:
@@ -200,7 +209,7 @@ def seat_turn(
         else lambda: None
     )
     try:
-        action = chooser.choose(view, chance)
+        action = chooser.choose(view, chance, Budget(stop=signal))
     finally:
         finish()
     turn = SeatTurn(decision, simultaneous, action, time.perf_counter() - t0)

@@ -97,6 +97,7 @@ from tacocat.rules.events import PLAY_DECISIONS
 from tacocat.rules.game import DUEL, REPLACE, GameRecord, GameState, View
 from tacocat.rules.ruleset import Ruleset, load_ruleset
 from tacocat.rules.views import view_from_json
+from tacocat.search.options import describe_options
 
 log = logging.getLogger("tacocat.engine")
 
@@ -711,6 +712,7 @@ class EngineSession:
             },
             "bots": list(BOT_NAMES),
             "levels": {str(n): name for n, (name, _) in LEVELS.items()},
+            "options": describe_options(),
             "running": {"games": len(self._games), "searches": self.searching},
         }
 

@@ -17,7 +17,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
 log = logging.getLogger("tacocat.engine")
 
-PROTOCOL_VERSION = "3.0"
+PROTOCOL_VERSION = "3.1"
 """Bumped whenever a message shape changes (docs/protocol.md, "Versions")."""
 
 
@@ -132,6 +132,8 @@ class HelloResult(TypedDict):
     bots: list[str]
     """The bots `move` offers a seat (they choose from its view alone)."""
     levels: dict[str, str]
+    options: list[dict[str, Any]]
+    """Every search option with its type, bounds, default and help (`tacocat.search.options.OPTIONS`)."""
     running: dict[str, int]
     """Games open and searches running now."""
 

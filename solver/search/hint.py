@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass
-from typing import Any, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 from tacocat.errors import PositionError, TacocatError
 from tacocat.rules.actions import Action
@@ -42,12 +42,11 @@ from tacocat.rules.game import DUEL, REPLACE, View
 from tacocat.rules.ruleset import Ruleset
 from tacocat.search.budget import Budget, budget_of, scaled_minimum
 from tacocat.search.gamevalue import ROUND_UTILITIES, round_game_wins, round_utilities
+from tacocat.search.options import METHODS
 from tacocat.search.pimc import MIN_SAMPLES, PerfectSolver, WorldSearch, exact_play, pimc_play
 from tacocat.search.results import MixedMove, MoveEval, PlayResult, add_known
 from tacocat.search.sampling import DEFAULT_EXACT_BUDGET, HandSampler
 
-METHODS = ("auto", "exact", "pimc", "ismcts", "equilibrium")
-"""The hint methods: the one list the CLI and the protocol offer."""
 DEFAULT_HINT_SAMPLES = 3000
 DEFAULT_HINT_MS = 500
 """A sampled play-phase hint with no budget given takes `DEFAULT_HINT_SAMPLES`
@@ -169,7 +168,92 @@ class HintResult:
         return d
 
 
-def _validate(view: Any, method: str) -> View:
+def _equilibrium_fits(view: View, time_ms: float | None, cards: int | None) -> bool:
+    from tacocat.search.equilibrium import small_enough
+
+    return small_enough(view, time_ms, cards)
+
+
+@functools.lru_cache(maxsize=256)
+def _round_values(board: Board, player: int, rules: Ruleset, utilities: str) -> tuple[tuple, tuple]:
+    """(`round_utilities`, `round_game_wins`) of a board, kept: a bot asks
+    for the same board at every decision of a round, and the two cost tens
+    of microseconds, a tenth of a 1 ms budget between them."""
+    return round_utilities(board, player, rules, utilities), round_game_wins(board, player, rules)
+
+
+@dataclass(frozen=True)
+class _Ask:
+    """One hint request once checked: what every search of the table reads."""
+
+    view: View
+    budget: Budget
+    method: str
+    knobs: Knobs
+    inference: str
+    """The model asked for (`check_inference`'s canonical name)."""
+    utilities: tuple[float, float, float]
+    solver: PerfectSolver
+    exact_budget: int
+    legal: Sequence[Action] | None
+    t_call: float
+    """The budget's clock at the start of its time: the budget's `start`, else the call."""
+
+    @property
+    def classic(self) -> bool:
+        return self.knobs.classic
+
+    @property
+    def decision(self) -> str:
+        """The view's decision (`_checked` refused a view without one)."""
+        kind = self.view.decision
+        assert kind is not None
+        return kind
+
+    @property
+    def minimum(self) -> int:
+        """The worlds a play-phase search collects before it reads the clock
+        (issue 24: a time budget is a limit, so the minimum scales with it;
+        the classic search keeps its fixed one)."""
+        return MIN_SAMPLES if self.classic else scaled_minimum(MIN_SAMPLES, self.budget.time_ms)
+
+    def left(self, samples: int | None | str = "budget", ms: float | None | str = "budget") -> Budget:
+        """The budget with what is left of its time after the set-up (the
+        classic search: never less than 1 ms; else at least 10
+        microseconds), its clock starting when the search does; `samples`
+        and `ms` replace the budget's own when given."""
+        b = self.budget
+        samples = b.samples if samples == "budget" else samples
+        ms = b.time_ms if ms == "budget" else ms
+        if ms is not None:
+            ms = max(float(ms) - 1000.0 * (b.now() - self.t_call), 1.0 if self.classic else 0.01)
+        return b.with_(samples=samples, time_ms=ms, start=None)
+
+    def worlds(self, sampler: HandSampler | None = None) -> WorldSearch:
+        """What every world search is given besides its budget."""
+        w: WorldSearch = {"utilities": self.utilities, "solver": self.solver}
+        if sampler is not None:
+            w["sampler"] = sampler
+        return w
+
+
+@dataclass
+class _Found:
+    """What a search of the table found, and how."""
+
+    result: PlayResult
+    method: str
+    """What actually ran ("exact", "pimc", "ismcts" or "equilibrium")."""
+    sampler: HandSampler | None = None
+    equilibrium: dict | None = None
+
+
+def _checked(view: Any, method: str, knobs: Any, inference: str | None) -> tuple[View, str]:
+    """The one validation of a hint request: the view (or its dict form) at
+    a decision, a known method, the knobs, the inference model; the view
+    and the model's canonical name, else a one-line `TacocatError`."""
+    from tacocat.search.inference import check_inference
+
     if isinstance(view, Mapping):
         view = View.from_dict(view)
     if not isinstance(view, View):
@@ -184,21 +268,146 @@ def _validate(view: Any, method: str) -> View:
         )
     if view.board.winner is not None:
         raise PositionError("the cat is in a goal: the game is over", "R19")
-    return view
+    if not isinstance(knobs, Knobs):
+        raise TacocatError(f"knobs must be a Knobs, got {type(knobs).__name__}")
+    asked = check_inference(
+        inference if inference is not None else knobs.inference if knobs.inference is not None else DEFAULT_INFERENCE
+    )
+    if knobs.classic and asked not in ("off", "uniform"):
+        raise TacocatError(f"inference {asked!r}: the classic search weights worlds by R20 alone")
+    return view, asked
 
 
-def _equilibrium_fits(view: View, time_ms: float | None, cards: int | None) -> bool:
-    from tacocat.search.equilibrium import small_enough
+def _equilibrium_search(ask: _Ask) -> _Found:
+    """The hidden-hand equilibrium of a play-phase endgame (`tacocat.search.equilibrium`)."""
+    from tacocat.search.equilibrium import hint_moves
 
-    return small_enough(view, time_ms, cards)
+    res, equilibrium = hint_moves(ask.view, ask.utilities, ask.left())
+    return _Found(res, "equilibrium", equilibrium=equilibrium)
 
 
-@functools.lru_cache(maxsize=256)
-def _round_values(board: Board, player: int, rules: Ruleset, utilities: str) -> tuple[tuple, tuple]:
-    """(`round_utilities`, `round_game_wins`) of a board, kept: a bot asks
-    for the same board at every decision of a round, and the two cost tens
-    of microseconds, a tenth of a 1 ms budget between them."""
-    return round_utilities(board, player, rules, utilities), round_game_wins(board, player, rules)
+def _ismcts_search(ask: _Ask) -> _Found:
+    """ISMCTS; PIMC where the hands or the pool are too big for its packed search (said in `method`)."""
+    from tacocat.search.ismcts import DEFAULT_C, DEFAULT_EXACT_CARDS, DEFAULT_ROLLOUT, check_ismcts_view, ismcts_play
+
+    try:
+        check_ismcts_view(ask.view)
+    except PositionError:
+        # an iteration count is no deal count: PIMC's own default, within the time given
+        worlds = ask.worlds()
+        if ask.legal is not None:
+            worlds["actions"] = ask.legal
+        res = pimc_play(ask.view, ask.left(None), minimum=ask.minimum, partial=not ask.classic, **worlds)
+        return _Found(res, "pimc")
+    k = ask.knobs
+    res = ismcts_play(
+        ask.view,
+        ask.left(),
+        utilities=ask.utilities,
+        threads=k.threads,
+        # a knob left at None: the search's own default
+        exact_cards=DEFAULT_EXACT_CARDS if k.exact_cards is None else k.exact_cards,
+        c_uct=DEFAULT_C if k.c_uct is None else k.c_uct,
+        rollout=DEFAULT_ROLLOUT if k.rollout is None else k.rollout,
+    )
+    return _Found(res, "ismcts")
+
+
+def _world_search(ask: _Ask) -> _Found:
+    """Every consistent opponent hand with its exact probability when they
+    are few enough (method exact: up to `EXACT_LIMIT`; auto: up to
+    `exact_budget`), else (or when the enumeration did not fit) PIMC."""
+    from tacocat.search.inference import inference_sampler
+
+    sampler = inference_sampler(ask.view, ask.inference)
+    worlds = ask.worlds(sampler)
+    if ask.legal is not None:
+        worlds["actions"] = ask.legal  # listed once, by the caller
+    res = None
+    if ask.method in ("exact", "auto"):
+        if ask.method == "exact" and (n_hands := sampler.count()) > EXACT_LIMIT:
+            raise TacocatError(
+                f"method exact: the opponent may hold {n_hands} distinct hands, more than "
+                f"{EXACT_LIMIT}; use auto, pimc or ismcts"
+            )
+        limit = EXACT_LIMIT if ask.method == "exact" else ask.exact_budget
+        res = exact_play(ask.view, ask.left(), max_hands=limit, minimum=ask.minimum, partial=not ask.classic, **worlds)
+    if res is not None:
+        return _Found(res, "exact", sampler)
+    b = ask.budget
+    spend = ask.left(DEFAULT_HINT_SAMPLES, DEFAULT_HINT_MS) if b.unlimited else ask.left()
+    res = pimc_play(ask.view, spend, minimum=ask.minimum, partial=not ask.classic, **worlds)
+    return _Found(res, "pimc", sampler)
+
+
+def _duel_search(ask: _Ask) -> _Found:
+    """The duel's matrix game over the worlds (`tacocat.search.decisions.duel_eval`)."""
+    from tacocat.search import decisions
+
+    k = ask.knobs
+    if k.duel_exact_budget is not None:
+        limit = k.duel_exact_budget
+    elif ask.method in ("exact", "auto"):
+        limit = EXACT_LIMIT if ask.method == "exact" else ask.exact_budget
+    else:
+        limit = -1
+    samples = k.duel_samples if k.duel_samples is not None else ask.budget.samples
+    least = ask.minimum if ask.classic else scaled_minimum(decisions.MIN_DUEL_WORLDS, ask.budget.time_ms)
+    search = functools.partial(decisions.duel_eval, exact_budget=limit, minimum=least)
+    return _decision_search(ask, search, samples)
+
+
+def _replace_search(ask: _Ask) -> _Found:
+    """The replacement's discards ranked by simulated draws (`tacocat.search.decisions.replace_eval`)."""
+    from tacocat.search import decisions
+
+    k = ask.knobs
+    samples = k.replace_samples if k.replace_samples is not None else ask.budget.samples
+    cand = k.candidates if k.candidates is not None else decisions.DEFAULT_CANDIDATES
+    time_ms = ask.budget.time_ms
+    stage = decisions.MIN_STAGE_DEALS if ask.classic else scaled_minimum(decisions.MIN_STAGE_DEALS, time_ms)
+    search = functools.partial(decisions.replace_eval, candidates=cand, min_stage_deals=stage)
+    return _decision_search(ask, search, samples)
+
+
+def _decision_search(ask: _Ask, search: Callable[..., PlayResult], samples: int | None) -> _Found:
+    """A duel or a replacement search run on the hint's worlds."""
+    from tacocat.search.inference import inference_sampler
+
+    sampler = inference_sampler(ask.view, ask.inference)
+    # the classic search reads the clock between worlds only (not `partial`)
+    res = search(
+        ask.view,
+        ask.left(samples),
+        partial=not ask.classic,
+        round_search=ask.knobs.round_search,
+        utilities=ask.utilities,
+        solver=ask.solver,
+        sampler=sampler,
+    )
+    return _Found(res, "exact" if res.exact else "pimc", sampler)  # a replacement draws unknown cards: never exact
+
+
+_PLAY_SEARCHES: dict[str, Callable[[_Ask], _Found]] = {
+    "equilibrium": _equilibrium_search,
+    "ismcts": _ismcts_search,
+    "exact": _world_search,
+    "pimc": _world_search,
+    "auto": _world_search,
+}
+"""A play-phase decision's search by method ("auto" looks first whether the
+endgame's equilibrium fits, `_search_of`)."""
+_DECISION_SEARCHES: dict[str, Callable[[_Ask], _Found]] = {DUEL: _duel_search, REPLACE: _replace_search}
+"""The duel's and the replacement's searches, whatever the method."""
+
+
+def _search_of(ask: _Ask) -> Callable[[_Ask], _Found]:
+    kind = ask.decision
+    if kind not in PLAY_DECISIONS:
+        return _DECISION_SEARCHES[kind]
+    if ask.method == "auto" and _equilibrium_fits(ask.view, ask.budget.time_ms, ask.knobs.equilibrium_cards):
+        return _equilibrium_search
+    return _PLAY_SEARCHES[ask.method]
 
 
 def hint(
@@ -215,151 +424,52 @@ def hint(
 ) -> HintResult:
     """Rank every move of `view`'s decision (see the module docstring): the
     one dispatcher of the searches, which bots call too.  `budget`
-    (`tacocat.search.budget.Budget`; or the keywords `iterations`, `time_ms`,
-    `seed`, `stop`, `progress` as before): its samples are the sample /
+    (`tacocat.search.budget.Budget`): its samples are the sample /
     iteration budget, its time a time budget (the first reached ends the
     search; it counts from the budget's `start`, else from the call, set-up
-    included); a stop returns the
-    best answer so far; progress(fraction) is called now and then.  With
-    no budget a sampled play-phase hint takes `DEFAULT_HINT_SAMPLES` deals
-    or `DEFAULT_HINT_MS`, the first reached.  Raises `TacocatError`
-    subclasses for bad input.  `inference`: the model of the opponent's
-    choices that weights the worlds (`tacocat.search.inference`; default
-    the knobs', else `DEFAULT_INFERENCE`; "off" or "uniform": R20 alone).
-    `legal`: the view's legal actions when the caller has listed them (a
-    bot skipping forced moves), so a play-phase search does not list them
-    again; they must be `view.legal_actions()`."""
+    included); a stop returns the best answer so far; progress(fraction)
+    is called now and then.  With no budget a sampled play-phase hint
+    takes `DEFAULT_HINT_SAMPLES` deals or `DEFAULT_HINT_MS`, the first
+    reached.  Raises `TacocatError` subclasses for bad input.
+    `inference`: the model of the opponent's choices that weights the
+    worlds (`tacocat.search.inference`; default the knobs', else
+    `DEFAULT_INFERENCE`; "off" or "uniform": R20 alone).  `legal`: the
+    view's legal actions when the caller has listed them (a bot skipping
+    forced moves), so a play-phase search does not list them again; they
+    must be `view.legal_actions()`."""
     b = budget_of(budget, "hint")
     t_now = b.now()
-    # the budget's clock: from its start (a bot's `choose`), else from now
-    t_call = t_now if b.start is None else b.start
-    view = _validate(view, method)
-    if not isinstance(knobs, Knobs):
-        raise TacocatError(f"knobs must be a Knobs, got {type(knobs).__name__}")
-    from tacocat.search.inference import InferenceSampler, check_inference, inference_sampler
-
-    asked = (
-        inference if inference is not None else knobs.inference if knobs.inference is not None else DEFAULT_INFERENCE
-    )
-    asked = check_inference(asked)
-    if knobs.classic and asked not in ("off", "uniform"):
-        raise TacocatError(f"inference {asked!r}: the classic search weights worlds by R20 alone")
+    view, asked = _checked(view, method, knobs, inference)
     if isinstance(utilities, str):
         util, gw = _round_values(view.board, view.player, view.rules, utilities)
     else:
         util = round_utilities(view.board, view.player, view.rules, utilities)
         gw = round_game_wins(view.board, view.player, view.rules)
-    solver = solver or PerfectSolver(view.rules)
-    kind = view.decision
+    ask = _Ask(
+        view,
+        b,
+        method,
+        knobs,
+        asked,
+        util,
+        solver or PerfectSolver(view.rules),
+        exact_budget,
+        legal,
+        # the budget's clock: from its start (a bot's `choose`), else from now
+        t_now if b.start is None else b.start,
+    )
+    found = _search_of(ask)(ask)
+    return _answer(ask, found, gw, b.now() - t_now)
 
-    # A time budget is a limit, not a floor (issue 24): the searches' minimum
-    # samples scale with it (`scaled_minimum`), the duel and the replacement
-    # read the clock within a world too, and the set-up's time is not given
-    # back.  The classic search (bot pimc_classic) keeps its fixed minimums.
-    classic = knobs.classic
-    minimum = MIN_SAMPLES if classic else scaled_minimum(MIN_SAMPLES, b.time_ms)
 
-    def left(samples: int | None = b.samples, ms: float | None = b.time_ms) -> Budget:
-        """The budget with what is left of its time after the set-up (the
-        classic search: never less than 1 ms; else at least 10 microseconds),
-        its clock starting when the search does."""
-        if ms is not None:
-            ms = max(ms - 1000.0 * (b.now() - t_call), 1.0 if classic else 0.01)
-        return b.with_(samples=samples, time_ms=ms, start=None)
+def _answer(ask: _Ask, found: _Found, gw: tuple, seconds: float) -> HintResult:
+    """The hint's answer from what its search found: each move's game-win
+    probability added (`gw`: the game won after a round won, drawn, lost)."""
+    from tacocat.search.inference import InferenceSampler
 
-    equilibrium = None
-    sampler: HandSampler | None = None
-    # what every world search of this hint is given besides its budget
-    worlds: WorldSearch = {"utilities": util, "solver": solver}
-    res: PlayResult | None = None
-    if kind in PLAY_DECISIONS and (
-        method == "equilibrium" or (method == "auto" and _equilibrium_fits(view, b.time_ms, knobs.equilibrium_cards))
-    ):
-        # the hidden-hand equilibrium (a separate search: see tacocat.search.equilibrium)
-        from tacocat.search.equilibrium import hint_moves
-
-        res, equilibrium = hint_moves(view, util, left())
-        used = "equilibrium"
-    elif kind in PLAY_DECISIONS:
-        used = method
-        if legal is not None:
-            worlds["actions"] = legal  # listed once, by the caller
-        if method == "ismcts":
-            from tacocat.search.ismcts import (
-                DEFAULT_C,
-                DEFAULT_EXACT_CARDS,
-                DEFAULT_ROLLOUT,
-                check_ismcts_view,
-                ismcts_play,
-            )
-
-            try:
-                check_ismcts_view(view)
-            except PositionError:  # hands or pool too big for the packed search: PIMC, said in `method`
-                used = "pimc"
-                # an iteration count is no deal count: PIMC's own default, within the time given
-                res = pimc_play(view, left(None), minimum=minimum, partial=not classic, **worlds)
-            else:
-                res = ismcts_play(
-                    view,
-                    left(),
-                    utilities=util,
-                    threads=knobs.threads,
-                    # a knob left at None: the search's own default
-                    exact_cards=DEFAULT_EXACT_CARDS if knobs.exact_cards is None else knobs.exact_cards,
-                    c_uct=DEFAULT_C if knobs.c_uct is None else knobs.c_uct,
-                    rollout=DEFAULT_ROLLOUT if knobs.rollout is None else knobs.rollout,
-                )
-        else:
-            worlds["sampler"] = sampler = inference_sampler(view, asked)
-            if method in ("exact", "auto"):
-                if method == "exact" and (n_hands := sampler.count()) > EXACT_LIMIT:
-                    raise TacocatError(
-                        f"method exact: the opponent may hold {n_hands} distinct hands, more than "
-                        f"{EXACT_LIMIT}; use auto, pimc or ismcts"
-                    )
-                limit = EXACT_LIMIT if method == "exact" else exact_budget
-                res = exact_play(view, left(), max_hands=limit, minimum=minimum, partial=not classic, **worlds)
-            used = "exact"
-            if res is None:
-                spend = left(DEFAULT_HINT_SAMPLES, DEFAULT_HINT_MS) if b.unlimited else left()
-                res = pimc_play(view, spend, minimum=minimum, partial=not classic, **worlds)
-                used = "pimc"
-    elif kind in (DUEL, REPLACE):
-        from tacocat.search import decisions
-
-        if kind == DUEL:
-            if knobs.duel_exact_budget is not None:
-                limit = knobs.duel_exact_budget
-            elif method in ("exact", "auto"):
-                limit = EXACT_LIMIT if method == "exact" else exact_budget
-            else:
-                limit = -1
-            samples = knobs.duel_samples if knobs.duel_samples is not None else b.samples
-            least = minimum if classic else scaled_minimum(decisions.MIN_DUEL_WORLDS, b.time_ms)
-            search = functools.partial(decisions.duel_eval, exact_budget=limit, minimum=least)
-        else:
-            samples = knobs.replace_samples if knobs.replace_samples is not None else b.samples
-            cand = knobs.candidates if knobs.candidates is not None else decisions.DEFAULT_CANDIDATES
-            stage = decisions.MIN_STAGE_DEALS if classic else scaled_minimum(decisions.MIN_STAGE_DEALS, b.time_ms)
-            search = functools.partial(decisions.replace_eval, candidates=cand, min_stage_deals=stage)
-        sampler = inference_sampler(view, asked)
-        # the classic search reads the clock between worlds only (not `partial`)
-        res = search(
-            view,
-            left(samples),
-            partial=not classic,
-            round_search=knobs.round_search,
-            utilities=util,
-            solver=solver,
-            sampler=sampler,
-        )
-        used = "exact" if res.exact else "pimc"  # a replacement draws unknown cards: never exact
-    else:  # pragma: no cover - decision kinds are closed
-        raise PositionError(f"unknown decision {kind!r}")
-
-    assert res is not None
+    res, used = found.result, found.method
     # the model that weighted the worlds, if one did
+    sampler = found.sampler
     inferred = sampler if isinstance(sampler, InferenceSampler) and sampler.active else None
     # MoveEval built whole: `dataclasses.replace` costs three times as much,
     # and a replacement ranks dozens of discards after the time is out
@@ -378,24 +488,24 @@ def hint(
         )
         for m in res.moves
     )
-    if b.progress is not None:
-        b.progress(1.0)
+    if ask.budget.progress is not None:
+        ask.budget.progress(1.0)
     exact = used == "exact" and res.exact
     return HintResult(
         method=used,
         exact=bool(exact),
-        decision=kind,
+        decision=ask.decision,
         moves=moves,
-        seconds=b.now() - t_now,
+        seconds=seconds,
         # A stopped enumeration says how many hands it averaged.
         samples=None if exact or used in ("ismcts", "equilibrium") else res.worlds,
         iterations=res.iterations,
         mixed=res.mixed,
-        utilities=util,
+        utilities=ask.utilities,
         stopped=bool(res.stopped),
         worlds=None if used in ("ismcts", "equilibrium") else res.worlds,
         search=res,
-        equilibrium=equilibrium,
+        equilibrium=found.equilibrium,
         inference=inferred.model.name if inferred is not None else "off",
         effective_samples=inferred.ess() if inferred is not None else None,
     )
