@@ -65,6 +65,7 @@ cdef extern from *:
 cdef enum:
     RANK_BITS = 4                 # bits per rank count in hand_t
     MAX_HAND = 12                 # most cards in one hand the solver accepts
+    MIN_SEQUENCE = 3              # R10: tacocat.rules.play.MIN_SEQUENCE (a test holds them equal)
     MAX_ATTACKS = 96              # > 12 singles + 12 sets + 55 sequences
     MAX_ANSWERS = 1848            # >= 2 * C(12, 6): (cards, beats) pairs
     TT_BUCKET = 4                 # entries per bucket (one 64-byte line)

@@ -120,7 +120,7 @@ cdef int gen_attacks(hand_t hand, hand_t* out) noexcept nogil:
             if length > limit:
                 break
             seq |= (<hand_t>1) << (4 * r2)
-            if length >= 3:
+            if length >= MIN_SEQUENCE:
                 out[n] = seq
                 n += 1
             r2 += 1
@@ -742,6 +742,11 @@ cdef int _check_position(hand_t h0, hand_t h1, int attacker, hand_t table, int w
     if hand_size(A) < 1 or hand_size(A) + hand_size(table) != hand_size(D):
         raise ValueError("hand sizes do not fit: the attacker's hand plus the table must equal the defender's, both non-empty")
     return 0
+
+
+RULE_CONSTANTS = {"MIN_SEQUENCE": MIN_SEQUENCE, "MAX_HAND": MAX_HAND}
+"""The rule numbers the core is compiled with (`_search.pxd`), for the test
+that holds them equal to `tacocat.rules`'."""
 
 
 def pack_hand(cards):

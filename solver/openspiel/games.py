@@ -124,18 +124,6 @@ class Config(SimpleNamespace):
         return self
 
 
-class _FastGameState(GameState):
-    """A GameState whose deep copy shares the immutable parts: hands are
-    tuples, and events, round summaries and actions are never changed
-    after they are appended, so copying the lists is enough (every field,
-    as a new field is, without naming it here)."""
-
-    def __deepcopy__(self, memo):
-        twin = object.__new__(type(self))
-        twin.__dict__.update({name: list(v) if type(v) is list else v for name, v in vars(self).items()})
-        return twin
-
-
 class _Appended(list):
     """A list whose items are never changed once appended: a deep copy
     copies the list, not the items."""
@@ -662,7 +650,7 @@ class TacocatState(pyspiel.State):
     def __init__(self, game: TacocatGame) -> None:
         super().__init__(game)
         self.g = game.cfg
-        self.gs = _FastGameState.new(self.g.rules, max(self.g.seed, 0))
+        self.gs = GameState.new(self.g.rules, max(self.g.seed, 0))
         self.dealing: list[int] | None = []
         self.deferred: list[tuple[int, Action]] = []
         """Replacement actions waiting for their draws (R7/R8)."""

@@ -28,7 +28,7 @@ from tacocat.protocol.streaming import SearchSignal, ticker
 from tacocat.protocol.wire import ActionDict, ProtocolError, action_dict
 from tacocat.rules.actions import Action
 from tacocat.rules.events import Decision
-from tacocat.rules.game import GameState
+from tacocat.rules.game import GameState, View
 from tacocat.search.options import check_options
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -192,16 +192,19 @@ def seat_turn(
     from tacocat.search.budget import Budget
 
     chooser = make_bot(bot, **budget)
-    with session._lock:
+
+    def look() -> tuple[Decision, View, bool, random.Random] | None:
         state = current()
-        if state is None:
+        decision = None if state is None else state.decision(seat)
+        if state is None or decision is None:
             return None
-        decision = state.decision(seat)
-        if decision is None:
-            return None
-        view = state.view(seat)  # the seat's information set
         simultaneous = decision == Decision.DUEL or (decision == Decision.REPLACE and state.first_replacer == "both")
-        chance = rng(state)
+        return decision, state.view(seat), simultaneous, rng(state)  # the view: the seat's information set
+
+    looked = session.read_games(look)
+    if looked is None:
+        return None
+    decision, view, simultaneous, chance = looked
     t0 = time.perf_counter()
     finish = (
         ticker(signal, lambda: {"bot": bot, "thinking_ms": int((time.perf_counter() - t0) * 1000)})
@@ -215,18 +218,15 @@ def seat_turn(
     turn = SeatTurn(decision, simultaneous, action, time.perf_counter() - t0)
     if not apply:
         return turn
-    with session._lock:
-        live = session._games.get(gid)
-        if live is None or live.view(seat) != view:
-            turn.moved_on = True
-            return turn
-        live = live.clone()
-        before, turn.rounds_before = live.hands[witness], len(live.rounds)
-        events = live.apply(seat, action)
-        session._commit(gid, live)
-        turn.applied, turn.state = True, live
-        turn.recorded = action_dict(action)  # as recorded
-        turn.events = seat_events(events, witness, before, live.hands[witness])
+    applied = session.apply_unchanged(gid, seat, view, action)
+    if applied is None:
+        turn.moved_on = True
+        return turn
+    was, live, events = applied
+    turn.rounds_before = len(was.rounds)
+    turn.applied, turn.state = True, live
+    turn.recorded = action_dict(action)  # as recorded
+    turn.events = seat_events(events, witness, was.hands[witness], live.hands[witness])
     return turn
 
 
@@ -237,13 +237,12 @@ def move_work(session: "EngineSession", request: Mapping[str, Any]) -> Callable[
     budget = capped_budget(budget, session.max_time_ms, bind=False)  # a queued search: the queue bounds the rest
     gid, player = request["game"], request["player"]
     seed = request["seed"] if "seed" in request else secrets.randbits(31)
-    with session._lock:
-        session._game(request)  # an unknown game is refused at once
+    session.checked_game(request)  # an unknown game is refused at once
 
     def position() -> GameState:
         """The game as it is when the move's turn in the queue comes (an
         earlier queued move may have changed it)."""
-        state = session._game(request)
+        state = session.checked_game(request)
         if state.over:
             raise ProtocolError("bad_field", f"game {gid} is over (R19): there is nothing to move", "game")
         if state.decision(player) is None:
@@ -269,7 +268,7 @@ def move_work(session: "EngineSession", request: Mapping[str, Any]) -> Callable[
         )
         assert turn is not None  # position() never answers None: it raises
         if turn.moved_on:
-            session._game(request)  # a game ended meanwhile is refused as unknown
+            session.checked_game(request)  # a game ended meanwhile is refused as unknown
             raise ProtocolError("illegal_action", f"game {gid} moved on while the engine thought; ask again", "game")
         result: dict[str, Any] = {
             "game": gid,
@@ -292,7 +291,7 @@ def move_work(session: "EngineSession", request: Mapping[str, Any]) -> Callable[
                 events=turn.events,
                 hand=list(live.hands[player]),
                 round=live.rounds[-1] if len(live.rounds) > turn.rounds_before else None,
-                status=session._status(gid, live),
+                status=session.status(gid, live),
             )
         return result
 

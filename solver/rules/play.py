@@ -15,6 +15,11 @@ from tacocat.rules.ruleset import STANDARD, Ruleset
 
 WIN, DRAW, LOSS = 1, 0, -1
 DEFAULT_UTILITIES = (1.0, 0.0, -1.0)
+MIN_SEQUENCE = 3
+"""R10: a sequence is at least this many consecutive ranks, one of each
+(the exact core's `MIN_SEQUENCE` in `_search.pxd`, checked equal by a test)."""
+KEPT_BY_ATTACKER = 1
+"""R11: an attack leaves its attacker at least this many cards (at most h - 1 cards)."""
 
 
 def attacks(cards: Sequence[int]) -> list[Hand]:
@@ -22,7 +27,7 @@ def attacks(cards: Sequence[int]) -> list[Hand]:
     is a single card, a set (2+ of one rank) or a sequence (3+ consecutive
     ranks, one of each), and never uses the attacker's final card."""
     h = len(cards)
-    limit = h - 1
+    limit = h - KEPT_BY_ATTACKER
     c = counts(cards)
     out: list[Hand] = []
     for r in range(1, 13):
@@ -33,7 +38,7 @@ def attacks(cards: Sequence[int]) -> list[Hand]:
         length = 0
         while r + length <= 12 and c[r + length] > 0:
             length += 1
-            if 3 <= length <= limit:
+            if MIN_SEQUENCE <= length <= limit:
                 out.append(tuple(range(r, r + length)))
     return sorted(out, key=list)
 
@@ -209,7 +214,8 @@ def validate_position(pos: PlayPosition) -> None:
     if pos.table not in attacks(before):
         raise PositionError(
             f"table [{format_cards(pos.table)}] is not an attack the attacker could make from "
-            f"[{format_cards(before)}] (single, set, or sequence of 3+, at most h-1 cards)",
+            f"[{format_cards(before)}] (single, set, or sequence of {MIN_SEQUENCE}+, "
+            f"at most h-{KEPT_BY_ATTACKER} cards)",
             "R10-R11",
         )
 
