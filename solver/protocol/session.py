@@ -41,7 +41,7 @@ import threading
 import time
 from collections import OrderedDict
 from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping
+from typing import Any, Callable, Mapping, TypeVar
 
 from tacocat import __version__
 from tacocat.errors import RecordError, TacocatError
@@ -100,6 +100,7 @@ from tacocat.rules.views import view_from_json
 from tacocat.search.options import describe_options
 
 log = logging.getLogger("tacocat.engine")
+T = TypeVar("T")
 
 
 def _top(result: dict, top: int | None) -> dict:
@@ -348,6 +349,26 @@ class EngineSession:
         self.idle_game_s = idle_game_s
         self._meta: dict[str, GameMeta] = {}
         self._engines: dict[str, EngineSeat] = {}
+        # Each command's handler, named once: a search's returns the work a
+        # worker thread runs, any other's its result.
+        self._handlers: dict[str, Callable[[Mapping[str, Any]], Any]] = {
+            "hello": self._cmd_hello,
+            "set_rules": self._cmd_set_rules,
+            "new_game": self._cmd_new_game,
+            "apply": self._cmd_apply,
+            "move": self._cmd_move,
+            "legal": self._cmd_legal,
+            "view": self._cmd_view,
+            "state": self._cmd_state,
+            "record": self._cmd_record,
+            "games": self._cmd_games,
+            "end_game": self._cmd_end_game,
+            "hint": self._cmd_hint,
+            "solve": self._cmd_solve,
+            "stop": self._cmd_stop,
+            "quit": self._cmd_quit,
+        }
+        assert list(self._handlers) == list(COMMANDS), "every command of the table has its handler"
         """Games whose other seat the server plays."""
         self._caller = threading.local()
         """The client key of the request being prepared on this thread."""
@@ -462,7 +483,7 @@ class EngineSession:
                     "unknown_command", f"unknown command {_short(cmd_name)}; commands: {', '.join(COMMANDS)}", "cmd"
                 )
             _check_fields(command, request)
-            handler = getattr(self, f"_cmd_{cmd_name}")
+            handler = self._handlers[cmd_name]
             if command.search:
                 time_ms, _ = self._budget(request)
                 return self._reserve(
@@ -612,6 +633,33 @@ class EngineSession:
             self._meta[gid].touched = time.time()
             return state
 
+    # ------------------------------------------ the seat API (tacocat.protocol.moves)
+    def checked_game(self, request: Mapping[str, Any]) -> GameState:
+        """The request's game if its token opens it for the request (`_game`):
+        how a search outside this class reads a game."""
+        return self._game(request)
+
+    def read_games(self, read: Callable[[], T]) -> T:
+        """`read()` under the session's lock: one consistent look at the games."""
+        with self._lock:
+            return read()
+
+    def apply_unchanged(
+        self, gid: str, seat: int, view: View, action: Action
+    ) -> tuple[GameState, GameState, list[dict]] | None:
+        """Apply `seat`'s `action` to game `gid` only if the seat's view is
+        still `view` (the one a bot chose from): on a copy, committed
+        (durable) before it is returned, as `apply` does.  (the game
+        before, after, the events), or None when the game moved on or is gone."""
+        with self._lock:
+            live = self._games.get(gid)
+            if live is None or live.view(seat) != view:
+                return None
+            after = live.clone()
+            events = after.apply(seat, action)
+            self._commit(gid, after)
+            return live, after, events
+
     def _ruleset_of(self, value: Any, what: str, field: str) -> Ruleset:
         """The ruleset a request gives, read here for every command (new_game,
         set_rules, a view's, a position's): a ruleset object (RULES section 8)
@@ -637,7 +685,8 @@ class EngineSession:
         return view_from_json(data)
 
     @staticmethod
-    def _status(gid: str, state: GameState) -> GameStatus:
+    def status(gid: str, state: GameState) -> GameStatus:
+        """Game `gid`'s public status (the protocol's status object)."""
         return {
             "game": gid,
             "phase": state.phase,
@@ -764,7 +813,7 @@ class EngineSession:
                 del self._meta[gid]
                 raise
             if engine is None:
-                return {**self._status(gid, state), "seed": state.seed, "tokens": tokens}
+                return {**self.status(gid, state), "seed": state.seed, "tokens": tokens}
             self._engines[gid] = engine
         # The client holds the human seat's token only: no owner token (it
         # reads the whole state) and no seed unless it chose one (the seed
@@ -776,7 +825,7 @@ class EngineSession:
         with self._lock:
             state = self._games[gid]
             return {
-                **self._status(gid, state),
+                **self.status(gid, state),
                 "seed": request.get("seed"),
                 "tokens": {"seats": shown},
                 "engine": engine.to_dict(),
@@ -841,14 +890,14 @@ class EngineSession:
                 "events": seat_events(events, player, before, state.hands[player]),
                 "hand": list(state.hands[player]),
                 "round": state.rounds[-1] if len(state.rounds) > rounds else None,
-                "status": self._status(request["game"], state),
+                "status": self.status(request["game"], state),
             }
         if request["game"] in self._engines:  # the engine answers at once, seen from this seat
             result["events"] += self._engine_turns(request["game"])
             with self._lock:
                 state = self._games[request["game"]]
                 result["hand"] = list(state.hands[player])
-                result["status"] = self._status(request["game"], state)
+                result["status"] = self.status(request["game"], state)
                 result["round"] = state.rounds[-1] if len(state.rounds) > rounds else None
         return result
 
@@ -874,7 +923,7 @@ class EngineSession:
     def _cmd_state(self, request: Mapping[str, Any]) -> dict:
         with self._lock:
             state = self._game(request)
-            return {"game": request["game"], "state": state.to_dict(), "status": self._status(request["game"], state)}
+            return {"game": request["game"], "state": state.to_dict(), "status": self.status(request["game"], state)}
 
     def _cmd_record(self, request: Mapping[str, Any]) -> dict:
         with self._lock:
@@ -882,7 +931,7 @@ class EngineSession:
             return {
                 "game": request["game"],
                 "record": state.record().to_dict(),
-                "status": self._status(request["game"], state),
+                "status": self.status(request["game"], state),
             }
 
     def _cmd_games(self, request: Mapping[str, Any]) -> dict:
@@ -894,7 +943,7 @@ class EngineSession:
         wanted = {_hash(t) for t in tokens}
         with self._lock:
             mine = [gid for gid, seats in self._seats.items() if wanted.intersection(seats.hashes())]
-            return {"games": [self._status(gid, self._games[gid]) for gid in mine], "open": len(self._games)}
+            return {"games": [self.status(gid, self._games[gid]) for gid in mine], "open": len(self._games)}
 
     def _cmd_end_game(self, request: Mapping[str, Any]) -> dict:
         with self._lock:

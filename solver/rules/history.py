@@ -36,10 +36,10 @@ import re
 from functools import lru_cache
 from typing import Any, Iterable, Sequence
 
-from tacocat.errors import PositionError, RecordError
+from tacocat.errors import NotationError, PositionError, RecordError
 from tacocat.rules.cards import Hand, contains, format_cards, hand, parse_cards, remove
 from tacocat.rules.events import ANSWER, ATTACK, EventKind, PlayEvent
-from tacocat.rules.play import answers
+from tacocat.rules.play import MIN_SEQUENCE, answers
 
 MAX_EVENTS = 200
 """More events than any round can have (at most 11 tricks of two events at
@@ -189,7 +189,7 @@ def is_attack(cards: Sequence[int]) -> bool:
     c = hand(cards)
     if len(c) <= 1 or len(set(c)) == 1:
         return len(c) == 1 or len(c) >= 2
-    return len(c) >= 3 and all(b == a + 1 for a, b in zip(c, c[1:]))
+    return len(c) >= MIN_SEQUENCE and all(b == a + 1 for a, b in zip(c, c[1:]))
 
 
 class _Where:
@@ -220,7 +220,8 @@ def check_history(events: Sequence[PlayEvent], attacker: int | None = None) -> N
                 raise PositionError(f"{where}: player {expect_attacker} won the last trick and attacks next", "R14")
             if not is_attack(e.cards):
                 raise PositionError(
-                    f"{where}: not an attack: a single card, a set, or a sequence of 3+ consecutive ranks", "R10"
+                    f"{where}: not an attack: a single card, a set, or a sequence of {MIN_SEQUENCE}+ consecutive ranks",
+                    "R10",
                 )
             pending = e
         else:
