@@ -284,7 +284,9 @@ def test_the_engine_seat_keeps_to_the_servers_time_cap(monkeypatch):
                 {"cmd": "apply", "game": g["game"], "player": 1, "token": token, "action": rng.choice(legal)}
             )
         )
-    assert len(budgets) >= 3 and all(b["time_ms"] == 50 for b in budgets), budgets
+    # one bot for the engine seat, kept across its turns, built with the cap as its time
+    assert budgets == [{"time_ms": 50}], budgets
+    assert sum(1 for a in session._games[g["game"]].actions if a["player"] == 0) >= 3  # it played on with it
 
 
 def test_the_servers_admin_token_stops_every_clients_search():

@@ -61,7 +61,7 @@ from tacocat.protocol.commands import (  # noqa: F401 - re-exported
     Field,
     _check_fields,
 )
-from tacocat.protocol.moves import BOT_NAMES, LEVELS, capped_budget, move_work, resolve_bot, seat_events, seat_turn
+from tacocat.protocol.moves import BOT_NAMES, LEVELS, capped_budget, move_work, resolve_bot, seat_events
 from tacocat.protocol.seats import Seats, _hash, new_game_id  # noqa: F401 - re-exported
 from tacocat.protocol.store import GameStore
 from tacocat.protocol.streaming import SearchSignal, finite, sliced_search
@@ -349,6 +349,8 @@ class EngineSession:
         self.idle_game_s = idle_game_s
         self._meta: dict[str, GameMeta] = {}
         self._engines: dict[str, EngineSeat] = {}
+        self._engine_bots: dict[str, tuple[Any, threading.Lock]] = {}
+        """Each engine game's bot, kept across its turns (`_engine_bot`)."""
         # Each command's handler, named once: a search's returns the work a
         # worker thread runs, any other's its result.
         self._handlers: dict[str, Callable[[Mapping[str, Any]], Any]] = {
@@ -437,6 +439,7 @@ class EngineSession:
             if gid in self._engines:
                 self.store.set_meta(f"engine/{gid}", None)
         self._engines.pop(gid, None)
+        self._engine_bots.pop(gid, None)
         del self._games[gid]
         del self._seats[gid]
         del self._meta[gid]
@@ -834,35 +837,64 @@ class EngineSession:
             }
 
     def _engine_turns(self, gid: str) -> list[dict]:
-        """Let the engine seat of game `gid` act while it has a decision;
-        the events its actions caused, as the other (human) seat sees them.
-        The bot chooses outside the lock, from the engine seat's view."""
-        engine = self._engines.get(gid)
-        if engine is None:
+        """Let the engine seat of game `gid` act while it has a decision (a
+        new game whose first decisions are the engine's), committed once;
+        the events its actions caused, as the other (human) seat sees them."""
+        with self._lock:
+            base = self._games.get(gid)
+        if base is None or gid not in self._engines:
             return []
-        seat = engine.seat
+        state = base.clone()
+        events = self._engine_moves(gid, state)
+        with self._lock:
+            acted = len(state.actions) > len(base.actions)  # a secret choice (R8, R9) shows no event
+            if acted and self._games.get(gid) is base:  # else the game moved on (or ended) meanwhile
+                self._commit(gid, state)
+            return events if self._games.get(gid) is state else []
+
+    def _engine_bot(self, gid: str) -> tuple[Any, threading.Lock]:
+        """Game `gid`'s engine bot, made once and kept across its turns (its
+        overrun memory and, for pimc_eq, the endgame it solved stay with
+        it), and the lock that lets it think for one turn at a time."""
+        from tacocat.players.bots import make_bot
+
+        with self._lock:
+            kept = self._engine_bots.get(gid)
+            if kept is None:
+                engine = self._engines[gid]
+                # The server's cap binds the engine's seat as it binds move.
+                kept = make_bot(engine.bot, **capped_budget(engine.budget, self.max_time_ms, bind=True))
+                kept = self._engine_bots[gid] = (kept, threading.Lock())
+            return kept
+
+    _tables = threading.local()
+    """Per thread, the perfect-information table the engine bots search
+    with: tables of 16 MiB, one a thread that plays engine seats, not one a
+    game (a bot's table only speeds it; its values are exact)."""
+
+    def _engine_moves(self, gid: str, state: GameState) -> list[dict]:
+        """The engine seat's actions on `state` (a private copy, not yet
+        committed) while it has a decision, chosen outside the session's
+        lock from the engine seat's view alone; the events they caused, as
+        the other seat sees them."""
+        from tacocat.search.pimc import PerfectSolver
+
+        engine = self._engines[gid]
+        seat, witness = engine.seat, 1 - engine.seat
+        chooser, turn = self._engine_bot(gid)
         out: list[dict] = []
-        # The server's cap binds the engine's seat as it binds move.
-        budget = capped_budget(engine.budget, self.max_time_ms, bind=True)
-
-        def current() -> GameState | None:
-            state = self._games.get(gid)
-            return None if state is None or state.over else state
-
-        for _ in range(MAX_ENGINE_TURNS):
-            turn = seat_turn(
-                self,
-                gid,
-                seat,
-                engine.bot,
-                budget,
-                current=current,
-                rng=lambda state: random.Random(f"{state.seed}/engine/{len(state.actions)}"),
-                witness=1 - seat,
-            )
-            if turn is None:
-                return out
-            out += turn.events  # none when the game moved on meanwhile: look again
+        with turn:
+            for _ in range(MAX_ENGINE_TURNS):
+                if state.over or state.decision(seat) is None:
+                    break
+                if hasattr(chooser, "solver"):
+                    table = getattr(self._tables, "solver", None)
+                    chooser.solver = table if table is not None else PerfectSolver()
+                    self._tables.solver = chooser.solver
+                chance = random.Random(f"{state.seed}/engine/{len(state.actions)}")
+                action = chooser.choose(state.view(seat), chance)  # the seat's information set
+                before = state.hands[witness]
+                out += seat_events(state.apply(seat, action), witness, before, state.hands[witness])
         return out
 
     def _cmd_apply(self, request: Mapping[str, Any]) -> ApplyResult:
@@ -875,31 +907,38 @@ class EngineSession:
             raise ProtocolError(
                 "bad_field", f"apply: unknown action field(s) {sorted(unknown)}; expected kind, cards, beats", "action"
             )
+        gid, player = request["game"], request["player"]
         with self._lock:
             # On a copy: whatever fails (an illegal action, the store) leaves
             # the game exactly as it was.
-            state = self._game(request).clone()
-            rounds, player = len(state.rounds), request["player"]
+            base = self._game(request)
+            state = base.clone()
+            rounds = len(state.rounds)
             before = state.hands[player]
-            events = state.apply(player, action)
-            self._commit(request["game"], state)
-            result: ApplyResult = {
-                "game": request["game"],
-                "player": player,
-                "action": action_dict(action),  # as recorded
-                "events": seat_events(events, player, before, state.hands[player]),
-                "hand": list(state.hands[player]),
-                "round": state.rounds[-1] if len(state.rounds) > rounds else None,
-                "status": self.status(request["game"], state),
-            }
-        if request["game"] in self._engines:  # the engine answers at once, seen from this seat
-            result["events"] += self._engine_turns(request["game"])
+            events = seat_events(state.apply(player, action), player, before, state.hands[player])
+            engine = gid in self._engines
+            if not engine:
+                self._commit(gid, state)
+        if engine:
+            # The engine answers at once, on the same copy: one durable commit
+            # holds the action and the engine's reply (neither is answered before it).
+            events += self._engine_moves(gid, state)
             with self._lock:
-                state = self._games[request["game"]]
-                result["hand"] = list(state.hands[player])
-                result["status"] = self.status(request["game"], state)
-                result["round"] = state.rounds[-1] if len(state.rounds) > rounds else None
-        return result
+                if self._games.get(gid) is not base:
+                    self._game(request)  # a game ended meanwhile is refused as unknown
+                    raise ProtocolError(
+                        "illegal_action", f"game {gid} moved on while the engine thought; apply again", "game"
+                    )
+                self._commit(gid, state)
+        return {
+            "game": gid,
+            "player": player,
+            "action": action_dict(action),  # as recorded
+            "events": events,
+            "hand": list(state.hands[player]),
+            "round": state.rounds[-1] if len(state.rounds) > rounds else None,
+            "status": self.status(gid, state),
+        }
 
     def _cmd_move(self, request: Mapping[str, Any]) -> Callable[[SearchSignal], dict]:
         return move_work(self, request)  # the time_ms cut is move_work's
