@@ -13,7 +13,7 @@ from typing import Any, Callable, TypedDict
 import click
 
 from tacocat.cli.option_table import F, OptionTable, table_options
-from tacocat.protocol.session import MAX_GAMES, MAX_SEARCHES, MAX_TIME_MS
+from tacocat.protocol.commands import MAX_GAMES, MAX_SEARCHES, MAX_TIME_MS
 
 CAP_HELP = "Cap on any search's time: time_ms is cut to it and a search still running then is stopped."
 

@@ -10,8 +10,9 @@ import click
 from tacocat.cli.door_options import CAP_HELP, SessionCaps, door_options, log_to_stderr
 from tacocat.cli.option_table import ranged_option
 from tacocat.cli.terminal import friendly_errors
+from tacocat.protocol.commands import MAX_BYTES
 from tacocat.protocol.jsonlines import DEFAULT_MAX_LINE, serve_stdio
-from tacocat.protocol.session import MAX_BYTES, EngineSession
+from tacocat.protocol.session import EngineSession
 from tacocat.protocol.store import GameStore
 from tacocat.rules.ruleset import load_ruleset
 

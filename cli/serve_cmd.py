@@ -17,7 +17,7 @@ from tacocat.cli.door_options import SessionCaps, door_options, log_to_stderr
 from tacocat.cli.option_table import ranged_option
 from tacocat.cli.terminal import friendly_errors
 from tacocat.errors import TacocatError
-from tacocat.protocol.session import MAX_BYTES
+from tacocat.protocol.commands import MAX_BYTES
 from tacocat.rules.ruleset import load_ruleset
 
 

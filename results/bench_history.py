@@ -42,7 +42,8 @@ def history_views(n: int):
     """Play-phase views of seeded random games after an opponent sacrifice."""
     import random
 
-    from tacocat.rules.game import PLAY, GameState, View
+    from tacocat.rules.game import PLAY, GameState
+    from tacocat.rules.views import View
     from tacocat.search.sampling import HandSampler
 
     out = []

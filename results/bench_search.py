@@ -25,7 +25,7 @@ import sys
 import time
 from pathlib import Path
 
-from tacocat.rules.game import View
+from tacocat.rules.views import View
 from tacocat.search.bench import bench_views
 from tacocat.search.budget import Budget
 from tacocat.search.ismcts import ismcts_play

@@ -32,7 +32,8 @@ OUT = HERE / "bench_tally.md"
 
 CHILD = r"""
 import json, random, statistics, sys, time
-from tacocat.rules.game import PLAY, GameState, View
+from tacocat.rules.game import PLAY, GameState
+from tacocat.rules.views import View
 from tacocat.rules.ruleset import STANDARD
 from tacocat.search import pimc
 from tacocat.search.sampling import HandSampler

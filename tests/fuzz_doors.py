@@ -38,8 +38,10 @@ from urllib.parse import quote
 
 from hypothesis import strategies as st
 
+from tacocat.protocol.commands import COMMANDS
 from tacocat.protocol.http import HTTP_STATUS, TRANSPORT_STATUS
-from tacocat.protocol.session import COMMANDS, ERROR_CODES, EngineSession, encode_response
+from tacocat.protocol.session import EngineSession
+from tacocat.protocol.wire import ERROR_CODES, encode_response
 from tacocat.rules.game import GameState
 
 HUGE = 10**400

@@ -30,7 +30,8 @@ from collections import Counter
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
-from tacocat.protocol.session import ERROR_CODES, EngineSession
+from tacocat.protocol.session import EngineSession
+from tacocat.protocol.wire import ERROR_CODES
 from tacocat.rules.game import GameRecord
 
 VIEW = {"player": 0, "hand": [2, 5, 9], "seen": [1, 1, 12], "opponent_hand_size": 3, "attacker": 0, "table": []}

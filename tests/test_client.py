@@ -15,7 +15,8 @@ from servers import running_server
 
 from tacocat.protocol.client import Engine, EngineError, Game, Hint, Info, Moved
 from tacocat.rules.actions import Action
-from tacocat.rules.game import GameRecord, View
+from tacocat.rules.game import GameRecord
+from tacocat.rules.views import View
 
 
 @pytest.fixture(scope="module")

@@ -26,10 +26,11 @@ import pytest
 from fuzz_doors import ProtocolDoor
 from rulesets import TWELVE_CARDS
 
+from tacocat.errors import RecordError
 from tacocat.protocol.session import EngineSession
-from tacocat.rules.game import PLAY, GameRecord, GameState, View
+from tacocat.rules.game import PLAY, GameRecord, GameState
 from tacocat.rules.ruleset import STANDARD, Ruleset
-from tacocat.rules.views import VIEW_KEYS, view_from_json
+from tacocat.rules.views import VIEW_KEYS, View, view_from_json
 
 SMALL = Ruleset.from_dict(TWELVE_CARDS)
 """Twelve cards, hands of two or three (`rulesets.TWELVE_CARDS`)."""

@@ -15,8 +15,9 @@ from tacocat.players.bots import HeuristicBot, RandomBot, play_game
 from tacocat.rules.actions import Action
 from tacocat.rules.board import Board
 from tacocat.rules.events import PlayEvent
-from tacocat.rules.game import DUEL, PLAY, GameRecord, GameState, View
+from tacocat.rules.game import DUEL, PLAY, GameRecord, GameState
 from tacocat.rules.ruleset import STANDARD, Ruleset
+from tacocat.rules.views import View
 
 SMALL = Ruleset.from_dict({k: v for k, v in rulesets.SMALL.items() if k != "max_deals"})
 """The shared small ruleset under the default deal limit (these engine tests always played it so)."""

@@ -20,10 +20,10 @@ from tacocat.core._search import unpack_hand
 from tacocat.errors import PositionError
 from tacocat.protocol.session import EngineSession
 from tacocat.rules.cards import contains, hand, remove
-from tacocat.rules.game import DUEL, PLAY, REPLACE, GameState, View
+from tacocat.rules.game import DUEL, PLAY, REPLACE, GameState
 from tacocat.rules.history import consistent_by_replay, format_history, hand_floor, parse_history
 from tacocat.rules.ruleset import STANDARD
-from tacocat.rules.views import build_view, view_from_json
+from tacocat.rules.views import View, build_view, view_from_json
 from tacocat.search import decisions, pimc
 from tacocat.search.budget import Budget
 from tacocat.search.hint import hint

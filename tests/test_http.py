@@ -13,7 +13,8 @@ import pytest
 from positions import OPENING_VIEW
 from servers import CLIENT_TIMEOUT_S, running_server
 
-from tacocat.protocol.session import COMMANDS, ERROR_CODES, PROTOCOL_VERSION
+from tacocat.protocol.commands import COMMANDS
+from tacocat.protocol.wire import ERROR_CODES, PROTOCOL_VERSION
 from tacocat.rules.game import GameRecord
 
 MAX_BODY = 4096

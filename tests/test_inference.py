@@ -105,7 +105,7 @@ def test_pimc_with_inference_off_plays_pimc_classic_games(game, name):
 def brute_likelihood(model: StaticSoftmax, post: list[int], discard: tuple, cap: int) -> float:
     """mean over card subsets S of post (the drawn cards) of P(discard | post - S + discard),
     P from the softmax over every legal discard multiset, by brute force."""
-    from tacocat.rules.game import sub_multisets
+    from tacocat.rules.actions import sub_multisets
 
     def p_discard(dealt):
         opts = sub_multisets(hand(dealt), cap)

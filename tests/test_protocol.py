@@ -17,9 +17,11 @@ import pytest
 from seats import Seated
 
 import tacocat
+from tacocat.protocol.commands import COMMANDS
 from tacocat.protocol.jsonlines import serve_lines
 from tacocat.protocol.moves import resolve_bot
-from tacocat.protocol.session import COMMANDS, ERROR_CODES, PROTOCOL_VERSION, EngineSession, SearchJob
+from tacocat.protocol.session import EngineSession, SearchJob
+from tacocat.protocol.wire import ERROR_CODES, PROTOCOL_VERSION
 from tacocat.rules.game import GameRecord, GameState
 
 
@@ -191,7 +193,7 @@ def test_scripted_transcript():
 
 
 def test_a_result_that_is_not_json_is_an_internal_error():
-    from tacocat.protocol.session import decode_request, encode_response
+    from tacocat.protocol.wire import decode_request, encode_response
 
     session = EngineSession(hint_fn=lambda view, **kw: {"moves": [], "value": {1, 2}})  # a set is not JSON
     line = encode_response(session.handle({"id": 3, "cmd": "hint", "view": VIEW}))  # a view needs no token
@@ -369,7 +371,7 @@ def test_hint_validates_the_view_before_searching():
 
 
 def test_hint_methods_are_the_searchs():
-    from tacocat.protocol.session import HINT_METHODS
+    from tacocat.protocol.commands import HINT_METHODS
     from tacocat.search.hint import METHODS
 
     assert HINT_METHODS == METHODS

@@ -17,9 +17,10 @@ from positions import PLAY_VIEW
 from test_protocol import FakeHint, err, matches, ok, seated
 
 from tacocat.players.bots import BOTS
+from tacocat.protocol.commands import COMMANDS
 from tacocat.protocol.jsonlines import serve_lines
 from tacocat.protocol.moves import BOT_NAMES, LEVELS
-from tacocat.protocol.session import COMMANDS, EngineSession, SearchJob
+from tacocat.protocol.session import EngineSession, SearchJob
 from tacocat.protocol.streaming import merge_hints
 from tacocat.rules.game import GameRecord, GameState
 

@@ -17,8 +17,9 @@ from positions import first_view
 
 from tacocat.errors import TacocatError
 from tacocat.players.bots import make_bot, play_game
+from tacocat.rules.actions import sub_multisets
 from tacocat.rules.cards import hand
-from tacocat.rules.game import DUEL, REPLACE, sub_multisets
+from tacocat.rules.game import DUEL, REPLACE
 from tacocat.rules.ruleset import STANDARD, Ruleset
 from tacocat.search import round_exploitability as rx
 from tacocat.search.budget import Budget

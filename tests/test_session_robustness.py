@@ -24,12 +24,14 @@ from seats import Seated
 from servers import free_port, start_serve
 
 from tacocat.errors import RulesetError
-from tacocat.protocol.session import EngineSession, decode_request, encode_response
+from tacocat.protocol.session import EngineSession
 from tacocat.protocol.store import GameStore, StoreError
+from tacocat.protocol.wire import decode_request, encode_response
 from tacocat.rules.cards import format_cards
 from tacocat.rules.files import atomic_write_text
-from tacocat.rules.game import GameState, View
+from tacocat.rules.game import GameState
 from tacocat.rules.ruleset import Ruleset
+from tacocat.rules.views import View
 
 BIG_RULES = {"deck": [8] * 12, "board": [12] * 7}
 

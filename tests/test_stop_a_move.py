@@ -20,7 +20,7 @@ from servers import running_server
 from test_engine_cli import EngineProcess
 
 from tacocat.players.bots import make_bot
-from tacocat.rules.game import View
+from tacocat.rules.views import View
 from tacocat.search.budget import Budget, clock_named
 
 STOPPED_WITHIN_S = 2.0

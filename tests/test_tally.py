@@ -20,8 +20,9 @@ from hypothesis import strategies as st
 
 from tacocat.core.exact import packed, sub_hands
 from tacocat.rules.cards import hand
-from tacocat.rules.game import PLAY, GameState, View
+from tacocat.rules.game import PLAY, GameState
 from tacocat.rules.ruleset import STANDARD
+from tacocat.rules.views import View
 from tacocat.search import pimc
 from tacocat.search.budget import Budget
 from tacocat.search.gamevalue import ROUND_UTILITIES

@@ -19,7 +19,7 @@ import httpx
 import pytest
 from servers import free_port, running_server
 
-from tacocat.protocol.session import PROTOCOL_VERSION
+from tacocat.protocol.wire import PROTOCOL_VERSION
 
 CHROMIUM = os.environ.get("TACOCAT_CHROMIUM", "/usr/bin/chromium")
 ARGS = [

@@ -79,10 +79,11 @@ from tacocat.rules.events import (
     ReplaceEvent,
     ShowdownEvent,
 )
-from tacocat.rules.game import DUEL, OVER, REPLACE, GameState, View
+from tacocat.rules.game import DUEL, OVER, REPLACE, GameState
 from tacocat.rules.history import hand_floor
 from tacocat.rules.play import answers, attacks
 from tacocat.rules.ruleset import CENTRE, Ruleset, load_ruleset
+from tacocat.rules.views import View
 from tacocat.search.gamevalue import round_utilities
 
 MAX_DEALS = 200

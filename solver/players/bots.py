@@ -14,8 +14,9 @@ from typing import TYPE_CHECKING, Callable, Protocol
 from tacocat.errors import TacocatError
 from tacocat.rules.actions import Action
 from tacocat.rules.events import PLAY_DECISIONS, Decision, Event, PlayEvent
-from tacocat.rules.game import DUEL, REPLACE, GameState, View
+from tacocat.rules.game import DUEL, REPLACE, GameState
 from tacocat.rules.ruleset import STANDARD
+from tacocat.rules.views import View
 from tacocat.search.budget import MAX_SAMPLES, Budget, clock_named
 from tacocat.search.options import check_options
 from tacocat.search.sampling import world_hands
@@ -478,7 +479,7 @@ class OracleBot:
             solve_matrix_game,
         )
         from tacocat.search.gamevalue import round_utilities
-        from tacocat.search.pimc import MixedMove
+        from tacocat.search.results import MixedMove
 
         view = state.view(player)
         legal = view.legal_actions()

@@ -47,8 +47,9 @@ import urllib.parse
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Sequence
 
+from tacocat.errors import NotationError, shorten
 from tacocat.rules.actions import Action
-from tacocat.rules.game import View
+from tacocat.rules.views import View
 from tacocat.search.results import MoveEval
 
 __all__ = ["Engine", "EngineError", "Game", "Status", "Applied", "Moved", "Odds", "Hint", "Info"]

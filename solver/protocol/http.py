@@ -3,8 +3,8 @@
     POST /v1/<command>   body: the command's fields        (e.g. POST /v1/legal {"game": "g1", "player": 0})
     POST /v1             body: a whole request with "cmd"  (same messages as JSON Lines)
     GET  /v1/hello       the hello answer
-    GET  /openapi.json   an OpenAPI 3.1 description, generated from `tacocat.protocol.session.COMMANDS`
-    GET  /docs           that description as a readable page (self-contained, no CDN)
+    GET  /openapi.json   an OpenAPI 3.1 description, generated from `tacocat.protocol.commands.COMMANDS`
+    GET  /docs           that description as a readable page (its files served here, no CDN)
     GET  /               the web board (tacocat/protocol/web/), a client of this API
     GET  /favicon.ico    the board's icon (an SVG: browsers ask for it on every page)
 

@@ -28,7 +28,8 @@ from tacocat.protocol.streaming import SearchSignal, ticker
 from tacocat.protocol.wire import ActionDict, ProtocolError, action_dict
 from tacocat.rules.actions import Action
 from tacocat.rules.events import Decision
-from tacocat.rules.game import GameState, View
+from tacocat.rules.game import GameState
+from tacocat.rules.views import View
 from tacocat.search.options import check_options
 
 if TYPE_CHECKING:  # pragma: no cover

@@ -29,8 +29,8 @@ read that table.
 
 The protocol's parts live in their own rooms: the wire format and error
 codes in `wire`, the command table in `commands`, tokens in `seats`; this
-module is the session that answers the commands (and re-exports those
-names, which transports and older code import from here)."""
+module is the session that answers the commands; each name is imported
+from its own room, never from here."""
 
 from __future__ import annotations
 
@@ -46,41 +46,29 @@ from typing import Any, Callable, Mapping, TypeVar
 from tacocat import __version__
 from tacocat.errors import RecordError, TacocatError
 from tacocat.errors import shorten as _short
-from tacocat.protocol.commands import (  # noqa: F401 - re-exported
+from tacocat.protocol.commands import (
     COMMANDS,
     DEFAULT_MAX_QUEUE,
     ENDGAME_METHOD,
-    ENVELOPE_FIELDS,
-    HINT_METHODS,
-    MAX_BYTES,
-    MAX_GAMES,
-    MAX_ITERATIONS,
-    MAX_SEARCHES,
-    MAX_TIME_MS,
     Command,
-    Field,
     _check_fields,
 )
 from tacocat.protocol.moves import BOT_NAMES, LEVELS, capped_budget, move_work, resolve_bot, seat_events
-from tacocat.protocol.seats import Seats, _hash, new_game_id  # noqa: F401 - re-exported
+from tacocat.protocol.seats import Seats, _hash, new_game_id
 from tacocat.protocol.store import GameStore
 from tacocat.protocol.streaming import SearchSignal, finite, sliced_search
-from tacocat.protocol.wire import (  # noqa: F401 - re-exported
+from tacocat.protocol.wire import (
     _ERROR_CODE_OF,
     ERROR_CODES,
-    INT_LIMIT,
     MAX_DEPTH,
     MAX_ID_LENGTH,
     PROTOCOL_VERSION,
-    ActionDict,
     ApplyResult,
-    ErrorInfo,
     GameStatus,
     HelloResult,
     LegalResult,
     NewGameResult,
     ProtocolError,
-    Request,
     Response,
     StopResult,
     _echoable,
@@ -88,15 +76,13 @@ from tacocat.protocol.wire import (  # noqa: F401 - re-exported
     _too_deep,
     _valid_id,
     action_dict,
-    decode_request,
-    encode_response,
     error_response,
 )
 from tacocat.rules.actions import Action
 from tacocat.rules.events import PLAY_DECISIONS
-from tacocat.rules.game import DUEL, REPLACE, GameRecord, GameState, View
+from tacocat.rules.game import DUEL, REPLACE, GameRecord, GameState
 from tacocat.rules.ruleset import Ruleset, load_ruleset
-from tacocat.rules.views import view_from_json
+from tacocat.rules.views import View, view_from_json
 from tacocat.search.options import describe_options
 
 log = logging.getLogger("tacocat.engine")

@@ -22,18 +22,16 @@ from typing import Any
 
 from tacocat.errors import IllegalMoveError, PositionError, RecordError, TacocatError
 from tacocat.errors import shorten as _short
-from tacocat.rules.actions import KINDS, Action, decision_of, legal_actions_of, sub_multisets
+from tacocat.rules.actions import KINDS, Action, decision_of, legal_actions_of
 from tacocat.rules.board import Board
 from tacocat.rules.cards import Hand, contains, format_cards, hand, remove
 from tacocat.rules.documents import (
     MAX_ACTIONS_PER_DEAL,
-    MAX_HISTORY,
     RECORD_FORMAT,
     SEED_LIMIT,
     STATE_FORMAT,
     STATE_KEYS,
     Doc,
-    check_known_counts,
     check_round_history,
     game_document,
 )
@@ -60,26 +58,10 @@ from tacocat.rules.play import (
     why_not_attack,
 )
 from tacocat.rules.ruleset import ARROW_CHOICES, HAND_SIZES, STANDARD, Ruleset
-from tacocat.rules.views import RULE_OF_PHASE, View
+from tacocat.rules.views import View
 
 REPLACE, DUEL, PLAY, OVER = Phase.REPLACE, Phase.DUEL, Phase.PLAY, Phase.OVER
 RULE_OF = {Decision.REPLACE: "R7-R8", Decision.DUEL: "R9", Decision.ATTACK: "R10-R11", Decision.ANSWER: "R12-R13"}
-
-__all__ = [
-    "DUEL",
-    "MAX_HISTORY",
-    "OVER",
-    "PLAY",
-    "REPLACE",
-    "RULE_OF_PHASE",
-    "GameRecord",
-    "GameState",
-    "View",
-    "check_known_counts",
-    "sub_multisets",
-]
-"""`View` lives in `tacocat.rules.views`; it is named here too, beside the
-game it is a view of, for the code that imports it from here."""
 
 
 @dataclass

@@ -21,8 +21,8 @@ import time
 from typing import Any, Callable
 
 from tacocat.core.exact import BENCH_SEED, bench_positions, bench_signature
-from tacocat.rules.game import View
 from tacocat.rules.ruleset import STANDARD
+from tacocat.rules.views import View
 
 VIEW_SEED = 0
 """Seed of the PIMC / ISMCTS views (`bench_views`)."""

@@ -59,12 +59,14 @@ import numpy as np
 from tacocat.errors import PositionError, TacocatError
 from tacocat.rules.actions import Action
 from tacocat.rules.cards import Hand, contains, counts, hand, remove
-from tacocat.rules.game import DUEL, REPLACE, View
+from tacocat.rules.game import DUEL, REPLACE
 from tacocat.rules.play import duel_attacker, goes_to_showdown, showdown
+from tacocat.rules.views import View
 from tacocat.search.budget import WALL, Budget, Clock, budget_of
 from tacocat.search.gamevalue import ROUND_UTILITIES
 from tacocat.search.inference import PlayerModel
-from tacocat.search.pimc import MIN_SAMPLES, MixedMove, MoveEval, PerfectSolver, PlayResult, rank_moves
+from tacocat.search.pimc import MIN_SAMPLES, PerfectSolver, rank_moves
+from tacocat.search.results import MixedMove, MoveEval, PlayResult
 from tacocat.search.sampling import DEFAULT_EXACT_BUDGET, HandSampler, WorldSampler, rng_from
 
 DEFAULT_DUEL_SAMPLES = 400  # a hint: about 0.2 s, value margins near ±0.02

@@ -26,8 +26,8 @@ from typing import Any, Callable, Sequence
 from tacocat.core.exact import PVStep, solve
 from tacocat.errors import TacocatError
 from tacocat.rules.cards import Hand
-from tacocat.rules.game import View
 from tacocat.rules.play import PlayPosition, showdown
+from tacocat.rules.views import View
 from tacocat.search.budget import Budget
 from tacocat.search.hint import EXACT_LIMIT, HintResult, hint
 from tacocat.search.pimc import PerfectSolver, check_play_view, play_attacker

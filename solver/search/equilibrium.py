@@ -46,7 +46,7 @@ from tacocat.errors import PositionError, TacocatError
 from tacocat.rules.actions import Action
 from tacocat.rules.cards import Hand, contains, counts, format_cards, hand
 from tacocat.rules.events import Decision
-from tacocat.rules.game import PLAY, View
+from tacocat.rules.game import PLAY
 from tacocat.rules.history import (
     ATTACK,
     History,
@@ -57,6 +57,7 @@ from tacocat.rules.history import (
 )
 from tacocat.rules.play import answers as play_answers
 from tacocat.rules.ruleset import Ruleset
+from tacocat.rules.views import View
 from tacocat.search.budget import WALL, Clock
 
 DEFAULT_TARGET = 1e-3
@@ -1022,7 +1023,7 @@ def hint_moves(view: View, utilities: Sequence[float], budget):
     under the equilibrium first, the equilibrium fields of the answer).
     `budget` is a `tacocat.search.budget.Budget`: its samples are CFR
     iterations, its time and stop end the solve."""
-    from tacocat.search.pimc import MoveEval, PlayResult
+    from tacocat.search.results import MoveEval, PlayResult
 
     r = solve(
         view,

@@ -38,8 +38,9 @@ from tacocat.errors import PositionError, TacocatError
 from tacocat.rules.actions import Action
 from tacocat.rules.board import Board
 from tacocat.rules.events import PLAY_DECISIONS, Phase
-from tacocat.rules.game import DUEL, REPLACE, View
+from tacocat.rules.game import DUEL, REPLACE
 from tacocat.rules.ruleset import Ruleset
+from tacocat.rules.views import View
 from tacocat.search.budget import Budget, budget_of, scaled_minimum
 from tacocat.search.gamevalue import ROUND_UTILITIES, round_game_wins, round_utilities
 from tacocat.search.options import METHODS

@@ -62,7 +62,7 @@ from tacocat.core.exact import packed
 from tacocat.errors import TacocatError
 from tacocat.rules.cards import Hand, counts, hand
 from tacocat.rules.events import PLAY_DECISIONS
-from tacocat.rules.game import View
+from tacocat.rules.views import View
 from tacocat.search.sampling import DEFAULT_EXACT_BUDGET, HandSampler
 
 DEFAULT_TEMPERATURE = 1.0

@@ -20,7 +20,7 @@ from typing import Sequence
 
 from tacocat.errors import PositionError, TacocatError
 from tacocat.rules.cards import counts
-from tacocat.rules.game import View
+from tacocat.rules.views import View
 from tacocat.search.budget import Budget, budget_of
 from tacocat.search.gamevalue import ROUND_UTILITIES
 from tacocat.search.pimc import check_play_view

@@ -30,11 +30,12 @@ from tacocat.core.exact import Solver, packed
 from tacocat.errors import PositionError, TacocatError
 from tacocat.rules.actions import Action
 from tacocat.rules.events import PLAY_DECISIONS, Decision
-from tacocat.rules.game import PLAY, View
+from tacocat.rules.game import PLAY
 from tacocat.rules.ruleset import STANDARD, Ruleset
+from tacocat.rules.views import View
 from tacocat.search.budget import WALL, Budget, Clock, budget_of
 from tacocat.search.gamevalue import ROUND_UTILITIES
-from tacocat.search.results import MixedMove, MoveEval, PlayResult  # noqa: F401 - their home; imported from here too
+from tacocat.search.results import MoveEval, PlayResult
 from tacocat.search.sampling import DEFAULT_EXACT_BUDGET, HandSampler, WorldSampler, rng_from
 
 DEFAULT_SAMPLES = 200

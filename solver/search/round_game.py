@@ -59,9 +59,10 @@ from tacocat.rules.actions import Action, legal_actions_of
 from tacocat.rules.board import Board
 from tacocat.rules.cards import Hand, hand, remove
 from tacocat.rules.events import Decision, EventKind
-from tacocat.rules.game import DUEL, REPLACE, GameState, View
+from tacocat.rules.game import DUEL, REPLACE, GameState
 from tacocat.rules.play import DRAW, LOSS, WIN, duel_attacker, goes_to_showdown, showdown
 from tacocat.rules.ruleset import CENTRE, Ruleset
+from tacocat.rules.views import View
 from tacocat.search.gamevalue import round_utilities
 
 CHANCE, TERMINAL = -1, 2

@@ -43,8 +43,8 @@ from typing import Iterator, Protocol, Sequence
 from tacocat.core.exact import packed, sub_hands
 from tacocat.errors import PositionError, TacocatError
 from tacocat.rules.cards import Hand, counts, hand
-from tacocat.rules.game import View
 from tacocat.rules.history import hand_floor
+from tacocat.rules.views import View
 
 DEFAULT_EXACT_BUDGET = 2000
 """Enumerate opponent hands exactly when there are at most this many
