@@ -114,6 +114,12 @@ def said_round_search(data: dict) -> dict:
 )
 @click.option("--top", type=click.IntRange(1), default=None, help="Show only the N best moves.")
 @click.option(
+    "--all",
+    "show_all",
+    is_flag=True,
+    help="Also list the moves the search dropped early (one summary line without it).",
+)
+@click.option(
     "--json", "as_json", is_flag=True, help="Print the engine's result as one JSON object (HintResult.to_dict())."
 )
 @click.option("--example", is_flag=True, help=f"Hint for a built-in example position: {EXAMPLE_TEXT}.")
@@ -140,6 +146,7 @@ def command(
     score,
     round_search,
     top,
+    show_all,
     as_json,
     example,
 ):
@@ -183,10 +190,14 @@ def command(
     Output: each move with the win/draw/loss odds of the round (from what
     you know), its expected value and the 95% margin of that value for the
     sampled methods, the chance of winning the game, and the method used.
-    Rows follow the value column, best first; values equal as printed put the move
-    with more deals (n) first, then the engine's order.  "best:" is the
-    engine's pick; when it is not the top row the line says why (a
-    replacement's sequential halving keeps its pick for the most deals).
+    Row 1 is the engine's pick ("best:"); then the moves the search carried
+    furthest (n, the deals behind a value), then by value.  A replacement's
+    sequential halving drops most discards after a few deals: those on
+    fewer than a tenth of the pick's deals get one summary line, saying
+    whether any could still reach the pick (--all lists them).  A value on
+    fewer than 10 deals shows no margin.  With --json every move is listed,
+    the pick first; a replacement's moves carry their deals in "visits"
+    (ISMCTS: iterations), the others all rest on the result's "samples".
     The value is the game equity (2 x game-win chance - 1) of the board
     each round outcome leads to, so a round near a goal weighs more;
     --score round scores the round alone (+1 won, 0 drawn, -1 lost)."""
@@ -203,6 +214,8 @@ def command(
         click.echo(f"example: {EXAMPLE_TEXT}", err=True)
     if top is not None and as_json:
         raise CliError("--top shortens the printed table but --json prints every move: drop one of --top and --json")
+    if show_all and as_json:
+        raise CliError("--all lengthens the printed table but --json prints every move: drop one of --all and --json")
     if view_path is not None:
         flags = list(position_given)
         if click.get_current_context().get_parameter_source("player") != click.core.ParameterSource.DEFAULT:
@@ -231,6 +244,6 @@ def command(
         return
     names = ("you", "the opponent") if view.player == 0 else ("the opponent", "you")
     click.echo(describe_view(view, names))
-    click.echo(format_hint(data, top))
+    click.echo(format_hint(data, top, show_all))
     if round_search:
         click.echo(ROUND_SEARCH_NOTES.get(data["decision"], ROUND_SEARCH_NOTES["play"]))

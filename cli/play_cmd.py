@@ -50,7 +50,7 @@ At each prompt type your move in plain notation (the kind word is optional):
   answer    one card per attack card: "10", "answer 9 12"; add "beat" or
             "sacrifice" when the same cards could do either
 Other commands:
-  hint [--top N] [--time MS]   the engine's ranked moves for your position
+  hint [--top N] [--time MS] [--all]   the engine's ranked moves for your position
   moves      every legal move          undo     back to your previous decision
   history    this round so far         score    rounds won and rounds still needed
   rules [R12] a rule (every refusal names one)
@@ -58,7 +58,7 @@ Other commands:
   quit       save and stop"""
 
 COMMAND_LIST = "hint, moves, undo, history, score, rules, board, help, quit"
-HINT_USAGE = 'hint [--top N] [--time MS], e.g. "hint --top 3" or "hint --time 2000"'
+HINT_USAGE = 'hint [--top N] [--time MS] [--all], e.g. "hint --top 3" or "hint --time 2000"'
 
 
 class InputEnded(Exception):
@@ -98,12 +98,19 @@ def card_count(n: int) -> str:
     return f"{n} card{'s' if n != 1 else ''}"
 
 
-def parse_hint_args(words: list[str]) -> tuple[int, int | None]:
-    """(top, time_ms) of `hint --top N --time MS` typed at the prompt."""
-    top, time_ms = 8, None
+def parse_hint_args(words: list[str]) -> tuple[int | None, int | None, bool]:
+    """(top, time_ms, all) of `hint --top N --time MS --all` typed at the prompt:
+    8 rows unless --all asks for every move."""
+    top: int | None = None
+    time_ms: int | None = None
+    show_all = False
     i = 0
     while i < len(words):
         flag = words[i]
+        if flag == "--all":
+            show_all = True
+            i += 1
+            continue
         if (
             flag not in ("--top", "--time")
             or i + 1 >= len(words)
@@ -117,7 +124,9 @@ def parse_hint_args(words: list[str]) -> tuple[int, int | None]:
         else:
             time_ms = value
         i += 2
-    return top, time_ms
+    if top is None and not show_all:
+        top = 8
+    return top, time_ms, show_all
 
 
 @dataclass(eq=False)
@@ -436,11 +445,11 @@ class Session:
                 continue
             if word == "hint":
                 try:
-                    top, time_ms = parse_hint_args(words[1:])
+                    top, time_ms, show_all = parse_hint_args(words[1:])
                 except NotationError as exc:
                     self.say(f"not understood: {exc.message}", fg="red")
                     continue
-                self.show_hint(top, time_ms)
+                self.show_hint(top, time_ms, show_all)
                 continue
             if word.isalpha() and word not in KIND_WORDS and word not in NONE_WORDS and word not in BEAT_WORDS:
                 self.say(
@@ -478,7 +487,7 @@ class Session:
             )
         return "legal: " + "; ".join(str(a) for a in legal)
 
-    def show_hint(self, top: int = 8, time_ms: int | None = None) -> None:
+    def show_hint(self, top: int | None = 8, time_ms: int | None = None, show_all: bool = False) -> None:
         from tacocat.cli.hint_cmd import run_hint
 
         view = self.state.view(self.seat)
@@ -489,7 +498,7 @@ class Session:
             return
         if view.play_history:  # the hint dealt only hands consistent with it (R20)
             self.say(f"round so far (tacocat hint --history takes it): {format_history(view.play_history)}")
-        self.say(format_hint(result.to_dict(), top=top))
+        self.say(format_hint(result.to_dict(), top=top, show_all=show_all))
 
     def bot_turn(self, player: int) -> None:
         # One RNG per decision, keyed by the position in the game: a resumed
@@ -657,7 +666,7 @@ def command(opponent, strength, time_ms, clock, seat, seed, rules_path, save_pat
     \b
     At any prompt:
       8 8 / answer 9 12 / none / duel 9   a move (kind word optional)
-      hint [--top N] [--time MS]   the engine's ranked moves for you
+      hint [--top N] [--time MS] [--all]   the engine's ranked moves for you
       moves    every legal move;   undo   back to your previous decision
       history  this round so far;  score  rounds won and still needed
       rules R12   read a rule (every refusal names one)

@@ -23,6 +23,7 @@ from tacocat.rules.ruleset import SPACES, STANDARD, Ruleset
 from tacocat.rules.views import build_view
 from tacocat.rules.views import view_from_json as _view_from_json
 from tacocat.search.hint import METHODS  # noqa: E402,F401  (re-exported for the commands)
+from tacocat.search.ranking import FEW_SAMPLES, Ranking, margin_of, rank_moves, samples_of
 
 
 # --------------------------------------------------------------- errors
@@ -243,15 +244,17 @@ def method_text(result: Mapping[str, Any]) -> str:
             f"method: exact enumeration cut short after {result.get('samples')} opponent hands: a partial "
             f"double-dummy average, not exact (give more --time){tail}"
         )
-    se = [m.get("stderr") for m in result.get("moves", []) if isinstance(m.get("stderr"), (int, float))]
+    moves = list(result.get("moves", []))
+    margins = [x for x in (margin_of(m, result) for m in moves) if x is not None]
     unc = ""
-    if se:
-        best = result.get("moves", [{}])[0].get("stderr")
-        unc = f"; 95% margin of a value up to ±{1.96 * max(se):.3f}"
-        if isinstance(best, (int, float)) and max(se) > best:
-            unc += f" (best move ±{1.96 * best:.3f})"
-        if len(se) < sum(1 for m in result.get("moves", []) if m.get("visits") != 0):
-            unc += "; rows without a margin have too few deals to tell"
+    if margins:
+        best = margin_of(moves[0], result)
+        unc = f"; 95% margin of a value up to ±{max(margins):.3f}"
+        if best is not None and max(margins) > best:
+            unc += f" (best move ±{best:.3f})"
+        if len(margins) < sum(1 for m in moves if m.get("visits") != 0):
+            unit = "iterations" if method == "ismcts" else "deals"
+            unc += f"; rows without a margin rest on fewer than {FEW_SAMPLES} {unit}, too few to tell"
     if method == "pimc":
         n = result.get("samples", result.get("iterations"))
         if result.get("decision") == "replace":
@@ -284,29 +287,41 @@ def _pct(x: Any) -> str:
     return f"{100 * x:5.1f}%" if isinstance(x, (int, float)) else "    - "
 
 
-def by_value(moves: Sequence[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
-    """The rows of a hint in the order of their value column, best first.
-    Ties (values equal as printed, to 3 decimals): the move with more deals
-    behind its value (n) first, then the engine's own order.  A search may
-    rank otherwise (sequential halving puts the moves that survived every
-    stage first, whatever their final value), so the engine's pick is named
-    on the `best:` line."""
+def dropped_text(ranking: Ranking, result: Mapping[str, Any]) -> str | None:
+    """One line for the moves the search dropped early (`Ranking.dropped`):
+    how many, after how few deals, and whether any could still reach the pick."""
+    dropped = ranking.dropped
+    if not dropped:
+        return None
+    counts = [samples_of(m, result) or 0 for m in dropped]
+    lo, hi = min(counts), max(counts)
+    unit = ranking.unit if hi != 1 else ranking.unit[:-1]
+    span = f"{lo}" if lo == hi else f"{lo}–{hi}"
+    head = (
+        f"{len(dropped)} more explored in only {span} {unit}"
+        if ranking.unit == "iterations"
+        else f"{len(dropped)} more dropped after {span} {unit}"
+    )
+    reach = ranking.within_reach
+    if not reach:
+        return f"{head}: none within reach of the pick (--all lists them)"
+    # the best-supported of them: a one-deal value is the noise the line warns of
+    top = max(reach, key=lambda m: (samples_of(m, result) or 0, float(m["value"])))
+    n = samples_of(top, result) or 0
+    return (
+        f"{head}: {len(reach)} of them not ruled out on so few {ranking.unit}, e.g. {format_action(top)} "
+        f"at {float(top['value']):+.3f} on {n} (--all lists them)"
+    )
 
-    def key(item: tuple[int, Mapping[str, Any]]) -> tuple:
-        i, m = item
-        value, n = m.get("value"), m.get("visits")
-        if isinstance(value, (int, float)):
-            return (False, -round(value, 3), -n if isinstance(n, int) else 0, i)
-        return (True, 0.0, -n if isinstance(n, int) else 0, i)
 
-    return [m for _, m in sorted(enumerate(moves), key=key)]
-
-
-def format_hint(result: Mapping[str, Any], top: int | None = None) -> str:
-    """A hint as a ranked table: move, win/draw/loss % of the round,
-    expected value and its 95% margin, in the order of the value column
-    (`by_value`)."""
-    moves = by_value(list(result.get("moves", [])))
+def format_hint(result: Mapping[str, Any], top: int | None = None, show_all: bool = False) -> str:
+    """A hint as a table: move, win/draw/loss % of the round, expected
+    value, its 95% margin and the deals behind it, ranked by what the search
+    knows (`tacocat.search.ranking.rank_moves`): the engine's pick first,
+    then the moves the search carried furthest.  The moves it dropped early
+    get one summary line, or rows of their own with `show_all`."""
+    ranking = rank_moves(result)
+    moves = ranking.ranked if show_all else ranking.rows
     shown = moves if top is None else moves[:top]
     width = max([len(format_action(m)) for m in shown] + [4])
     has_game = any(isinstance(m.get("game_win"), (int, float)) for m in shown)
@@ -319,8 +334,8 @@ def format_hint(result: Mapping[str, Any], top: int | None = None) -> str:
         head += "      n"
     lines = [method_text(result), head]
     for i, m in enumerate(shown, 1):
-        se = m.get("stderr")
-        margin = f"{1.96 * se:7.3f}" if isinstance(se, (int, float)) else "  exact" if exact else "      -"
+        margin_ = margin_of(m, result)
+        margin = f"{margin_:7.3f}" if margin_ is not None else "  exact" if exact else "      -"
         value = m.get("value")
         value_text_ = f"{value:+7.3f}" if isinstance(value, (int, float)) else "      -"
         row = (
@@ -333,8 +348,12 @@ def format_hint(result: Mapping[str, Any], top: int | None = None) -> str:
             n = m.get("visits")
             row += f"  {n:5}" if isinstance(n, int) else "      -"
         lines.append(row)
-    if top is not None and len(moves) > top:
-        lines.append(f"  ... {len(moves) - top} more (--top)")
+    if len(moves) > len(shown):
+        lines.append(f"  ... {len(moves) - len(shown)} more (--top)")
+    if not show_all:
+        summary = dropped_text(ranking, result)
+        if summary:
+            lines.append(summary)
     lines.append(value_text(result))
     mixed = [
         m
@@ -359,25 +378,13 @@ def format_hint(result: Mapping[str, Any], top: int | None = None) -> str:
     best = result.get("best")
     if best:
         line = f"best: {format_action(best)}"
-        first = moves[0] if moves else None
-        if first is not None and format_action(first) != format_action(best):
-            line += _why_best(result, best, first)
+        n = samples_of(ranking.rows[0], result) if ranking.rows else None
+        if has_n and n:
+            line += f" (the engine's pick, on {n} {ranking.unit if n != 1 else ranking.unit[:-1]})"
+        elif result.get("method") == "equilibrium":
+            line += " (the engine's pick: the move the strategy plays most)"
         lines.append(line)
     return "\n".join(lines)
-
-
-def _why_best(result: Mapping[str, Any], best: Mapping[str, Any], first: Mapping[str, Any]) -> str:
-    """Why the engine's pick is not the top row of the table."""
-    row = next((m for m in result.get("moves", []) if format_action(m) == format_action(best)), None)
-    n_best, n_first = (row or {}).get("visits"), first.get("visits")
-    if isinstance(n_best, int) and isinstance(n_first, int) and n_best > n_first:
-        return (
-            f" (the engine's pick: it kept this move to the last stage, {n_best} deals; "
-            f"{format_action(first)} values higher on only {n_first})"
-        )
-    if result.get("method") == "equilibrium" or result.get("mixed") or result.get("strategy"):
-        return " (the engine's pick: the move the strategy plays most)"
-    return " (the engine's pick)"
 
 
 def progress_bar(label: str, total: int) -> Any:

@@ -15,8 +15,6 @@ from helpers import PLAY_SCRIPT, one_line_error
 from helpers import run_cli as run
 from positions import REPLACE_FLAGS
 
-from tacocat.cli.terminal import format_hint
-
 HISTORY = "p1 attacks 9; p0 answers 11 beat; p0 attacks 12; p1 answers 6 sacrifice"
 EQ_SEEN = "1 1 3 3 3 4 4 5 5 6 6 7 7 8 8 9 11 11 12 12"  # 15 unseen: a 3-card equilibrium in well under a second
 
@@ -125,37 +123,22 @@ def test_resuming_in_the_other_seat_is_refused(tmp_path):
     one_line_error(run(["play", "--resume", str(path), "--seat", "1"], ""), "--seat 1", "seat 0", "drop --seat")
 
 
-# ------------------------------------------------- the replace hint in value order
-def values_column(text):
-    return [float(m.group(1)) for m in re.finditer(r"^\s+\d+\s+replace .*?%\s+([+-]\d\.\d{3})\s", text, re.M)]
+# ------------------------------------------------- the replace hint in the order of its deals
+def pick_and_deals(text):
+    """(best, [(move, n) of every row]) of a printed replacement hint."""
+    rows = re.findall(r"^\s*\d+\s+(replace [\w ]+?)\s+[\d.]+%.*\s(\d+)$", text, re.M)
+    best = re.search(r"^best: (.*?)(?: \(|$)", text, re.M).group(1)
+    return best, [(move, int(n)) for move, n in rows]
 
 
-def test_replace_hint_rows_follow_their_value_column():
-    # seed 1: sequential halving ranks a survivor (+0.595, 118 deals) above a move dropped early (+0.620, 38)
-    out = run(["hint", *REPLACE_FLAGS, "--cap", "2", "--seen", "5 9", "--seed", "1"]).stdout
-    values = values_column(out)
-    assert len(values) > 10 and values == sorted(values, reverse=True), values
-
-
-def test_ties_put_more_deals_first_and_best_says_why_it_is_not_row_one():
-    result = {
-        "method": "pimc",
-        "decision": "replace",
-        "best": {"kind": "replace", "cards": [4]},
-        "moves": [
-            {"kind": "replace", "cards": [4], "value": 0.5, "visits": 400, "win": 0.7, "draw": 0.1, "loss": 0.2},
-            {"kind": "replace", "cards": [3], "value": 0.6, "visits": 40, "win": 0.8, "draw": 0.0, "loss": 0.2},
-            {"kind": "replace", "cards": [2], "value": 0.5, "visits": 90, "win": 0.7, "draw": 0.1, "loss": 0.2},
-            {"kind": "replace", "cards": [], "value": 0.5, "visits": 400, "win": 0.7, "draw": 0.1, "loss": 0.2},
-        ],
-    }
-    lines = format_hint(result).splitlines()
-    rows = [line.split()[2] if line.split()[1] == "replace" else None for line in lines if re.match(r"\s+\d+\s", line)]
-    assert rows == ["3", "4", "none", "2"]  # value, then more deals, then the engine's order
-    assert (
-        lines[-1] == "best: replace 4 (the engine's pick: it kept this move to the last stage, 400 deals; "
-        "replace 3 values higher on only 40)"
-    )
+def test_replace_hint_rows_follow_how_far_the_search_carried_them():
+    # seed 1: the rows once followed the value column, so a move dropped early (+0.620, 38 deals)
+    # ranked above a survivor (+0.595, 118); issue 35: the pick first, then the most deals
+    out = run(["hint", *REPLACE_FLAGS, "--cap", "2", "--seen", "5 9", "--seed", "1", "--all"]).stdout
+    best, rows = pick_and_deals(out)
+    assert len(rows) > 10 and rows[0][0] == best
+    deals = [n for _, n in rows[1:]]
+    assert deals == sorted(deals, reverse=True), rows
 
 
 # ------------------------------------------------- play: every count is a count

@@ -200,8 +200,8 @@ def test_hint_with_top_and_time_at_the_prompt(monkeypatch):
         run_cli(["play", "--opponent", "heuristic", "--seed", "1"], "hint --top 1 --time 5\nhint --top x\nquit\n")
     )
     assert asked == [5] and out.count("best: ") == 1
-    assert "not understood: hint: '--top x' not understood; expected hint [--top N] [--time MS]" in out
-    assert parse_hint_args(["--time", "50"]) == (8, 50)
+    assert "not understood: hint: '--top x' not understood; expected hint [--top N] [--time MS] [--all]" in out
+    assert parse_hint_args(["--time", "50"]) == (8, 50, False)
     with pytest.raises(NotationError):
         parse_hint_args(["--top", "0"])
 
