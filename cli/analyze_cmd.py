@@ -64,6 +64,24 @@ def plot_curve(result, viewer: int, names: dict[int, str], path: str, title: str
         import matplotlib.pyplot as plt
     except ImportError:
         raise CliError("--plot needs matplotlib: pip install 'tacocat[plot]'") from None
+    fig, _ = curve_figure(result, viewer, names, title)
+    try:
+        fig.savefig(path, format="png")
+    except OSError as exc:
+        raise CliError(f"--plot: cannot write {path!r}: {exc.strerror or exc}") from None
+    finally:
+        plt.close(fig)
+
+
+def curve_figure(result, viewer: int, names: dict[int, str], title: str):
+    """`plot_curve`'s picture as a matplotlib figure, with the cost labels
+    it placed (matplotlib must be importable)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    labels = []
     points = result.curve
     xs = [c.index for c in points]
     ys = [_pct(c.for_player(viewer)) if result.utilities == "game" else c.for_player(viewer) for c in points]
@@ -94,8 +112,10 @@ def plot_curve(result, viewer: int, names: dict[int, str], path: str, title: str
         for d, x, y in zip(costly, cx, cy):
             pts = result.points(d.cost)
             label = f"-{pts:.1f}" if pts is not None else f"-{d.cost:.2f}"
-            ax.annotate(
-                label, (x, y), textcoords="offset points", xytext=(0, dy), ha="center", fontsize=7, color=colour
+            labels.append(
+                ax.annotate(
+                    label, (x, y), textcoords="offset points", xytext=(0, dy), ha="center", fontsize=7, color=colour
+                )
             )
     if result.utilities == "game":
         ax.set_ylim(-3, 108)
@@ -109,12 +129,27 @@ def plot_curve(result, viewer: int, names: dict[int, str], path: str, title: str
     ax.legend(loc="lower left", fontsize=8, framealpha=0.85)
     ax.grid(axis="y", color="#eeeeee")
     fig.tight_layout()
-    try:
-        fig.savefig(path, format="png")
-    except OSError as exc:
-        raise CliError(f"--plot: cannot write {path!r}: {exc.strerror or exc}") from None
-    finally:
-        plt.close(fig)
+    _spread_labels(fig, labels)
+    return fig, labels
+
+
+def _spread_labels(fig, labels, step: float = 8.0, tries: int = 12) -> None:
+    """Move each cost label further from its point (down below it, up above
+    it) until it overlaps no label placed before it: decisions a few
+    actions apart, or both players' at one moment, print their costs on
+    top of each other otherwise."""
+    renderer = fig.canvas.get_renderer()
+    placed: list = []
+    for label in sorted(labels, key=lambda a: a.xy[0]):
+        dx, dy = label.xyann
+        away = step if dy >= 0 else -step
+        for _ in range(tries):
+            box = label.get_window_extent(renderer)
+            if not any(box.overlaps(other) for other in placed):
+                break
+            dy += away
+            label.xyann = (dx, dy)
+        placed.append(label.get_window_extent(renderer))
 
 
 @click.command(name="analyze")
@@ -151,9 +186,12 @@ def command(game, player, top, time_ms, iterations, seed, method, score, plot_pa
       (and as a picture with --plot FILE.png): the chance of winning the
       game as the deciding player saw it, one character per decision, '|'
       where a new round was dealt;
-    - each costly decision (a better move existed, clear of the sampling
-      noise): what was played, the better move, the game-win chance after
-      each, and the cost in game-win percentage points;
+    - each costly decision (a better move existed, its cost beyond the
+      noise of both values: larger than their two 95% margins together;
+      a value on fewer than 10 deals has none): what was played, the better
+      move, the game-win chance after each, the cost in game-win percentage
+      points, and whether the move played was the engine's own pick with a
+      third or a tenth of the search;
     - one line per player: the points given away over how many costly
       decisions.
 
@@ -246,6 +284,9 @@ def command(game, player, top, time_ms, iterations, seed, method, score, plot_pa
             )
             if noise:
                 line += f" (and {result.points(noise):.1f} more within the sampling noise)"
+            own = sum(1 for d in costly if d.pick_at is not None)
+            if own:
+                line += f"; {own} of them the engine's own pick with less search"
         else:
             line = (
                 f"{you[p]} gave away {given:.3f} in round value (+1 won, -1 lost) over {len(costly)} costly "
@@ -262,11 +303,11 @@ def command(game, player, top, time_ms, iterations, seed, method, score, plot_pa
         click.echo(f"\ncostliest decisions ({unit}):")
         for rank, d in enumerate(rows, 1):
             if d.significant:
-                flag = ""
-            elif d.margin is None or d.best_stderr is None or d.played_stderr is None:
+                flag = "" if d.pick_at is None else f"  ({pick_text(d.pick_at)})"
+            elif d.margin is None:
                 flag = "  (too few samples to be sure)"
             else:
-                flag = "  (within the sampling noise)"
+                flag = "  (within the sampling noise of the two values)"
             who = names[d.player] if len(players) > 1 else ""
             ctx = f"hand {format_cards(d.hand)}" + (f", answering {format_cards(d.table)}" if d.table else "")
             click.echo(
@@ -293,6 +334,15 @@ def command(game, player, top, time_ms, iterations, seed, method, score, plot_pa
         )
     if plot_path is not None:
         click.echo(f"\nequity curve drawn in {Path(plot_path)}")
+
+
+SHARES = {1 / 3: "a third", 1 / 10: "a tenth"}
+
+
+def pick_text(pick_at: dict) -> str:
+    """Why a costly decision may be forgiven: the engine picked it too, with less search."""
+    share = next((name for s, name in SHARES.items() if abs(s - pick_at["share"]) < 1e-3), f"{pick_at['share']:.0%}")
+    return f"the engine's own pick with {share} of this search ({pick_at['samples']} samples)"
 
 
 def _value(x) -> str:

@@ -5,10 +5,15 @@ The cost of a decision is the value (by default the game equity, 2 x
 game-win chance - 1, of the board each round outcome leads to; or +1/0/-1
 for the round alone — from the deciding player's information set, as
 `hint` computes it) of the best move the engine found less the value of the
-move played.  Sampled
-values carry a standard error; a cost is *significant* when it exceeds
-1.96 times the standard error of the difference.  Decisions with a single
-legal move cost nothing and are not searched.
+move played.  Sampled values carry a 95% margin
+(`tacocat.search.ranking.margin_of`: none on fewer than `FEW_SAMPLES`
+deals); a cost is *significant* (a costly decision, a mistake) only when
+it is beyond the noise of both estimates: larger than the two margins
+together, so that the two values' intervals do not touch.  A mistake the
+engine itself would have made with less search is said so (`pick_at`):
+the search is run again on a third, then a tenth of what it spent, and the
+largest of these budgets whose pick is the move played is kept.
+Decisions with a single legal move cost nothing and are not searched.
 
 On the game scale a cost reads as game-win percentage points: equity is
 2 x game-win chance - 1, so one unit of equity is 50 points
@@ -20,7 +25,6 @@ negative: a game has one winner, R19, or is drawn at 0 for both, RULES §8)."""
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Mapping
 
@@ -29,9 +33,13 @@ from tacocat.rules.actions import Action
 from tacocat.rules.cards import Hand
 from tacocat.rules.events import Decision
 from tacocat.rules.game import GameRecord
+from tacocat.search.ranking import margin_of, samples_of
 
 POINTS_PER_EQUITY = 50.0
 """Game-win percentage points per unit of game equity (2 G - 1)."""
+LOWER_BUDGETS = (1 / 3, 1 / 10)
+"""The shares of a costly decision's search budget tried again, largest
+first, to see whether the move played was the engine's own pick with less search."""
 
 
 @dataclass(frozen=True)
@@ -84,10 +92,20 @@ class DecisionReview:
     """How many legal moves there were."""
     played_value: float | None = None
     played_stderr: float | None = None
+    played_margin: float | None = None
+    """95% margin of `played_value` (`tacocat.search.ranking.margin_of`)."""
+    played_samples: int | None = None
+    """Deals (ISMCTS: iterations) behind `played_value`."""
     best: dict | None = None
     """The engine's best move (a move dict of `HintResult`)."""
     best_value: float | None = None
     best_stderr: float | None = None
+    best_margin: float | None = None
+    best_samples: int | None = None
+    pick_at: dict | None = None
+    """A costly decision whose move played was the engine's own pick with
+    less search: {"share": of the budget, "samples": the budget} (the
+    largest of `LOWER_BUDGETS` that picked it), else None."""
     method: str | None = None
     exact: bool = False
     """True when the values are exact (no sampling error)."""
@@ -110,22 +128,23 @@ class DecisionReview:
 
     @property
     def margin(self) -> float | None:
-        """95% margin of the cost (None when exact or unknown)."""
-        if self.best_stderr is None and self.played_stderr is None:
+        """The noise of both estimates: the sum of the two values' 95%
+        margins (None when exact, or when either value has no margin)."""
+        if self.best_margin is None or self.played_margin is None:
             return None
-        return 1.96 * math.hypot(self.best_stderr or 0.0, self.played_stderr or 0.0)
+        return self.best_margin + self.played_margin
 
     @property
     def significant(self) -> bool:
-        """The cost is clear of the sampling noise (exact values: any cost;
-        sampled values without a standard error: never)."""
+        """The cost is beyond the noise of both estimates (exact values: any
+        cost; a value without a margin, too few deals: never)."""
         cost = self.cost
         if not cost:
             return False
         if self.exact:
             return cost > 1e-9
         margin = self.margin
-        return margin is not None and cost > margin and self.best_stderr is not None and self.played_stderr is not None
+        return margin is not None and cost > margin
 
     def to_dict(self, with_hint: bool = False) -> dict[str, Any]:
         d: dict[str, Any] = {
@@ -143,9 +162,12 @@ class DecisionReview:
             "best": self.best,
             "best_value": self.best_value,
             "best_stderr": self.best_stderr,
+            "played_samples": self.played_samples,
+            "best_samples": self.best_samples,
             "cost": self.cost,
             "margin": self.margin,
             "significant": self.significant,
+            "pick_at": self.pick_at,
             "method": self.method,
             "exact": self.exact,
             "seconds": round(self.seconds, 4),
@@ -253,6 +275,16 @@ def _stopped(stop: Any) -> bool:
     return bool(stop())
 
 
+def _spent(result: Any, data: Mapping[str, Any]) -> int | None:
+    """What a search spent, in its budget's unit: a replacement's (candidate,
+    deal) evaluations, else its deals or iterations."""
+    evaluations = getattr(getattr(result, "search", None), "evaluations", None)
+    if isinstance(evaluations, int) and evaluations > 0:
+        return evaluations
+    n = data.get("iterations") if data.get("method") == "ismcts" else data.get("samples")
+    return n if isinstance(n, int) and n > 0 else None
+
+
 def _round(x: float | None) -> float | None:
     return None if x is None else round(x, 4)
 
@@ -349,10 +381,24 @@ def analyze(
             if best is not None:
                 review.best_value = _num(best.get("value"))
                 review.best_stderr = _num(best.get("stderr"))
+                review.best_margin = margin_of(best, data)
+                review.best_samples = samples_of(best, data)
             mine = next((m for m in moves if _matches(m, played)), None)
             if mine is not None:
                 review.played_value = _num(mine.get("value"))
                 review.played_stderr = _num(mine.get("stderr"))
+                review.played_margin = margin_of(mine, data)
+                review.played_samples = samples_of(mine, data)
+            if review.significant and not review.exact and data.get("method") in ("pimc", "ismcts"):
+                spent = _spent(result, data) or 0
+                for share in LOWER_BUDGETS if spent else ():
+                    samples = max(1, int(spent * share))
+                    less = Budget(samples=samples, seed=seed + i, stop=event)
+                    again = hint(view, less, method=data["method"], utilities=utilities)
+                    pick = again.to_dict().get("best")
+                    if pick is not None and _matches(pick, played):
+                        review.pick_at = {"share": round(share, 4), "samples": samples}
+                        break
             if keep_hints:
                 review.hint = data
         reviews.append(review)
