@@ -16,11 +16,20 @@ from tacocat.protocol.session import EngineSession
 from tacocat.protocol.store import GameStore
 from tacocat.rules.ruleset import load_ruleset
 
+DEFAULT_ENGINE_CAP_MS = 60_000
+"""A minute: no search, and no engine seat's reply, holds the engine longer
+unless the frontend asks for it (an engine seat given an hour used to keep
+it thinking for an hour)."""
+
 
 @click.command(name="engine")
 @door_options(
     rules={},
-    max_time_ms={"default": None, "help": CAP_HELP + " No cap by default."},
+    max_time_ms={
+        "default": DEFAULT_ENGINE_CAP_MS,
+        "show_default": True,
+        "help": CAP_HELP + " A frontend that wants longer searches (an hour's analysis) gives more.",
+    },
     max_searches={"default": 1},
     max_queue={"default": 8, "busy": "'busy'"},
     max_games={"busy": "'busy'"},

@@ -461,3 +461,40 @@ def test_replace_view_with_face_up_cards_nobody_discarded():
     doc["seen"] = sorted(view.unseen_pool)[:2]
     error = _error({"cmd": "hint", "view": doc, "iterations": 1})
     assert error["code"] == "impossible_position" and "R7" in error["message"] and "seen" in error["message"]
+
+
+# ------------------------------------------------------------ a record's keys (issue 33, N10)
+
+
+@pytest.mark.parametrize("key", ["seeed", "comment", "Actions"])
+def test_a_record_with_an_unknown_key_is_refused_naming_it(key):
+    # A state's unknown key was refused and a record's dropped without a
+    # word: a misspelt field then read as absent.
+    doc = {**_play_state().record().to_dict(), key: 1}
+    error = _error({"cmd": "new_game", "record": doc})
+    assert error["code"] == "bad_record" and key in error["message"] and "unknown" in error["message"], error
+    assert "\n" not in error["message"]
+    with pytest.raises(RecordError, match=f"unknown field.*{key}"):
+        GameRecord.from_dict(doc)
+
+
+def test_a_record_from_play_save_is_still_read():
+    # what `tacocat play --save` writes beside the game
+    doc = {
+        **_play_state().record().to_dict(),
+        "players": {"0": "human", "1": "pimc"},
+        "bot_budget": {"iterations": 5},
+        "undos": [{"at": 1, "taken_back": []}],
+    }
+    assert _answer({"cmd": "new_game", "record": doc})["ok"]
+    assert GameRecord.from_dict(doc).seed == doc["seed"]
+
+
+@pytest.mark.parametrize("command", ["analyze", "play"])
+def test_a_record_file_with_an_unknown_key_is_a_one_line_error(tmp_path, command):
+    from helpers import one_line_error, run_cli
+
+    path = tmp_path / "game.json"
+    path.write_text(json.dumps({**_play_state().record().to_dict(), "undo": []}))
+    args = ["analyze", str(path)] if command == "analyze" else ["play", "--resume", str(path)]
+    one_line_error(run_cli(args, stdin=""), "unknown field", "undo")

@@ -73,3 +73,62 @@ def test_the_engines_opening_secret_choice_is_kept():
     g = ok(session.handle({"cmd": "new_game", "seed": 5, "engine": {"seat": 0, "level": 2}}))
     assert g["events"] == [] and g["acting"] == [1]
     assert [a["player"] for a in session._games[g["game"]].actions] == [0]
+
+
+def test_the_engines_reply_is_a_queued_search_busy_when_no_slot_is_free():
+    """With its one slot taken, an apply against a searching engine answers
+    busy and leaves the game as it was; a new game against it is not opened."""
+    import threading
+
+    session = EngineSession(max_searches=1, max_queue=0)
+    g = ok(session.handle({"cmd": "new_game", "seed": 3, "engine": {"seat": 0, "level": 2}}))
+    token = g["tokens"]["seats"][1]
+    legal = ok(session.handle({"cmd": "legal", "game": g["game"], "player": 1, "token": token}))["actions"]
+    before = session._games[g["game"]].to_dict()
+    hold = session.prepare({"cmd": "hint", "view": _PLAY_VIEW, "time_ms": 60_000, "method": "pimc", "token": "mine"})
+    worker = threading.Thread(target=lambda: hold.run())
+    worker.start()
+    try:
+        busy = session.handle({"cmd": "apply", "game": g["game"], "player": 1, "token": token, "action": legal[0]})
+        assert busy["error"]["code"] == "busy", busy
+        assert session._games[g["game"]].to_dict() == before
+        games = len(session._games)
+        busy = session.handle({"cmd": "new_game", "seed": 4, "engine": {"seat": 0, "level": 2}})
+        assert busy["error"]["code"] == "busy" and len(session._games) == games
+    finally:
+        hold.stop()
+        worker.join(30)
+    assert ok(session.handle({"cmd": "apply", "game": g["game"], "player": 1, "token": token, "action": legal[0]}))
+
+
+_PLAY_VIEW = {
+    "player": 1,
+    "hand": [2, 4, 6, 9, 11, 12],
+    "seen": [1, 3],
+    "opponent_hand_size": 5,
+    "attacker": 0,
+    "table": [8],
+}
+
+
+def test_over_json_lines_the_engines_long_reply_leaves_the_session_answering_and_stops():
+    """N5: an engine seat's reply of 20 s used to keep hello and stop
+    unanswered for 20 s; now it runs as a search: hello is answered at once
+    and stop ends the reply with the engine's best move so far."""
+    import time
+
+    from test_engine_cli import EngineProcess
+
+    engine = EngineProcess()
+    try:
+        rid = engine.send("new_game", seed=11, engine={"seat": 0, "bot": "pimc", "time_ms": 20_000})
+        time.sleep(0.3)
+        t0 = time.monotonic()
+        assert engine.ask("hello", timeout=10)["ok"]
+        assert time.monotonic() - t0 < 5  # answered while the engine thinks
+        assert engine.ask("stop", timeout=10)["result"]["stopped"] == 1
+        opened = engine.wait(rid, timeout=10)  # the reply ends at the stop, not after 20 s
+        assert opened["ok"] and opened["result"]["engine"]["seat"] == 0, opened
+        assert engine.quit() == 0
+    finally:
+        engine.kill()

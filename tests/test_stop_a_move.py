@@ -89,7 +89,7 @@ def _to_play_phase(result, game: str, seats: list[str]) -> int:
     ids=["time", "count", "ismcts-count"],
 )
 def test_stop_ends_a_running_move_over_json_lines(budget):
-    engine = EngineProcess()  # no time cap: only the stop ends a count budget
+    engine = EngineProcess()  # the default cap is a minute: only the stop ends it this soon
     try:
         opened = engine.result("new_game", seed=11)
         game, seats = opened["game"], opened["tokens"]["seats"]

@@ -89,15 +89,20 @@ _SEAT_TOKEN = Field(
     "token", ("string",), True, "The token of this player's seat, or the game's owner token (new_game)."
 )
 _OWNER_TOKEN = Field("token", ("string",), True, "The game's owner token (new_game).")
-_BUDGET = (
-    Field.of(
-        "time_ms",
-        "Search time budget in milliseconds (capped by the server's limit).",
-        types=("integer",),
-        maximum=MAX_TIME_MS,
-    ),
-    Field.of("iterations", "Search iteration budget.", maximum=MAX_ITERATIONS),
-    Field.of("seed", "Seed of the search's sampler (default 0): equal requests give equal answers."),
+def _budget(time_doc: str, iterations_doc: str, seed_doc: str) -> tuple[Field, ...]:
+    """A search request's budget fields (whole milliseconds, at most
+    `MAX_TIME_MS`; at most `MAX_ITERATIONS`), in the words of its command."""
+    return (
+        Field.of("time_ms", time_doc, types=("integer",), maximum=MAX_TIME_MS),
+        Field.of("iterations", iterations_doc, maximum=MAX_ITERATIONS),
+        Field.of("seed", seed_doc),
+    )
+
+
+_BUDGET = _budget(
+    "Search time budget in milliseconds (capped by the server's limit).",
+    "Search iteration budget.",
+    "Seed of the search's sampler (default 0): equal requests give equal answers.",
 )
 _INFERENCE = Field.of(
     "inference",
@@ -197,15 +202,10 @@ COMMANDS: dict[str, Command] = {
                     "(docs/protocol.md, results/levels.md).",
                     enum=tuple(LEVELS),
                 ),
-                Field.of(
-                    "time_ms",
+                *_budget(
                     "The bot's time budget per decision (capped by the server's limit).",
-                    types=("integer",),
-                    maximum=MAX_TIME_MS,
-                ),
-                Field.of("iterations", "The bot's sample (pimc) or iteration (ismcts) budget.", maximum=MAX_ITERATIONS),
-                Field.of(
-                    "seed", "Seed of the bot's random choices (a random one when absent; returned in the result)."
+                    "The bot's sample (pimc) or iteration (ismcts) budget.",
+                    "Seed of the bot's random choices (a random one when absent; returned in the result).",
                 ),
                 Field("apply", ("boolean",), False, "Apply the chosen action (default true)."),
                 *_SEARCH_OPTIONS,

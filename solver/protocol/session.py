@@ -171,6 +171,9 @@ class SearchJob:
     server's admin (an anonymous HTTP search)."""
     stopped_by_request: bool = False
     started: float | None = None
+    reports_stop: bool = True
+    """Whether the answer says `stopped` (an engine seat's reply, queued as a
+    search, answers in its command's own shape)."""
     _ran: bool = False
 
     def stop(self) -> None:
@@ -192,7 +195,8 @@ class SearchJob:
                 timer.start()
             result = self.work(self.stop_event)
             response = _ok(self.request_id, self.cmd, result)
-            response["stopped"] = self.stop_event.is_set()
+            if self.reports_stop:
+                response["stopped"] = self.stop_event.is_set()
             return response
         except Exception as exc:  # noqa: BLE001 - every failure becomes a response
             return self.session._error_response(self.request_id, self.cmd, exc)
@@ -254,6 +258,16 @@ class EngineSeat:
 
     def to_dict(self) -> dict[str, Any]:
         return {"seat": self.seat, "bot": self.bot, "budget": dict(self.budget), "level": self.level}
+
+
+@dataclass(frozen=True)
+class EngineReply:
+    """What `new_game` or `apply` leaves for the engine seat to do: its
+    reply, run as a queued search (`work(stop)` answers the command), and
+    how to undo what the command did when no slot is free (`undo`)."""
+
+    work: Callable[[threading.Event], Any]
+    undo: Callable[[], None]
 
 
 MAX_ENGINE_TURNS = 64
@@ -483,7 +497,10 @@ class EngineSession:
                     request.get("info_ms"),
                     owner=self._owner_of(request),
                 )
-            return _ok(request_id, cmd_name, handler(request))
+            result = handler(request)
+            if isinstance(result, EngineReply):
+                return self._reserve_reply(request_id, cmd_name, request, result)
+            return _ok(request_id, cmd_name, result)
         except Exception as exc:  # noqa: BLE001 - every failure becomes a response
             return self._error_response(
                 request_id, cmd_name if isinstance(cmd_name, str) and cmd_name in COMMANDS else None, exc
@@ -510,6 +527,19 @@ class EngineSession:
         if isinstance(token, str):
             return _hash(token)
         return None if self.shared else CONNECTION
+
+    def _reserve_reply(self, request_id: Any, cmd: str, request: Mapping[str, Any], reply: "EngineReply") -> SearchJob:
+        """The engine seat's reply to a `new_game` or an `apply`, queued as a
+        search (it takes a slot, waits its turn or answers `busy`, the
+        server's cap and its owner's `stop` end it); busy, what the request
+        did is undone first."""
+        try:
+            job = self._reserve(request_id, cmd, reply.work, self.max_time_ms, owner=self._owner_of(request))
+        except ProtocolError:
+            reply.undo()
+            raise
+        job.reports_stop = False
+        return job
 
     def _reserve(
         self,
@@ -810,19 +840,28 @@ class EngineSession:
         human = 1 - engine.seat
         shown: list[str | None] = [None, None]
         shown[human] = tokens["seats"][human]
-        events = self._engine_turns(gid)
-        with self._lock:
-            state = self._games[gid]
-            return {
-                **self.status(gid, state),
-                "seed": request.get("seed"),
-                "tokens": {"seats": shown},
-                "engine": engine.to_dict(),
-                "events": events,
-                "hand": list(state.hands[human]),
-            }
 
-    def _engine_turns(self, gid: str) -> list[dict]:
+        def opening(stop: threading.Event) -> NewGameResult:
+            events = self._engine_turns(gid, stop)
+            with self._lock:
+                state = self._games[gid]
+                return {
+                    **self.status(gid, state),
+                    "seed": request.get("seed"),
+                    "tokens": {"seats": shown},
+                    "engine": engine.to_dict(),
+                    "events": events,
+                    "hand": list(state.hands[human]),
+                }
+
+        def undo() -> None:
+            with self._lock:
+                if gid in self._games:
+                    self._forget(gid)
+
+        return EngineReply(opening, undo)  # type: ignore[return-value]  # a search: its work answers
+
+    def _engine_turns(self, gid: str, stop: threading.Event | None = None) -> list[dict]:
         """Let the engine seat of game `gid` act while it has a decision (a
         new game whose first decisions are the engine's), committed once;
         the events its actions caused, as the other (human) seat sees them."""
@@ -831,7 +870,7 @@ class EngineSession:
         if base is None or gid not in self._engines:
             return []
         state = base.clone()
-        events = self._engine_moves(gid, state)
+        events = self._engine_moves(gid, state, stop)
         with self._lock:
             acted = len(state.actions) > len(base.actions)  # a secret choice (R8, R9) shows no event
             if acted and self._games.get(gid) is base:  # else the game moved on (or ended) meanwhile
@@ -858,11 +897,12 @@ class EngineSession:
     with: tables of 16 MiB, one a thread that plays engine seats, not one a
     game (a bot's table only speeds it; its values are exact)."""
 
-    def _engine_moves(self, gid: str, state: GameState) -> list[dict]:
+    def _engine_moves(self, gid: str, state: GameState, stop: threading.Event | None = None) -> list[dict]:
         """The engine seat's actions on `state` (a private copy, not yet
         committed) while it has a decision, chosen outside the session's
-        lock from the engine seat's view alone; the events they caused, as
-        the other seat sees them."""
+        lock from the engine seat's view alone (a `stop` makes each choice
+        its best so far); the events they caused, as the other seat sees them."""
+        from tacocat.search.budget import Budget
         from tacocat.search.pimc import PerfectSolver
 
         engine = self._engines[gid]
@@ -878,7 +918,7 @@ class EngineSession:
                     chooser.solver = table if table is not None else PerfectSolver()
                     self._tables.solver = chooser.solver
                 chance = random.Random(f"{state.seed}/engine/{len(state.actions)}")
-                action = chooser.choose(state.view(seat), chance)  # the seat's information set
+                action = chooser.choose(state.view(seat), chance, Budget(stop=stop))  # the seat's information set
                 before = state.hands[witness]
                 out += seat_events(state.apply(seat, action), witness, before, state.hands[witness])
         return out
@@ -905,10 +945,26 @@ class EngineSession:
             engine = gid in self._engines
             if not engine:
                 self._commit(gid, state)
-        if engine:
-            # The engine answers at once, on the same copy: one durable commit
-            # holds the action and the engine's reply (neither is answered before it).
-            events += self._engine_moves(gid, state)
+
+        def answer() -> ApplyResult:
+            return {
+                "game": gid,
+                "player": player,
+                "action": action_dict(action),  # as recorded
+                "events": events,
+                "hand": list(state.hands[player]),
+                "round": state.rounds[-1] if len(state.rounds) > rounds else None,
+                "status": self.status(gid, state),
+            }
+
+        if not engine:
+            return answer()
+
+        def reply(stop: threading.Event) -> ApplyResult:
+            # The engine answers on the same copy, as a queued search: one
+            # durable commit holds the action and the engine's reply (neither
+            # is answered before it).
+            events.extend(self._engine_moves(gid, state, stop))
             with self._lock:
                 if self._games.get(gid) is not base:
                     self._game(request)  # a game ended meanwhile is refused as unknown
@@ -916,15 +972,9 @@ class EngineSession:
                         "illegal_action", f"game {gid} moved on while the engine thought; apply again", "game"
                     )
                 self._commit(gid, state)
-        return {
-            "game": gid,
-            "player": player,
-            "action": action_dict(action),  # as recorded
-            "events": events,
-            "hand": list(state.hands[player]),
-            "round": state.rounds[-1] if len(state.rounds) > rounds else None,
-            "status": self.status(gid, state),
-        }
+            return answer()
+
+        return EngineReply(reply, lambda: None)  # type: ignore[return-value]  # nothing committed yet
 
     def _cmd_move(self, request: Mapping[str, Any]) -> Callable[[SearchSignal], dict]:
         return move_work(self, request)  # the time_ms cut is move_work's

@@ -88,6 +88,10 @@ STATE_KEYS = {
     "rounds",
     "actions",
 }
+RECORD_KEYS = {"format", "version", "rules", "seed", "actions", "players", "bot_budget", "undos"}
+"""A game record's fields: the game (`GameRecord.to_dict`) and what `tacocat
+play --save` adds beside it (who sat where, the bot's budget, the moves
+taken back), read by `play --resume` and `analyze`."""
 EVENT_FIELDS: dict[str, dict[str, str]] = {
     EventKind.DEAL: {"hand_size": "size", "cat": "space"},
     EventKind.REPLACE: {"player": "player", "cards": "cards"},

@@ -28,6 +28,7 @@ from tacocat.rules.cards import Hand, contains, format_cards, hand, remove
 from tacocat.rules.documents import (
     MAX_ACTIONS_PER_DEAL,
     RECORD_FORMAT,
+    RECORD_KEYS,
     SEED_LIMIT,
     STATE_FORMAT,
     STATE_KEYS,
@@ -279,7 +280,7 @@ class GameState:
         if not contains(own, action.cards):
             # Never the hand itself: an error may reach someone who must not see it.
             return (
-                f"{kind} {cards}: player {player} does not hold these cards (legal lists what they may play)",
+                f"{kind} {cards}: player {player} does not hold these cards",
                 RULE_OF[kind],
             )
         if kind == REPLACE:
@@ -575,7 +576,9 @@ class GameRecord:
         (the actions are checked when replayed)."""
         if not isinstance(data, Mapping) or data.get("format") != RECORD_FORMAT:
             raise RecordError(f'not a game record: expected a JSON object with "format": "{RECORD_FORMAT}"')
-        Doc(data, "game record").version()
+        doc = Doc(data, "game record")
+        doc.known(RECORD_KEYS)  # a misspelt field would otherwise be dropped without a word, as a state's is not
+        doc.version()
         for key in ("seed", "actions"):
             if key not in data:
                 raise RecordError(f"game record is missing {key!r}")
