@@ -665,7 +665,7 @@ class EngineSession:
 
     def apply_unchanged(
         self, gid: str, seat: int, view: View, action: Action
-    ) -> tuple[GameState, GameState, list[dict]] | None:
+    ) -> tuple[GameState, GameState, list[Event]] | None:
         """Apply `seat`'s `action` to game `gid` only if the seat's view is
         still `view` (the one a bot chose from): on a copy, committed
         (durable) before it is returned, as `apply` does.  (the game
@@ -888,8 +888,8 @@ class EngineSession:
             if kept is None:
                 engine = self._engines[gid]
                 # The server's cap binds the engine's seat as it binds move.
-                kept = make_bot(engine.bot, **capped_budget(engine.budget, self.max_time_ms, bind=True))
-                kept = self._engine_bots[gid] = (kept, threading.Lock())
+                bot = make_bot(engine.bot, **capped_budget(engine.budget, self.max_time_ms, bind=True))
+                kept = self._engine_bots[gid] = (bot, threading.Lock())
             return kept
 
     _tables = threading.local()
