@@ -314,14 +314,14 @@ def command(game, player, top, time_ms, iterations, seed, method, score, plot_pa
                 f"{rank:3}. action {d.index + 1}, round {d.round}, {d.decision}{' by ' + who if who else ''}: {ctx}"
             )
             if game_scale:
-                margin = f" ±{result.points(d.margin):.1f}" if d.margin is not None and not d.exact else ""
+                margin = f" ±{_small(result.points(d.margin), 1)}" if d.margin is not None and not d.exact else ""
                 click.echo(
                     f"     played {format_action(d.played)} ({_win(d.played_value)}), "
                     f"better {format_action(d.best or {})} ({_win(d.best_value)}): "
                     f"cost {result.points(d.cost):.1f} points{margin}{flag}"
                 )
             else:
-                margin = f" ±{d.margin:.3f}" if d.margin is not None and not d.exact else ""
+                margin = f" ±{_small(d.margin, 3)}" if d.margin is not None and not d.exact else ""
                 click.echo(
                     f"     played {format_action(d.played)} ({_value(d.played_value)}), "
                     f"better {format_action(d.best or {})} ({_value(d.best_value)}): cost {d.cost:.3f}{margin}{flag}"
@@ -343,6 +343,13 @@ def pick_text(pick_at: dict) -> str:
     """Why a costly decision may be forgiven: the engine picked it too, with less search."""
     share = next((name for s, name in SHARES.items() if abs(s - pick_at["share"]) < 1e-3), f"{pick_at['share']:.0%}")
     return f"the engine's own pick with {share} of this search ({pick_at['samples']} samples)"
+
+
+def _small(x: float, digits: int) -> str:
+    """A margin to `digits` decimals; one that rounds to 0 (an equilibrium's
+    exploitability) says it is below the last digit rather than exactly 0."""
+    least = 10.0**-digits
+    return f"{x:.{digits}f}" if x >= least / 2 else f"<{least:.{digits}f}"
 
 
 def _value(x) -> str:

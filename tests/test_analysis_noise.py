@@ -93,6 +93,26 @@ def test_a_mistake_that_was_the_engines_pick_with_less_search_says_so(monkeypatc
         assert d.to_dict()["pick_at"] == d.pick_at
 
 
+def test_an_equilibriums_cost_is_measured_against_its_exploitability(monkeypatch):
+    # before: an equilibrium's values carry no standard error, so no decision it scored was ever costly
+    import tacocat.search.hint
+
+    def equilibrium_hint(view, budget, *, method="auto", utilities="game"):
+        result = fake_hint(view, budget, method=method, utilities=utilities)
+        data = {**result.to_dict(), "method": "equilibrium", "exploitability": 1e-3}
+        for m in data["moves"]:
+            del m["stderr"], m["visits"]
+        data["samples"] = None
+        result.to_dict = lambda: data
+        return result
+
+    monkeypatch.setattr(tacocat.search.hint, "hint", equilibrium_hint)
+    record = play_game((make_bot("random"), make_bot("random")), seed=5).record()
+    costly = [d for d in analyze(record, iterations=SPENT).decisions if d.cost]
+    assert costly and all(d.margin == pytest.approx(2e-3) and d.significant for d in costly)
+    assert all(d.pick_at is None for d in costly)  # an equilibrium is not searched again with less
+
+
 def test_cost_labels_in_the_png_do_not_overlap():
     pytest.importorskip("matplotlib")
     from tacocat.cli.analyze_cmd import curve_figure
@@ -123,3 +143,9 @@ def test_analyze_prints_which_mistakes_were_the_engines_pick(monkeypatch, tmp_pa
     out = output_of(run(["analyze", str(path), "--iterations", str(SPENT), "--top", "50"]))
     assert f"(the engine's own pick with a third of this search ({SPENT // 3} samples))" in out
     assert re.search(r"costly decisions?(?: \([^)]*\))?; \d+ of them the engine's own pick with less search", out), out
+
+
+def test_a_margin_below_the_last_digit_is_not_printed_as_zero():
+    from tacocat.cli.analyze_cmd import _small
+
+    assert [_small(0.04, 1), _small(0.05, 1), _small(1.94, 1), _small(0.0004, 3)] == ["<0.1", "0.1", "1.9", "<0.001"]

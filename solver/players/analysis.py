@@ -7,9 +7,10 @@ for the round alone — from the deciding player's information set, as
 `hint` computes it) of the best move the engine found less the value of the
 move played.  Sampled values carry a 95% margin
 (`tacocat.search.ranking.margin_of`: none on fewer than `FEW_SAMPLES`
-deals); a cost is *significant* (a costly decision, a mistake) only when
-it is beyond the noise of both estimates: larger than the two margins
-together, so that the two values' intervals do not touch.  A mistake the
+deals), an equilibrium's the exploitability it reached; a cost is
+*significant* (a costly decision, a mistake) only when it is beyond the
+noise of both estimates: larger than the two margins together, so that
+the two values' intervals do not touch.  A mistake the
 engine itself would have made with less search is said so (`pick_at`):
 the search is run again on a third, then a tenth of what it spent, and the
 largest of these budgets whose pick is the move played is kept.
@@ -389,6 +390,10 @@ def analyze(
                 review.played_stderr = _num(mine.get("stderr"))
                 review.played_margin = margin_of(mine, data)
                 review.played_samples = samples_of(mine, data)
+            noise = _num(data.get("exploitability"))
+            if data.get("method") == "equilibrium" and noise is not None:
+                # CFR's values are as good as its exploitability: no sampling, no standard error
+                review.best_margin = review.played_margin = noise
             if review.significant and not review.exact and data.get("method") in ("pimc", "ismcts"):
                 spent = _spent(result, data) or 0
                 for share in LOWER_BUDGETS if spent else ():
