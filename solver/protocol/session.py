@@ -79,7 +79,7 @@ from tacocat.protocol.wire import (
     error_response,
 )
 from tacocat.rules.actions import Action
-from tacocat.rules.events import PLAY_DECISIONS
+from tacocat.rules.events import PLAY_DECISIONS, Event
 from tacocat.rules.game import DUEL, REPLACE, GameRecord, GameState
 from tacocat.rules.ruleset import Ruleset, load_ruleset
 from tacocat.rules.views import View, view_from_json
