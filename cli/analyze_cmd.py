@@ -314,7 +314,8 @@ def command(game, player, top, time_ms, iterations, seed, method, score, plot_pa
                 f"{rank:3}. action {d.index + 1}, round {d.round}, {d.decision}{' by ' + who if who else ''}: {ctx}"
             )
             if game_scale:
-                margin = f" ±{_small(result.points(d.margin), 1)}" if d.margin is not None and not d.exact else ""
+                points = result.points(d.margin)
+                margin = f" ±{_small(points, 1)}" if points is not None and not d.exact else ""
                 click.echo(
                     f"     played {format_action(d.played)} ({_win(d.played_value)}), "
                     f"better {format_action(d.best or {})} ({_win(d.best_value)}): "
