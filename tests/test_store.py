@@ -367,3 +367,125 @@ def test_many_kill_9_restarts_with_clients_lose_nothing(tmp_path):
     print(f"\n{totals}, {time.monotonic() - t0:.1f} s")
     assert totals["restarts"] == restarts and totals["refused"] == restarts
     assert totals["checked"] >= totals["acknowledged"] >= restarts
+
+
+# ------------------------------------- the lock holds the file (issue 33, N6/N9)
+
+
+def _refused_unnamed(intruder: subprocess.Popen, store: Path) -> str:
+    """Refused as `_refused`, by a holder whose lock file may be gone."""
+    try:
+        out, err = intruder.communicate(timeout=60)
+    except subprocess.TimeoutExpired:
+        intruder.kill()
+        intruder.communicate(timeout=10)
+        raise AssertionError("a second server on the same store was not refused: it ran") from None
+    return one_line_error(subprocess.CompletedProcess(intruder.args, intruder.returncode, out, err), "in use")
+
+
+def _ask(engine: subprocess.Popen, request: dict) -> dict:
+    engine.stdin.write((json.dumps(request) + "\n").encode())
+    engine.stdin.flush()
+    return json.loads(engine.stdout.readline())
+
+
+@pytest.mark.slow
+def test_deleting_the_lock_file_lets_no_second_server_in(tmp_path):
+    # The .lock looks stale and the docs called it harmless: deleted, a
+    # second server took a fresh one and wrote the same database.
+    store = tmp_path / "games.sqlite3"
+    holder = _engine(store)
+    try:
+        assert _ask(holder, {"cmd": "new_game", "seed": 1})["ok"]
+        lock_path(store).unlink()
+        for kind in ("serve", "engine"):
+            line = _refused_unnamed(_intruder(kind, store), store)
+            assert repr(str(store)) in line, line
+        assert _ask(holder, {"cmd": "new_game", "seed": 2})["ok"]  # the holder still writes
+    finally:
+        stop(holder, kill=True)
+    with GameStore(store) as reopened:
+        assert len(list(reopened.games())) == 2
+
+
+@pytest.mark.slow
+def test_a_renamed_store_lets_no_second_server_in_and_its_holder_stops_writing(tmp_path):
+    store, moved = tmp_path / "games.sqlite3", tmp_path / "moved.sqlite3"
+    holder = _engine(store)
+    try:
+        assert _ask(holder, {"cmd": "new_game", "seed": 1})["ok"]
+        store.rename(moved)
+        # the same database under its new name, and (its lock file and WAL
+        # keep the old one) a new file at the old name
+        for path in (moved, store):
+            line = _refused_unnamed(_intruder("engine", path), path)
+            assert repr(str(path)) in line, line
+        # SQLite finds the WAL by the database's name: a commit now could
+        # be lost at the next open, so the holder acknowledges none
+        answer = _ask(holder, {"cmd": "new_game", "seed": 2})
+        assert not answer["ok"] and "moved" in answer["error"]["message"], answer
+        assert "\n" not in answer["error"]["message"]
+    finally:
+        stop(holder, kill=True)
+    moved.rename(store)  # put back beside its WAL, as the refusal says
+    with GameStore(store) as reopened:
+        assert len(list(reopened.games())) == 1  # every acknowledged game, none more
+
+
+def test_a_second_store_is_refused_when_the_lock_file_is_gone_in_process_too(tmp_path):
+    path = tmp_path / "games.sqlite3"
+    with GameStore(path) as first:
+        first.save("g1", SEATS, {"move": 1})
+        lock_path(path).unlink()
+        with pytest.raises(StoreInUse, match="in use"):
+            GameStore(path)
+        first.save("g2", SEATS, {"move": 2})  # the refused one took nothing of the holder's
+    with GameStore(path) as again:
+        assert [g.game for g in again.games()] == ["g1", "g2"]
+
+
+def test_a_store_moved_under_its_holder_refuses_writes(tmp_path):
+    path, moved = tmp_path / "games.sqlite3", tmp_path / "moved.sqlite3"
+    store = GameStore(path)
+    store.save("g1", SEATS, {"move": 1})
+    path.rename(moved)
+    with pytest.raises(StoreError, match="moved, deleted or replaced") as refused:
+        store.save("g1", SEATS, {"move": 2})
+    assert repr(str(path)) in str(refused.value) and "\n" not in str(refused.value)
+    moved.rename(path)  # put back: writes go on
+    store.save("g1", SEATS, {"move": 3})
+    store.close()
+    with GameStore(path) as again:
+        assert [g.state for g in again.games()] == [{"move": 3}]
+
+
+@pytest.mark.parametrize("side", [".lock", "-wal", "-shm", "-journal"])
+def test_no_side_file_follows_a_planted_symlink(tmp_path, side):
+    # The lock file was opened with O_CREAT, truncated and chmodded through
+    # a link: whatever it pointed at (here a file of the user's) was wiped.
+    victim = tmp_path / "victim.txt"
+    victim.write_text("the user's own file\n")
+    os.chmod(victim, 0o644)
+    path = tmp_path / "games.sqlite3"
+    GameStore(path).close()  # an existing store: its side files are opened on every start
+    planted = Path(str(path) + side)
+    planted.unlink(missing_ok=True)
+    planted.symlink_to(victim)
+    with pytest.raises(StoreError, match="symbolic link") as refused:
+        GameStore(path)
+    assert planted.name in str(refused.value) and "\n" not in str(refused.value)
+    assert victim.read_text() == "the user's own file\n" and mode(victim) == 0o644
+    planted.unlink()
+    with GameStore(path) as again:  # the link gone, the store opens as before
+        assert list(again.games()) == []
+
+
+def test_a_lock_file_with_another_name_is_not_written(tmp_path):
+    # a hard link planted as the lock file: truncating it would empty the other name
+    victim = tmp_path / "victim.txt"
+    victim.write_text("keep me\n")
+    path = tmp_path / "games.sqlite3"
+    os.link(victim, lock_path(path))
+    with pytest.raises(StoreError, match="hard link"):
+        GameStore(path)
+    assert victim.read_text() == "keep me\n"

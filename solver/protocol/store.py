@@ -5,10 +5,18 @@ every game with the same id and the same tokens (docs/protocol.md, "Keeping
 games").
 
 One store, one writer: the process that opens a store holds an exclusive
-`flock` on the sidecar `<file>.lock` (which names its pid and command) until
-it closes the store or dies; a second process is refused at once instead of
-overwriting the first one's games with its own memory.  The kernel drops the
-lock with the process, so a `kill -9` leaves nothing that blocks a restart.
+`flock` on the database file itself (whatever name it is reached by, and
+however its lock file is treated) and on the sidecar `<file>.lock` beside
+it (which names its pid and command, and keeps the name: a new file put
+where a moved store was would share the moved one's WAL by name) until it
+closes the store or dies; a second process is refused at once instead of
+overwriting the first one's games with its own memory.  Before every write
+the name is checked to still be the file held open: a store moved or
+replaced under a running server refuses writes rather than commit to a
+database whose WAL a restart would no longer find.  The kernel drops the
+locks with the process, so a `kill -9` leaves nothing that blocks a
+restart.  No lock or side file is opened or chmodded through a symbolic
+link (one planted there would aim the truncate and chmod at its target).
 
 The file holds both hands, the draw pile and the seed of every game: it is
 created 0600 in a folder created 0700, and looser modes found on open are
@@ -26,6 +34,7 @@ import logging
 import os
 import shlex
 import sqlite3
+import stat
 import sys
 import time
 from dataclasses import dataclass
@@ -93,12 +102,28 @@ class GameStore:
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
         self._lock: IO[bytes] | None = None
+        self._file: int | None = None
+        """The database file, held open (and flocked) while the store is:
+        never closed before SQLite's connection, whose POSIX locks on it
+        any close of the file in this process would drop."""
+        self._identity: tuple[int, int] | None = None
         self._db: sqlite3.Connection | None = None
         try:
             _private_folder(self.path.parent)
-            self._lock = _take_lock(self.path)
-            _private_file(self.path)
-            self._db = sqlite3.connect(str(self.path), check_same_thread=False, isolation_level=None, timeout=5.0)
+            self._real = _one_name(self.path)
+            # The name first: a second store of this process is refused
+            # there without opening the file (see _file).
+            self._lock = _take_lock(self.path, self._real)
+            _not_held_here(self.path, self._real)
+            self._file = _open_private(self._real, "game store")
+            self._identity = _identity(os.fstat(self._file))
+            _take_file_lock(self._file, self.path, self._identity)
+            _say_holder(self._lock)
+            _no_linked_side_files(self._real)
+            _tighten_fd(self._file)
+            for side in SIDE_FILES:
+                _tighten(Path(str(self._real) + side))
+            self._db = sqlite3.connect(str(self._real), check_same_thread=False, isolation_level=None, timeout=5.0)
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute("PRAGMA synchronous=FULL")
             self._db.execute(
@@ -114,7 +139,7 @@ class GameStore:
                 )
             self._migrate()
             for side in SIDE_FILES:  # created by the connection just now
-                _tighten(Path(str(self.path) + side))
+                _tighten(Path(str(self._real) + side))
         except StoreError:
             self.close()
             raise
@@ -184,12 +209,29 @@ class GameStore:
         self._write("DELETE FROM games WHERE id = ?", (gid,))
 
     def _write(self, sql: str, args: tuple) -> None:
+        db = self._connection()
+        self._check_same_file()
         try:
-            self._connection().execute(sql, args)  # autocommit: one statement, one transaction
+            db.execute(sql, args)  # autocommit: one statement, one transaction
         except sqlite3.Error as exc:
             raise StoreError(
                 f"the game store {str(self.path)!r} could not be written ({exc}); nothing was changed"
             ) from None
+
+    def _check_same_file(self) -> None:
+        """Refuse to write once the store's name no longer leads to the file
+        held open (moved, deleted or replaced): SQLite finds the WAL by the
+        database's name, so a commit now could be lost at the next open,
+        and a file now at that name may be another server's."""
+        try:
+            now = _identity(os.stat(self._real))
+        except OSError:
+            now = None
+        if now != self._identity:
+            raise StoreError(
+                f"the game store {str(self.path)!r} was moved, deleted or replaced while this process had it "
+                "open; nothing was written: put it back, or restart the server"
+            )
 
     def _connection(self) -> sqlite3.Connection:
         if self._db is None:
@@ -207,6 +249,11 @@ class GameStore:
         if self._lock is not None:
             _release_lock(self._lock)
             self._lock = None
+        if self._file is not None:
+            if self._identity is not None:
+                _HELD_HERE.discard(self._identity)
+            os.close(self._file)  # after the connection: see _file
+            self._file = None
 
     def __enter__(self) -> GameStore:
         return self
@@ -218,39 +265,106 @@ class GameStore:
 # ------------------------------------------------------------- the lock
 
 
-def _take_lock(path: Path) -> IO[bytes] | None:
-    """Hold `<path>.lock` exclusively, or raise StoreInUse naming who does.
-    The file then says `pid` and command, for the next one to read."""
-    if fcntl is None:  # pragma: no cover - no flock here: one writer is then up to the user
-        log.warning("game store %s: this system has no flock; nothing stops a second process opening it", path)
-        return None
-    # One lock per file, whatever name it is given: a symlink's is its
-    # target's; a file with a second name (a hard link) is refused, since
-    # SQLite keeps a journal per name and two names would be two writers.
+def _one_name(path: Path) -> Path:
+    """The file `path` names, links resolved.  One lock per file, whatever
+    name it is given: a symlink's is its target's; a file with a second name
+    (a hard link) is refused, since SQLite keeps a journal per name and two
+    names would be two writers."""
     links = path.stat().st_nlink if path.exists() else 1
     if links > 1:
         raise StoreError(
             f"game store {str(path)!r} has {links} names (hard links); one store has one writer "
             "and one name: remove the other names, or copy the file"
         )
-    sidecar = lock_path(path.resolve())
-    handle = open(sidecar, "r+b", opener=lambda name, flags: os.open(name, os.O_RDWR | os.O_CREAT, 0o600))
+    return path.resolve()
+
+
+def _open_private(path: Path, what: str) -> int:
+    """Open (or create 0600) the regular file `path` read-write, never
+    through a symbolic link or into a file with other names."""
     try:
-        _tighten(sidecar)
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC | getattr(os, "O_NOFOLLOW", 0), 0o600)
+    except OSError:
+        if os.path.islink(path):
+            raise StoreError(
+                f"{what} {str(path)!r} is a symbolic link; it is not followed (its target would be "
+                "truncated): remove the link"
+            ) from None
+        raise
+    info = os.fstat(fd)
+    if not stat.S_ISREG(info.st_mode) or info.st_nlink > 1:
+        os.close(fd)
+        kind = "has other names (hard links)" if stat.S_ISREG(info.st_mode) else "is not a regular file"
+        raise StoreError(f"{what} {str(path)!r} {kind}; it is not written: remove it")
+    return fd
+
+
+def _identity(info: os.stat_result) -> tuple[int, int]:
+    return info.st_dev, info.st_ino
+
+
+_HELD_HERE: set[tuple[int, int]] = set()
+"""The database files this process holds (device, inode)."""
+
+
+def _not_held_here(path: Path, real: Path) -> None:
+    """Refuse a file this process holds already (its lock file removed),
+    before opening it: closing a second descriptor of it would drop the
+    holder's SQLite locks."""
+    try:
+        held = _identity(os.stat(real)) in _HELD_HERE
+    except FileNotFoundError:
+        held = False
+    if held:
+        raise _in_use(path, "this process already, through another GameStore")
+
+
+def _take_file_lock(fd: int, path: Path, identity: tuple[int, int]) -> None:
+    """Hold the database file itself exclusively, or raise StoreInUse.
+    Another process holding it may have lost its lock file (deleted, or
+    the store moved away from it): who it is is then unknown."""
+    if fcntl is None:  # pragma: no cover - no flock here: one writer is then up to the user
+        log.warning("game store %s: this system has no flock; nothing stops a second process opening it", path)
+        return
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        raise _in_use(path, "another process (pid unknown: its lock file was removed, or the store renamed)") from None
+    _HELD_HERE.add(identity)
+
+
+def _in_use(path: Path, holder: str) -> StoreInUse:
+    return StoreInUse(
+        f"game store {str(path)!r} is in use by {holder}; one store has one "
+        "writer: stop that process, or give this one another --store FILE"
+    )
+
+
+def _take_lock(path: Path, real: Path) -> IO[bytes] | None:
+    """Hold `<real>.lock` exclusively, or raise StoreInUse naming who does
+    (`_say_holder` then writes who this is, once the store is held)."""
+    if fcntl is None:  # pragma: no cover - see _take_file_lock
+        return None
+    sidecar = lock_path(real)
+    handle = open(_open_private(sidecar, "the game store's lock file"), "r+b")
+    try:
+        _tighten_fd(handle.fileno())
         try:
             fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
-            raise StoreInUse(
-                f"game store {str(path)!r} is in use by another process ({_holder(handle)}); one store has one "
-                "writer: stop that process, or give this one another --store FILE"
-            ) from None
-        handle.truncate(0)
-        handle.write(f"{os.getpid()}\n{_command()}\n".encode())
-        handle.flush()
+            raise _in_use(path, f"another process ({_holder(handle)})") from None
     except BaseException:
         handle.close()
         raise
     return handle
+
+
+def _say_holder(handle: IO[bytes] | None) -> None:
+    """Write this process's pid and command into the lock file it holds."""
+    if handle is not None:
+        handle.truncate(0)
+        handle.write(f"{os.getpid()}\n{_command()}\n".encode())
+        handle.flush()
 
 
 def _holder(handle: IO[bytes]) -> str:
@@ -301,19 +415,29 @@ def _private_folder(folder: Path) -> None:
     os.chmod(folder, 0o700)  # mkdir's mode went through the umask
 
 
-def _private_file(path: Path) -> None:
-    """Create the store file 0600 before SQLite does (it would use the
-    umask, usually 0644), tighten an existing one and its side files."""
-    os.close(os.open(path, os.O_RDWR | os.O_CREAT, 0o600))
-    for name in (str(path), *(str(path) + side for side in SIDE_FILES)):
-        _tighten(Path(name))
+def _no_linked_side_files(real: Path) -> None:
+    """Refuse a store whose SQLite side files are symbolic links: SQLite
+    and `_tighten` would write and chmod their targets."""
+    for side in SIDE_FILES:
+        name = str(real) + side
+        if os.path.islink(name):
+            raise StoreError(
+                f"the game store's side file {name!r} is a symbolic link; it is not followed: remove the link"
+            )
+
+
+def _tighten_fd(fd: int) -> None:
+    """chmod 0600 an open file that group or others may read or write."""
+    if os.fstat(fd).st_mode & 0o077:
+        os.fchmod(fd, 0o600)
 
 
 def _tighten(path: Path) -> None:
-    """chmod 0600 a file that group or others may read or write."""
+    """chmod 0600 a file that group or others may read or write (a link is
+    left alone: its target is not the store's)."""
     try:
-        mode = path.stat().st_mode
+        info = path.lstat()
     except FileNotFoundError:
         return
-    if mode & 0o077:
+    if stat.S_ISREG(info.st_mode) and info.st_mode & 0o077:
         os.chmod(path, 0o600)
