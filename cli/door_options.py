@@ -7,6 +7,7 @@ for 'busy'.  Also the startup both doors do the same way."""
 from __future__ import annotations
 
 import logging
+import math
 import sys
 from typing import Any, Callable, TypedDict
 
@@ -52,6 +53,18 @@ DOOR_OPTIONS: OptionTable = {
 """Option name -> (click's flag declarations, its shared settings); a help
 naming `{busy}` takes the door's word for a refusal when full.  Every cap's
 parameter is the `EngineSession` keyword of the same name."""
+
+
+class FiniteFloatRange(click.FloatRange):
+    """A FloatRange that also refuses nan (it compares false with both
+    bounds, so click's range lets it through, and then hello's limits
+    cannot be written as JSON: every hello answered `internal`)."""
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        number = super().convert(value, param, ctx)
+        if not math.isfinite(number):
+            self.fail(f"{value!r} is not a finite number; expected {self._describe_range()}", param, ctx)
+        return number
 
 
 class SessionCaps(TypedDict):

@@ -13,11 +13,12 @@ from typing import Unpack
 
 import click
 
-from tacocat.cli.door_options import SessionCaps, door_options, log_to_stderr
+from tacocat.cli.door_options import FiniteFloatRange, SessionCaps, door_options, log_to_stderr
 from tacocat.cli.option_table import ranged_option
 from tacocat.cli.terminal import friendly_errors
 from tacocat.errors import TacocatError
 from tacocat.protocol.commands import MAX_BYTES
+from tacocat.protocol.session import MIN_ADMIN_TOKEN
 from tacocat.rules.ruleset import load_ruleset
 
 
@@ -47,7 +48,9 @@ from tacocat.rules.ruleset import load_ruleset
     "--admin-token",
     envvar="TACOCAT_ADMIN_TOKEN",
     default=None,
-    help="The server owner's secret (or $TACOCAT_ADMIN_TOKEN): a stop that sends it ends every client's searches "
+    callback=lambda ctx, param, value: _admin_token(value),
+    help="The server owner's secret (or $TACOCAT_ADMIN_TOKEN), at least "
+    f"{MIN_ADMIN_TOKEN} characters: a stop that sends it ends every client's searches "
     "(any other stop ends only the caller's own).",
 )
 @click.option(
@@ -69,9 +72,10 @@ from tacocat.rules.ruleset import load_ruleset
 )
 @ranged_option(
     "--idle-timeout",
-    click.FloatRange(0.1, 3600),
+    FiniteFloatRange(0.1, 3600),
     5.0,
-    "Close a connection that has not sent a whole request for this long (kept-alive ones too).",
+    "Close a connection that has not sent a whole request for this long (kept-alive ones too), "
+    "and one whose request body has not all arrived this long after its headers (408).",
     metavar="SECONDS",
 )
 @ranged_option(
@@ -166,6 +170,7 @@ def command(
         max_body=max_body,
         cors_origins=cors_origins,
         allowed_hosts=host_names(host, sock.getsockname()[1], allowed_hosts),
+        body_timeout=idle_timeout,
     )
     config = server_config(
         app,
@@ -184,6 +189,17 @@ def command(
     finally:
         if store is not None:
             store.close()
+
+
+def _admin_token(value: str | None) -> str | None:
+    if value is not None and len(value) < MIN_ADMIN_TOKEN:
+        # Checked before the server starts: the session refuses it too, but
+        # then the flag's name would be lost.
+        raise click.BadParameter(
+            f"expected at least {MIN_ADMIN_TOKEN} characters (a secret nobody guesses), got {len(value)}",
+            param_hint="'--admin-token'",
+        )
+    return value
 
 
 def board_url(host: str, port: int) -> str:

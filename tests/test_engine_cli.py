@@ -234,3 +234,13 @@ def test_hint_answers_like_tacocat_hint_json(engine):
         theirs = json.loads(cli.stdout)
         assert {k: v for k, v in ours.items() if k != "seconds"} == {k: v for k, v in theirs.items() if k != "seconds"}
     assert engine.quit() == 0
+
+
+@pytest.mark.parametrize("flag", ["--max-time-ms", "--max-searches", "--max-queue", "--max-games", "--max-line"])
+@pytest.mark.parametrize("value", ["nan", "inf", "-1", "1e400"])
+def test_every_numeric_flag_of_engine_is_finite_and_in_range(flag, value):
+    # In process, with no input: a flag that took the value would serve
+    # an empty stdin and exit 0.
+    from helpers import run_cli
+
+    one_line_error(run_cli(["engine", flag, value], stdin=""), flag)

@@ -23,6 +23,7 @@ import json
 import socket
 import threading
 import time
+from pathlib import Path
 from typing import Iterator
 
 import httpx
@@ -487,3 +488,161 @@ def test_an_answer_json_cannot_carry_is_internal_with_status_500():
         r = client.post("/v1/games", json={"tokens": []})
         assert r.status_code == 500 and strict(r.text)["error"]["code"] == "internal"
         assert client.get("/v1/hello").status_code == 200
+
+
+# ------------------------------------------------- bodies (issue 33, N2)
+
+
+def answer_then_close(sock: socket.socket, seconds: float, since: float | None = None) -> tuple[bytes, float | None]:
+    """What the server sent on `sock` and the seconds from `since` (now by
+    default) until it closed it (None if not within `seconds` of it)."""
+    t0, got = time.monotonic() if since is None else since, b""
+    sock.settimeout(0.1)
+    while time.monotonic() - t0 < seconds:
+        try:
+            data = sock.recv(65536)
+        except socket.timeout:
+            continue
+        except ConnectionResetError:
+            return got, time.monotonic() - t0
+        if not data:
+            return got, time.monotonic() - t0
+        got += data
+    return got, None
+
+
+def post_head(port: int, length: int) -> bytes:
+    return (
+        f"POST /v1/new_game HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/json\r\n"
+        f"Content-Length: {length}\r\n\r\n"
+    ).encode()
+
+
+@pytest.mark.slow
+def test_a_body_that_never_comes_or_trickles_is_answered_408_and_frees_its_place():
+    # Whole headers, then a body that stops or drips a byte a second: each
+    # held one of the server's places for ever (256 of them and every
+    # newcomer was answered busy).  Two places here, both taken so.
+    with running_server("--idle-timeout", "2", "--max-connections", "2") as client:
+        port = port_of(client)
+        with idle_sockets(port, 2) as (stopped, trickling):
+            sent_at = time.monotonic()
+            stopped.sendall(post_head(port, 100) + b'{"seed"')
+            trickling.sendall(post_head(port, 10_000) + b"{")
+            done = threading.Event()
+
+            def drip() -> None:  # never the whole body, and at most 30 s of it
+                for _ in range(300):
+                    if done.wait(0.1):
+                        return
+                    try:
+                        trickling.sendall(b" ")
+                    except OSError:
+                        return
+
+            dripper = threading.Thread(target=drip)
+            dripper.start()
+            try:
+                answers = [answer_then_close(s, 12, sent_at) for s in (stopped, trickling)]
+            finally:
+                done.set()
+                dripper.join(5)
+        for sent, waited in answers:
+            # closed within 12 s (a hang guard: the timeout is 2 s), not before it
+            assert waited is not None and waited > 1.4, answers
+            head, _, body = sent.partition(b"\r\n\r\n")
+            assert head.startswith(b"HTTP/1.1 408 ") and b"connection: close" in head.lower(), sent[:300]
+            assert strict(body.decode())["error"]["code"] == "bad_json" and b"2 s" in body, body
+        # the places are free again: a newcomer is served, not answered busy
+        with httpx.Client(base_url=str(client.base_url), timeout=10) as fresh:
+            assert fresh.post("/v1/new_game", json={"seed": 1}).status_code == 200
+
+
+def test_a_body_that_arrives_within_the_timeout_is_read(server):
+    # The bound is on a body that does not come, not on one sent in pieces.
+    port = port_of(server)
+    body = b'{"seed": 12}'
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as s:
+        s.sendall(post_head(port, len(body)).replace(b"\r\n\r\n", b"\r\nConnection: close\r\n\r\n"))
+        for i in range(0, len(body), 4):
+            time.sleep(0.05)
+            s.sendall(body[i : i + 4])
+        sent, waited = answer_then_close(s, 10)
+    assert sent.startswith(b"HTTP/1.1 200 ") and waited is not None, sent[:300]
+
+
+# ------------------------------------------------- page headers (issue 33)
+
+CSP_NEEDS = ("default-src 'none'", "script-src 'self'", "style-src 'self'", "connect-src 'self'")
+
+
+@pytest.mark.parametrize("path", ["/", "/docs", "/web/index.html", "/web/docs.html", "/v1/hello", "/nowhere"])
+def test_every_page_says_its_content_security_policy_and_no_frames(server, path):
+    r = server.get(path)
+    assert r.headers["x-frame-options"] == "DENY", r.headers
+    policy = r.headers["content-security-policy"]
+    for part in (*CSP_NEEDS, "frame-ancestors 'none'"):
+        assert part in policy, (part, policy)
+    assert "unsafe" not in policy
+
+
+def test_the_pages_need_nothing_their_policy_refuses():
+    """No inline script or style in a page (the policy runs none), and
+    nothing but this server's own files."""
+    import re
+
+    import tacocat.protocol
+
+    web = Path(tacocat.protocol.__file__).with_name("web")
+    for page in ("index.html", "docs.html"):
+        text = (web / page).read_text()
+        assert not re.search(r"<script(?![^>]*\bsrc=)", text), page  # a script without src is inline
+        assert "<style" not in text and not re.search(r"\sstyle=", text), page
+        assert not re.search(r"\son[a-z]+=", text), page  # an inline handler
+        for url in re.findall(r'(?:src|href)="([^"]+)"', text):
+            assert url.startswith("/") and not url.startswith("//"), (page, url)
+            if url.startswith("/web/"):
+                assert (web / url.removeprefix("/web/")).exists(), url
+
+
+def test_refusals_carry_the_page_headers_too(server):
+    r = server.post("/v1/new_game", json={"seed": 1}, headers={"host": "evil.example"})
+    refused(r, 421, "forbidden")
+    assert r.headers["x-frame-options"] == "DENY" and "content-security-policy" in r.headers
+
+
+# --------------------------------------------- operator flags (issue 33, N7/N8)
+
+# Each bad value is given with a second mistake (both --store and
+# --no-store) that would be refused if the value got through: a flag that
+# accepted it names the store instead, and no server starts.
+NOT_STARTED = ["--store", "/nonexistent/x.sqlite3", "--no-store"]
+
+
+SERVE_NUMBERS = (
+    "--idle-timeout --port --max-time-ms --max-body --max-searches --max-queue --max-games --max-connections"
+)
+
+
+@pytest.mark.parametrize("flag", SERVE_NUMBERS.split())
+@pytest.mark.parametrize("value", ["nan", "inf", "-inf", "-1", "1e400"])
+def test_every_numeric_flag_of_serve_is_finite_and_in_range(flag, value):
+    one_line_error(run_cli(["serve", flag, value, *NOT_STARTED]), flag)
+
+
+@pytest.mark.parametrize("token", ["", "short", "x" * 15])
+def test_the_admin_token_has_at_least_16_characters(token, monkeypatch):
+    line = one_line_error(run_cli(["serve", "--admin-token", token, *NOT_STARTED]), "--admin-token", "16")
+    if token:
+        assert token not in line  # the secret is not echoed
+        # the same from the environment (click ignores an empty variable)
+        monkeypatch.setenv("TACOCAT_ADMIN_TOKEN", token)
+        one_line_error(run_cli(["serve", *NOT_STARTED]), "--admin-token", "16")
+    help_text = " ".join(run_cli(["serve", "--help"]).output.split())
+    assert "at least 16 characters" in help_text and "408" in help_text
+
+
+def test_a_short_admin_token_is_refused_by_the_session_too():
+    with pytest.raises(ValueError, match="16"):
+        EngineSession(shared=True, admin_token="")
+    assert EngineSession(shared=True, admin_token="s" * 16).shared

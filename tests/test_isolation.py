@@ -43,7 +43,7 @@ def _running(session: EngineSession, n: int) -> None:
 
 
 def test_stop_and_busy_see_only_the_callers_searches():
-    session = EngineSession(max_searches=2, max_queue=0, shared=True, admin_token="the admin")
+    session = EngineSession(max_searches=2, max_queue=0, shared=True, admin_token="the admin's secret")
     jobs = {
         who: session.prepare(_slow_hint(f"{who}'s secret", f"{who}'s search"), "peer 127.0.0.1")
         for who in ("alice", "bob")
@@ -70,7 +70,7 @@ def test_stop_and_busy_see_only_the_callers_searches():
     assert answers["alice"]["stopped"] is True
     assert session.searching == 1 and not threads[1].join(0.2) and threads[1].is_alive()
     # the server's owner stops everything
-    assert ok(session.handle({"cmd": "stop", "token": "the admin"}))["stopped"] == 1
+    assert ok(session.handle({"cmd": "stop", "token": "the admin's secret"}))["stopped"] == 1
     threads[1].join(20)
     assert answers["bob"]["stopped"] is True and time.monotonic() - started < 20
 

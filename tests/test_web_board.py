@@ -58,6 +58,9 @@ def board_url():
 def page_of(browser, errors: list):
     page = browser.new_page(viewport={"width": 1200, "height": 1000})
     page.on("pageerror", lambda e: errors.append(str(e)))
+    # Whatever the pages' Content-Security-Policy blocks (an inline style, a
+    # script, a fetch elsewhere) is an error of the test it happens in.
+    page.on("console", lambda m: errors.append(m.text) if "Content Security Policy" in m.text else None)
     page.set_default_timeout(20_000)
     return page
 

@@ -25,7 +25,11 @@ server's names is refused (DNS rebinding: 421); a request whose `Origin` is
 neither the server's own nor one allowed by `cors_origins` is refused before
 any command runs (403).  `server_config` closes connections idle for
 `idle_timeout` seconds (also ones that never send a request) and keeps at
-most `max_connections` open, closing the longest-idle one to make room.
+most `max_connections` open, closing the longest-idle one to make room; a
+request whose body has not all arrived `body_timeout` seconds after its
+headers is answered 408 and closed (a trickled body would hold its place
+for ever).  Every answer carries the board's Content-Security-Policy and
+`X-Frame-Options: DENY` (`PAGE_HEADERS`).
 Searches run in the thread pool, off the event loop, so other requests
 are served meanwhile; at most `max_searches` run at once (more answer 503
 busy), each capped at `max_time_ms`.  A search whose client
@@ -45,7 +49,7 @@ from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import Headers
 from starlette.middleware import Middleware
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import FileResponse, JSONResponse, StreamingResponse
 from starlette.responses import Response as HTTPResponse
 from starlette.routing import Mount, Route
@@ -83,6 +87,16 @@ MAX_HEAD_BYTES = 16 * 1024
 
 LOOPBACK_NAMES = ("localhost", "127.0.0.1", "[::1]")
 
+PAGE_HEADERS = {
+    # The board and the API page load their own script, style and icon and
+    # call this server, nothing else: no inline code, no other origin, no
+    # frame (a page framing the board could trick a click on it).
+    "content-security-policy": "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; "
+    "connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+    "x-frame-options": "DENY",
+    "x-content-type-options": "nosniff",
+}
+
 HTTP_STATUS = {
     "bad_json": 400,
     "unknown_command": 404,
@@ -102,6 +116,7 @@ TRANSPORT_STATUS = {
     415: "bad_json",  # a POST whose Content-Type is not application/json
     421: "forbidden",  # a Host that is not one of the server's names
     405: "unknown_command",  # a method the path does not have
+    408: "bad_json",  # a body not all arrived within body_timeout of its headers
 }
 """Statuses the HTTP transport answers besides HTTP_STATUS's, with the
 error code their body carries."""
@@ -163,6 +178,27 @@ def host_names(host: str, port: int, extra: Iterable[str] = ()) -> list[str]:
 
 async def _refuse(scope: Scope, receive: Receive, send: Send, status: int, code: str, message: str) -> None:
     await _respond(error_response(None, code, message), status)(scope, receive, send)
+
+
+class PageHeaders:
+    """Add `PAGE_HEADERS` to every answer: the board's pages are served as
+    files (also under /web/), and an answer of any other kind is not a page
+    that anything could be run in or framed."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+        self.headers = [(k.encode(), v.encode()) for k, v in PAGE_HEADERS.items()]
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            return await self.app(scope, receive, send)
+
+        async def send_with_headers(message: Any) -> None:
+            if message["type"] == "http.response.start":
+                message = {**message, "headers": [*message.get("headers", []), *self.headers]}
+            await send(message)
+
+        await self.app(scope, receive, send_with_headers)
 
 
 class HostGuard:
@@ -258,13 +294,15 @@ def create_app(
     max_games: int = 1000,
     cors_origins: Sequence[str] = (),
     allowed_hosts: Sequence[str] | None = None,
+    body_timeout: float = DEFAULT_IDLE_TIMEOUT_S,
 ) -> Starlette:
     """The ASGI app.  Without `session`, a new one with the given limits.
     `cors_origins`: the origins (e.g. "http://localhost:5173") whose pages
     may call the API from a browser; none by default.  `allowed_hosts`: the
     `Host` values answered (`host_names`); None checks no Host (an app
     mounted behind something that does).  Origin and Content-Type are always
-    checked (BrowserGuard)."""
+    checked (BrowserGuard).  `body_timeout`: seconds a request's body may
+    take to arrive after its headers."""
     if session is None:
         session = EngineSession(max_games=max_games, max_searches=max_searches, max_time_ms=max_time_ms)
     session.transport_limits["max_body_bytes"] = max_body
@@ -296,11 +334,18 @@ def create_app(
 
     async def read_payload(request: Request) -> Any:
         try:
-            body = await _read_body(request, max_body)
+            body = await asyncio.wait_for(_read_body(request, max_body), body_timeout)
         except BodyTooLarge:
             too_large = _respond(error_response(None, "bad_json", f"request body larger than {max_body} bytes"))
             too_large.status_code = 413
             return too_large
+        except TimeoutError:
+            # Closed after the answer: the rest of the body may still come,
+            # and the connection's place is someone else's now.
+            message = f"the request body did not all arrive within {body_timeout:g} s of its headers"
+            return _respond(error_response(None, "bad_json", message), 408, headers={"connection": "close"})
+        except ClientDisconnect:  # gone before its body was whole: nobody reads an answer
+            return _respond(error_response(None, "bad_json", "the client closed the connection mid-body"))
         if not body.strip():
             return {}
         payload, bad = decode_request(body)
@@ -388,10 +433,11 @@ def create_app(
             status,
         )
 
-    # Outermost first: a foreign Host is refused before anything; CORS then
+    # Outermost first: every answer gets the page headers, refusals too; a
+    # foreign Host is refused before anything; CORS then
     # answers preflights and adds its headers to every answer for an allowed
     # origin (the guard's refusals included, so such a page can read them).
-    middleware = []
+    middleware = [Middleware(PageHeaders)]
     if allowed_hosts is not None:
         middleware.append(Middleware(HostGuard, allowed_hosts=list(allowed_hosts)))
     if cors_origins:
@@ -693,7 +739,8 @@ def openapi() -> dict:
             + ", ".join(f"{code} {status}" for code, status in HTTP_STATUS.items())
             + "; also 413 (bad_json) for a body over the size limit, 415 (bad_json) for a POST whose "
             "Content-Type is not application/json, 421 (forbidden) for a Host that is not the server's, "
-            "405 (unknown_command) for a method the path does not have",
+            "405 (unknown_command) for a method the path does not have, 408 (bad_json) for a body not all "
+            "arrived within the body timeout (tacocat serve --idle-timeout) of its headers",
             "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Response"}}},
         },
     }

@@ -211,6 +211,10 @@ class SearchJob:
 
 
 MAX_LISTED = 100
+MIN_ADMIN_TOKEN = 16
+"""Characters an admin token has at least: its `stop` ends every client's
+searches, so it must not be one anyone guesses (an empty one let
+anyone's `stop {"token": ""}` end them all)."""
 DEADLINE_GRACE_S = 0.25
 """A search still running this long past its time budget is stopped."""
 DEFAULT_IDLE_GAME_S = 3600.0
@@ -339,6 +343,8 @@ class EngineSession:
         self._turn = threading.Condition(self._lock)
         self.max_queue = max_queue
         self.shared = shared
+        if admin_token is not None and len(admin_token) < MIN_ADMIN_TOKEN:
+            raise ValueError(f"admin_token: at least {MIN_ADMIN_TOKEN} characters, got {len(admin_token)}")
         self._admin = None if admin_token is None else _hash(admin_token)
         self._per_client_given = max_games_per_client
         self.max_games_per_client = (
