@@ -55,11 +55,15 @@ def board_url():
         yield str(client.base_url)
 
 
-def page_of(browser, errors: list):
-    page = browser.new_page(viewport={"width": 1200, "height": 1000})
+def page_of(browser, errors: list, policy: bool = False):
+    """A page of the board.  Playwright's wait_for_function evaluates its
+    string in the page, which the pages' Content-Security-Policy refuses (no
+    eval): the policy is bypassed unless `policy`, and then the test waits
+    with selectors only (test_the_pages_run_under_their_content_security_policy)."""
+    page = browser.new_page(viewport={"width": 1200, "height": 1000}, bypass_csp=not policy)
     page.on("pageerror", lambda e: errors.append(str(e)))
-    # Whatever the pages' Content-Security-Policy blocks (an inline style, a
-    # script, a fetch elsewhere) is an error of the test it happens in.
+    # Whatever the policy blocks (an inline style, a script, a fetch
+    # elsewhere) is an error of the test it happens in.
     page.on("console", lambda m: errors.append(m.text) if "Content Security Policy" in m.text else None)
     page.set_default_timeout(20_000)
     return page
@@ -187,6 +191,36 @@ def test_the_api_docs_page_renders_the_openapi_description(browser, board_url):
     assert errors == []
 
 
+def test_the_pages_run_under_their_content_security_policy(browser, board_url):
+    """The board and the API page with their policy enforced: a game
+    started, a hint, a move and the API page drawn, and nothing refused
+    (each refusal is also a securitypolicyviolation event, counted here)."""
+    errors: list = []
+    page = page_of(browser, errors, policy=True)
+    page.add_init_script(
+        "window.__refused = []; document.addEventListener('securitypolicyviolation', "
+        "(e) => window.__refused.push(e.violatedDirective + ' ' + e.blockedURI));"
+    )
+    page.goto(f"{board_url}/?delay=0")
+    page.wait_for_selector("body[data-ready='1']", state="attached")
+    page.select_option("#opponent", "level:1")
+    page.fill("#seed", "5")
+    page.click("#new-game")
+    page.wait_for_selector("body[data-decision='replace']:not(.busy)", state="attached")
+    assert page.locator("#my-hand .card").count() == 7  # drawn by board.js, styled by board.css
+    assert page.evaluate("getComputedStyle(document.querySelector('#my-hand .card')).position") != "static"
+    page.click("#hint")
+    page.wait_for_selector("#hint-table:not([hidden]) tbody tr")
+    page.locator("#play").focus()
+    page.keyboard.press("Enter")  # keep all: the engine replaces too, and the duel follows
+    page.wait_for_selector("body[data-decision='duel']:not(.busy)", state="attached")
+    assert page.evaluate("window.__refused") == []  # before the next page starts its own list
+    page.goto(f"{board_url}/docs")
+    page.wait_for_selector("#ops section.op")
+    assert page.evaluate("getComputedStyle(document.querySelector('header')).backgroundColor") != "rgba(0, 0, 0, 0)"
+    assert page.evaluate("window.__refused") == [] and errors == []
+
+
 # --------------------------------------------------------------------- CORS
 
 PAGE = """<!doctype html><html><body><p id="out">waiting</p><script>
@@ -287,7 +321,7 @@ def cat_is_the_largest_on_the_board(page) -> bool:
 
 
 def open_board(browser, board_url, size, errors, opponent="level:1", seed=None):
-    page = browser.new_page(viewport={"width": size[0], "height": size[1]})
+    page = browser.new_page(viewport={"width": size[0], "height": size[1]}, bypass_csp=True)  # see page_of
     page.on("pageerror", lambda e: errors.append(str(e)))
     page.set_default_timeout(30_000)
     page.goto(f"{board_url}/")

@@ -183,7 +183,9 @@ def play_game(page, watch: Watch, session: EngineSession, hands: dict, human: in
 
 
 def new_page(browser, errors: list, width: int = 1280, height: int = 800):
-    page = browser.new_page(viewport={"width": width, "height": height})
+    # bypass_csp: wait_for_function evaluates its string, which the board's
+    # policy refuses (test_web_board.py runs the board under it)
+    page = browser.new_page(viewport={"width": width, "height": height}, bypass_csp=True)
     page.on("pageerror", lambda e: errors.append(str(e)))
     page.set_default_timeout(30_000)
     return page
