@@ -44,9 +44,10 @@ def _running(session: EngineSession, n: int) -> None:
 
 def test_stop_and_busy_see_only_the_callers_searches():
     session = EngineSession(max_searches=2, max_queue=0, shared=True, admin_token="the admin's secret")
+    # two clients (two peers: one peer holds at most half the places, test_fair_share.py)
     jobs = {
-        who: session.prepare(_slow_hint(f"{who}'s secret", f"{who}'s search"), "peer 127.0.0.1")
-        for who in ("alice", "bob")
+        who: session.prepare(_slow_hint(f"{who}'s secret", f"{who}'s search"), peer)
+        for who, peer in (("alice", "peer 127.0.0.1"), ("bob", "peer 127.0.0.2"))
     }
     answers: dict = {}
     threads = [threading.Thread(target=lambda w=w: answers.__setitem__(w, jobs[w].run())) for w in jobs]

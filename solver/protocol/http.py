@@ -276,12 +276,12 @@ class BrowserGuard:
 
 
 def client_key(request: Request) -> str:
-    """Who a request comes from, for the per-client game limit: the page's
-    `Origin` (a browser cannot forge it), else the peer address (so local
-    programs share one quota)."""
-    origin = request.headers.get("origin")
-    if origin:
-        return "origin " + origin
+    """Who a request comes from, for the per-client shares of games and
+    searches: the peer address, which a client cannot choose freely.  An
+    `Origin` header can be: a local program sending the board's own origin
+    (or `http://LOCALHOST:PORT`, origins not normalised) used to fill a
+    second quota, which stayed full across restarts (N3).  Pages and
+    programs on one machine share its share."""
     return "peer " + (request.client.host if request.client else "unknown")
 
 

@@ -169,6 +169,8 @@ class SearchJob:
     """Who may stop it and see it in `busy`: the hash of the token its
     request carried, else the connection (JSON Lines), else nobody but the
     server's admin (an anonymous HTTP search)."""
+    client: str | None = None
+    """The client whose request it is (the key of its share of the queue)."""
     stopped_by_request: bool = False
     started: float | None = None
     reports_stop: bool = True
@@ -346,6 +348,9 @@ class EngineSession:
         if admin_token is not None and len(admin_token) < MIN_ADMIN_TOKEN:
             raise ValueError(f"admin_token: at least {MIN_ADMIN_TOKEN} characters, got {len(admin_token)}")
         self._admin = None if admin_token is None else _hash(admin_token)
+        self.max_searches_per_client = max(1, (max_searches + max_queue) // 2) if shared else max_searches + max_queue
+        """Searches one client may hold running or queued (a shared server: half the
+        places, so that one client's flood leaves the others room)."""
         self._per_client_given = max_games_per_client
         self.max_games_per_client = (
             max_games_per_client
@@ -560,14 +565,23 @@ class EngineSession:
         time budget, else the server's cap) plus a grace after it starts.
         `info_ms`: the rate of its info messages (None: none).  `owner`:
         who may stop it and see it named in `busy`."""
+        client = getattr(self._caller, "client", CONNECTION)
         with self._lock:
+            mine = [
+                f"{j.cmd} id {j.request_id!r}"
+                for j in self._searches
+                if not self.shared or (owner is not None and j.owner == owner)
+            ]
+            yours = f"; yours: {', '.join(mine)}" if mine else ""
+            theirs = sum(1 for j in self._searches if j.client == client)
+            if theirs >= self.max_searches_per_client:
+                raise ProtocolError(
+                    "busy",
+                    f"{theirs} search(es) of this client running or queued, the most one client may "
+                    f"({self.max_searches_per_client}){yours}: wait for an answer"
+                    + (" or stop one of yours" if mine else ""),
+                )
             if len(self._searches) >= self.max_searches + self.max_queue:
-                mine = [
-                    f"{j.cmd} id {j.request_id!r}"
-                    for j in self._searches
-                    if not self.shared or (owner is not None and j.owner == owner)
-                ]
-                yours = f"; yours: {', '.join(mine)}" if mine else ""
                 raise ProtocolError(
                     "busy",
                     f"{len(self._searches)} search(es) running or queued{yours}; at most "
@@ -575,7 +589,7 @@ class EngineSession:
                     + (" or stop one of yours" if mine else ""),
                 )
             deadline = None if cap_ms is None else cap_ms / 1000 + DEADLINE_GRACE_S
-            job = SearchJob(self, request_id, cmd, work, deadline_s=deadline, owner=owner)
+            job = SearchJob(self, request_id, cmd, work, deadline_s=deadline, owner=owner, client=client)
             job.stop_event.info_ms = info_ms
             self._searches.append(job)
             return job
@@ -779,6 +793,7 @@ class EngineSession:
                 "max_queue": self.max_queue,
                 "max_time_ms": self.max_time_ms,
                 "max_games_per_client": self.max_games_per_client,
+                "max_searches_per_client": self.max_searches_per_client,
                 "max_equilibrium": self.equilibrium.limit,
                 "max_equilibrium_mb": self.equilibrium.max_bytes // 1_000_000,
                 "idle_game_s": self.idle_game_s,
