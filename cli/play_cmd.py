@@ -373,13 +373,17 @@ class Session:
         if not mine:
             self.say("nothing to undo: you have not moved yet this game")
             return False
-        at = mine[-1]
+        # A forced move would be played again at once: go back past it to a real choice.
+        at = next((i for i in reversed(mine) if len(self.legal_before(i)) > 1), None)
+        if at is None:
+            self.say("nothing to undo: every move of yours so far was your only legal one")
+            return False
         taken = [dict(a) for a in actions[at:]]
         self.state = GameRecord(self.state.rules, self.state.seed, [dict(a) for a in actions[:at]]).replay()
         self.undos.append({"at": at, "taken_back": taken})
         self.save()
         engine = len(taken) - 1
-        tail = f" and the engine's {engine} move{'s' if engine != 1 else ''} after it" if engine else ""
+        tail = {0: "", 1: " and the engine's move after it"}.get(engine, f" and the engine's {engine} moves after it")
         self.say(
             f"undone: your {format_action(taken[0])}{tail}; back to round {len(self.state.rounds) + 1}, "
             f"your {self.state.decision(self.seat)}",
@@ -387,21 +391,29 @@ class Session:
         )
         return True
 
+    def legal_before(self, at: int) -> list[Action]:
+        """Your legal actions when the game's action `at` was taken."""
+        actions = [dict(a) for a in self.state.actions[:at]]
+        return GameRecord(self.state.rules, self.state.seed, actions).replay().legal_actions(self.seat)
+
     def refuse(self, exc: TacocatError, decision: str) -> None:
         """A refused line: its one reason (with its rule, once), then what
-        is legal (once)."""
+        is legal (once): a notation error already names the expected form."""
         rule_ = f" ({exc.rule})" if exc.rule else ""
         self.say(f"not legal{rule_}: {exc.message}", fg="red")
-        if decision == REPLACE:
-            self.say(f"expected {FORMS[decision]} ('help' for notation)")
-        else:
-            self.say(self.legal_text())
+        self.say(self.legal_text())
 
     def human_turn(self) -> None:
         s, me = self.state, self.seat
         decision = s.decision(me)
         assert decision is not None, "human_turn runs only when the human seat has a decision"
         self.show_status()
+        legal = s.legal_actions(me)
+        if len(legal) == 1:  # nothing to choose: asking would only make the player type it
+            why = " (R7: the first replacer kept its whole hand)" if decision == REPLACE else ""
+            self.say(f"your only legal move, played for you: {legal[0]}{why}")
+            self.apply(me, legal[0])
+            return
         if decision == "answer":
             n = len(s.table)
             self.say(
@@ -409,7 +421,7 @@ class Session:
                 f"{'one card' if n == 1 else f'{n} cards, one per attack card'} (R12)"
             )
         elif decision == REPLACE and s.replace_cap is not None:
-            self.say(f"you may discard at most {s.replace_cap} cards (R7)")
+            self.say(f"you may discard at most {card_count(s.replace_cap)} (R7)")
         elif decision == DUEL:
             self.say("duel: choose one card in secret; the higher attacks first (R9)")
         while True:
@@ -661,7 +673,9 @@ def command(opponent, strength, time_ms, clock, seat, seed, rules_path, save_pat
     The board shows the seven spaces with the hand size dealt on each, the
     tiles (###), the cat (^) and both goals.  You see your hand, the face-up
     cards of the round and the engine's moves; type yours in plain notation.
-    A rejected move is explained and asked again.
+    A rejected move is explained and asked again.  A move that is your only
+    legal one (replace none after a first replacer who kept its hand, R7)
+    is played for you and said; undo goes back past it.
 
     \b
     At any prompt:
@@ -684,7 +698,7 @@ def command(opponent, strength, time_ms, clock, seat, seed, rules_path, save_pat
       tacocat play --opponent heuristic --seed 7 --save game.json
       tacocat play --opponent pimc --time 500 --seat 1
       tacocat play --resume game.json
-      printf 'none\\n12\\n12\\n' | tacocat play --opponent random --save g.json   # scripted"""
+      printf 'none\\n12\\n12\\n' | tacocat play --opponent random --seed 11 --save g.json   # scripted"""
     budget = bot_budget(strength, time_ms, clock)
     if resume_path is not None:
         data = read_json(resume_path, "game record")

@@ -57,10 +57,10 @@ ANSWERING_A_9 = (PLAY, [(2, 5, 10, 12), (3, 4, 6)], (9,), 1)  # player 1 attacke
 # every refusal reason the issue lists, and the others
 REFUSALS = {
     "answer-count-against-a-single": (
-        (PLAY, [(2, 8, 9), (3, 5)], (12,), 1),
+        (PLAY, [(2, 8, 9), (3, 5)], (7,), 1),  # against a 12 the 2 is the only answer: played, not asked
         "answer 2 8",
         "R12",
-        "answer 2 8 is 2 cards, but the attack 12 is a single card: each attack card takes exactly one answer card",
+        "answer 2 8 is 2 cards, but the attack 7 is a single card: each attack card takes exactly one answer card",
     ),
     "answer-count-against-a-set": (
         (PLAY, [(2, 8, 9, 10), (3, 5)], (8, 8), 1),
@@ -244,7 +244,7 @@ def test_history_names_the_cards_you_drew():
 
 def test_drawn_cards_score_lines_and_the_game_over_line(tmp_path):
     out = run_cli(["play", "--opponent", "heuristic", "--seed", "3"], PLAY_SCRIPT).stdout
-    assert "you discard 4 and draw 12" in out  # round 2 of seed 3: the card drawn is named
+    assert "you discard 9 and draw 12" in out  # round 2 of seed 3: the card drawn is named
     assert "the engine needs 3 more rounds; you need 4 more rounds" in out
     # the last trick is not told as "attacks next" right before the showdown
     lines = out.splitlines()

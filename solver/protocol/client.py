@@ -519,9 +519,18 @@ class Engine:
         r = self.request("view", game=self._gid(game), player=player, token=self._token(game, player))
         return View.from_dict(r["view"])
 
-    def apply(self, game: Game | str, player: int, action: Action | Mapping) -> Applied:
-        """Apply `player`'s action; raises EngineError("illegal_action")
-        with the game unchanged when it is not legal."""
+    def apply(self, game: Game | str, player: int, action: Action | Mapping | str) -> Applied:
+        """Apply `player`'s action: an `Action`, its dict, or plain notation
+        naming its kind ("replace none", "answer 9 12 beat"); raises
+        EngineError("illegal_action") with the game unchanged when it is
+        not legal, NotationError when it cannot be read."""
+        if isinstance(action, str):
+            action = Action.parse(action)
+        if not isinstance(action, (Action, Mapping)):
+            raise NotationError(
+                f"apply: an action is an Action, a dict like {{'kind': 'replace', 'cards': []}} or notation "
+                f"naming its kind like 'replace none' or 'attack 4 5 6', got {shorten(action)}"
+            )
         data = action.to_dict() if isinstance(action, Action) else dict(action)
         r = self.request("apply", game=self._gid(game), player=player, action=data, token=self._token(game, player))
         applied = _applied(r)

@@ -71,19 +71,37 @@ def parse_history(text: str) -> History:
     for i, part in enumerate(parts, 1):
         m = _EVENT_TEXT.match(part)
         if not m:
-            raise RecordError(
-                f"history event {i} {part.strip()!r}: expected 'pN attacks CARDS' or 'pN answers CARDS beat|sacrifice'"
-            )
+            raise RecordError(f"history event {i} {part.strip()!r} is not an event: {EVENT_FORMS}")
         player, verb, rest = int(m.group(1)), m.group(2).lower(), m.group(3)
+        if _EVENT_START.search(rest):  # the next event's start among the cards: a ';' left out
+            raise RecordError(
+                f"history event {i} {part.strip()!r}: two events without the ';' between them; {EVENT_FORMS}"
+            )
         if verb == "attacks":
-            events.append(PlayEvent(ATTACK, player, parse_cards(rest, f"history event {i} cards")))
+            events.append(PlayEvent(ATTACK, player, _event_cards(rest, i)))
             continue
         words = rest.split()
         if not words or words[-1].lower() not in ("beat", "beats", "sacrifice"):
-            raise RecordError(f"history event {i} {part.strip()!r}: an answer ends with 'beat' or 'sacrifice' (R13)")
+            raise RecordError(
+                f"history event {i} {part.strip()!r}: an answer ends with 'beat' or 'sacrifice' (R13); {EVENT_FORMS}"
+            )
         beats = words[-1].lower() != "sacrifice"
-        events.append(PlayEvent(ANSWER, player, parse_cards(" ".join(words[:-1]), f"history event {i} cards"), beats))
+        events.append(PlayEvent(ANSWER, player, _event_cards(" ".join(words[:-1]), i), beats))
     return tuple(events)
+
+
+EVENT_FORMS = (
+    "each event is 'pN attacks CARDS' or 'pN answers CARDS beat|sacrifice', "
+    "separated by ';', e.g. 'p1 attacks 9; p0 answers 11 beat'"
+)
+_EVENT_START = re.compile(r"\bp[01]\b|\b(attacks|answers)\b", re.I)
+
+
+def _event_cards(text: str, i: int) -> Hand:
+    try:
+        return parse_cards(text, f"history event {i} cards")
+    except NotationError as exc:
+        raise NotationError(f"{exc.message}; {EVENT_FORMS}", exc.rule) from None
 
 
 def history_from_json(data: Any) -> History:
