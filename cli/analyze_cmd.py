@@ -204,7 +204,7 @@ def command(game, player, top, time_ms, iterations, seed, method, score, plot_pa
     Examples:
       tacocat analyze game.json
       tacocat analyze game.json --plot game.png
-      tacocat analyze game.json --player 0 --top 5 --time 500
+      tacocat analyze game.json --player 0 --top 5 --time 200
       tacocat analyze game.json --iterations 200 --json > review.json"""
     from tacocat.players.analysis import analyze
 

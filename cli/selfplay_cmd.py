@@ -41,8 +41,8 @@ def command(
 
     \b
     Example:
-      tacocat selfplay --p0 heuristic --p1 random --games 1000 --seed 7
-      tacocat selfplay --p0 pimc --p1 pimc_classic --games 20 --time 20 --clock cpu
+      tacocat selfplay --p0 heuristic --p1 random --games 200 --seed 7
+      tacocat selfplay --p0 pimc --p1 pimc_classic --games 6 --time 20 --clock cpu
     Bots: random (uniform over legal actions), heuristic (replace nothing,
     duel and attack high, answer with the cheapest card that beats), and the
     search bots when installed (pimc, ismcts, oracle)."""
