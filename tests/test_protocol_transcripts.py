@@ -29,12 +29,14 @@ from __future__ import annotations
 import json
 import queue
 import re
+import shlex
 import threading
 from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
 from protocol_examples import DOC, Allowances, Block, blocks, differences, kind, substitute
+from servers import running_server
 
 import tacocat
 from tacocat.cli import engine_cmd
@@ -360,3 +362,96 @@ def test_the_reader_keeps_the_page_s_elisions():
     assert differences(aliased, {"game": "abc", "again": "abd"}, Allowances()) == [
         "again: g1 stood for 'abc', here 'abd'"
     ]
+
+
+def test_the_readme_counts_the_pyx_modules():
+    """README.md's sentence on the Cython entry points counts the `.pyx`
+    modules there are (it said "both" when a third had come) and cites
+    test files that exist."""
+    root = DOC.parents[1]
+    text = " ".join((root / "README.md").read_text(encoding="utf-8").split())
+    (sentence,) = re.findall(r"[^.]*entry points of [^.]*`\.pyx` modules[^)]*\)", text)
+    (count,) = re.findall(r"entry points of (both|all \w+) `\.pyx` modules", sentence)
+    words = {"both": 2, "all two": 2, "all three": 3, "all four": 4, "all five": 5}
+    assert words[count] == len(sorted((root / "solver" / "core").glob("*.pyx")))
+    cited = re.findall(r"`(tests/[\w/]+\.py)`", sentence)
+    assert cited and all((root / c).is_file() for c in cited)
+
+
+# --------------------------------------------------------------------------
+# The HTTP section's examples, against a real `tacocat serve`.
+
+
+def _curl_examples() -> list[list[str]]:
+    """The `curl` lines of the page's HTTP section, split as a shell would."""
+    text = DOC.read_text(encoding="utf-8")
+    http = text[text.index("## HTTP transport") :]
+    return [shlex.split(line) for line in http.splitlines() if line.startswith("curl ")]
+
+
+def _as_request(argv: list[str], aliases: dict[str, str]) -> tuple[str, dict[str, str], Any]:
+    """(path, headers, body) of a curl line: `--json BODY` is curl's JSON
+    POST (both headers application/json), `-H` a header, `-d` a body."""
+    headers: dict[str, str] = {}
+    url = body = None
+    args = iter(argv[1:])
+    for arg in args:
+        if arg == "--json":
+            body = next(args)
+            headers.setdefault("content-type", "application/json")
+            headers.setdefault("accept", "application/json")
+        elif arg == "-H":
+            name, _, value = next(args).partition(": ")
+            headers[name.lower()] = value
+        elif arg == "-d":
+            body = next(args)
+        elif arg.startswith("-"):
+            assert arg in ("-s", "-sN"), f"a curl option this reader does not know: {arg}"
+        else:
+            url = arg
+    assert url is not None and url.startswith("localhost:8000/") and body is not None
+    for alias, value in aliases.items():
+        body = body.replace(f'"{alias}"', json.dumps(value))
+    return url.removeprefix("localhost:8000"), headers, json.loads(body)
+
+
+@pytest.mark.slow
+def test_the_http_section_s_curl_lines_are_answered_as_it_says():
+    """Each `curl` line of the HTTP section, sent as curl sends it to a real
+    server on 127.0.0.1: the new game is the one the `new_game` example
+    shows (seed 42), the later lines use its id and tokens (`<id>`,
+    `<seat 0>`, `<seat 1>`) and answer ok, the streamed ones as a stream of
+    the type the section names, info messages first and the response last."""
+    lines = _curl_examples()
+    assert len(lines) == 5
+    found = _by_key()
+    documented = _answer_of(found, "new_game#1", 4)["result"]
+    aliases: dict[str, str] = {}
+    with running_server() as client:
+        for argv in lines:
+            path, headers, body = _as_request(argv, aliases)
+            reply = client.post(path, headers=headers, content=json.dumps(body))
+            assert reply.status_code == 200, reply.text
+            kind_of = reply.headers["content-type"].split(";")[0]
+            if "info_ms" not in body:
+                assert kind_of == "application/json"
+                answer = reply.json()
+                assert answer["ok"] and answer["cmd"] == body.get("cmd", path.rsplit("/", 1)[-1]), answer
+                assert answer["id"] == body.get("id")
+                if answer["cmd"] == "new_game":
+                    allow = Allowances()
+                    assert differences(documented, answer["result"], allow) == []
+                    aliases = {"<id>": allow.aliases["g1"], **{k: v for k, v in allow.aliases.items() if k != "g1"}}
+                continue
+            if "event-stream" in headers.get("accept", ""):
+                assert kind_of == "text/event-stream"
+                events = [e for e in reply.text.split("\n\n") if e.strip()]
+                names = [e.split("\n")[0] for e in events]
+                messages = [json.loads(e.split("data: ", 1)[1]) for e in events]
+                assert names[-1] == "event: result" and set(names[:-1]) <= {"event: info"}
+            else:
+                assert kind_of == "application/x-ndjson"
+                messages = [json.loads(line) for line in reply.text.splitlines() if line.strip()]
+            *infos, last = messages
+            assert infos and all(kind(m) == "info" for m in infos), messages
+            assert last["ok"] and kind(last) == "response", last
