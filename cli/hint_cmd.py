@@ -43,7 +43,9 @@ def position_flags(**given: object) -> list[str]:
     return [f"--{name}" for name, value in given.items() if value not in (None, "")]
 
 
-def run_hint(view, *, time_ms, iterations, seed, method, score="game", round_search=False, show_progress=True):
+def run_hint(
+    view, *, time_ms, iterations, seed, method, score="game", round_search=False, duel="matrix", show_progress=True
+):
     """Call the engine's hint with a progress indicator on stderr; returns
     the `HintResult`."""
     try:
@@ -53,7 +55,8 @@ def run_hint(view, *, time_ms, iterations, seed, method, score="game", round_sea
         raise CliError(f"the hint engine is not available in this installation ({exc})") from None
     with Progress("searching", enabled=show_progress) as progress:
         budget = Budget(samples=iterations, time_ms=time_ms, seed=seed, progress=progress)
-        return hint(view, budget, method=method, utilities=score, knobs=Knobs(round_search=round_search))
+        knobs = Knobs(round_search=round_search, duel=duel)
+        return hint(view, budget, method=method, utilities=score, knobs=knobs)
 
 
 def said_round_search(data: dict) -> dict:
@@ -111,6 +114,9 @@ def said_round_search(data: dict) -> dict:
     "replace decision and 2.5x of a duel at equal --iterations (results/round_cost.md); no effect on play-phase "
     "decisions.  Default off (the classic search; "
     "results/strength_whole.md measures both).",
+    duel="The duel's search: matrix, one matrix game over the sampled hands (the opponent plays one mix "
+    "whatever it holds); bayes, a Bayesian game in which each hand of either player has its own card "
+    "(the answer says over how many hands it was solved, and its exploitability).",
 )
 @click.option("--top", type=click.IntRange(1), default=None, help="Show only the N best moves.")
 @click.option(
@@ -145,6 +151,7 @@ def command(
     method,
     score,
     round_search,
+    duel,
     top,
     show_all,
     as_json,
@@ -234,7 +241,14 @@ def command(
         )
     require_decision(view)
     result = run_hint(
-        view, time_ms=time_ms, iterations=iterations, seed=seed, method=method, score=score, round_search=round_search
+        view,
+        time_ms=time_ms,
+        iterations=iterations,
+        seed=seed,
+        method=method,
+        score=score,
+        round_search=round_search,
+        duel=duel,
     )
     data = result.to_dict()
     if round_search:  # off: the answer as before the option existed

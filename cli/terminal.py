@@ -17,12 +17,11 @@ from tacocat.rules.actions import KINDS, Action
 from tacocat.rules.board import Board
 from tacocat.rules.cards import format_cards, parse_cards
 from tacocat.rules.files import dumps_readable, loads_json, read_json, write_json  # noqa: F401 - the commands import them from here
-from tacocat.rules.game import PLAY, REPLACE, View
+from tacocat.rules.game import PLAY, REPLACE
 from tacocat.rules.history import ATTACK, format_history, hand_floor, parse_history
 from tacocat.rules.ruleset import SPACES, STANDARD, Ruleset
-from tacocat.rules.views import build_view
+from tacocat.rules.views import View, build_view
 from tacocat.rules.views import view_from_json as _view_from_json
-from tacocat.search.hint import METHODS  # noqa: E402,F401  (re-exported for the commands)
 from tacocat.search.ranking import FEW_SAMPLES, Ranking, margin_of, rank_moves, samples_of
 
 
@@ -375,6 +374,12 @@ def format_hint(result: Mapping[str, Any], top: int | None = None, show_all: boo
                 for m in mixed
             )
         )
+        sub = result.get("subgame")
+        if isinstance(sub, dict):
+            lines.append(
+                f"  solved as a Bayesian game over {sub.get('my_types')} x {sub.get('opponent_types')} hands "
+                f"(each hand of either player its own card), exploitability {sub.get('exploitability', 0):.1e}"
+            )
     best = result.get("best")
     if best:
         line = f"best: {format_action(best)}"

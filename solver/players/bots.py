@@ -110,12 +110,14 @@ class BotBudget:
     """The model that weights the worlds (`tacocat.search.inference`)."""
     round_search: float | bool = False
     """1: replace and duel searched with the round's continuation."""
+    duel: str = "matrix"
+    """The duel's search: matrix, or bayes (a Bayesian game over both players' hands)."""
 
 
 BUDGET_KEYS = frozenset(f.name for f in fields(BotBudget))
 """Keys a bot budget may hold (the fields of `BotBudget`: the declared
 options of `tacocat.search.options.OPTIONS`, a test holds them equal)."""
-_KNOBS_AS_GIVEN = ("threads", "exact_cards", "c_uct", "rollout", "inference")
+_KNOBS_AS_GIVEN = ("threads", "exact_cards", "c_uct", "rollout", "inference", "duel")
 """Budget keys a search bot hands to `Knobs` as they are (same name, no bot default)."""
 
 
@@ -541,7 +543,19 @@ BOTS: dict[str, Callable[..., Bot]] = {
     "oracle": OracleBot,
     "pimc_eq": lambda **budget: EquilibriumBot("pimc", **budget),
     "pimc_classic": lambda **budget: SearchBot("pimc", classic=True, **budget),
+    "pimc_static": lambda **budget: _static(**budget),
 }
+
+
+def _static(**budget) -> "SearchBot":
+    """`pimc` as it played before the duel and the replacement were solved
+    as games (issue 34): the duel a matrix game over the worlds.  Kept as a
+    reference whatever `pimc`'s defaults become."""
+    if budget.get("duel", "matrix") != "matrix":
+        raise TacocatError("bot pimc_static: its duel is the matrix game (use bot pimc for duel=bayes)")
+    bot = SearchBot("pimc", **{**budget, "duel": "matrix"})
+    bot.name = "pimc_static"
+    return bot
 
 
 def searches(name: str) -> bool:

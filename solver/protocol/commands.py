@@ -116,6 +116,11 @@ _ROUND_SEARCH = Field.of(
     "cost of a replace decision. A hint's answer says round_search 1 when it ran (a replace or duel decision), "
     "0 when the decision has none; a move's budget holds round_search 1.",
 )
+_DUEL = Field.of(
+    "duel",
+    'The duel\'s search: "matrix" (default: one matrix game over the sampled hands) or "bayes" (a Bayesian game: '
+    "each hand of either player its own card; the answer's subgame says its types, iterations and exploitability).",
+)
 _INFO = Field(
     "info_ms",
     ("integer",),
@@ -124,7 +129,7 @@ _INFO = Field(
     'search runs (docs/protocol.md, "Live search info").',
     minimum=20,
 )
-_SEARCH_OPTIONS = (_INFERENCE, _ROUND_SEARCH, _INFO)
+_SEARCH_OPTIONS = (_INFERENCE, _ROUND_SEARCH, _DUEL, _INFO)
 """What `move` and `hint` take beyond the budget: the opponent model, the round search and live info."""
 
 COMMANDS: dict[str, Command] = {

@@ -119,6 +119,7 @@ def default_hint(
     utilities="game",
     inference=None,
     round_search=False,
+    duel="matrix",
 ):
     from tacocat.search.budget import Budget
     from tacocat.search.hint import Knobs, hint  # imported on first use: searches load the heavy modules
@@ -139,7 +140,7 @@ def default_hint(
         method=method,
         utilities=utilities,
         inference=inference,
-        knobs=Knobs(round_search=bool(round_search)),
+        knobs=Knobs(round_search=bool(round_search), duel=duel),
     )
 
 
@@ -1074,6 +1075,7 @@ class EngineSession:
             time_ms = self.max_time_ms  # the solve plans for the cap rather than being cut by it
         score, top = request.get("score", "game"), request.get("top")
         round_search = request.get("round_search", False)  # a boolean: the command table checked it
+        duel = request.get("duel", "matrix")  # one of the declared choices: the command table checked it
         if method == ENDGAME_METHOD:
             if view.decision not in PLAY_DECISIONS:
                 raise ProtocolError(
@@ -1105,6 +1107,8 @@ class EngineSession:
                 kw["inference"] = inference
             if round_search:  # off: the call as before the option existed (stand-ins need not know it)
                 kw["round_search"] = True
+            if duel != "matrix":
+                kw["duel"] = duel
             result = hint_fn(view, iterations=iterations, time_ms=time_ms, seed=seed, method=method, stop=stop, **kw)
             return finite(result.to_dict() if hasattr(result, "to_dict") else dict(result))
 

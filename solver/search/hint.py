@@ -98,6 +98,9 @@ class Knobs:
     round_search: bool = False
     """Replacement and duel searched with the round's real continuation
     (`tacocat.search.decisions`, module docstring); off: the classic search."""
+    duel: str = "matrix"
+    """The duel's search: "matrix" (`tacocat.search.decisions.duel_eval`) or
+    "bayes" (a Bayesian game over both players' hands, `tacocat.search.duel_game`)."""
 
 
 @dataclass(frozen=True)
@@ -137,6 +140,10 @@ class HintResult:
     yet this round, or a search that takes no weights: ISMCTS, equilibrium)."""
     effective_samples: float | None = None
     """Inference: the effective sample size (sum w)^2 / sum w^2 of the weighted worlds."""
+    subgame: dict | None = None
+    """A duel solved as a Bayesian game (`Knobs.duel` "bayes"): its types on
+    each side, their compatible pairs, the iterations and the exploitability
+    of the solution within the subgame."""
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "moves", tuple(self.moves))
@@ -166,6 +173,8 @@ class HintResult:
         d["inference"] = self.inference
         if self.effective_samples is not None:
             d["effective_samples"] = round(self.effective_samples, 3)
+        if self.subgame is not None:
+            d["subgame"] = dict(self.subgame)
         return d
 
 
@@ -354,6 +363,12 @@ def _duel_search(ask: _Ask) -> _Found:
         limit = -1
     samples = k.duel_samples if k.duel_samples is not None else ask.budget.samples
     least = ask.minimum if ask.classic else scaled_minimum(decisions.MIN_DUEL_WORLDS, ask.budget.time_ms)
+    if k.duel == "bayes":
+        from tacocat.search.duel_game import duel_game
+
+        if k.round_search:
+            raise TacocatError("duel bayes values its cells with both hands known: round_search is the matrix duel's")
+        return _decision_search(ask, functools.partial(duel_game, exact_budget=limit, minimum=least), samples)
     search = functools.partial(decisions.duel_eval, exact_budget=limit, minimum=least)
     return _decision_search(ask, search, samples)
 
@@ -509,4 +524,21 @@ def _answer(ask: _Ask, found: _Found, gw: tuple, seconds: float) -> HintResult:
         equilibrium=found.equilibrium,
         inference=inferred.model.name if inferred is not None else "off",
         effective_samples=inferred.ess() if inferred is not None else None,
+        subgame=_subgame_of(res),
     )
+
+
+def _subgame_of(res: PlayResult) -> dict | None:
+    """What a duel solved as a Bayesian game was (None for any other search)."""
+    from tacocat.search.duel_game import DuelGameResult
+
+    if not isinstance(res, DuelGameResult):
+        return None
+    return {
+        "solved": "bayesian duel",
+        "my_types": res.my_types,
+        "opponent_types": res.opponent_types,
+        "pairs": res.pairs,
+        "iterations": res.iterations,
+        "exploitability": res.exploitability,
+    }

@@ -266,6 +266,15 @@ OPTIONS: dict[str, Option] = {
             "a replacement's cost); 0: the classic search.",
         ),
         Option(
+            "duel",
+            str,
+            "matrix",
+            "The duel's search: matrix (one matrix game over the sampled worlds: the opponent plays one mix "
+            "whatever its hand) or bayes (a Bayesian game: each hand of either player its own card, "
+            "tacocat.search.duel_game; about 8x the cost at equal samples).",
+            choices=("matrix", "bayes"),
+        ),
+        Option(
             "method",
             str,
             "auto",
