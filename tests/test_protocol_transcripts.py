@@ -455,3 +455,13 @@ def test_the_http_section_s_curl_lines_are_answered_as_it_says():
             *infos, last = messages
             assert infos and all(kind(m) == "info" for m in infos), messages
             assert last["ok"] and kind(last) == "response", last
+
+
+def test_the_move_section_names_the_bots_hello_lists():
+    """`move`'s prose names the bots a seat may be played by: exactly
+    those `hello` lists (the bots that choose from the seat's view)."""
+    text = " ".join(DOC.read_text(encoding="utf-8").split())
+    (names,) = re.findall(r"Give either `bot` — (.*?) \(default `pimc`; `hello` lists them\)", text)
+    named = re.findall(r"`(\w+)`", names)
+    hello = engine_session().handle({"cmd": "hello"})["result"]
+    assert named == hello["bots"]
