@@ -105,7 +105,7 @@ def test_missing_file_and_help():
     one_line_error(run(["analyze", "/no/such/game.json"]), "error: cannot read game record '/no/such/game.json'")
     one_line_error(run(["analyze"]), "Missing argument 'GAME.json'", "see tacocat analyze --help")
     help_text = run(["analyze", "--help"]).output
-    assert "tacocat analyze game.json --player 0 --top 5 --time 500" in help_text
+    assert "tacocat analyze game.json --player 0 --top 5 --time 200" in help_text
 
 
 def test_equity_curve_and_points_scale(played_game):
