@@ -89,6 +89,8 @@ _SEAT_TOKEN = Field(
     "token", ("string",), True, "The token of this player's seat, or the game's owner token (new_game)."
 )
 _OWNER_TOKEN = Field("token", ("string",), True, "The game's owner token (new_game).")
+
+
 def _budget(time_doc: str, iterations_doc: str, seed_doc: str) -> tuple[Field, ...]:
     """A search request's budget fields (whole milliseconds, at most
     `MAX_TIME_MS`; at most `MAX_ITERATIONS`), in the words of its command."""
