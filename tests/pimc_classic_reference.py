@@ -61,30 +61,21 @@ def play(bot_name: str) -> list[dict]:
     return out
 
 
-def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def main(argv=None, out: Path = OUT, tree: str = "36be87b + 1d07910 (replace-phase time fix only)", doc=None) -> int:
+    """Write (or with --check, compare) the reference games of `out`, recorded from the tree `tree`."""
+    ap = argparse.ArgumentParser(description=(doc or __doc__).splitlines()[0])
     ap.add_argument("--bot", default="pimc")
     ap.add_argument("--check", action="store_true", help="compare with the stored file instead of writing it")
     args = ap.parse_args(argv)
     games = play(args.bot)
     if args.check:
-        ref = json.loads(OUT.read_text())["games"]
+        ref = json.loads(out.read_text())["games"]
         bad = [g["case"] + f"/{g['seed']}" for g, r in zip(games, ref) if g["actions"] != r["actions"]]
         print("differ:", bad or "none")
         return 1 if bad else 0
-    OUT.write_text(
-        json.dumps(
-            {
-                "made_by": "tests/pimc_classic_reference.py",
-                "bot": args.bot,
-                "tree": "36be87b + 1d07910 (replace-phase time fix only)",
-                "games": games,
-            },
-            separators=(",", ":"),
-        )
-        + "\n"
-    )
-    print(f"wrote {OUT} ({len(games)} games, {sum(len(g['actions']) for g in games)} actions)")
+    made = {"made_by": f"tests/{Path(sys.argv[0]).name}", "bot": args.bot, "tree": tree, "games": games}
+    out.write_text(json.dumps(made, separators=(",", ":")) + "\n")
+    print(f"wrote {out} ({len(games)} games, {sum(len(g['actions']) for g in games)} actions)")
     return 0
 
 

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import random
 
+from positions import PLAY_VIEW
+
 from tacocat.protocol.session import EngineSession
 from tacocat.protocol.store import GameStore
 
@@ -85,7 +87,7 @@ def test_the_engines_reply_is_a_queued_search_busy_when_no_slot_is_free():
     token = g["tokens"]["seats"][1]
     legal = ok(session.handle({"cmd": "legal", "game": g["game"], "player": 1, "token": token}))["actions"]
     before = session._games[g["game"]].to_dict()
-    hold = session.prepare({"cmd": "hint", "view": _PLAY_VIEW, "time_ms": 60_000, "method": "pimc", "token": "mine"})
+    hold = session.prepare({"cmd": "hint", "view": PLAY_VIEW, "time_ms": 60_000, "method": "pimc", "token": "mine"})
     worker = threading.Thread(target=lambda: hold.run())
     worker.start()
     try:
@@ -99,16 +101,6 @@ def test_the_engines_reply_is_a_queued_search_busy_when_no_slot_is_free():
         hold.stop()
         worker.join(30)
     assert ok(session.handle({"cmd": "apply", "game": g["game"], "player": 1, "token": token, "action": legal[0]}))
-
-
-_PLAY_VIEW = {
-    "player": 1,
-    "hand": [2, 4, 6, 9, 11, 12],
-    "seen": [1, 3],
-    "opponent_hand_size": 5,
-    "attacker": 0,
-    "table": [8],
-}
 
 
 def test_over_json_lines_the_engines_long_reply_leaves_the_session_answering_and_stops():

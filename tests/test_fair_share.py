@@ -9,22 +9,23 @@ import threading
 
 import httpx
 import pytest
+from positions import PLAY_VIEW
 from servers import running_server
 from test_protocol import FakeHint
 
 from tacocat.protocol.session import EngineSession
-
-VIEW = {"player": 1, "hand": [2, 4, 6, 9, 11, 12], "seen": [1, 3], "opponent_hand_size": 5, "attacker": 0, "table": [8]}
 
 
 def test_one_clients_flood_of_searches_leaves_the_others_a_place():
     fake = FakeHint(seconds=30)
     session = EngineSession(hint_fn=fake, max_searches=2, max_queue=4, shared=True)
     assert session.max_searches_per_client == 3
-    jobs = [session.prepare({"cmd": "hint", "view": VIEW, "token": f"flood {i}"}, "peer 10.0.0.9") for i in range(3)]
-    refused = session.prepare({"cmd": "hint", "view": VIEW, "token": "flood 4"}, "peer 10.0.0.9")
+    jobs = [
+        session.prepare({"cmd": "hint", "view": PLAY_VIEW, "token": f"flood {i}"}, "peer 10.0.0.9") for i in range(3)
+    ]
+    refused = session.prepare({"cmd": "hint", "view": PLAY_VIEW, "token": "flood 4"}, "peer 10.0.0.9")
     assert refused["error"]["code"] == "busy" and "the most one client may (3)" in refused["error"]["message"]
-    other = session.prepare({"cmd": "hint", "view": VIEW, "token": "mine"}, "peer 10.0.0.2")
+    other = session.prepare({"cmd": "hint", "view": PLAY_VIEW, "token": "mine"}, "peer 10.0.0.2")
     assert not isinstance(other, dict), other  # a place for someone else
     for job in [*jobs, other]:
         job.stop()

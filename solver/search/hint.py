@@ -368,7 +368,10 @@ def _duel_search(ask: _Ask) -> _Found:
 
         if k.round_search:
             raise TacocatError("duel bayes values its cells with both hands known: round_search is the matrix duel's")
-        return _decision_search(ask, functools.partial(duel_game, exact_budget=limit, minimum=least), samples)
+        # the opponent's hands listed whenever they are few (up to the hint's exact budget), even for a
+        # bot whose matrix duel always samples: a Bayesian game on a dozen sampled hands is too noisy
+        listed = ask.exact_budget if limit < 0 else limit
+        return _decision_search(ask, functools.partial(duel_game, exact_budget=listed, minimum=least), samples)
     search = functools.partial(decisions.duel_eval, exact_budget=limit, minimum=least)
     return _decision_search(ask, search, samples)
 
