@@ -574,19 +574,19 @@ class EngineSession:
                 if not self.shared or (owner is not None and j.owner == owner)
             ]
             yours = f"; yours: {', '.join(mine)}" if mine else ""
+            if len(self._searches) >= self.max_searches + self.max_queue:
+                raise ProtocolError(
+                    "busy",
+                    f"{len(self._searches)} search(es) running or queued{yours}; at most "
+                    f"{self.max_searches} run and {self.max_queue} wait: wait for an answer"
+                    + (" or stop one of yours" if mine else ""),
+                )
             theirs = sum(1 for j in self._searches if j.client == client)
             if theirs >= self.max_searches_per_client:
                 raise ProtocolError(
                     "busy",
                     f"{theirs} search(es) of this client running or queued, the most one client may "
                     f"({self.max_searches_per_client}){yours}: wait for an answer"
-                    + (" or stop one of yours" if mine else ""),
-                )
-            if len(self._searches) >= self.max_searches + self.max_queue:
-                raise ProtocolError(
-                    "busy",
-                    f"{len(self._searches)} search(es) running or queued{yours}; at most "
-                    f"{self.max_searches} run and {self.max_queue} wait: wait for an answer"
                     + (" or stop one of yours" if mine else ""),
                 )
             deadline = None if cap_ms is None else cap_ms / 1000 + DEADLINE_GRACE_S
