@@ -207,10 +207,10 @@ def command(
     \b
     Examples:
       tacocat arena heuristic random --deals 200
-      tacocat arena pimc heuristic random --mode play --deals 500 --workers 4 --time 50
-      tacocat arena pimc random --mode play --deals 2000 --sprt elo0=0,elo1=10,alpha=0.05,beta=0.05
+      tacocat arena pimc heuristic random --mode play --deals 40 --workers 2 --time 5
+      tacocat arena pimc random --mode play --deals 2000 --time 2 --sprt elo0=0,elo1=10,alpha=0.05,beta=0.05
       tacocat arena pimc ismcts --deals 1000 --cluster ray --workers 8 --out run.json
-      tacocat arena pimc ismcts --deals 100 --seed 1 --json > results.json"""
+      tacocat arena pimc ismcts --deals 4 --seed 1 --time 5 --json > results.json"""
     if len(bots) < 2:
         raise CliError(
             f"name at least two bots, e.g. tacocat arena heuristic random; known bots: {', '.join(sorted(BOTS))}"

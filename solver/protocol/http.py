@@ -785,7 +785,8 @@ def openapi() -> dict:
             "title": "tacocat engine protocol",
             "version": PROTOCOL_VERSION,
             "description": f"Engine {__version__}. The JSON Lines protocol of `tacocat engine` over HTTP; "
-            "every message is described in docs/protocol.md.",
+            "every message is described in the project's docs/protocol.md (in its source tree and package "
+            "documentation; this server serves the board, this page and the API, not the docs).",
         },
         "paths": paths,
         "components": {"schemas": schemas},
