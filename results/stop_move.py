@@ -209,8 +209,8 @@ seat's token); the time from sending the stop to the move's answer, `"stopped": 
 | --- | --- | ---: | ---: |
 {table}
 
-As issue 33 measured it before (not re-run here): the 4,000 ms move answered after 4,010 ms whatever the stop said, and the counted one
-ran on past the client, the cap and SIGTERM.
+As issue 33 measured it before (not re-run here): the 4,000 ms move answered after 4,010 ms
+whatever the stop said, and the counted one ran on past the client, the cap and SIGTERM.
 """
     )
     print(OUT.read_text())
