@@ -126,15 +126,22 @@ def to_play(result, game: str, seats: list[str]) -> int:
     raise SystemExit("no play-phase decision")
 
 
-def trial_lines(eng: Lines, budget: dict, seed: int) -> float | None:
+def opened(ask, seed: int) -> tuple[str, list[str], int]:
+    """A new game of `seed` played to a play-phase decision through `ask`
+    (a transport's request function): its id, seat tokens and the deciding seat."""
+
     def result(cmd, **f):
-        r = eng.ask(cmd, **f)
+        r = ask(cmd, **f)
         assert r["ok"], r
         return r["result"]
 
     g = result("new_game", seed=seed)
     game, seats = g["game"], g["tokens"]["seats"]
-    p = to_play(result, game, seats)
+    return game, seats, to_play(result, game, seats)
+
+
+def trial_lines(eng: Lines, budget: dict, seed: int) -> float | None:
+    game, seats, p = opened(eng.ask, seed)
     rid = eng.send("move", game=game, player=p, token=seats[p], apply=False, **budget)
     time.sleep(0.3)
     t0 = time.perf_counter()
@@ -149,14 +156,7 @@ def trial_lines(eng: Lines, budget: dict, seed: int) -> float | None:
 
 
 def trial_http(srv: Http, budget: dict, seed: int) -> float | None:
-    def result(cmd, **f):
-        r = srv.post(cmd, **f)
-        assert r["ok"], r
-        return r["result"]
-
-    g = result("new_game", seed=seed)
-    game, seats = g["game"], g["tokens"]["seats"]
-    p = to_play(result, game, seats)
+    game, seats, p = opened(srv.post, seed)
     out: list = []
     t = threading.Thread(
         target=lambda: out.append(
@@ -166,7 +166,7 @@ def trial_http(srv: Http, budget: dict, seed: int) -> float | None:
     t.start()
     time.sleep(0.3)
     t0 = time.perf_counter()
-    result("stop", target="m", token=seats[p])
+    assert srv.post("stop", target="m", token=seats[p])["ok"]
     t.join(60)
     answer, at = out[0]
     if answer["ok"] and answer["result"]["seconds"] < 0.3:

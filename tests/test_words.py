@@ -6,15 +6,14 @@ notation."""
 
 from __future__ import annotations
 
-import builtins
 import json
 import random
 import re
 
 import pytest
 from helpers import one_line_error, run_cli
+from test_cli_play_prompt import prompt  # a session fed typed lines: seat 0, the heuristic engine
 
-from tacocat.cli.play_cmd import Session
 from tacocat.errors import NotationError, RecordError, TacocatError
 from tacocat.players.bots import choose, make_bot
 from tacocat.protocol.client import Engine
@@ -31,21 +30,6 @@ def at_the_replacement(hands, replace_cap=None):
     if replace_cap is not None:
         state.first_replacer, state.replaced, state.replace_cap = "p1", [False, True], replace_cap
     return state
-
-
-def prompt(state, lines, monkeypatch, capsys):
-    """A session on `state` (seat 0, the heuristic engine) fed `lines`, then the end of input."""
-    feed = iter(lines)
-
-    def fake_input():
-        try:
-            return next(feed)
-        except StopIteration:
-            raise EOFError from None
-
-    monkeypatch.setattr(builtins, "input", fake_input)
-    Session(state, 0, make_bot("heuristic"), "heuristic", 1, None, None, {}, color=False).run()
-    return capsys.readouterr().out
 
 
 def test_undo_of_one_engine_move_reads_as_one_move():
