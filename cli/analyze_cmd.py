@@ -13,8 +13,9 @@ import click
 
 from tacocat.cli.option_table import file_option, ranged_option
 from tacocat.cli.search_options import search_options
-from tacocat.cli.terminal import CliError, format_action, friendly_errors, progress_bar, read_json
+from tacocat.cli.terminal import CliError, format_action, friendly_errors, progress_bar
 from tacocat.rules.cards import format_cards
+from tacocat.rules.files import read_json
 from tacocat.rules.game import GameRecord
 
 BLOCKS = "▁▂▃▄▅▆▇█"

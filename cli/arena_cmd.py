@@ -18,11 +18,12 @@ import click
 from tacocat.cli.backend import cluster_options
 from tacocat.cli.option_table import file_option, ranged_option
 from tacocat.cli.search_options import CLOCK_HELP, search_options
-from tacocat.cli.terminal import CliError, friendly_errors, progress_bar, read_json, write_json
+from tacocat.cli.terminal import CliError, friendly_errors, progress_bar
 from tacocat.players.bots import BOTS
 from tacocat.players.cluster import Cluster, Stopped, check_reachable, stop_on_sigterm
 from tacocat.players.match import parse_bot, run_match, standings
 from tacocat.players.stats import SPRT
+from tacocat.rules.files import read_json, write_json
 from tacocat.rules.ruleset import STANDARD, load_ruleset
 
 SAVE_EVERY = 0.5

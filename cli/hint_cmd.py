@@ -17,11 +17,11 @@ from tacocat.cli.terminal import (
     format_hint,
     friendly_errors,
     parse_board,
-    read_json,
     require_decision,
     view_from_flags,
     view_from_json,
 )
+from tacocat.rules.files import read_json
 from tacocat.rules.ruleset import load_ruleset
 from tacocat.rules.views import PHASES
 

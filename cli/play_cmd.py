@@ -31,13 +31,12 @@ from tacocat.cli.terminal import (
     format_history,
     friendly_errors,
     is_terminal,
-    read_json,
-    write_json,
 )
 from tacocat.errors import IllegalMoveError, NotationError, RecordError, TacocatError
 from tacocat.players.bots import BOTS, choose, make_bot
 from tacocat.rules.actions import BEAT_WORDS, FORMS, KIND_WORDS, NONE_WORDS, Action
 from tacocat.rules.cards import format_cards, remove
+from tacocat.rules.files import read_json, write_json
 from tacocat.rules.game import DUEL, REPLACE, GameRecord, GameState
 from tacocat.rules.rulebook import rule, rule_numbers, rule_text
 from tacocat.rules.ruleset import load_ruleset

@@ -31,7 +31,6 @@ from tacocat.cli.terminal import (
     format_hint,
     friendly_errors,
     is_terminal,
-    loads_json,
     parse_board,
     require_decision,
     stderr,
@@ -41,6 +40,7 @@ from tacocat.core.exact import DEFAULT_UTILITIES, PVStep, Solver, SolveResult, p
 from tacocat.errors import NotationError, RecordError, TacocatError
 from tacocat.players.cluster import Cluster, Stopped, check_reachable, ordered, run_tasks, stop_on_sigterm
 from tacocat.rules.cards import format_cards, parse_cards
+from tacocat.rules.files import loads_json
 from tacocat.rules.play import PlayPosition
 from tacocat.rules.ruleset import Ruleset, load_ruleset
 from tacocat.rules.views import View

@@ -16,7 +16,6 @@ from tacocat.errors import NotationError, PositionError, TacocatError
 from tacocat.rules.actions import KINDS, Action
 from tacocat.rules.board import Board
 from tacocat.rules.cards import format_cards, parse_cards
-from tacocat.rules.files import dumps_readable, loads_json, read_json, write_json  # noqa: F401 - the commands import them from here
 from tacocat.rules.game import PLAY, REPLACE
 from tacocat.rules.history import ATTACK, format_history, hand_floor, parse_history
 from tacocat.rules.ruleset import SPACES, STANDARD, Ruleset

@@ -144,7 +144,7 @@ def aggregation(reps: int) -> dict:
     t = time.perf_counter()
     summarize("a", "b", "play", 0, outcomes)
     summary = (time.perf_counter() - t) / len(outcomes)
-    from tacocat.cli.terminal import write_json
+    from tacocat.rules.files import write_json
 
     with tempfile.TemporaryDirectory() as tmp:
         path = os.path.join(tmp, "out.json")
