@@ -329,7 +329,9 @@ def test_the_board_shows_a_drawn_game_in_a_browser():
         with sync_api.sync_playwright() as pw:
             browser = pw.chromium.launch(executable_path=chromium, args=ARGS)
             try:
-                page = browser.new_page()
+                # bypass_csp: wait_for_function evaluates its string, which the board's policy refuses
+                # (tests/test_web_board.py runs the board under its policy)
+                page = browser.new_page(bypass_csp=True)
                 errors: list = []
                 page.on("pageerror", lambda e: errors.append(str(e)))
                 page.set_default_timeout(20_000)
