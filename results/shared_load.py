@@ -25,7 +25,6 @@ import json
 import os
 import random
 import shutil
-import socket
 import statistics
 import subprocess
 import sys
@@ -38,12 +37,7 @@ HERE = Path(__file__).resolve().parent
 OUT = HERE / "shared_load.md"
 sys.path.insert(0, str(HERE))
 from provenance import source_commit  # noqa: E402
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+from stop_move import free_port  # noqa: E402
 
 
 class Client:

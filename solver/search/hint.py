@@ -31,6 +31,7 @@ assumes.  `utilities="round"` scores a round 1 / 0 / -1 instead."""
 from __future__ import annotations
 
 import functools
+import sys
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping, Sequence
 
@@ -533,9 +534,8 @@ def _answer(ask: _Ask, found: _Found, gw: tuple, seconds: float) -> HintResult:
 
 def _subgame_of(res: PlayResult) -> dict | None:
     """What a duel solved as a Bayesian game was (None for any other search)."""
-    from tacocat.search.duel_game import DuelGameResult
-
-    if not isinstance(res, DuelGameResult):
+    game = sys.modules.get("tacocat.search.duel_game")  # not loaded: no search of this hint was one
+    if game is None or not isinstance(res, game.DuelGameResult):
         return None
     return {
         "solved": "bayesian duel",
