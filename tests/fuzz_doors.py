@@ -1031,7 +1031,10 @@ def waiting_hint(view, *, iterations=None, time_ms=None, seed=0, method="auto", 
     return {"method": "stand-in", "exact": False, "seconds": 0.0, "decision": view.decision, "moves": [], "best": None}
 
 
-ALICE = "origin http://alice.example"
+ALICE = "peer 127.0.0.5"
+ALICE_SECOND = "peer 127.0.0.6"
+"""Client A is two machines: one client's share of the search queue is half
+its places, and A's searches fill all of them."""
 ALICE_SEARCHES = 4
 
 
@@ -1116,7 +1119,7 @@ class CrossClientDoor(HttpDoor):
                     "token": self.alice_secret,
                     "time_ms": ALICE_TIME_MS,
                 }
-            job = self.session.prepare(request, ALICE)
+            job = self.session.prepare(request, ALICE if n < ALICE_SEARCHES // 2 else ALICE_SECOND)
             if not hasattr(job, "run"):
                 raise AssertionError(f"client A's search was not started: {job}")
             thread = threading.Thread(target=job.run, daemon=True)

@@ -63,6 +63,12 @@ def start_serve(
     raise RuntimeError(f"tacocat serve did not start (exit status {proc.returncode}): {log!r}")
 
 
+def peer_client(base: str, address: str = "127.0.0.2", timeout: float = CLIENT_TIMEOUT_S) -> httpx.Client:
+    """A client of the server at `base` from another loopback address: a
+    distinct peer, with its own shares of games and searches."""
+    return httpx.Client(base_url=base, transport=httpx.HTTPTransport(local_address=address), timeout=timeout)
+
+
 def stop(proc: subprocess.Popen, kill: bool = False) -> None:
     """End a server: SIGTERM (its clean shutdown) unless `kill`, SIGKILL
     when it has not ended 10 s later; then reap it."""

@@ -11,7 +11,7 @@ import time
 import pytest
 from helpers import deep, tacocat_argv
 from positions import PLAY_VIEW
-from servers import running_server
+from servers import peer_client, running_server
 
 from tacocat.protocol.client import Engine, EngineError, Game, Hint, Info, Moved
 from tacocat.rules.actions import Action
@@ -240,9 +240,11 @@ def test_http_searches_queue_then_answer_busy():
     with running_server("--max-searches", "1", "--max-queue", "1", "--max-time-ms", "20000") as client:
         body = {"view": PLAY_VIEW, "method": "pimc", "time_ms": 20000, "token": "this client's secret"}
         out: dict = {}
+        # The second from another peer: one client's share is half the places.
+        second_peer = peer_client(str(client.base_url))
 
         def ask(name: str) -> None:
-            out[name] = client.post("/v1/hint", json={**body, "id": name})
+            out[name] = (client if name == "first" else second_peer).post("/v1/hint", json={**body, "id": name})
 
         threads = [threading.Thread(target=ask, args=(n,)) for n in ("first", "second")]
         threads[0].start()
@@ -259,6 +261,7 @@ def test_http_searches_queue_then_answer_busy():
         assert client.post("/v1/stop", json={"token": "this client's secret"}).json()["result"]["stopped"] == 2
         for t in threads:
             t.join(30)
+        second_peer.close()
         for name in ("first", "second"):
             r = out[name].json()
             assert out[name].status_code == 200 and r["ok"] and r["stopped"] is True and r["id"] == name

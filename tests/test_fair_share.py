@@ -6,11 +6,12 @@ half the places of the search queue."""
 from __future__ import annotations
 
 import threading
+import time
 
 import httpx
 import pytest
 from positions import PLAY_VIEW
-from servers import running_server
+from servers import peer_client, running_server
 from test_protocol import FakeHint
 
 from tacocat.protocol.session import EngineSession
@@ -45,6 +46,37 @@ def test_the_boards_origin_opens_no_second_quota_and_another_peer_still_plays():
             body = r.json()
             assert not body["ok"] and body["error"]["code"] in ("busy", "forbidden"), body
             assert body["error"]["code"] != "busy" or "one client" in body["error"]["message"], body
-        other = httpx.Client(base_url=base, transport=httpx.HTTPTransport(local_address="127.0.0.2"), timeout=30)
+        other = peer_client(base)
         with other:
             assert other.post("/v1/new_game", json={}).json()["ok"]  # another peer has its own share
+
+
+@pytest.mark.slow
+def test_one_peers_flood_of_searches_leaves_another_peer_a_place_on_a_real_server():
+    with running_server("--max-searches", "2", "--max-queue", "2", "--max-time-ms", "60000") as client:
+        base = str(client.base_url)
+        answers: list = []
+
+        def search(c: httpx.Client, token: str, **budget) -> None:
+            body = {"view": PLAY_VIEW, "method": "pimc", "token": token, **budget}
+            answers.append((token, c.post("/v1/hint", json=body, timeout=120).json()))
+
+        flood = [
+            threading.Thread(target=search, args=(client, f"flood {i}"), kwargs={"time_ms": 60_000}) for i in range(4)
+        ]
+        for t in flood:
+            t.start()
+        time.sleep(1.0)
+        busy = [a for who, a in answers if who.startswith("flood") and not a["ok"]]
+        assert len(busy) == 2 and all(a["error"]["code"] == "busy" for a in busy), answers  # its share: 2 of 4
+        other = peer_client(base, timeout=120)
+        with other:
+            victim = threading.Thread(target=search, args=(other, "victim"), kwargs={"iterations": 4})
+            victim.start()
+            time.sleep(0.5)
+            client.post("/v1/stop", json={"tokens": [f"flood {i}" for i in range(4)]})
+            victim.join(60)
+            for t in flood:
+                t.join(60)
+        mine = [a for who, a in answers if who == "victim"]
+        assert mine and mine[0]["ok"], answers  # queued in a place of its own, not busy

@@ -349,9 +349,6 @@ class EngineSession:
         if admin_token is not None and len(admin_token) < MIN_ADMIN_TOKEN:
             raise ValueError(f"admin_token: at least {MIN_ADMIN_TOKEN} characters, got {len(admin_token)}")
         self._admin = None if admin_token is None else _hash(admin_token)
-        self.max_searches_per_client = max(1, (max_searches + max_queue) // 2) if shared else max_searches + max_queue
-        """Searches one client may hold running or queued (a shared server: half the
-        places, so that one client's flood leaves the others room)."""
         self._per_client_given = max_games_per_client
         self.max_games_per_client = (
             max_games_per_client
@@ -401,6 +398,14 @@ class EngineSession:
 
         self.equilibrium = SolveSlots()
         """Equilibrium solves running at once, and each one's memory cap (issue 22)."""
+
+    @property
+    def max_searches_per_client(self) -> int:
+        """Searches one client may hold running or queued: on a shared server
+        half the places, so that one client's flood leaves the others room
+        (read when asked: the HTTP transport shares a session after building it)."""
+        places = self.max_searches + self.max_queue
+        return max(1, places // 2) if self.shared else places
 
     def share(self) -> None:
         """Mark the session as shared by many clients (the HTTP transport
