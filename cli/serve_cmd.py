@@ -82,7 +82,8 @@ from tacocat.rules.ruleset import load_ruleset
     "--max-connections",
     click.IntRange(1, 100_000),
     256,
-    "Connections kept open; past it the longest-idle one is closed (503 busy when all are busy).",
+    "Connections kept open; past it the longest-idle one is closed (503 busy when all are busy; "
+    "one client keeps at most half when another waits).",
 )
 @click.option(
     "--log-level", type=click.Choice(["debug", "info", "warning", "error"]), default="info", show_default=True

@@ -30,7 +30,7 @@ import httpx
 import pytest
 from helpers import one_line_error, run_cli
 from positions import OPENING_VIEW as VIEW
-from servers import running_server
+from servers import peer_client, running_server
 
 from tacocat.protocol.http import HTTP_STATUS, TRANSPORT_STATUS, create_app, host_names
 from tacocat.protocol.session import EngineSession
@@ -646,3 +646,27 @@ def test_a_short_admin_token_is_refused_by_the_session_too():
     with pytest.raises(ValueError, match="16"):
         EngineSession(shared=True, admin_token="")
     assert EngineSession(shared=True, admin_token="s" * 16).shared
+
+
+@pytest.mark.slow
+def test_one_peers_unfinished_bodies_leave_another_peer_a_connection():
+    # One peer (127.0.0.1) takes every place with requests whose bodies
+    # never end: another peer (127.0.0.2) is served at once, long before the
+    # body timeout, by the newest of them giving up its place (answered 503
+    # busy, naming the share); the flood's older requests keep theirs.
+    with running_server("--idle-timeout", "60", "--max-connections", "4") as client:
+        port = port_of(client)
+        with idle_sockets(port, 4) as flood:
+            for sock in flood:
+                sock.sendall(post_head(port, 10_000) + b"{")
+                time.sleep(0.05)
+            time.sleep(0.3)
+            started = time.monotonic()
+            with peer_client(str(client.base_url), timeout=10) as other:
+                assert other.get("/v1/hello").status_code == 200
+            assert time.monotonic() - started < 5  # not the 60 s body timeout
+            sent, waited = answer_then_close(flood[-1], 5)
+            head, _, body = sent.partition(b"\r\n\r\n")
+            assert waited is not None and head.startswith(b"HTTP/1.1 503 "), sent[:300]
+            assert strict(body.decode())["error"]["code"] == "busy" and b"share (2)" in body, body
+            assert closed_now(flood[:-1]) == []

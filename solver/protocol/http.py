@@ -42,6 +42,7 @@ import asyncio
 import ipaddress
 import json
 import logging
+from collections import Counter
 from pathlib import Path
 from typing import Any, ClassVar, Iterable, Sequence
 
@@ -516,6 +517,18 @@ def _connection_class(max_connections: int, grace: float) -> type:
     async def answer_busy(scope: Scope, receive: Receive, send: Send) -> None:
         await _respond(busy, 503, headers={"connection": "close"})(scope, receive, send)
 
+    share = max(1, max_connections // 2)
+    """Places one peer may keep when a newcomer from another peer needs one
+    (a peer over it gives up a connection still sending its request)."""
+    over_share = encode_response(
+        error_response(
+            None,
+            "busy",
+            f"this client holds more than its share ({share}) of the server's {max_connections} connections "
+            "while another client waits; finish or close the others (tacocat serve --max-connections)",
+        )
+    ).encode()
+
     unreadable = encode_response(
         error_response(
             None,
@@ -585,18 +598,32 @@ def _connection_class(max_connections: int, grace: float) -> type:
 
         def send_400_response(self, msg: str) -> None:
             # uvicorn answers plain text; a client of this API reads JSON.
+            self._answer_and_close(400, b"Bad Request", unreadable)
+
+        def _answer_and_close(self, status: int, reason: bytes, body: bytes) -> None:
             head = h11.Response(
-                status_code=400,
-                reason=b"Bad Request",
+                status_code=status,
+                reason=reason,
                 headers=[
                     (b"content-type", b"application/json"),
-                    (b"content-length", str(len(unreadable)).encode()),
+                    (b"content-length", str(len(body)).encode()),
                     (b"connection", b"close"),
                 ],
             )
-            for event in (head, h11.Data(data=unreadable), h11.EndOfMessage()):
-                self.transport.write(self.conn.send(event))
+            try:
+                for event in (head, h11.Data(data=body), h11.EndOfMessage()):
+                    self.transport.write(self.conn.send(event))
+            except h11.LocalProtocolError:  # an answer already begun: the close says it
+                pass
             self.transport.close()
+
+        def peer(self) -> str | None:
+            return self.client[0] if self.client else None
+
+        def sending_request(self) -> bool:
+            """A request's headers arrived, its body is still coming (a
+            trickle holds a place until the body timeout)."""
+            return self.cycle is not None and self.conn.their_state is h11.SEND_BODY
 
         def waiting(self) -> bool:
             """No request running: between requests, or none sent yet."""
@@ -628,11 +655,24 @@ def _connection_class(max_connections: int, grace: float) -> type:
                 return True
             now = self.loop.time()
             idle = [c for c in holders if c.idle(now)]
-            if not idle:
+            if idle:
+                oldest = min(idle, key=lambda c: c.idle_since)
+                oldest._unset_keepalive_if_required()
+                oldest.timeout_keep_alive_handler()  # closed as its idle timeout would
+                return True
+            # Every place busy.  A newcomer under its peer's share takes the
+            # place of a connection still sending its request from a peer over
+            # its share (N3: one program's trickled bodies held every place
+            # until the body timeout); running requests are never cut.
+            held = Counter(c.peer() for c in holders)
+            if held[self.peer()] >= share:
                 return False
-            oldest = min(idle, key=lambda c: c.idle_since)
-            oldest._unset_keepalive_if_required()
-            oldest.timeout_keep_alive_handler()  # closed as its idle timeout would
+            sending = [c for c in holders if held[c.peer()] > share and c.sending_request()]
+            if not sending:
+                return False
+            newest = max(sending, key=lambda c: c.opened_at)
+            log.warning("peer %s over its share of connections: its newest unfinished request refused", newest.peer())
+            newest._answer_and_close(503, b"Service Unavailable", over_share)
             return True
 
         def _take_place(self) -> None:
@@ -660,7 +700,10 @@ def _connection_class(max_connections: int, grace: float) -> type:
                 self.grace_timer = None
 
         def _give_freed_place(self) -> None:
-            for waiting in sorted(self.waiting_for_place, key=lambda c: c.opened_at):
+            # The peers holding fewest places first: a freed place goes to a
+            # waiting newcomer before the flood that filled the server.
+            held = Counter(c.peer() for c in self.connections if isinstance(c, Connection) and c.holds_place)
+            for waiting in sorted(self.waiting_for_place, key=lambda c: (held[c.peer()], c.opened_at)):
                 if waiting.transport.is_closing():
                     waiting._forget()
                 elif waiting._make_room():
