@@ -28,6 +28,7 @@ import asyncio
 import math
 import threading
 import time
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, AsyncIterator, Awaitable, Callable
 
 from tacocat.protocol.wire import InfoMessage, Message
@@ -82,6 +83,82 @@ def _weight(move: dict, slice_samples: int) -> float:
     return float(visits) if visits is not None else float(slice_samples)
 
 
+_AVERAGED = ("win", "draw", "loss", "value", "game_win")
+
+
+@dataclass
+class _MoveSum:
+    """One move's results summed over the slices, each weighted by its
+    samples (or its visits, for ISMCTS)."""
+
+    move: dict
+    weight: float = 0.0
+    sums: dict[str, float] = field(default_factory=dict)
+    variance: float = 0.0
+    has_stderr: bool = False
+    visits: int = 0
+
+    def add(self, move: dict, weight: float) -> None:
+        if weight <= 0:
+            return
+        self.weight += weight
+        for f in _AVERAGED:
+            if move.get(f) is not None:
+                self.sums[f] = self.sums.get(f, 0.0) + weight * move[f]
+        if move.get("stderr") is not None:
+            self.has_stderr = True
+            self.variance += (weight * move["stderr"]) ** 2
+        if move.get("visits") is not None:
+            self.visits += move["visits"]
+
+    def merged(self, ismcts: bool) -> dict:
+        m = {k: v for k, v in self.move.items() if k in ("kind", "cards", "beats")}
+        w = self.weight
+        for f in ("win", "draw", "loss", "value"):
+            m[f] = self.sums.get(f, 0.0) / w if w else 0.0
+        if self.has_stderr and w:
+            m["stderr"] = math.sqrt(self.variance) / w
+        if "game_win" in self.sums and w:
+            m["game_win"] = self.sums["game_win"] / w
+        if ismcts:
+            m["visits"] = self.visits
+        return m
+
+
+def _pimc_order(move: dict) -> tuple:
+    """As tacocat.search.pimc.rank_moves: value, then win, then fewer losses."""
+    return (-round(move["value"], 12), -round(move["win"], 12), round(move["loss"], 12))
+
+
+def _ranked(merged: list[dict], ismcts: bool) -> list[dict]:
+    """The merged moves best first, ties kept in first-seen order."""
+    if ismcts:  # the robust child, as ismcts_play ranks
+        order = sorted(range(len(merged)), key=lambda i: (-merged[i].get("visits", 0), -merged[i]["value"], i))
+    else:
+        order = sorted(range(len(merged)), key=lambda i: (*_pimc_order(merged[i]), i))
+    return [merged[i] for i in order]
+
+
+def _spent(parts: list[dict]) -> dict[str, Any]:
+    """What the slices spent together: samples, iterations, seconds."""
+    out: dict[str, Any] = {}
+    for count in ("samples", "iterations"):
+        if any(p.get(count) is not None for p in parts):
+            out[count] = sum(p.get(count) or 0 for p in parts)
+    out["seconds"] = sum(p.get("seconds", 0.0) for p in parts)
+    return out
+
+
+def _summed(parts: list[dict]) -> dict[tuple, _MoveSum]:
+    """Each move's sums over the slices, in first-seen order."""
+    sums: dict[tuple, _MoveSum] = {}
+    for part in parts:
+        n = part.get("samples") or part.get("iterations") or 1
+        for move in part.get("moves", []):
+            sums.setdefault(_key(move), _MoveSum(move)).add(move, _weight(move, n))
+    return sums
+
+
 def merge_hints(parts: list[dict]) -> dict:
     """One hint result from the results of several independent slices of
     the same search (see the module docstring)."""
@@ -89,53 +166,10 @@ def merge_hints(parts: list[dict]) -> dict:
         return dict(parts[0])
     last = parts[-1]
     ismcts = last.get("method") == "ismcts"
-    order: list[tuple] = []
-    acc: dict[tuple, dict] = {}
-    for part in parts:
-        n = part.get("samples") or part.get("iterations") or 1
-        for move in part.get("moves", []):
-            key = _key(move)
-            if key not in acc:
-                order.append(key)
-                acc[key] = {"move": move, "w": 0.0, "sums": {}, "var": 0.0, "has_se": False, "visits": 0}
-            a = acc[key]
-            w = _weight(move, n)
-            if w <= 0:
-                continue
-            a["w"] += w
-            for f in ("win", "draw", "loss", "value", "game_win"):
-                if move.get(f) is not None:
-                    a["sums"][f] = a["sums"].get(f, 0.0) + w * move[f]
-            if move.get("stderr") is not None:
-                a["has_se"] = True
-                a["var"] += (w * move["stderr"]) ** 2
-            if move.get("visits") is not None:
-                a["visits"] += move["visits"]
-    moves = []
-    for i, key in enumerate(order):
-        a = acc[key]
-        m = {k: v for k, v in a["move"].items() if k in ("kind", "cards", "beats")}
-        w = a["w"]
-        for f in ("win", "draw", "loss", "value"):
-            m[f] = a["sums"].get(f, 0.0) / w if w else 0.0
-        if a["has_se"] and w:
-            m["stderr"] = math.sqrt(a["var"]) / w
-        if "game_win" in a["sums"] and w:
-            m["game_win"] = a["sums"]["game_win"] / w
-        if ismcts:
-            m["visits"] = a["visits"]
-        moves.append((i, w, m))
-    if ismcts:  # the robust child, as ismcts_play ranks
-        moves.sort(key=lambda t: (-t[2].get("visits", 0), -t[2]["value"], t[0]))
-    else:  # as tacocat.search.pimc.rank_moves
-        moves.sort(key=lambda t: (-round(t[2]["value"], 12), -round(t[2]["win"], 12), round(t[2]["loss"], 12), t[0]))
-    ranked = [m for _, _, m in moves]
+    ranked = _ranked([s.merged(ismcts) for s in _summed(parts).values()], ismcts)
     out = {k: v for k, v in last.items() if k not in ("moves", "best", "mixed", "stopped")}
     out["exact"] = False
-    for count in ("samples", "iterations"):
-        if any(p.get(count) is not None for p in parts):
-            out[count] = sum(p.get(count) or 0 for p in parts)
-    out["seconds"] = sum(p.get("seconds", 0.0) for p in parts)
+    out.update(_spent(parts))
     out["moves"] = ranked
     out["best"] = ranked[0] if ranked else None
     mixed = _merge_mixed(parts)
@@ -194,6 +228,58 @@ COUNTED_SLICES = 8
 """Slices of an iteration budget that has no time budget beside it."""
 
 
+@dataclass
+class _Slices:
+    """How a budget is cut into slices: of time (`info_ms` each), or, for
+    an iteration budget alone, into COUNTED_SLICES equal counts of
+    iterations, never of time: the answer is then the same on a fast or a
+    loaded machine (equal requests, equal answers), only the info rate varies."""
+
+    time_ms: int | None
+    iterations: int | None
+    info_ms: int
+    t0: float = field(default_factory=time.perf_counter)
+    done: int = 0
+    """Samples (or iterations) the slices so far spent."""
+    count: int = 0
+
+    @property
+    def per_slice(self) -> int | None:
+        if self.time_ms is None and self.iterations is not None:
+            return -(-self.iterations // COUNTED_SLICES)
+        return None
+
+    def spent_ms(self) -> float:
+        return (time.perf_counter() - self.t0) * 1000
+
+    def next_budget(self) -> tuple[int | None, int | None]:
+        """The next slice's (time_ms, iterations)."""
+        per_slice = self.per_slice
+        if per_slice is not None:
+            slice_ms = None
+        elif self.time_ms is None:
+            slice_ms = self.info_ms
+        else:
+            slice_ms = max(1, int(min(self.info_ms, self.time_ms - self.spent_ms())))
+        left = None if self.iterations is None else self.iterations - self.done
+        if left is not None and per_slice is not None:
+            left = min(left, per_slice)
+        return slice_ms, left
+
+    def record(self, part: dict) -> None:
+        self.count += 1
+        self.done += part.get("samples") or part.get("iterations") or 0
+
+    def over(self, part: dict) -> bool:
+        """The budget is spent (or a counted slice spent nothing: more of
+        them would not either)."""
+        if self.iterations is not None and self.done >= self.iterations:
+            return True
+        if self.per_slice is not None:
+            return self.count >= 2 * COUNTED_SLICES or not (part.get("samples") or part.get("iterations"))
+        return self.time_ms is not None and self.spent_ms() >= self.time_ms
+
+
 def sliced_search(
     run_slice: Callable[..., dict], *, time_ms: int | None, iterations: int | None, seed: int, signal: SearchSignal
 ) -> dict:
@@ -202,38 +288,21 @@ def sliced_search(
     `run_slice(time_ms=, iterations=, seed=)` runs one slice and returns its
     result dict.  The first slice that comes back exact (an enumeration) is
     the answer."""
-    info_ms = signal.info_ms or 100
     signal.slicing = True
-    t0 = time.perf_counter()
+    slices = _Slices(time_ms, iterations, signal.info_ms or 100)
     parts: list[dict] = []
-    done_samples = 0
-    k = 0
-    # An iteration budget alone is cut into COUNTED_SLICES equal slices of
-    # iterations, never of time: the answer is then the same on a fast or a
-    # loaded machine (equal requests, equal answers), only the info rate varies.
-    per_slice = -(-iterations // COUNTED_SLICES) if time_ms is None and iterations is not None else None
-    counted = per_slice is not None
     while True:
-        left_ms = None if time_ms is None else time_ms - (time.perf_counter() - t0) * 1000
-        slice_ms = None if counted else info_ms if left_ms is None else max(1, int(min(info_ms, left_ms)))
-        left_its = None if iterations is None else iterations - done_samples
-        if left_its is not None and per_slice is not None:
-            left_its = min(left_its, per_slice)
-        part = run_slice(time_ms=slice_ms, iterations=left_its, seed=seed + k)
-        k += 1
+        slice_ms, slice_iterations = slices.next_budget()
+        part = run_slice(time_ms=slice_ms, iterations=slice_iterations, seed=seed + slices.count)
         if part.get("exact") and not parts:
             return part
+        slices.record(part)
         parts.append(part)
-        done_samples += part.get("samples") or part.get("iterations") or 0
         merged = merge_hints(parts)
         if signal.is_set():
             merged["stopped"] = True
             return merged
-        if iterations is not None and done_samples >= iterations:
-            return merged
-        if counted and (k >= 2 * COUNTED_SLICES or not (part.get("samples") or part.get("iterations"))):
-            return merged  # a slice that spent nothing: more of them would not either
-        if time_ms is not None and (time.perf_counter() - t0) * 1000 >= time_ms:
+        if slices.over(part):
             return merged
         signal.info(info_payload(merged))
 
