@@ -248,18 +248,7 @@ def idle_sockets(port: int, count: int) -> Iterator[list[socket.socket]]:
 def closed_within(sock: socket.socket, seconds: float) -> float | None:
     """Seconds until the server closed `sock` (EOF), or None if it did not
     within `seconds`; whatever it sent before is read and dropped."""
-    t0 = time.monotonic()
-    sock.settimeout(0.1)
-    while time.monotonic() - t0 < seconds:
-        try:
-            data = sock.recv(65536)
-        except socket.timeout:
-            continue
-        except ConnectionResetError:
-            return time.monotonic() - t0
-        if not data:
-            return time.monotonic() - t0
-    return None
+    return answer_then_close(sock, seconds)[1]
 
 
 def closed_now(socks: list[socket.socket]) -> list[int]:

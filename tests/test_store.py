@@ -190,14 +190,18 @@ def _intruder(kind: str, store: Path | None, env: dict | None = None) -> subproc
 
 
 def _refused(intruder: subprocess.Popen, store: Path, holder: int) -> str:
+    return _refused_saying(intruder, repr(str(store)), f"pid {holder}", "in use")
+
+
+def _refused_saying(intruder: subprocess.Popen, *words: str) -> str:
+    """The second server's one `error:` line, which says each of `words`."""
     try:
         out, err = intruder.communicate(timeout=60)
     except subprocess.TimeoutExpired:
         intruder.kill()
         intruder.communicate(timeout=10)
         raise AssertionError("a second server on the same store was not refused: it ran") from None
-    done = subprocess.CompletedProcess(intruder.args, intruder.returncode, out, err)
-    return one_line_error(done, repr(str(store)), f"pid {holder}", "in use")
+    return one_line_error(subprocess.CompletedProcess(intruder.args, intruder.returncode, out, err), *words)
 
 
 def test_a_second_serve_or_engine_on_the_same_store_is_refused_in_one_line(tmp_path):
@@ -374,13 +378,7 @@ def test_many_kill_9_restarts_with_clients_lose_nothing(tmp_path):
 
 def _refused_unnamed(intruder: subprocess.Popen, store: Path) -> str:
     """Refused as `_refused`, by a holder whose lock file may be gone."""
-    try:
-        out, err = intruder.communicate(timeout=60)
-    except subprocess.TimeoutExpired:
-        intruder.kill()
-        intruder.communicate(timeout=10)
-        raise AssertionError("a second server on the same store was not refused: it ran") from None
-    return one_line_error(subprocess.CompletedProcess(intruder.args, intruder.returncode, out, err), "in use")
+    return _refused_saying(intruder, "in use")
 
 
 def _ask(engine: subprocess.Popen, request: dict) -> dict:
