@@ -90,7 +90,7 @@ def test_many_whole_games_through_each_transport(transport, http_url):
 
 def test_typed_results_and_errors(engine):
     hello = engine.hello()
-    assert hello["protocol"] == "3.1" and "move" in hello["commands"]
+    assert hello["protocol"] == "3.2" and "move" in hello["commands"]
     game = engine.new_game(seed=42)
     assert isinstance(game, Game) and game.phase == "replace" and game.acting == [0, 1]
     view = engine.view(game, 0)
@@ -207,7 +207,7 @@ def test_http_streams_server_sent_events_and_serves_the_pages(http_url):
         assert client.get("/web/board.js").status_code == 200 and client.get("/web/board.css").status_code == 200
         docs = client.get("/docs")
         assert docs.status_code == 200 and "/openapi.json" in docs.text
-        assert client.get("/openapi.json").json()["info"]["version"] == "3.1"
+        assert client.get("/openapi.json").json()["info"]["version"] == "3.2"
 
 
 def test_the_web_files_fetch_nothing_from_elsewhere():

@@ -116,7 +116,7 @@ def best_move(hint_result: dict) -> dict:
 
 def test_whole_game_with_bots_over_json_lines(engine):
     hello = engine.result("hello")
-    assert hello["protocol"] == "3.1"
+    assert hello["protocol"] == "3.2"
     opened = engine.result("new_game", seed=2024)
     game, owner, seats = opened["game"], opened["tokens"]["owner"], opened["tokens"]["seats"]
     rng = random.Random(5)

@@ -77,7 +77,7 @@ def test_hello_reports_versions_rules_and_commands():
     r = seated(EngineSession(max_time_ms=500)).handle({"id": "h", "cmd": "hello"})
     assert r["id"] == "h" and r["cmd"] == "hello"
     result = ok(r)
-    assert result["protocol"] == PROTOCOL_VERSION == "3.1"
+    assert result["protocol"] == PROTOCOL_VERSION == "3.2"
     assert result["version"] == tacocat.__version__
     assert result["rules"]["name"] == "standard" and sum(result["rules"]["deck"]) == 38
     assert result["commands"] == list(COMMANDS)
@@ -547,19 +547,19 @@ def test_solve_answers_the_conformance_positions_like_tacocat_solve():
     assert session.searching == 0
 
 
-# The message shapes of protocol "3.1".  Changing any of them means a new
+# The message shapes of protocol "3.2".  Changing any of them means a new
 # protocol version (docs/protocol.md, "Versions"): bump PROTOCOL_VERSION,
 # add a line to the docs' version table, then update this pin.
-PINNED_VERSION = "3.1"
+PINNED_VERSION = "3.2"
 PINNED_REQUESTS = {
     "hello": "",
     "set_rules": "rules:object|string",
-    "new_game": "?seed:integer ?rules:object|string ?record:object ?state:object ?engine:object",
+    "new_game": "?seed:integer ?rules:object|string ?record:object ?state:object ?engine:object ?friend:boolean",
     "apply": "game:string player:integer token:string action:object",
     "move": "game:string player:integer token:string ?bot:string ?level:integer ?time_ms:integer ?iterations:integer "
     "?seed:integer ?apply:boolean ?inference:string ?round_search:boolean ?duel:string ?info_ms:integer",
     "legal": "game:string player:integer token:string",
-    "view": "game:string player:integer token:string",
+    "view": "game:string player:integer token:string ?since:integer",
     "state": "game:string token:string",
     "record": "game:string token:string",
     "games": "?tokens:array",

@@ -36,7 +36,7 @@ ENDGAME_VIEW = {
 
 def test_hello_lists_move_and_the_queue():
     hello = ok(EngineSession(max_queue=3).handle({"cmd": "hello"}))
-    assert hello["protocol"] == "3.1"
+    assert hello["protocol"] == "3.2"
     assert "move" in hello["commands"] and hello["commands"] == list(COMMANDS)
     assert hello["limits"]["max_queue"] == 3
 

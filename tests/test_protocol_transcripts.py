@@ -114,6 +114,7 @@ SPECS: list[Spec] = [
             "5.result.hand.*": "the deal of a random seed",
         },
     ),
+    Spec(("Playing a friend#1",)),
     Spec(("apply#1",), prelude=(("new_game#1", 4),)),
     Spec(("apply#2",), prelude=AFTER_FIRST_REPLACE),
     Spec(
@@ -128,6 +129,7 @@ SPECS: list[Spec] = [
     ),
     Spec(("legal#1",), prelude=AFTER_FIRST_REPLACE),
     Spec(("view#1",), prelude=AFTER_FIRST_REPLACE),
+    Spec(("view#2",)),
     Spec(("state#1",), prelude=AFTER_FIRST_REPLACE),
     Spec(("record#1",), prelude=AFTER_FIRST_REPLACE),
     Spec(("games#1",), prelude=AFTER_FIRST_REPLACE),

@@ -116,6 +116,7 @@ def _requests(state: GameState, seat: int, k: int, every_level: bool) -> list[di
     missing = next(r for r in range(12, 0, -1) if r not in hand)
     reqs: list[dict] = [
         {"cmd": "view"},
+        {"cmd": "view", "since": 0},  # the events since the game opened here (none yet)
         {"cmd": "legal"},
         {"cmd": "games"},
         {"cmd": "state"},
@@ -129,7 +130,7 @@ def _requests(state: GameState, seat: int, k: int, every_level: bool) -> list[di
     levels = list(LEVELS) if every_level else [list(LEVELS)[k % len(LEVELS)]]
     reqs += [{"cmd": "move", "level": lv, "seed": 3, "apply": False} for lv in levels]
     # Last, the seat acts (the game changes): its events and new hand, then its view.
-    reqs += [{"cmd": "move", "level": 2, "seed": 4}, {"cmd": "view"}, {"cmd": "legal"}]
+    reqs += [{"cmd": "move", "level": 2, "seed": 4}, {"cmd": "view"}, {"cmd": "view", "since": 0}, {"cmd": "legal"}]
     return reqs
 
 
@@ -150,30 +151,39 @@ def _check_pairs(door, pairs: list[tuple[GameState, GameState, int]], every_leve
     for k, (game, twin, seat) in enumerate(pairs):
         # Every third pair is a game against the engine (new_game's engine
         # seat) when the other seat has nothing to decide yet: the door the
-        # web board uses.  Its new_game answers are compared too.
+        # web board uses.  Its new_game answers are compared too.  Another
+        # third are friend games (new_game's friend: two seat tokens, no
+        # owner's), the board's "Play a friend".
         engine = k % 3 == 2 and game.decision(1 - seat) is None
+        friend = k % 3 == 1
         opened, created = [], []
         for state in (game, twin):
             request = {"cmd": "new_game", "state": state.to_dict()}
             if engine:
                 request["engine"] = {"seat": 1 - seat, "level": 1}
+            if friend:
+                request["friend"] = True
             answer, _ = door.send(request)
             assert answer["ok"], answer
             tokens = answer["result"]["tokens"]
             if engine:
                 assert "owner" not in tokens and tokens["seats"][1 - seat] is None
                 tokens = {"owner": tokens["seats"][seat], "seats": tokens["seats"]}  # the seat ends its game
+            if friend:
+                assert "owner" not in tokens and answer["result"]["seed"] is None
+                tokens = {"owner": tokens["seats"][seat], "seats": tokens["seats"]}  # no owner: the seat asks all
             opened.append((answer["result"]["game"], tokens))
             created.append(answer)
-        if engine:
+        if engine or friend:
             texts = [
-                normalized(a, {gid: "<game>", tokens["seats"][seat]: "<seat>"})
+                normalized(a, {gid: "<game>", **{t: f"<seat {p}>" for p, t in enumerate(tokens["seats"]) if t}})
                 for a, (gid, tokens) in zip(created, opened)
             ]
             compared += 1
             if texts[0] != texts[1]:
                 differences.append(
-                    f"{door.name} pair {k} new_game against the engine:\n  {texts[0][:400]}\n  {texts[1][:400]}"
+                    f"{door.name} pair {k} new_game {'against the engine' if engine else 'with a friend'}:\n"
+                    f"  {texts[0][:400]}\n  {texts[1][:400]}"
                 )
         revealed = False
         for request in _requests(game, seat, k, every_level):
@@ -246,6 +256,7 @@ def test_a_seat_cannot_tell_twin_games_apart(door):
     pairs = _pairs(1, 2)  # a pair or two of every ruleset; the slow test checks many more
     against_engine = sum(k % 3 == 2 and g.decision(1 - seat) is None for k, (g, _, seat) in enumerate(pairs))
     assert against_engine >= 2, against_engine
+    assert sum(k % 3 == 1 for k in range(len(pairs))) >= 2  # friend games
     checked, compared, differences = _check_pairs(door, pairs, every_level=False)
     assert not differences, "\n".join(differences[:5])
     assert checked >= 5 and compared >= 20 * checked
@@ -259,3 +270,60 @@ def test_a_seat_cannot_tell_twin_games_apart_over_many_pairs(door, capsys):
         print(f"\n{door.name}: {checked} twin pairs, {compared} answers compared, {len(differences)} differ")
     assert not differences, "\n".join(differences[:5])
     assert checked >= deep(30, 200)
+
+
+def test_a_friend_game_followed_with_view_since_shows_each_seat_only_its_own_cards():
+    """Two people (new_game's friend), each following the game with `view`
+    and `since` while the other acts, over whole games: every event a seat
+    receives is one it saw (its own draws and dealt hands only, as `apply`
+    answers them), none is lost or repeated across a round's end, and the
+    other seat's draws never appear."""
+    from tacocat.protocol.session import EngineSession
+
+    session = EngineSession()
+    rng = random.Random(35)
+    for game_no in range(3):
+        opened = session.handle({"cmd": "new_game", "friend": True})["result"]
+        gid, tokens = opened["game"], opened["tokens"]["seats"]
+        assert "owner" not in opened["tokens"] and opened["seed"] is None
+        seen = [0, 0]  # the action count each seat has followed to
+        got: list[list[dict]] = [[], []]  # each seat's events, as it received them
+        own: list[list[dict]] = [[], []]  # what apply answered the seat that acted
+        for _ in range(2000):
+            for p in (0, 1):
+                r = session.handle({"cmd": "view", "game": gid, "player": p, "token": tokens[p], "since": seen[p]})[
+                    "result"
+                ]
+                assert r["since"] == seen[p]
+                got[p] += r["events"]
+                seen[p] = r["actions"]
+            view = session.handle({"cmd": "view", "game": gid, "player": 0, "token": tokens[0]})["result"]["view"]
+            if view["phase"] == "over":
+                break
+            p = rng.choice(view["acting"])
+            legal = session.handle({"cmd": "legal", "game": gid, "player": p, "token": tokens[p]})["result"]
+            applied = session.handle(
+                {
+                    "cmd": "apply",
+                    "game": gid,
+                    "player": p,
+                    "token": tokens[p],
+                    "action": rng.choice(legal["actions"]),
+                }
+            )["result"]
+            own[p] += applied["events"]
+        else:
+            raise AssertionError("the game did not end")
+        for p in (0, 1):
+            assert got[p], f"game {game_no}: seat {p} followed nothing"
+            assert sum(e["event"] == "showdown" for e in got[p]) == len(view["rounds"])
+            for e in got[p]:
+                assert not ("drawn" in e and e["player"] != p), f"seat {p} received the other's draws: {e}"
+            # what a seat was answered when it acted is, event for event, in what it followed
+            n = 0
+            for e in own[p]:
+                while got[p][n] != e:
+                    n += 1
+                n += 1
+        record = session.handle({"cmd": "record", "game": gid, "token": tokens[1]})["result"]["record"]
+        assert len(record["actions"]) == seen[0] == seen[1]  # once over, the record opens to a seat

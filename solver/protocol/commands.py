@@ -131,7 +131,13 @@ _INFO = Field(
     'search runs (docs/protocol.md, "Live search info").',
     minimum=20,
 )
-_SEARCH_OPTIONS = (_INFERENCE, _ROUND_SEARCH, _DUEL, _INFO)
+_REPLACE = Field.of(
+    "replace",
+    'The replacement\'s search: "static" (default: my discards against a fixed reply) or "game" (solved as a '
+    "game with the opponent's reply a strategy of its own; the answer's subgame says its hands, size, "
+    "iterations and exploitability).",
+)
+_SEARCH_OPTIONS = (_INFERENCE, _ROUND_SEARCH, _DUEL, _REPLACE, _INFO)
 """What `move` and `hint` take beyond the budget: the opponent model, the round search and live info."""
 
 COMMANDS: dict[str, Command] = {
@@ -171,6 +177,13 @@ COMMANDS: dict[str, Command] = {
                     'The server plays one seat: {"seat": 1, "level": 3} or {"seat": 1, '
                     '"bot": "pimc", "time_ms": 100} (docs/protocol.md, "Playing the engine"). Only the other '
                     "seat's token is returned, and the engine moves as soon as it must act.",
+                ),
+                Field(
+                    "friend",
+                    ("boolean",),
+                    False,
+                    'Two people play (docs/protocol.md, "Playing a friend"): both seat tokens are returned, '
+                    "no owner token, and no seed unless one was given.",
                 ),
             ),
             example={"cmd": "new_game", "seed": 42},
@@ -228,8 +241,21 @@ COMMANDS: dict[str, Command] = {
         ),
         Command(
             "view",
-            "A player's view of a game: what they know (RULES section 5).",
-            (_GAME, _PLAYER, _SEAT_TOKEN),
+            "A player's view of a game: what they know (RULES section 5); with `since`, also the events "
+            "of the actions from that one on, as this seat saw them (a page following the other seat).",
+            (
+                _GAME,
+                _PLAYER,
+                _SEAT_TOKEN,
+                Field(
+                    "since",
+                    ("integer",),
+                    False,
+                    "An action count (a status's `actions`): the answer adds `events` of the actions from "
+                    "this one on, `actions` (the count now) and `since` (where the events start).",
+                    minimum=0,
+                ),
+            ),
             example={"cmd": "view", "game": "g1", "player": 1, "token": "<seat 1 token>"},
         ),
         Command(

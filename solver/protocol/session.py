@@ -120,6 +120,7 @@ def default_hint(
     inference=None,
     round_search=False,
     duel="matrix",
+    replace="static",
 ):
     from tacocat.search.budget import Budget
     from tacocat.search.hint import Knobs, hint  # imported on first use: searches load the heavy modules
@@ -140,7 +141,7 @@ def default_hint(
         method=method,
         utilities=utilities,
         inference=inference,
-        knobs=Knobs(round_search=bool(round_search), duel=duel),
+        knobs=Knobs(round_search=bool(round_search), duel=duel, replace=replace),
     )
 
 
@@ -290,6 +291,15 @@ class GameMeta:
     touched: float
 
 
+@dataclass
+class GameFeed:
+    """One game's events, action by action, as each seat saw them."""
+
+    first: int
+    """The game's action count when its feed began (the actions before are not in it)."""
+    actions: list[tuple[list[dict], list[dict]]] = field(default_factory=list)
+
+
 class EngineSession:
     """The ruleset, the games by id, and the running searches of one
     frontend connection (JSON Lines) or one server (HTTP).
@@ -360,6 +370,8 @@ class EngineSession:
         self._engines: dict[str, EngineSeat] = {}
         self._engine_bots: dict[str, tuple[Any, threading.Lock]] = {}
         """Each engine game's bot, kept across its turns (`_engine_bot`)."""
+        self._feeds: dict[str, GameFeed] = {}
+        """Each game's events since it opened here, as each seat saw them (`view` with `since`)."""
         # Each command's handler, named once: a search's returns the work a
         # worker thread runs, any other's its result.
         self._handlers: dict[str, Callable[[Mapping[str, Any]], Any]] = {
@@ -446,6 +458,7 @@ class EngineSession:
         meta = self._meta[gid]
         if self.store is not None:
             self.store.save(gid, self._seats[gid].hashes(), state.to_dict(), client=meta.client)
+        self._feed(gid, state)
         self._games[gid] = state
         self._games.move_to_end(gid)
         meta.touched = time.time()
@@ -457,9 +470,30 @@ class EngineSession:
                 self.store.set_meta(f"engine/{gid}", None)
         self._engines.pop(gid, None)
         self._engine_bots.pop(gid, None)
+        self._feeds.pop(gid, None)
         del self._games[gid]
         del self._seats[gid]
         del self._meta[gid]
+
+    def _feed(self, gid: str, state: GameState) -> None:
+        """Keep the events of the actions `state` adds to game `gid`, as each
+        seat saw them (seat_events: the public events and the seat's own
+        draws), for a page that follows the game while the other seat acts
+        (`view` with `since`).  The new actions are replayed on a copy of
+        the game before them, which holds the same draw pile.  Under the lock."""
+        old = self._games.get(gid)
+        feed = self._feeds.get(gid)
+        if feed is None:  # opened now, or read from the store: its feed starts here
+            feed = self._feeds[gid] = GameFeed(len((old or state).actions))
+        if old is None or len(state.actions) <= len(old.actions):
+            return
+        copy = old.clone()
+        for entry in state.actions[len(old.actions) :]:
+            player = entry["player"]
+            before = (tuple(copy.hands[0]), tuple(copy.hands[1]))
+            raw = copy.apply(player, Action.from_dict(entry))
+            seen = [seat_events(raw, p, before[p], copy.hands[p]) for p in (0, 1)]
+            feed.actions.append((seen[0], seen[1]))
 
     # ---------------------------------------------------------------- entry
     def handle(self, request: Any, client: str | None = CONNECTION) -> Response:
@@ -826,6 +860,10 @@ class EngineSession:
 
     def _cmd_new_game(self, request: Mapping[str, Any]) -> NewGameResult:
         engine = EngineSeat.read(request["engine"]) if "engine" in request else None
+        if engine is not None and request.get("friend"):
+            raise ProtocolError(
+                "bad_field", "new_game: a friend or the engine plays the other seat, not both", "friend"
+            )
         sources = [k for k in ("seed", "record", "state") if k in request]
         if len(sources) > 1:
             raise ProtocolError(
@@ -858,6 +896,11 @@ class EngineSession:
                 del self._seats[gid]
                 del self._meta[gid]
                 raise
+            if engine is None and request.get("friend"):
+                # Two people, each with a seat token: no owner token (it reads
+                # the whole state) and no seed unless one was chosen (it
+                # decides every deal), as against the engine.
+                return {**self.status(gid, state), "seed": request.get("seed"), "tokens": {"seats": tokens["seats"]}}
             if engine is None:
                 return {**self.status(gid, state), "seed": state.seed, "tokens": tokens}
             self._engines[gid] = engine
@@ -1020,7 +1063,19 @@ class EngineSession:
     def _cmd_view(self, request: Mapping[str, Any]) -> dict:
         with self._lock:
             state = self._game(request)
-            return {"game": request["game"], "view": state.view(request["player"]).to_dict()}
+            player = request["player"]
+            out = {"game": request["game"], "view": state.view(player).to_dict()}
+            if "since" in request:
+                # The events of the actions from number `since` on, as this
+                # seat saw them: what a page missed while the other seat acted.
+                feed = self._feeds.setdefault(request["game"], GameFeed(len(state.actions)))
+                since, actions = request["since"], len(state.actions)
+                if since > actions:
+                    raise ProtocolError("bad_field", f"view: since is {since}; the game has {actions} actions", "since")
+                since = max(since, feed.first)  # the feed starts where the game opened in this session
+                events = [e for seen in feed.actions[since - feed.first :] for e in seen[player]]
+                out.update(since=since, actions=actions, events=events)
+            return out
 
     def _cmd_state(self, request: Mapping[str, Any]) -> dict:
         with self._lock:
@@ -1081,6 +1136,7 @@ class EngineSession:
         score, top = request.get("score", "game"), request.get("top")
         round_search = request.get("round_search", False)  # a boolean: the command table checked it
         duel = request.get("duel", "matrix")  # one of the declared choices: the command table checked it
+        replace = request.get("replace", "static")
         if method == ENDGAME_METHOD:
             if view.decision not in PLAY_DECISIONS:
                 raise ProtocolError(
@@ -1114,6 +1170,8 @@ class EngineSession:
                 kw["round_search"] = True
             if duel != "matrix":
                 kw["duel"] = duel
+            if replace != "static":
+                kw["replace"] = replace
             result = hint_fn(view, iterations=iterations, time_ms=time_ms, seed=seed, method=method, stop=stop, **kw)
             return finite(result.to_dict() if hasattr(result, "to_dict") else dict(result))
 

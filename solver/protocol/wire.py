@@ -17,7 +17,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
 log = logging.getLogger("tacocat.engine")
 
-PROTOCOL_VERSION = "3.1"
+PROTOCOL_VERSION = "3.2"
 """Bumped whenever a message shape changes (docs/protocol.md, "Versions")."""
 
 
