@@ -69,7 +69,7 @@ def test_the_readme_example_plays_a_whole_game(engine):
             engine.apply(game, 0, engine.hint(game, 0).best.action)
         else:
             engine.move(game, 1, level=3)
-    assert game.winner in (0, 1) and game.status.board["cat"] in (-1, 7)
+    assert game.winner in (0, 1) and game.status["board"]["cat"] in (-1, 7)
 
 
 def test_a_few_whole_games_through_each_transport(engine):

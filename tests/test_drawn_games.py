@@ -244,8 +244,8 @@ def test_the_client_reads_a_drawn_game_over_json_lines():
             if game.over:
                 break
             engine.move(game, game.acting[0], level=1)
-        assert game.over and game.winner is None and game.drawn and game.status.drawn
-        assert game.status.deals == 1
+        assert game.over and game.winner is None and game.drawn and game.status["winner"] is None
+        assert game.status["deals"] == 1
 
 
 # ---------------------------------------------------------------- web board

@@ -45,14 +45,15 @@ import sys
 import threading
 import urllib.parse
 from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence, cast
 
 from tacocat.errors import NotationError, shorten
+from tacocat.protocol.wire import GameStatus
 from tacocat.rules.actions import Action
 from tacocat.rules.views import View
 from tacocat.search.results import MoveEval
 
-__all__ = ["Engine", "EngineError", "Game", "Status", "Applied", "Moved", "Odds", "Hint", "Info"]
+__all__ = ["Engine", "EngineError", "Game", "Applied", "Moved", "Odds", "Hint", "Info"]
 
 
 class EngineError(Exception):
@@ -70,36 +71,10 @@ class EngineError(Exception):
 # Typed results.
 
 
-@dataclass
-class Status:
-    """A game's public status (the protocol's status object)."""
-
-    phase: str
-    acting: list[int]
-    over: bool
-    winner: int | None
-    board: dict
-    deals: int
-    rounds: int
-    actions: int
-
-    @property
-    def drawn(self) -> bool:
-        """Over without a winner: `max_deals` deals played and the cat in no goal (RULES §8)."""
-        return self.over and self.winner is None
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> "Status":
-        return cls(
-            d["phase"],
-            list(d["acting"]),
-            d["over"],
-            d["winner"],
-            dict(d["board"]),
-            d["deals"],
-            d["rounds"],
-            d["actions"],
-        )
+def _status(d: Mapping[str, Any]) -> GameStatus:
+    """The status object of an answer (`wire.GameStatus`), from an answer
+    that holds one (the status, a game's listing, new_game's result)."""
+    return cast(GameStatus, {name: d[name] for name in GameStatus.__annotations__})
 
 
 @dataclass
@@ -109,31 +84,32 @@ class Game:
 
     id: str
     seed: int | None
-    status: Status
+    status: GameStatus
+    """The protocol's status object (`tacocat.protocol.wire.GameStatus`)."""
     tokens: dict[str, str] = field(default_factory=dict)
 
     @property
     def over(self) -> bool:
-        return self.status.over
+        return self.status["over"]
 
     @property
     def winner(self) -> int | None:
         """The player whose goal the cat entered; None while the game runs and
         for a drawn game (`drawn`)."""
-        return self.status.winner
+        return self.status["winner"]
 
     @property
     def drawn(self) -> bool:
         """The game is over and drawn: `max_deals` deals without a winner (RULES §8)."""
-        return self.status.drawn
+        return self.status["over"] and self.status["winner"] is None
 
     @property
     def acting(self) -> list[int]:
-        return self.status.acting
+        return self.status["acting"]
 
     @property
     def phase(self) -> str:
-        return self.status.phase
+        return self.status["phase"]
 
 
 @dataclass
@@ -147,7 +123,7 @@ class Applied:
     events: list[dict]
     hand: tuple[int, ...]
     round: dict | None
-    status: Status
+    status: GameStatus
 
 
 @dataclass
@@ -246,7 +222,7 @@ def _applied(result: Mapping[str, Any]) -> Applied:
         list(result.get("events", [])),
         tuple(result.get("hand", ())),
         result.get("round"),
-        Status.from_dict(result["status"]),
+        _status(result["status"]),
     )
 
 
@@ -507,7 +483,7 @@ class Engine:
         r = self.request("new_game", seed=seed, rules=rules, record=record, state=state, engine=engine)
         tokens = dict(r.get("tokens") or {})
         self._tokens += [t for t in [tokens.get("owner"), *(tokens.get("seats") or [])] if isinstance(t, str)]
-        return Game(r["game"], r.get("seed"), Status.from_dict(r), tokens)
+        return Game(r["game"], r.get("seed"), _status(r), tokens)
 
     def legal(self, game: Game | str, player: int) -> list[Action]:
         """Every legal action of `player` now (empty when not their turn)."""
@@ -630,12 +606,12 @@ class Engine:
         token the client holds, so on a shared server it ends only its own."""
         return self.request("stop", target=target, tokens=[self._secret, *self._tokens[-99:]])["stopped"]
 
-    def status(self, game: Game) -> Status:
+    def status(self, game: Game) -> GameStatus:
         """Refresh `game.status` from the engine."""
         owner = self._token(game, "owner")
         for g in self.request("games", tokens=[owner] if owner else None)["games"]:
             if g["game"] == game.id:
-                game.status = Status.from_dict(g)
+                game.status = _status(g)
                 return game.status
         raise EngineError("bad_field", f"no game {game.id!r}", "game")
 
