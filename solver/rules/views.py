@@ -166,8 +166,6 @@ class View:
         phase = Phase(doc.choice("phase", tuple(Phase), PLAY))
         attacker = doc.optional_int("attacker", 0, 1)
         table = doc.cards("table", limit, default=[])
-        if not acting and phase == PLAY and attacker in (0, 1):
-            acting = [1 - attacker] if table else [attacker]
         view = cls(
             player=doc.integer("player", 0, 1),
             rules=rules,
@@ -182,44 +180,70 @@ class View:
             first_replacer=doc.choice("first_replacer", ARROW_CHOICES, "both"),
             replace_cap=doc.optional_int("replace_cap", 0, HAND_SIZES[1]),
             my_pending=None if pending is None else doc.cards_value(pending, "my_pending", HAND_SIZES[1]),
-            acting=tuple(sorted(set(acting))),
+            acting=tuple(sorted(set(acting or _acting_in_play(phase, attacker, table)))),
             history=tuple(doc.events("history")),
             rounds=tuple(doc.round_summaries("rounds")),
         )
         if "unseen_pool" in data:
             doc.cards("unseen_pool", limit)  # derived: checked for type, then recomputed
-        if (
-            "first_replacer" in data
-            and view.phase != OVER
-            and view.board.winner is None
-            and view.first_replacer != view.board.first_replacer(rules)
-        ):  # left out: "both", as ever
+        if "first_replacer" in data:  # left out: "both", as ever
+            view._check_arrow()
+        view.validate()
+        if view.phase != OVER:
+            if "draw_pile_size" in data:
+                view._check_draw_pile()
+            if view.history:
+                view._check_round_history()
+        return view
+
+    def _check_arrow(self) -> None:
+        """A stated first replacer is the arrow on the cat's space (R3)."""
+        if self.phase == OVER or self.board.winner is not None:
+            return
+        if self.first_replacer != self.board.first_replacer(self.rules):
             raise PositionError(
-                f"first_replacer {view.first_replacer!r} but the arrow on space {view.board.cat} says "
-                f"{view.board.first_replacer(rules)!r}",
+                f"first_replacer {self.first_replacer!r} but the arrow on space {self.board.cat} says "
+                f"{self.board.first_replacer(self.rules)!r}",
                 "R3",
             )
-        view.validate()
-        if "draw_pile_size" in data and view.phase != OVER:
-            expected = len(view.unseen_pool) - view.opponent_hand_size
-            if view.draw_pile_size != expected:
-                raise PositionError(
-                    f"draw_pile_size {view.draw_pile_size}: the unseen pool less the opponent's hand leaves {expected}",
-                    "R6",
-                )
-        if view.history and view.phase != OVER:
-            # (The play's facts — R12-R20 against this hand and the unseen pool —
-            # were checked once, by validate's check_view_facts.)
-            check_round_history(
-                view.history,
-                view.board,
-                view.board.hand_size(rules) if view.board.winner is None else 0,
-                list(view.seen + view.table),
+
+    def _check_draw_pile(self) -> None:
+        """A stated draw pile is the unseen pool less the opponent's hand (R6)."""
+        expected = len(self.unseen_pool) - self.opponent_hand_size
+        if self.draw_pile_size != expected:
+            raise PositionError(
+                f"draw_pile_size {self.draw_pile_size}: the unseen pool less the opponent's hand leaves {expected}",
+                "R6",
             )
-        return view
+
+    def _check_round_history(self) -> None:
+        """The round's events follow from the deal on this board (R6-R20).
+        (The play's facts — R12-R20 against this hand and the unseen pool —
+        were checked once, by validate's check_view_facts.)"""
+        check_round_history(
+            self.history,
+            self.board,
+            self.board.hand_size(self.rules) if self.board.winner is None else 0,
+            list(self.seen + self.table),
+        )
 
     def validate(self) -> None:
         """Reject a view no game can produce, naming the field and rule."""
+        self._check_who_and_when()
+        self._check_dealt_hands()
+        check_known_counts(self.rules, self.hand, self.seen, self.table)
+        self._check_unseen_pool()
+        if self.phase == PLAY:
+            self._check_play()
+        elif self.phase in (REPLACE, DUEL) and self.play_history:
+            raise PositionError(
+                f"a history of attacks and answers exists only in the play phase, not in {self.phase}", "R10"
+            )
+        self._check_acting()
+
+    def _check_who_and_when(self) -> None:
+        """A seat, a phase, a game not yet won (R19), and a secret choice
+        made from your own hand (R8-R9)."""
         if self.player not in (0, 1):
             raise PositionError(f"player must be 0 or 1, got {self.player!r}")
         if self.phase not in _PHASE_OF:
@@ -228,6 +252,10 @@ class View:
             raise PositionError(f"the cat stands in player {self.board.winner}'s goal: the game is over", "R19")
         if self.my_pending is not None and not contains(self.hand, self.my_pending):
             raise PositionError("my_pending must be cards from your hand", "R8-R9")
+
+    def _check_dealt_hands(self) -> None:
+        """Before play both hands match (R6); a duel needs two cards each
+        (R9); a replace needs a dealt hand and a cap it can meet (R7)."""
         if self.phase in (REPLACE, DUEL) and self.opponent_hand_size != len(self.hand):
             raise PositionError(
                 f"in the {self.phase} phase both hands hold the same number of cards: you {len(self.hand)}, "
@@ -241,70 +269,68 @@ class View:
                 raise PositionError("the replace phase needs a dealt hand", "R6")
             if self.replace_cap is not None and self.replace_cap > len(self.hand):
                 raise PositionError(f"replace_cap {self.replace_cap} impossible: expected 0..{len(self.hand)}", "R7")
-        check_known_counts(self.rules, self.hand, self.seen, self.table)
+
+    def _check_unseen_pool(self) -> None:
+        """The opponent's hand comes from the unseen cards (R1); in the
+        replace phase so do the replacements still to come (R7-R8)."""
         pool = len(self.unseen_pool)
         if self.opponent_hand_size < 0 or self.opponent_hand_size > pool:
             raise PositionError(
                 f"opponent_hand_size {self.opponent_hand_size} impossible: only {pool} cards are unseen", "R1"
             )
-        if self.phase == REPLACE:
-            # A deal starts a round's face-up cards afresh (R6): in the replace
-            # phase they are the first replacer's discards, at most replace_cap.
-            shown = 0 if self.replace_cap is None else self.replace_cap
-            if len(self.seen) > shown:
-                raise PositionError(
-                    f"seen holds {len(self.seen)} cards, but in the replace phase only the first replacer's "
-                    f"discards are face up ({shown}, replace_cap)",
-                    "R7",
-                )
-            # The draw pile must serve every replacement still to come (as a
-            # dealt game's does: the deck holds four hands, RULES §8).
-            need = 2 * len(self.hand) if self.replace_cap is None else self.replace_cap
-            if pool - self.opponent_hand_size < need:
-                raise PositionError(
-                    f"the draw pile ({pool - self.opponent_hand_size} unseen cards beyond the opponent's hand) cannot "
-                    f"serve the replacements still to come, up to {need} cards",
-                    "R7-R8",
-                )
-        if self.phase == PLAY:
-            if self.attacker not in (0, 1):
-                raise PositionError(f"attacker must be 0 or 1 in the play phase, got {self.attacker!r}", "R10")
-            mine, theirs = len(self.hand), self.opponent_hand_size
-            att, dfd = (mine, theirs) if self.attacker == self.player else (theirs, mine)
-            if att + len(self.table) != dfd:
-                raise PositionError(
-                    f"in play both hands hold the same number of cards (the attacker's plus the table): "
-                    f"attacker {att} + table {len(self.table)} vs defender {dfd}",
-                    "R10",
-                )
-            if dfd < 1:
-                raise PositionError("hands are empty: play ends with one card each", "R16")
-            if self.table and att < 1:
-                raise PositionError(
-                    f"an attack of {len(self.table)} cards from a hand of {len(self.table)} would use the attacker's "
-                    "last card: an attack has at most h - 1 cards",
-                    "R11",
-                )
-            if self.table and not is_attack(self.table):
-                raise PositionError(f"table {format_cards(self.table)} is not a single, a set or a sequence", "R10")
-            if not self.table and att < 2:
-                raise PositionError("play ends with one card each: the attacker needs at least two cards", "R16")
-            check_view_facts(
-                self.play_history,
-                player=self.player,
-                hand_now=self.hand,
-                seen=self.seen,
-                table=self.table,
-                attacker=self.attacker,
-                opponent_hand_size=self.opponent_hand_size,
-                pool=self.unseen_pool,
-                play_start=_play_start(self.history),
-            )
-        elif self.phase in (REPLACE, DUEL) and self.play_history:
+        if self.phase != REPLACE:
+            return
+        # A deal starts a round's face-up cards afresh (R6): in the replace
+        # phase they are the first replacer's discards, at most replace_cap.
+        shown = 0 if self.replace_cap is None else self.replace_cap
+        if len(self.seen) > shown:
             raise PositionError(
-                f"a history of attacks and answers exists only in the play phase, not in {self.phase}", "R10"
+                f"seen holds {len(self.seen)} cards, but in the replace phase only the first replacer's "
+                f"discards are face up ({shown}, replace_cap)",
+                "R7",
             )
-        self._check_acting()
+        # The draw pile must serve every replacement still to come (as a
+        # dealt game's does: the deck holds four hands, RULES §8).
+        need = 2 * len(self.hand) if self.replace_cap is None else self.replace_cap
+        if pool - self.opponent_hand_size < need:
+            raise PositionError(
+                f"the draw pile ({pool - self.opponent_hand_size} unseen cards beyond the opponent's hand) cannot "
+                f"serve the replacements still to come, up to {need} cards",
+                "R7-R8",
+            )
+
+    def _check_play(self) -> None:
+        """The play phase: an attacker (R10), hands that balance with the
+        table (R10), an attack that keeps a card back (R11) and is one
+        (R10), cards enough to go on (R16), and a history this hand and the
+        unseen pool can have come from (R12-R20)."""
+        if self.attacker not in (0, 1):
+            raise PositionError(f"attacker must be 0 or 1 in the play phase, got {self.attacker!r}", "R10")
+        mine, theirs = len(self.hand), self.opponent_hand_size
+        att, dfd = (mine, theirs) if self.attacker == self.player else (theirs, mine)
+        if att + len(self.table) != dfd:
+            raise PositionError(
+                f"in play both hands hold the same number of cards (the attacker's plus the table): "
+                f"attacker {att} + table {len(self.table)} vs defender {dfd}",
+                "R10",
+            )
+        if dfd < 1:
+            raise PositionError("hands are empty: play ends with one card each", "R16")
+        if self.table:
+            _check_table(self.table, att)
+        elif att < 2:
+            raise PositionError("play ends with one card each: the attacker needs at least two cards", "R16")
+        check_view_facts(
+            self.play_history,
+            player=self.player,
+            hand_now=self.hand,
+            seen=self.seen,
+            table=self.table,
+            attacker=self.attacker,
+            opponent_hand_size=self.opponent_hand_size,
+            pool=self.unseen_pool,
+            play_start=_play_start(self.history),
+        )
 
     def _check_acting(self) -> None:
         """Who acts follows from the public facts (a search trusts it):
@@ -319,20 +345,7 @@ class View:
                 f"not of the {self.phase} phase here",
                 "R8-R9",
             )
-        if self.phase == OVER:
-            allowed: list[list[int]] = [[]]
-        elif self.phase == PLAY:
-            assert self.attacker is not None  # validate refused a play phase without one (R10)
-            allowed = [[1 - self.attacker] if self.table else [self.attacker]]
-        elif not secret:
-            first = 0 if self.first_replacer == "p0" else 1
-            allowed = [[first] if self.replace_cap is None else [1 - first]]
-        else:
-            if self.phase == REPLACE and self.replace_cap is not None:
-                raise PositionError("on a two-arrow space both replace in secret: replace_cap is unset", "R8")
-            # Both in reveals at once: with your choice in, only the other acts;
-            # without it, you act, and the other may or may not have chosen.
-            allowed = [[1 - self.player]] if self.my_pending is not None else [[self.player], [0, 1]]
+        allowed = self._who_may_act(secret)
         if acting not in allowed:
             raise PositionError(
                 f"acting {acting} does not follow from the {self.phase} phase (expected "
@@ -340,6 +353,51 @@ class View:
                 f"my_pending)",
                 RULE_OF_PHASE[self.phase],
             )
+
+    def _who_may_act(self, secret: bool) -> list[list[int]]:
+        """The `acting` lists the public facts allow: nobody once the game
+        is over; the attacker or the defender facing the table (R10, R12);
+        the first replacer, then the second (R7); at a secret choice (R8,
+        R9), whoever has not chosen."""
+        if self.phase == OVER:
+            return [[]]
+        if self.phase == PLAY:
+            assert self.attacker is not None  # validate refused a play phase without one (R10)
+            return [[1 - self.attacker] if self.table else [self.attacker]]
+        if not secret:
+            first = 0 if self.first_replacer == "p0" else 1
+            return [[first] if self.replace_cap is None else [1 - first]]
+        return self._secret_choosers()
+
+    def _secret_choosers(self) -> list[list[int]]:
+        """At a secret choice (a replace on a two-arrow space, R8, or a
+        duel, R9), whoever has not chosen yet."""
+        if self.phase == REPLACE and self.replace_cap is not None:
+            raise PositionError("on a two-arrow space both replace in secret: replace_cap is unset", "R8")
+        # Both in reveals at once: with your choice in, only the other acts;
+        # without it, you act, and the other may or may not have chosen.
+        return [[1 - self.player]] if self.my_pending is not None else [[self.player], [0, 1]]
+
+
+def _acting_in_play(phase: Phase, attacker: int | None, table: Sequence[int]) -> list[int]:
+    """Who acts when a view leaves `acting` out: in the play phase the
+    attacker, or the defender facing the table (R10, R12); else unknown."""
+    if phase != PLAY or attacker not in (0, 1):
+        return []
+    return [1 - attacker] if table else [attacker]
+
+
+def _check_table(table: Sequence[int], att: int) -> None:
+    """An attack on the table keeps one of the attacker's cards back (R11)
+    and is a single, a set or a sequence (R10)."""
+    if att < 1:
+        raise PositionError(
+            f"an attack of {len(table)} cards from a hand of {len(table)} would use the attacker's "
+            "last card: an attack has at most h - 1 cards",
+            "R11",
+        )
+    if not is_attack(table):
+        raise PositionError(f"table {format_cards(table)} is not a single, a set or a sequence", "R10")
 
 
 def _play_start(history: Sequence[Event]) -> int | None:
@@ -382,68 +440,24 @@ def build_view(
     attacks and answers so far (R20), as events or in the notation of
     `tacocat.rules.history.parse_history`, the pending attack on the table
     last; when it leaves the table's attack out, that attack is added."""
-    if history is None:
-        history = ()
-    elif isinstance(history, str):
-        try:
-            history = parse_history(history)
-        except RecordError as exc:
-            raise RecordError(f"{label}history: {exc}") from None
+    history = _history_given(history, label)
     notes = notes if notes is not None else []
     board = board or Board()
     phase = phase or PLAY
-    if player not in (0, 1):
-        raise PositionError(f"player must be 0 or 1, got {player!r}")
-    if phase not in PHASES:
-        raise NotationError(f"phase {_short(phase)} unknown; expected one of {', '.join(PHASES)}")
-    if board.winner is not None:  # before the arrows and hand sizes of a space it is not on
-        raise PositionError(f"the cat stands in player {board.winner}'s goal: the game is over", "R19")
+    _check_seat_and_phase(player, phase, board)
     hand, seen, table = (parse_cards(c, label + what) for c, what in ((hand, "hand"), (seen, "seen"), (table, "table")))
     if not hand:
         raise NotationError('your hand is empty; give your cards, e.g. --hand "2 5 7 9"')
-    other = 1 - player
     first_replacer = board.first_replacer(rules)
     replace_cap = None
     if phase == PLAY:
-        if attacker is None:
-            attacker = other if table else player
-        if attacker not in (0, 1):
-            raise PositionError(f"attacker must be 0 or 1, got {attacker!r}", "R10")
-        if table and attacker == player:
-            raise PositionError(
-                f"the table holds player {player}'s own attack: player {other} is to answer, not player {player} "
-                f"(give --attacker {other}, or --player {other} to ask for the defender)",
-                "R12",
-            )
-        if opponent is None:
-            opponent = len(hand) - len(table) if table else len(hand)
-        elif table and opponent == len(hand) and len(hand) > len(table):
-            opponent = len(hand) - len(table)
-            notes.append(
-                f"note: the opponent held {len(hand)} cards before attacking with {len(table)}; "
-                f"counting {opponent} in their hand now (R10: attacker + table = defender)"
-            )
+        attacker, opponent = _play_seats(player, attacker, opponent, hand, table, notes)
         acting = [1 - attacker] if table else [attacker]
     else:
-        if table:
-            raise PositionError(f"a table (an attack to answer) exists only in the play phase, not in {phase}", "R10")
         attacker = None
-        if opponent is None:
-            opponent = len(hand)
-        acting = [0, 1]
-        if phase == REPLACE:
-            if cap is not None:
-                if not 0 <= cap <= len(hand):
-                    raise PositionError(f"replacement cap {cap} impossible: expected 0..{len(hand)} (R7)", "R7")
-                first_replacer, replace_cap, acting = f"p{other}", cap, [player]
-            elif first_replacer == f"p{other}":
-                raise PositionError(
-                    f"on space {board.cat} player {other} replaces first: give --cap N, "
-                    f"how many cards they discarded (you may discard at most that many)",
-                    "R7",
-                )
-            elif first_replacer == f"p{player}":
-                acting = [player]
+        opponent, first_replacer, replace_cap, acting = _seats_before_play(
+            phase, player, opponent, cap, hand, table, board, first_replacer
+        )
     if cap is not None and phase != REPLACE:
         raise NotationError(f"--cap applies to the replace phase only (R7), not {phase}")
     _check_opponent(opponent, hand, seen, table, phase, rules, label)
@@ -470,6 +484,113 @@ def build_view(
     )
     view.validate()
     return view
+
+
+def _history_given(history: str | Sequence[PlayEvent] | None, label: str) -> Sequence[PlayEvent]:
+    """The round's attacks and answers as events, read from notation when
+    typed (R20)."""
+    if history is None:
+        return ()
+    if isinstance(history, str):
+        try:
+            return parse_history(history)
+        except RecordError as exc:
+            raise RecordError(f"{label}history: {exc}") from None
+    return history
+
+
+def _check_seat_and_phase(player: int, phase: str, board: Board) -> None:
+    """A seat, a phase a view may be asked about, and a game not yet won
+    (R19) — before the arrows and hand sizes of a space the cat is not on."""
+    if player not in (0, 1):
+        raise PositionError(f"player must be 0 or 1, got {player!r}")
+    if phase not in PHASES:
+        raise NotationError(f"phase {_short(phase)} unknown; expected one of {', '.join(PHASES)}")
+    if board.winner is not None:
+        raise PositionError(f"the cat stands in player {board.winner}'s goal: the game is over", "R19")
+
+
+def _play_seats(
+    player: int,
+    attacker: int | None,
+    opponent: int | None,
+    hand: Hand,
+    table: Hand,
+    notes: list[str],
+) -> tuple[int, int]:
+    """The attacker and the opponent's hand size in the play phase: by
+    default the defender faces the table, else the player attacks (R12);
+    the opponent's hand balances with the table (R10)."""
+    other = 1 - player
+    if attacker is None:
+        attacker = other if table else player
+    if attacker not in (0, 1):
+        raise PositionError(f"attacker must be 0 or 1, got {attacker!r}", "R10")
+    if table and attacker == player:
+        raise PositionError(
+            f"the table holds player {player}'s own attack: player {other} is to answer, not player {player} "
+            f"(give --attacker {other}, or --player {other} to ask for the defender)",
+            "R12",
+        )
+    return attacker, _opponent_in_play(opponent, hand, table, notes)
+
+
+def _opponent_in_play(opponent: int | None, hand: Hand, table: Hand, notes: list[str]) -> int:
+    """The opponent's hand in play: the attacker's hand plus the table is
+    the defender's (R10).  Leniency: a defender who counts the attacker's
+    hand as before the attack gets the table subtracted, with a note."""
+    if opponent is None:
+        return len(hand) - len(table) if table else len(hand)
+    if table and opponent == len(hand) and len(hand) > len(table):
+        opponent = len(hand) - len(table)
+        notes.append(
+            f"note: the opponent held {len(hand)} cards before attacking with {len(table)}; "
+            f"counting {opponent} in their hand now (R10: attacker + table = defender)"
+        )
+    return opponent
+
+
+def _seats_before_play(
+    phase: str,
+    player: int,
+    opponent: int | None,
+    cap: int | None,
+    hand: Hand,
+    table: Hand,
+    board: Board,
+    first_replacer: str,
+) -> tuple[int, str, int | None, list[int]]:
+    """Before play no attack is on the table (R10) and the opponent holds
+    as many cards as you (R6)."""
+    if table:
+        raise PositionError(f"a table (an attack to answer) exists only in the play phase, not in {phase}", "R10")
+    opponent = len(hand) if opponent is None else opponent
+    if phase != REPLACE:
+        return opponent, first_replacer, None, [0, 1]
+    return (opponent, *_replace_seats(player, cap, hand, board, first_replacer))
+
+
+def _replace_seats(
+    player: int, cap: int | None, hand: Hand, board: Board, first_replacer: str
+) -> tuple[str, int | None, list[int]]:
+    """The replace phase's first replacer, cap and who acts: with a cap the
+    other player replaced first and discarded that many (R7); on an arrow
+    toward the other player a cap is needed; on an arrow toward the player
+    they act first; on a two-arrow space both choose (R8)."""
+    other = 1 - player
+    if cap is not None:
+        if not 0 <= cap <= len(hand):
+            raise PositionError(f"replacement cap {cap} impossible: expected 0..{len(hand)} (R7)", "R7")
+        return f"p{other}", cap, [player]
+    if first_replacer == f"p{other}":
+        raise PositionError(
+            f"on space {board.cat} player {other} replaces first: give --cap N, "
+            f"how many cards they discarded (you may discard at most that many)",
+            "R7",
+        )
+    if first_replacer == f"p{player}":
+        return first_replacer, None, [player]
+    return first_replacer, None, [0, 1]
 
 
 def _check_opponent(
@@ -559,24 +680,8 @@ def view_from_json(data: Any, notes: list[str] | None = None, *, allow_rule_file
     """A view from JSON: either a full `View.to_dict()` or the short form
     {player, hand, seen, opponent_hand_size, attacker, table, rules?,
     phase?, board?, replace_cap?}."""
-    if not isinstance(data, Mapping):
-        raise RecordError(
-            "a view must be a JSON object with keys player, hand, seen, opponent_hand_size, attacker, table"
-        )
-    unknown = set(data) - VIEW_KEYS - FULL_VIEW_KEYS
-    if unknown:
-        raise RecordError(
-            f"unknown view key(s) {sorted(unknown)}; expected player, hand, seen, opponent_hand_size, "
-            "attacker, table, rules, phase, board, replace_cap, history"
-        )
-    if "hand" not in data:
-        raise RecordError('view is missing "hand" (your cards, e.g. [2, 5, 7, 9])')
-    rules_src = data.get("rules")
-    if rules_src is not None and not isinstance(rules_src, (str, Mapping)):
-        raise RecordError("view 'rules' must be a ruleset object, a file path or \"standard\"")
-    if isinstance(rules_src, str) and rules_src != "standard" and not allow_rule_files:
-        raise RecordError("view 'rules' must be a ruleset object or \"standard\"")
-    rules = load_ruleset(rules_src)
+    _check_view_keys(data)
+    rules = _view_rules(data.get("rules"), allow_rule_files)
     if "draw_pile_size" in data and "acting" in data:
         full = dict(data)
         full["rules"] = rules.to_dict()
@@ -589,25 +694,53 @@ def view_from_json(data: Any, notes: list[str] | None = None, *, allow_rule_file
     if phase is not None and (not isinstance(phase, str) or phase not in PHASES):
         raise RecordError(f"view 'phase' must be one of {', '.join(PHASES)}, got {_short(phase)}")
 
-    def int_or_none(key: str) -> int | None:
-        v = data.get(key)
-        if v is None:
-            return None
-        if isinstance(v, bool) or not isinstance(v, int):
-            raise RecordError(f"view {key!r} must be an integer, got {_short(v)}")
-        return v
-
     return build_view(
         hand=data["hand"],
         seen=data.get("seen"),
         table=data.get("table"),
-        opponent=int_or_none("opponent_hand_size"),
-        attacker=int_or_none("attacker"),
-        player=int_or_none("player") or 0,
+        opponent=_int_or_none(data, "opponent_hand_size"),
+        attacker=_int_or_none(data, "attacker"),
+        player=_int_or_none(data, "player") or 0,
         phase=phase,
-        cap=int_or_none("replace_cap"),
+        cap=_int_or_none(data, "replace_cap"),
         board=board,
         rules=rules,
         notes=notes,
         history=history_from_json(data.get("history")),
     )
+
+
+def _check_view_keys(data: Any) -> None:
+    """A view is a JSON object of known keys, holding at least a hand."""
+    if not isinstance(data, Mapping):
+        raise RecordError(
+            "a view must be a JSON object with keys player, hand, seen, opponent_hand_size, attacker, table"
+        )
+    unknown = set(data) - VIEW_KEYS - FULL_VIEW_KEYS
+    if unknown:
+        raise RecordError(
+            f"unknown view key(s) {sorted(unknown)}; expected player, hand, seen, opponent_hand_size, "
+            "attacker, table, rules, phase, board, replace_cap, history"
+        )
+    if "hand" not in data:
+        raise RecordError('view is missing "hand" (your cards, e.g. [2, 5, 7, 9])')
+
+
+def _view_rules(rules_src: Any, allow_rule_files: bool) -> Ruleset:
+    """A view's ruleset: an object, "standard", or (where files may be
+    read) a file path (RULES §8)."""
+    if rules_src is not None and not isinstance(rules_src, (str, Mapping)):
+        raise RecordError("view 'rules' must be a ruleset object, a file path or \"standard\"")
+    if isinstance(rules_src, str) and rules_src != "standard" and not allow_rule_files:
+        raise RecordError("view 'rules' must be a ruleset object or \"standard\"")
+    return load_ruleset(rules_src)
+
+
+def _int_or_none(data: Mapping, key: str) -> int | None:
+    """A short view's integer field, or None when left out."""
+    v = data.get(key)
+    if v is None:
+        return None
+    if isinstance(v, bool) or not isinstance(v, int):
+        raise RecordError(f"view {key!r} must be an integer, got {_short(v)}")
+    return v
