@@ -44,17 +44,28 @@ def position_flags(**given: object) -> list[str]:
 
 
 def run_hint(
-    view, *, time_ms, iterations, seed, method, score="game", round_search=False, duel="matrix", show_progress=True
+    view,
+    *,
+    time_ms,
+    iterations,
+    seed,
+    method,
+    score="game",
+    round_search=False,
+    duel="matrix",
+    show_progress=True,
+    stop=None,
 ):
     """Call the engine's hint with a progress indicator on stderr; returns
-    the `HintResult`."""
+    the `HintResult`.  `stop` (a `threading.Event`) ends the search early
+    with its best answer so far."""
     try:
         from tacocat.search.budget import Budget
         from tacocat.search.hint import Knobs, hint
     except ImportError as exc:  # the search engine is not built
         raise CliError(f"the hint engine is not available in this installation ({exc})") from None
     with Progress("searching", enabled=show_progress) as progress:
-        budget = Budget(samples=iterations, time_ms=time_ms, seed=seed, progress=progress)
+        budget = Budget(samples=iterations, time_ms=time_ms, seed=seed, progress=progress, stop=stop)
         knobs = Knobs(round_search=round_search, duel=duel)
         return hint(view, budget, method=method, utilities=score, knobs=knobs)
 

@@ -30,6 +30,7 @@ from tacocat.cli.terminal import (
     format_hint,
     format_history,
     friendly_errors,
+    interrupt_sets,
     is_terminal,
 )
 from tacocat.errors import IllegalMoveError, NotationError, RecordError, TacocatError
@@ -499,16 +500,27 @@ class Session:
         return "legal: " + "; ".join(str(a) for a in legal)
 
     def show_hint(self, top: int | None = 8, time_ms: int | None = None, show_all: bool = False) -> None:
+        """The engine's ranked moves for the human's position.  Ctrl-C during
+        the search stops it, shows what it found so far, and the prompt
+        comes back: the game goes on (issue 35)."""
+        import threading
+
         from tacocat.cli.hint_cmd import run_hint
 
         view = self.state.view(self.seat)
+        stop = threading.Event()
         try:
-            result = run_hint(view, time_ms=time_ms or self.hint_ms, iterations=None, seed=0, method="auto")
+            with interrupt_sets(stop):
+                result = run_hint(
+                    view, time_ms=time_ms or self.hint_ms, iterations=None, seed=0, method="auto", stop=stop
+                )
         except (TacocatError, CliError) as exc:
-            self.say(f"no hint: {exc}")
+            self.say(f"no hint: {exc}" + (" (stopped by Ctrl-C)" if stop.is_set() else ""))
             return
         if view.play_history:  # the hint dealt only hands consistent with it (R20)
             self.say(f"round so far (tacocat hint --history takes it): {format_history(view.play_history)}")
+        if stop.is_set():
+            self.say("hint stopped by Ctrl-C: what the search found so far (the game goes on)", fg="yellow")
         self.say(format_hint(result.to_dict(), top=top, show_all=show_all))
 
     def bot_turn(self, player: int) -> None:

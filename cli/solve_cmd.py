@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import math
 import re
 import sys
 from dataclasses import dataclass
@@ -30,10 +31,8 @@ from tacocat.cli.terminal import (
     format_action,
     format_hint,
     friendly_errors,
-    is_terminal,
     parse_board,
     require_decision,
-    stderr,
     view_from_flags,
 )
 from tacocat.core.exact import DEFAULT_UTILITIES, PVStep, Solver, SolveResult, position_from_dict, result_to_dict
@@ -197,13 +196,29 @@ def _json_lines(stream: TextIO, rules: Ruleset, utilities: tuple | None, solver:
     """Solve one position per line; print one JSON object per line; return
     how many lines failed."""
     failed = 0
-    for number, line in enumerate(stream, 1):
-        if not line.strip():
-            continue
-        out = _solve_line(number, line, rules, utilities, solver, value_only)
-        failed += "error" in out
-        click.echo(json.dumps(out))
+    with Progress("solving positions", total=_lines_in(stream)) as progress:
+        for number, line in enumerate(stream, 1):
+            if not line.strip():
+                continue
+            out = _solve_line(number, line, rules, utilities, solver, value_only)
+            failed += "error" in out
+            click.echo(json.dumps(out))
+            progress.update(1)
     return failed
+
+
+def _lines_in(stream: TextIO) -> int | None:
+    """The positions (non-blank lines) of a file, read once ahead for the
+    progress bar's total; None for a stream that cannot be read twice (stdin)."""
+    try:
+        if not stream.seekable():
+            return None
+        start = stream.tell()
+        total = sum(1 for line in stream if line.strip())
+        stream.seek(start)
+    except (OSError, ValueError):
+        return None
+    return total or None
 
 
 _WORKER_SOLVER: dict = {}
@@ -231,10 +246,15 @@ def _json_lines_on(
     ]
     failed = 0
     try:
-        with stop_on_sigterm(), contextlib.closing(run_tasks(_solve_task, items, cluster)) as results:
+        with (
+            stop_on_sigterm(),
+            Progress("solving positions", total=len(items)) as progress,
+            contextlib.closing(run_tasks(_solve_task, items, cluster)) as results,
+        ):
             for _, (bad, text) in ordered(results):
                 failed += bad
                 click.echo(text)
+                progress.update(1)
     except KeyboardInterrupt as exc:
         click.echo("stopped: the lines printed so far are complete", err=True)
         sys.exit(143 if isinstance(exc, Stopped) else 130)
@@ -674,60 +694,84 @@ def _endgame(endgame: EndgameFlags, json_path, max_hands, pv_lines, value_only) 
 
 
 class EquilibriumProgress:
-    """`solve --equilibrium`'s progress on stderr, as the `info` callback of
-    `tacocat.search.equilibrium.solve`: sizing and building the tree (the
-    longest step of a large endgame), the tree's size once built, then
-    each CFR check's exploitability against the target.  On a terminal one
-    line is redrawn (at most ten times a second) and cleared at the end;
-    elsewhere (a pipe, a log) it prints a line per stage from the tree
-    built on, the checks at most one every two seconds, so a refusal
-    before the tree exists stays one line.  Never touches stdout."""
+    """`solve --equilibrium`'s progress on stderr (a `Progress`), as the
+    `info` callback of `tacocat.search.equilibrium.solve`: sizing and
+    building the tree (its size said in a line of its own once built),
+    then each CFR check's exploitability against the target, with the
+    fraction done and the time left that the checks so far predict
+    (`equilibrium_time_left`).  On a terminal a bar is redrawn five times a
+    second, so a 5-card solve's long first iterations show the clock
+    running; elsewhere (a pipe, a log) a line every few seconds."""
 
-    def __init__(self, target: float) -> None:
-        import time
-
-        self._time = time.perf_counter
+    def __init__(self, target: float, time_ms: float | None = None) -> None:
         self.target = target
-        self.stream = stderr()
-        self.tty = is_terminal(self.stream)
-        self.last = -1e9
-        self.shown = False
-        if self.tty:
-            self.say("sizing and building the endgame's public tree (every hand, every move) ...", always=True)
-
-    def say(self, text: str, always: bool = False) -> None:
-        now = self._time()
-        if not always and now - self.last < (0.1 if self.tty else 2.0):
-            return
-        self.last = now
-        if self.tty:
-            self.stream.write("\r" + text[:100].ljust(100))
-            self.shown = True
-        else:
-            self.stream.write(text + "\n")
-        self.stream.flush()
+        self.time_ms = time_ms
+        self.built_s: float | None = None
+        self.checks: list[tuple[int, float, float]] = []
+        """(iterations, seconds, exploitability) of each check so far."""
+        self.progress = Progress("equilibrium")
+        self.progress.report(note="sizing and building the endgame's public tree (every hand, every move)")
 
     def __call__(self, info: dict) -> None:
         if info.get("stage") == "built":
-            self.say(
+            self.built_s = float(info["seconds"])
+            self.progress.say(
                 f"tree built: {info['nodes']:,} public nodes, {info['sequences']:,} sequences, "
                 f"{info['bytes'] / 1e6:.1f} MB in {info['seconds']:.1f} s; CFR to exploitability "
-                f"{self.target:g} ...",
-                always=True,
+                f"{self.target:g} ..."
             )
+            note = "first CFR iterations"
         else:
-            self.say(
+            self.checks.append((int(info["iterations"]), float(info["seconds"]), float(info["exploitability"])))
+            note = (
                 f"CFR: {info['iterations']} iterations, exploitability {info['exploitability']:.2g} "
-                f"(target {self.target:g}), {info['seconds']:.1f} s"
+                f"(target {self.target:g})"
             )
+        left = equilibrium_time_left(self.built_s or 0.0, self.checks, self.target)
+        elapsed = self.progress.elapsed()
+        if self.time_ms is not None:
+            budget_left = max(self.time_ms / 1000.0 - elapsed, 0.0)
+            left = budget_left if left is None else min(left, budget_left)
+        self.progress.report(left_s=left, note=note)
 
     def __enter__(self) -> "EquilibriumProgress":
+        self.progress.open()
         return self
 
     def __exit__(self, *exc: Any) -> None:
-        if self.shown:
-            self.stream.write("\r" + " " * 100 + "\r")
-            self.stream.flush()
+        self.progress.close()
+
+
+FIRST_CHUNK_PER_BUILD = 6.0
+"""Before the first check, the first CFR iterations and that check are
+guessed at this many times the build's seconds: measured 6.5x on a 4-card
+endgame (34 unseen) and 5.3x on the 5-card one of issue 35."""
+
+
+def equilibrium_time_left(built_s: float, checks: list[tuple[int, float, float]], target: float) -> float | None:
+    """Seconds an equilibrium solve still needs, as its checks so far
+    predict, counted from the last of them (the build before any): the
+    power law through the last two checks (`CONVERGENCE_SLOPE` from one)
+    gives the iteration that reaches `target` (at most 64 times the
+    iterations so far: a flat stretch would predict forever); the asking hand's regret
+    is taken to need two strides more (an eighth of the iterations each,
+    as the solve plans them) and each of the three checks left about an
+    iteration; the seconds per
+    iteration are the last stride's, its check included.  Before the
+    first check, `FIRST_CHUNK_PER_BUILD` times the build.  None when
+    nothing is known yet."""
+    from tacocat.search.equilibrium import CONVERGENCE_SLOPE, FIRST_CHECK
+
+    if not checks:
+        return FIRST_CHUNK_PER_BUILD * built_s if built_s > 0 else None
+    t, seconds, e = checks[-1]
+    t0, s0, e0 = checks[-2] if len(checks) >= 2 else (0, built_s, math.inf)
+    per = (seconds - s0) / max(t - t0 + 1, 1)  # +1: the check after the stride costs about an iteration
+    slope = math.log(e0 / e) / math.log(t / t0) if t0 > 0 and e0 > e > 0 else CONVERGENCE_SLOPE
+    reach = t
+    if e > target > 0 and slope > 0:
+        reach = max(t, min(t * (e / target) ** (1.0 / slope), 64.0 * max(t, FIRST_CHECK)))
+    return per * ((reach - t) + 2.0 * max(2.0, reach / 8.0) + 3.0)
 
 
 def _equilibrium(endgame: EndgameFlags, json_path, target, time_ms) -> None:
@@ -760,7 +804,7 @@ def _equilibrium(endgame: EndgameFlags, json_path, target, time_ms) -> None:
     eg = endgame_from_view(view, util)  # its history (R20 floors) comes with the view
     goal = DEFAULT_TARGET if target is None else target
     try:
-        with EquilibriumProgress(goal) as info:
+        with EquilibriumProgress(goal, time_ms) as info:
             r = solve(eg, target=goal, time_ms=time_ms, info=info, hand_of=(view.player, view.hand))
     except EndgameTooLarge as exc:
         raise CliError(

@@ -6,9 +6,12 @@ own: cards, moves and boards are read by the types of the rules layer
 
 from __future__ import annotations
 
+import contextlib
 import functools
+import signal
 import sys
-from typing import Any, Callable, Mapping, Sequence
+import threading
+from typing import Any, Callable, Iterator, Mapping, Sequence
 
 import click
 
@@ -379,6 +382,7 @@ def format_hint(result: Mapping[str, Any], top: int | None = None, show_all: boo
                 f"  solved as a Bayesian game over {sub.get('my_types')} x {sub.get('opponent_types')} hands "
                 f"(each hand of either player its own card), exploitability {sub.get('exploitability', 0):.1e}"
             )
+    lines += replacement_game_text(result)
     best = result.get("best")
     if best:
         line = f"best: {format_action(best)}"
@@ -391,90 +395,274 @@ def format_hint(result: Mapping[str, Any], top: int | None = None, show_all: boo
     return "\n".join(lines)
 
 
-def progress_bar(label: str, total: int) -> Any:
-    """A progress bar on stderr (stdout stays clean for --json).  On a
-    terminal it is click's bar; elsewhere one line names the task, so logs
-    stay readable."""
-    err = stderr()
-    if is_terminal(err):
-        return click.progressbar(length=max(total, 1), label=label, file=err)
-    click.echo(f"{label} ...", err=True)
-    return _QuietBar(max(total, 1))
+def replacement_game_text(result: Mapping[str, Any]) -> list[str]:
+    """What a replacement solved as a game was, in a player's words (none
+    for any other search)."""
+    sub = result.get("subgame")
+    if not isinstance(sub, dict) or sub.get("solved") != "replacement game":
+        return []
+    reply = (
+        "the opponent's replacement in it as a strategy of its own, hand by hand"
+        if sub.get("opponent_replies")
+        else "the opponent has replaced already"
+    )
+    mix = ", ".join(
+        f"{format_action({'kind': 'replace', 'cards': m.get('cards', ())})} {_pct(m.get('probability')).strip()}"
+        for m in sub.get("mix") or []
+    )
+    return [
+        f"solved as a game: your discard, the draws, {reply}; over {sub.get('my_types')} hands you might hold "
+        f"x {sub.get('opponent_types')} it might hold ({sub.get('nodes'):,} positions), "
+        f"{sub.get('iterations')} iterations, exploitability {sub.get('exploitability', 0):.1e}",
+        f"  its strategy for your hand (play at random with these odds): {mix}",
+    ]
 
 
-class _QuietBar:
-    """The part of click's progress bar the commands use, silent."""
+def progress_bar(label: str, total: int) -> Progress:
+    """A progress bar of `total` steps on stderr (stdout stays clean for
+    --json), advanced by `update(n)` (`Progress`); on a pipe a first line
+    names the task, so a log says what each stretch of it was."""
+    bar = Progress(label, total=max(total, 1))
+    if not bar.tty:
+        bar.say(f"{label} ...")
+    return bar
 
-    def __init__(self, length: int) -> None:
-        self.length = length
-        self.pos = 0
 
-    def update(self, n: int) -> None:
-        self.pos += n
-
-    def __enter__(self) -> "_QuietBar":
-        return self
-
-    def __exit__(self, *exc: Any) -> None:
-        pass
+def duration_text(seconds: float) -> str:
+    """Seconds as a person reads a wait: "0.4 s", "8 s", "2 min 05 s", "1 h 03 min"."""
+    if seconds < 9.95:
+        return f"{max(seconds, 0.0):.1f} s"
+    s = int(round(seconds))
+    if s < 60:
+        return f"{s} s"
+    if s < 3600:
+        return f"{s // 60} min {s % 60:02d} s"
+    return f"{s // 3600} h {s % 3600 // 60:02d} min"
 
 
 class Progress:
-    """Progress of one long search on stderr, as a callable the engine calls
-    with (done, total) — or with a fraction, or nothing — as it goes.  On a
-    terminal it redraws one line (a bar when the total is known, else a
-    spinner with the elapsed time) at most ten times a second; elsewhere it
-    stays silent so piped stderr is not flooded.  Never touches stdout."""
+    """Progress of one long task on stderr, never on stdout.
 
+    Told how far it is by the engine's callback (`progress(fraction)`, or
+    `(done, total)`), by `update(n)` (steps of `total`) or by `report`
+    (a fraction, the time left when the caller knows better, a note of
+    what it is doing).  A thread of its own redraws it, so it keeps talking
+    while a search runs long between two callbacks: on a terminal one line
+    (a bar, the fraction, the elapsed time and the time left) redrawn five
+    times a second and cleared at the end; elsewhere (a pipe, a log) one
+    line every `PIPE_EVERY_S` seconds, so a log never goes quiet for 5 s
+    and a task shorter than that prints nothing.
+
+    The time left is what the pace so far gives (the elapsed time when the
+    fraction was last told, scaled to the rest, counted down since), or the
+    caller's own estimate; it is left out while nothing is known."""
+
+    TTY_EVERY_S = 0.2
+    PIPE_EVERY_S = 4.0
+    """A piped line this often: issue 35 asks for one at least every 5 s."""
+    BAR = 24
     FRAMES = "|/-\\"
 
-    def __init__(self, label: str, enabled: bool = True) -> None:
+    def __init__(self, label: str, total: int | None = None, enabled: bool = True, stream: Any = None) -> None:
         import time
 
-        self._time = time.perf_counter
+        self._now = time.monotonic
         self.label = label
-        self.stream = stderr()
-        self.enabled = enabled and is_terminal(self.stream)
-        self.start = self._time()
-        self.last = 0.0
+        self.total = total
+        self.stream = stream if stream is not None else stderr()
+        self.tty = is_terminal(self.stream)
+        self.enabled = enabled
+        self.start = self._now()
+        self.done: int | None = 0 if total is not None else None
+        self.fraction: float | None = None
+        self.told_at = self.start
+        """When the fraction (or the time left) was last told."""
+        self.left_s: float | None = None
+        """The caller's own estimate of the time left, as of `told_at`."""
+        self.note = ""
         self.frame = 0
-        self.shown = False
+        self.shown = 0
+        """Characters of the terminal line drawn last (0: none shown)."""
+        self.drawn_at = -1e9
+        self._lock = threading.Lock()
+        self._over = threading.Event()
+        self._thread: Any = None
 
+    # ------------------------------------------------------------ told
     def __call__(self, done: Any = None, total: Any = None, *args: Any, **kwargs: Any) -> None:
-        if not self.enabled:
-            return
-        now = self._time()
-        if now - self.last < 0.1:
-            return
-        self.last = now
-        elapsed = now - self.start
-        frac = None
+        """The engine's callback: a fraction, or (done, total), or a count."""
         if isinstance(done, (int, float)) and isinstance(total, (int, float)) and total > 0:
-            frac = min(max(done / total, 0.0), 1.0)
-        elif isinstance(done, float) and total is None and 0.0 <= done <= 1.0:
-            frac = done
-        if frac is not None:
-            bar = "#" * int(30 * frac)
-            text = f"\r{self.label} [{bar:<30}] {100 * frac:3.0f}%  {elapsed:5.1f} s"
+            self.done = int(done) if isinstance(done, int) else self.done
+            self.total = int(total) if isinstance(total, int) else self.total
+            self._told(done / total)
+        elif isinstance(done, float) and total is None:
+            self._told(done)
+        elif isinstance(done, int):
+            self.done = done
+        self._tick()
+
+    def update(self, n: int = 1) -> None:
+        """`n` more steps of `total` done (click's progress bar's call)."""
+        self.done = (self.done or 0) + n
+        if self.total:
+            self._told(self.done / self.total)
+        self._tick()
+
+    def report(self, fraction: float | None = None, *, left_s: float | None = None, note: str | None = None) -> None:
+        """Say how far the task is, the time left when the caller knows it
+        better than the pace does, and what it is doing now."""
+        if note is not None:
+            self.note = note
+        if fraction is not None or left_s is not None:
+            self._told(fraction, left_s)
+            if fraction is None:
+                self.fraction = None  # the time left says it, moving on with the clock
+        self._tick()
+
+    def _told(self, fraction: float | None, left_s: float | None = None) -> None:
+        if fraction is not None:
+            self.fraction = min(max(float(fraction), 0.0), 1.0)
+        self.left_s = left_s
+        self.told_at = self._now()
+
+    # ------------------------------------------------------------ shown
+    def elapsed(self) -> float:
+        return self._now() - self.start
+
+    def time_left(self) -> float | None:
+        """Seconds left by the caller's estimate or by the pace so far (below
+        0 once the estimate has passed), None when unknown."""
+        since = self._now() - self.told_at
+        if self.left_s is not None:
+            return self.left_s - since
+        f = self.fraction
+        if f is None or not 0.0 < f < 1.0:
+            return None
+        spent = self.told_at - self.start
+        return spent * (1.0 - f) / f - since
+
+    def shown_fraction(self) -> float | None:
+        """The fraction told, else the one the time left implies (elapsed
+        over elapsed and left), which moves on as the clock does."""
+        if self.fraction is not None:
+            return self.fraction
+        left = self.time_left()
+        if left is None:
+            return None
+        elapsed = self.elapsed()
+        return min(elapsed / max(elapsed + max(left, 0.0), 1e-9), 1.0)
+
+    def _left_text(self) -> str:
+        left = self.time_left()
+        if left is None:
+            return ""
+        return f", about {duration_text(left)} left" if left > 0 else ", longer than estimated"
+
+    def text(self) -> str:
+        """The progress as one line (without the terminal's carriage return)."""
+        f = self.shown_fraction()
+        count = f"{self.done}/{self.total}" if self.total else f"{self.done} done" if self.done else None
+        if not self.tty:
+            parts = [f"{100 * f:.0f}%" if f is not None else None, f"({count})" if count else None]
+            head = " ".join(p for p in parts if p)
+            said = f"{self.label}: {head + ', ' if head else ''}{duration_text(self.elapsed())} so far"
+            return said + self._left_text() + (f"; {self.note}" if self.note else "")
+        if f is not None:
+            bar = "#" * int(self.BAR * f)
+            said = f"{self.label} [{bar:<{self.BAR}}] {100 * f:3.0f}%"
         else:
             self.frame = (self.frame + 1) % len(self.FRAMES)
-            count = f" {done}" if isinstance(done, int) else ""
-            text = f"\r{self.label} {self.FRAMES[self.frame]}{count}  {elapsed:5.1f} s"
-        self.stream.write(text)
-        self.stream.flush()
-        self.shown = True
+            said = f"{self.label} {self.FRAMES[self.frame]}"
+        said += f"  {count}" if count else ""
+        said += f"  {duration_text(self.elapsed())}" + self._left_text()
+        return said + (f"  {self.note}" if self.note else "")
+
+    def say(self, line: str) -> None:
+        """A line of its own on stderr (above the bar on a terminal, which is drawn again after)."""
+        if not self.enabled:
+            return
+        with self._lock:
+            self._clear()
+            self.stream.write(line + "\n")
+            self.stream.flush()
+            self.drawn_at = -1e9 if self.tty else self._now()
+
+    def _tick(self) -> None:
+        """Redraw now if the thread has not for a while (a search holding the interpreter)."""
+        if self.enabled and self.tty and self._now() - self.drawn_at >= self.TTY_EVERY_S:
+            self.draw()
+
+    def draw(self) -> None:
+        if not self.enabled:
+            return
+        with self._lock:
+            self.drawn_at = self._now()
+            line = self.text()
+            if self.tty:
+                import shutil
+
+                width = max(20, shutil.get_terminal_size((100, 24)).columns - 1)
+                line = line[:width]
+                self.stream.write("\r" + line + " " * max(self.shown - len(line), 0))
+                self.shown = len(line)
+            else:
+                self.stream.write(line + "\n")
+            self.stream.flush()
+
+    def _clear(self) -> None:
+        if self.shown:
+            self.stream.write("\r" + " " * self.shown + "\r")
+            self.stream.flush()
+            self.shown = 0
+
+    def _run(self) -> None:
+        every = self.TTY_EVERY_S if self.tty else self.PIPE_EVERY_S
+        while not self._over.wait(every):
+            self.draw()
+
+    # ------------------------------------------------------------ life
+    def open(self) -> "Progress":
+        if self.enabled and self._thread is None:
+            self._thread = threading.Thread(target=self._run, name=f"progress: {self.label}", daemon=True)
+            self._thread.start()
+        return self
 
     def close(self) -> None:
-        if self.shown:
-            self.stream.write("\r" + " " * 70 + "\r")
-            self.stream.flush()
-            self.shown = False
+        self._over.set()
+        if self._thread is not None:
+            self._thread.join()
+            self._thread = None
+        with self._lock:
+            self._clear()
 
     def __enter__(self) -> "Progress":
-        return self
+        return self.open()
 
     def __exit__(self, *exc: Any) -> None:
         self.close()
+
+
+@contextlib.contextmanager
+def interrupt_sets(stop: threading.Event) -> Iterator[threading.Event]:
+    """Within the block, Ctrl-C (SIGINT) sets `stop` instead of raising
+    KeyboardInterrupt, so a search polling it ends with its best answer so
+    far and the caller goes on; a second Ctrl-C, once `stop` is set,
+    interrupts as usual.  Only the main thread hears signals: elsewhere the
+    block runs unchanged."""
+    if threading.current_thread() is not threading.main_thread():
+        yield stop
+        return
+
+    def stop_first(signum: int, frame: Any) -> None:
+        if stop.is_set():
+            raise KeyboardInterrupt
+        stop.set()
+
+    previous = signal.signal(signal.SIGINT, stop_first)
+    try:
+        yield stop
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 def is_terminal(stream: Any) -> bool:

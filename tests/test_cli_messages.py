@@ -6,7 +6,6 @@ every count in `tacocat play` reads as a count; `solve --equilibrium` shows
 its progress on stderr, has a --help example, and a refusal says what works
 instead."""
 
-import io
 import json
 import re
 
@@ -175,27 +174,6 @@ def test_equilibrium_shows_progress_on_stderr_only():
         re.M,
     ), result.stderr
     assert "tree built" not in result.stdout and "exploitability" in result.stdout
-
-
-def test_equilibrium_progress_reports_iterations_and_exploitability():
-    from tacocat.cli.solve_cmd import EquilibriumProgress
-
-    class Terminal(io.StringIO):
-        def isatty(self):
-            return True
-
-    stream = Terminal()
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setattr("sys.stderr", stream)
-        with EquilibriumProgress(0.001) as info:
-            info({"stage": "built", "nodes": 257517, "sequences": 1795985, "bytes": 30.5e6, "seconds": 1.7})
-            info.last = -1e9  # past the throttle
-            info({"stage": "iterating", "iterations": 8, "exploitability": 0.0078, "seconds": 5.5})
-    text = stream.getvalue()
-    assert "sizing and building the endgame's public tree" in text
-    assert "tree built: 257,517 public nodes, 1,795,985 sequences, 30.5 MB in 1.7 s" in text
-    assert "CFR: 8 iterations, exploitability 0.0078 (target 0.001), 5.5 s" in text
-    assert text.endswith("\r")  # the line is cleared at the end
 
 
 def test_solve_help_has_an_equilibrium_example():
