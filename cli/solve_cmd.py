@@ -485,6 +485,13 @@ ENDGAME_ONLY = ("--seen", "--history", "--opponent", "--player", "--board", "--m
     default=None,
     help="--equilibrium: stop at this exploitability, in utility units (default 0.001).",
 )
+@click.option(
+    "--threads",
+    type=click.IntRange(1, 16),
+    default=None,
+    help="--equilibrium: threads the solve runs on (default: every core this process may use); "
+    "the answer is the same on any number.",
+)
 @search_options(
     time={
         "type": click.FloatRange(min=1),  # the equilibrium solve takes any time, not whole ms
@@ -517,6 +524,7 @@ def command(
     equilibrium=False,
     target=None,
     time_ms=None,
+    threads=None,
 ):
     """Solve a play-phase position exactly: every card known, or an endgame.
 
@@ -537,8 +545,8 @@ def command(
             "are enumerated), not both"
         )
     rules = load_ruleset(rules_path)
-    if not equilibrium and (target is not None or time_ms is not None):
-        flag = "--time" if time_ms is not None else "--exploitability"
+    if not equilibrium and (target is not None or time_ms is not None or threads is not None):
+        flag = "--time" if time_ms is not None else "--exploitability" if target is not None else "--threads"
         raise CliError(f"{flag} budgets --equilibrium: add --equilibrium (with --hand), or drop {flag}")
     if (
         hand is not None
@@ -559,7 +567,7 @@ def command(
             raise CliError(
                 "--max-hands, --lines and --value-only belong to the double-dummy endgame, not --equilibrium"
             )
-        _equilibrium(endgame, json_path, target, time_ms)
+        _equilibrium(endgame, json_path, target, time_ms, threads)
         return
     if (workers, cluster, batch) != (1, None, 0) and (json_path is None or hand is not None):
         raise CliError(
@@ -774,7 +782,7 @@ def equilibrium_time_left(built_s: float, checks: list[tuple[int, float, float]]
     return per * ((reach - t) + 2.0 * max(2.0, reach / 8.0) + 3.0)
 
 
-def _equilibrium(endgame: EndgameFlags, json_path, target, time_ms) -> None:
+def _equilibrium(endgame: EndgameFlags, json_path, target, time_ms, threads=None) -> None:
     """Parse the endgame flags, call `tacocat.search.equilibrium.solve`, print."""
     from tacocat.search.equilibrium import (
         DEFAULT_TARGET,
@@ -783,6 +791,7 @@ def _equilibrium(endgame: EndgameFlags, json_path, target, time_ms) -> None:
         PURIFY_BELOW,
         EndgameTooLarge,
         endgame_from_view,
+        machine_threads,
         purified,
         report,
         solve,
@@ -805,7 +814,14 @@ def _equilibrium(endgame: EndgameFlags, json_path, target, time_ms) -> None:
     goal = DEFAULT_TARGET if target is None else target
     try:
         with EquilibriumProgress(goal, time_ms) as info:
-            r = solve(eg, target=goal, time_ms=time_ms, info=info, hand_of=(view.player, view.hand))
+            r = solve(
+                eg,
+                target=goal,
+                time_ms=time_ms,
+                info=info,
+                hand_of=(view.player, view.hand),
+                threads=machine_threads() if threads is None else threads,
+            )
     except EndgameTooLarge as exc:
         raise CliError(
             f"{exc.message.split(';')[0]} (the solver's memory bound, not a rule): drop --equilibrium for "
@@ -825,6 +841,7 @@ def _equilibrium(endgame: EndgameFlags, json_path, target, time_ms) -> None:
         f"draw {util[1]:g}, loss {util[2]:g}]",
         f"endgame value for you over every deal the public history allows: {out['value']:+.4f}",
         f"exploitability {r.exploitability:.2g} after {r.iterations} iterations, {r.seconds:.2f} s "
+        f"on {r.threads} thread{'s' if r.threads != 1 else ''} "
         f"({r.nodes} public nodes, {r.sequences} sequences, {r.memory_bytes / 1e6:.1f} MB)"
         + ("  [stopped before the target]" if r.stopped else ""),
         (

@@ -117,6 +117,25 @@ cdef extern from *:
     """
     double _pos "cfr_pos"(double x) noexcept nogil   # max(x, 0) without a branch on a regret's sign
 
+cdef extern from "<pthread.h>" nogil:
+    ctypedef unsigned long pthread_t
+    int pthread_create(pthread_t* thread, const void* attr, void* (*start)(void*) noexcept nogil, void* arg)
+    int pthread_join(pthread_t thread, void** ret)
+
+cdef extern from *:
+    """
+    /* the threads of one traversal share the abort flag and the queue of root children (`_split`) */
+    static inline int cfr_load(int* p) { return __atomic_load_n(p, __ATOMIC_ACQUIRE); }
+    static inline void cfr_store(int* p, int v) { __atomic_store_n(p, v, __ATOMIC_RELEASE); }
+    static inline int cfr_take(int* p) { return __atomic_fetch_add(p, 1, __ATOMIC_ACQ_REL); }
+    """
+    int cfr_load(int* p) noexcept nogil
+    void cfr_store(int* p, int v) noexcept nogil
+    int cfr_take(int* p) noexcept nogil
+
+cdef extern from "<time.h>" nogil:
+    int nanosleep(const timespec* req, timespec* rem)
+
 cdef double ALPHA = 1.5, BETA = 0.0
 cdef double GAMMA = 8.0
 # the average strategy weighs iteration t as t^8 (DCFR's own gamma is 2): with predictive matching, 1e-3 in
@@ -133,6 +152,24 @@ cdef enum:
     KIND_LAST_ATTACK = 4   # an attack with two cards each, played with the higher card in place (`keep_lower`)
     BREAKDOWN_FIELDS = 4
     MAX_KEEP = 256      # distinct tables of the last answers (an attack of h - 1 cards: at most ~80)
+    MAX_THREADS = 16    # threads of one traversal (`threads`)
+    SPLIT_MIN = 20000   # sequences below which a traversal stays on one thread (a thread's start costs ~50 us)
+
+cdef struct Scratch:
+    # one thread's traversal vectors, per depth: reach, values, strategy, action values; `_last_answer`'s groups
+    double* pbuf[MAXDEPTH][2]
+    double* vbuf[MAXDEPTH]
+    double* cbuf[MAXDEPTH]
+    double* sbuf[MAXDEPTH]
+    double* qbuf[MAXDEPTH]
+    int32_t* gmark      # per level-(k - 1) hand, its group there, else -1
+    double* gbuf        # each group's one-card vector (16 a group)
+    uint32_t ticks
+    int poller          # 1: this thread reads the clock and asks the stop callback (one per traversal)
+
+cdef struct Worker:
+    void* engine        # the Engine (borrowed: the calling thread holds it until every worker is joined)
+    int t               # its scratch, `scr[t]`
 
 cdef struct Pair:
     uint64_t key        # action: packed cards << 1 | beats
@@ -213,12 +250,30 @@ cdef class Engine:
     cdef uint64_t root_table
     cdef public int iterations
     cdef bint too_big
-    # traversal scratch, per depth
-    cdef double* pbuf[MAXDEPTH][2]
-    cdef double* vbuf[MAXDEPTH]
-    cdef double* cbuf[MAXDEPTH]
-    cdef double* sbuf[MAXDEPTH]
-    cdef double* qbuf[MAXDEPTH]
+    # traversal scratch, one per thread: scr[0] the calling thread's (the poller), scr[1..] the workers'
+    cdef Scratch scr[MAX_THREADS]
+    cdef int nscr               # scratches allocated
+    cdef readonly int threads   # threads of each traversal (`set_threads`)
+    # a traversal on several threads (`_split`): the root's children, largest subtree first, are a queue;
+    # each thread walks the children it takes with its own scratch into per-child results, which the
+    # calling thread then sums in child order: the same floating-point sums as on one thread
+    cdef int32_t* split_order
+    cdef double* split_v        # per root child, the traverser's values after it (the opponent moving)
+    cdef uint8_t* split_on      # ... whether it was walked (else pruned: the opponent never plays it)
+    cdef int split_next, split_done
+    cdef int split_p
+    cdef double* split_mine
+    cdef double* split_opp
+    cdef double split_tot
+    cdef double* split_sig
+    cdef double* split_q        # per root sequence, its value (the traverser moving): scr[0].qbuf[0]
+    cdef const uint16_t* split_live
+    cdef int split_nlive
+    cdef const uint16_t* split_olive
+    cdef int split_nolive
+    cdef Worker workers[MAX_THREADS]
+    cdef int64_t splits         # traversals shared out so far
+    cdef int64_t split_taken[MAX_THREADS]   # root children each thread walked, so far
     cdef int maxm
     cdef double dpos, dneg, dstrat
     cdef public int plus   # 1: CFR+ (regrets floored at 0, linear averaging)
@@ -240,13 +295,10 @@ cdef class Engine:
     # ... and the level-(k - 1) index of the cards it plays (its hand less the kept card): the hands of a
     # group that plays the same cards share one showdown (`_last_answer`)
     cdef uint16_t* kplay[MAX_KEEP]
-    cdef int32_t* gmark        # scratch of `_last_answer`: per level-(k - 1) hand, its group there, else -1
-    cdef double* gbuf          # ... each group's one-card vector (16 a group)
     cdef int idx1[13]          # the level-1 index of each rank in the pool
     cdef uint64_t kept_table[MAX_KEEP]
     cdef int nkept
     cdef int single_slot[13]   # the `kept` slot of a one-card attack of each rank
-    cdef double* lbuf          # scratch of `_last_attack`, one level
     cdef uint16_t* every1      # 0, 1, ..., the indices of level 1
     cdef int mode   # 0: DCFR, 1: best response, 2: evaluate the average profile
     cdef double* root_q   # action values at the root for mode 2
@@ -257,7 +309,6 @@ cdef class Engine:
     cdef clockid_t clock        # the deadline's POSIX clock (`limit`)
     cdef double next_callback
     cdef object stop_cb         # a callable returning True to stop, or None
-    cdef uint32_t ticks
     cdef public bint aborted
     cdef public bint built
     cdef int64_t reserve, reserve_free
@@ -286,20 +337,19 @@ cdef class Engine:
         self.scur = NULL
         self.root_q = NULL
         self.nkept = 0
-        self.lbuf = NULL
-        self.gmark = NULL
-        self.gbuf = NULL
         self.every1 = NULL
+        memset(self.scr, 0, sizeof(self.scr))
+        self.nscr = 0
+        self.threads = 1
+        self.split_order = NULL
+        self.split_v = NULL
+        self.split_on = NULL
+        self.splits = 0
+        memset(self.split_taken, 0, sizeof(self.split_taken))
         for k in range(MAXK + 1):
             self.lhand[k] = NULL
             self.lcode[k] = NULL
         for d in range(MAXDEPTH):
-            self.pbuf[d][0] = NULL
-            self.pbuf[d][1] = NULL
-            self.vbuf[d] = NULL
-            self.cbuf[d] = NULL
-            self.sbuf[d] = NULL
-            self.qbuf[d] = NULL
             self.mbuf[d][0] = NULL
             self.mbuf[d][1] = NULL
         self.allowed[0] = NULL
@@ -328,12 +378,13 @@ cdef class Engine:
         for k in range(MAXK + 1):
             free(self.lhand[k]); free(self.lcode[k])
         for d in range(MAXDEPTH):
-            free(self.pbuf[d][0]); free(self.pbuf[d][1]); free(self.vbuf[d]); free(self.cbuf[d])
-            free(self.sbuf[d]); free(self.qbuf[d]); free(self.mbuf[d][0]); free(self.mbuf[d][1])
+            free(self.mbuf[d][0]); free(self.mbuf[d][1])
         free(self.allowed[0]); free(self.allowed[1]); free(self.pairs); free(self.gstart)
         free(self.root_live[0]); free(self.root_live[1])
-        free(self.raw); free(self.hkey); free(self.hval); free(self.dkeys); free(self.lbuf); free(self.every1)
-        free(self.gmark); free(self.gbuf)
+        free(self.raw); free(self.hkey); free(self.hval); free(self.dkeys); free(self.every1)
+        for d in range(self.nscr):
+            _scratch_free(&self.scr[d])
+        free(self.split_order); free(self.split_v); free(self.split_on)
         for d in range(self.nkept):
             free(self.kept[d]); free(self.kplay[d])
         for d in range(3):
@@ -413,14 +464,9 @@ cdef class Engine:
                     self.root_live[i][self.nroot_live[i]] = a
                     self.nroot_live[i] += 1
         for d in range(MAXDEPTH):
-            self.pbuf[d][0] = <double*>calloc(self.maxm, sizeof(double))
-            self.pbuf[d][1] = <double*>calloc(self.maxm, sizeof(double))
-            self.vbuf[d] = <double*>calloc(self.maxm, sizeof(double))
-            self.cbuf[d] = <double*>calloc(self.maxm, sizeof(double))
             self.mbuf[d][0] = <uint8_t*>calloc(self.maxm, 1)
             self.mbuf[d][1] = <uint8_t*>calloc(self.maxm, 1)
-            if (self.pbuf[d][0] == NULL or self.pbuf[d][1] == NULL or self.vbuf[d] == NULL or self.cbuf[d] == NULL
-                    or self.mbuf[d][0] == NULL or self.mbuf[d][1] == NULL):
+            if self.mbuf[d][0] == NULL or self.mbuf[d][1] == NULL:
                 raise MemoryError("the traversal vectors do not fit in memory")
         for d in range(3):
             for i in range(2):
@@ -447,14 +493,9 @@ cdef class Engine:
         if self.hmoves == NULL:
             raise MemoryError("the build scratch does not fit in memory")
         if self.keep_lower and self.K >= 2:
-            self.lbuf = <double*>calloc(self.maxm, sizeof(double))
             self.every1 = <uint16_t*>malloc(16 * sizeof(uint16_t))
-            self.gmark = <int32_t*>malloc(self.maxm * sizeof(int32_t))
-            self.gbuf = <double*>malloc(self.maxm * 16 * sizeof(double))
-            if self.lbuf == NULL or self.every1 == NULL or self.gmark == NULL or self.gbuf == NULL:
+            if self.every1 == NULL:
                 raise MemoryError("the last-answer scratch does not fit in memory")
-            for d in range(self.maxm):
-                self.gmark[d] = -1
             for d in range(self.lsize[1]):
                 self.every1[d] = d
             for d in range(1, 13):
@@ -482,16 +523,13 @@ cdef class Engine:
         self.scur = <real*>malloc((self.nflt + 1) * sizeof(real))
         if self.scur == NULL:
             raise MemoryError("the current strategy does not fit in memory")
-        for d in range(MAXDEPTH):
-            self.sbuf[d] = <double*>calloc(self.max_node_seq + 1, sizeof(double))
-            self.qbuf[d] = <double*>calloc(self.max_node_seq + 1, sizeof(double))
         self.root_q = <double*>calloc(self.max_node_seq + 1, sizeof(double))
         if (self.root_q == NULL or (self.nseq > 0 and (self.spar == NULL or self.schi == NULL))
                 or (self.nflt > 0 and (self.sreg == NULL or self.ssum == NULL)) or self.nodes == NULL):
             raise MemoryError("the public tree does not fit in memory")
-        for d in range(MAXDEPTH):
-            if self.sbuf[d] == NULL or self.qbuf[d] == NULL:
-                raise MemoryError("the traversal vectors do not fit in memory")
+        self.nscr = 0
+        self._scratches(max(1, self.threads))
+        self._split_plan()
         self._normaliser()
         self._match_all()
         self.iterations = 0
@@ -545,9 +583,9 @@ cdef class Engine:
         cdef int64_t n
         for n in range(self.nnodes):
             if self.nodes[n].kind != KIND_SHOWDOWN:
-                self._rematch(n, self.sbuf[0])
+                self._rematch(&self.scr[0], n, self.scr[0].sbuf[0])
 
-    cdef inline void _rematch(self, int64_t n, double* sig) noexcept nogil:
+    cdef inline void _rematch(self, Scratch* S, int64_t n, double* sig) noexcept nogil:
         # regret matching at node n into `scur` (after its owner's regrets changed); `sig`: scratch
         cdef Node* nd = &self.nodes[n]
         cdef Node* ch
@@ -555,7 +593,7 @@ cdef class Engine:
         cdef int c
         if nd.nchild == 0:
             return
-        self._strategy(n, sig, False)
+        self._strategy(S, n, sig, False)
         for c in range(nd.nchild):   # the free sequences' entries (a forced one's strategy is 1)
             ch = &self.nodes[nd.first + c]
             for j in range(ch.nfree):
@@ -1097,13 +1135,16 @@ cdef class Engine:
             return nodes, seqs, forced, table
         return nodes, seqs, forced
 
-    cdef bint _poll(self) noexcept nogil:
+    cdef bint _poll(self, Scratch* S) noexcept nogil:
         """True once the deadline has passed or the stop callback said so
-        (the clock is read every 64 calls: for cheap steps, a traversal's nodes)."""
+        (the clock is read every 64 calls: for cheap steps, a traversal's nodes).  Only the calling
+        thread's scratch polls (`poller`): another thread of a traversal reads the flag it sets."""
+        if S.poller == 0:
+            return cfr_load(<int*>&self.aborted) != 0
         if self.aborted:
             return True
-        self.ticks += 1
-        if self.ticks & 63:
+        S.ticks += 1
+        if S.ticks & 63:
             return False
         return self._poll_now()
 
@@ -1115,7 +1156,7 @@ cdef class Engine:
             return True
         t = _now(self.clock)
         if self.deadline > 0 and t >= self.deadline:
-            self.aborted = True
+            cfr_store(<int*>&self.aborted, 1)
         elif t >= self.next_callback:
             self.next_callback = t + POLL_S
             with gil:
@@ -1125,7 +1166,7 @@ cdef class Engine:
                     except BaseException:
                         stop = True
             if stop:
-                self.aborted = True
+                cfr_store(<int*>&self.aborted, 1)
         return self.aborted
 
     def limit(self, double deadline=0.0, stop=None, int clock=CLOCK_MONOTONIC):
@@ -1256,7 +1297,7 @@ cdef class Engine:
             out[x] = mine[r] * (pre[x] * u_lo + (tot - pre[x + 1]) * u_hi) + ga[r] * opp[x] * u_eq
 
     # ------------------------------------------------------------ traversal
-    cdef void _strategy(self, int64_t n, double* sig, bint average) noexcept nogil:
+    cdef void _strategy(self, Scratch* S, int64_t n, double* sig, bint average) noexcept nogil:
         """The actor's strategy at node n for every sequence of its children,
         in sequence order (regret matching, or the average).  A child's free
         sequences (a hand with another move too) come first and read their
@@ -1264,8 +1305,8 @@ cdef class Engine:
         probability 1 and has no entry."""
         cdef Node* nd = &self.nodes[n]
         cdef Node* ch
-        cdef double* den = self.cbuf[MAXDEPTH - 1]
-        cdef double* cnt = self.vbuf[MAXDEPTH - 1]
+        cdef double* den = S.cbuf[MAXDEPTH - 1]
+        cdef double* cnt = S.vbuf[MAXDEPTH - 1]
         cdef int64_t j, s, f, off
         cdef const uint16_t* par = self.spar
         cdef const real* w = self.ssum if average else self.sreg
@@ -1313,7 +1354,7 @@ cdef class Engine:
                 sig[off + j] = 1.0
             off += ch.nseq
 
-    cdef void _walk(self, int64_t n, int p, double* mine, double* opp, double opp_tot, double* out, uint64_t c0,
+    cdef void _walk(self, Scratch* S, int64_t n, int p, double* mine, double* opp, double opp_tot, double* out, uint64_t c0,
                     uint64_t c1, int depth, const uint16_t* live, int nlive, const uint16_t* olive,
                     int nolive) noexcept nogil:
         """Counterfactual values of traverser p's hands at node n into `out`
@@ -1340,31 +1381,31 @@ cdef class Engine:
         cdef double* child_v
         cdef uint64_t a
         cdef Chance base
-        cdef bint to_showdown
+        cdef bint to_showdown, split
         if nd.kind == KIND_SHOWDOWN:
             self._showdown(p, opp, out, c0, c1)   # writes every one-card hand
             return
         if nd.kind == KIND_LAST:
             self._chance(c0, c1, &base)
-            self._last_answer(nd.act, nd.actor, nd.first, p, opp, out, &base, c0, c1, live, nlive, olive, nolive)
+            self._last_answer(S, nd.act, nd.actor, nd.first, p, opp, out, &base, c0, c1, live, nlive, olive, nolive)
             return
         if nd.kind == KIND_LAST_ATTACK:
-            self._last_attack(nd.actor, p, opp, out, c0, c1, live, nlive, olive, nolive)
+            self._last_attack(S, nd.actor, p, opp, out, c0, c1, live, nlive, olive, nolive)
             return
         for j in range(nlive):
             out[live[j]] = 0.0
-        if self._poll():
+        if self._poll(S):
             return
         tot = opp_tot
         if tot == 0.0 and not self.noprune:
             # the opponent never gets here: every counterfactual value is 0, so
             # only the discount and the average strategy (own reach) change
             if self.mode == 0:
-                self._average_only(n, p, mine, depth)
+                self._average_only(S, n, p, mine, depth)
             return
-        sig = self.sbuf[depth]
-        child_reach = self.pbuf[depth][0]
-        child_v = self.vbuf[depth]
+        sig = S.sbuf[depth]
+        child_reach = S.pbuf[depth][0]
+        child_v = S.vbuf[depth]
         # a node whose children are showdowns (the last answer): their chance factors once, patched per answer
         to_showdown = nd.nchild > 0 and self.nodes[nd.first].kind == KIND_SHOWDOWN
         if to_showdown:
@@ -1373,7 +1414,14 @@ cdef class Engine:
         if self.mode == 0:
             self._current(n, sig)
         elif self.mode == 2 or nd.actor != p:
-            self._strategy(n, sig, True)
+            self._strategy(S, n, sig, True)
+        # the root's children on several threads (`_split`), their results summed below as one thread sums them
+        split = (depth == 0 and self.threads > 1 and self.nscr > 1 and self.split_order != NULL and not to_showdown
+                 and self.nseq >= SPLIT_MIN)
+        if split:
+            self._split(S, p, mine, opp, opp_tot, sig, live, nlive, olive, nolive)
+            if self.aborted:
+                return
         if nd.actor == p:
             if self.mode == 1:
                 for j in range(nlive):
@@ -1383,20 +1431,22 @@ cdef class Engine:
                 ch = &self.nodes[nd.first + c]
                 a = ch.act
                 kc = kp - hand_size(a)
-                if to_showdown:   # its value does not read p's own reach
+                if split:   # its sequences' values are in qbuf[0] already
+                    pass
+                elif to_showdown:   # its value does not read p's own reach
                     self._showdown_after(p, opp, child_v, &base, c0, c1, a, p)
                 else:
                     if self.mode == 0:
                         for j in range(ch.nseq):
                             s = ch.seq + j
                             child_reach[self.schi[s]] = mine[self.spar[s]] * sig[off + j]
-                    self._walk(nd.first + c, p, child_reach, opp, opp_tot, child_v,
+                    self._walk(S, nd.first + c, p, child_reach, opp, opp_tot, child_v,
                                c0 + (a if p == 0 else 0), c1 + (a if p == 1 else 0), depth + 1,
                                &self.schi[ch.seq], ch.nseq, olive, nolive)
                 for j in range(ch.nseq):
                     s = ch.seq + j
-                    q = child_v[self.schi[s]]
-                    self.qbuf[depth][off + j] = q
+                    q = S.qbuf[depth][off + j] if split else child_v[self.schi[s]]
+                    S.qbuf[depth][off + j] = q
                     if self.mode == 1:
                         if q > out[self.spar[s]]:
                             out[self.spar[s]] = q
@@ -1411,7 +1461,7 @@ cdef class Engine:
                         out[live[j]] = 0.0
             if self.mode == 0 and off > 0:
                 # the free sequences' regrets and averages (a forced hand's regret is 0: its one move is its value)
-                qd = self.qbuf[depth]
+                qd = S.qbuf[depth]
                 off = 0
                 for c in range(nd.nchild):
                     ch = &self.nodes[nd.first + c]
@@ -1433,7 +1483,7 @@ cdef class Engine:
                             self.sreg[f] = <real>q
                         self.ssum[f] = <real>(self.ssum[f] * self.dstrat + mine[h] * sig[off + j])
                     off += ch.nseq
-                self._rematch(n, sig)
+                self._rematch(S, n, sig)
                 if self.predictive:
                     off = 0
                     for c in range(nd.nchild):
@@ -1444,6 +1494,11 @@ cdef class Engine:
         else:
             off = 0
             for c in range(nd.nchild):
+                if split:
+                    if self.split_on[c]:
+                        for j in range(nlive):
+                            out[live[j]] += self.split_v[<int64_t>c * self.maxm + live[j]]
+                    continue
                 ch = &self.nodes[nd.first + c]
                 a = ch.act
                 kc = ko - hand_size(a)
@@ -1459,18 +1514,189 @@ cdef class Engine:
                 off += ch.nseq
                 if tot == 0.0 and not self.noprune:
                     if self.mode == 0:
-                        self._average_only(nd.first + c, p, mine, depth + 1)
+                        self._average_only(S, nd.first + c, p, mine, depth + 1)
                     continue
                 if to_showdown:
                     self._showdown_after(p, child_reach, child_v, &base, c0, c1, a, 1 - p)
                 else:
-                    self._walk(nd.first + c, p, mine, child_reach, tot, child_v,
+                    self._walk(S, nd.first + c, p, mine, child_reach, tot, child_v,
                                c0 + (a if p == 1 else 0), c1 + (a if p == 0 else 0), depth + 1, live, nlive,
                                &self.schi[ch.seq], ch.nseq)
                 for j in range(nlive):
                     out[live[j]] += child_v[live[j]]
 
-    cdef void _last_attack(self, int att, int p, double* opp, double* out, uint64_t c0, uint64_t c1,
+    cdef void _split(self, Scratch* S, int p, double* mine, double* opp, double opp_tot, double* sig,
+                     const uint16_t* live, int nlive, const uint16_t* olive, int nolive) noexcept nogil:
+        """The root's children walked on `threads` threads: each takes the
+        next child from the queue (largest subtree first) and walks it with
+        its own scratch, writing that child's results where the root reads
+        them (its sequences' values into `split_q`, or the traverser's
+        values after the opponent's move into `split_v`).  The subtrees
+        share no node, regret or strategy entry, and each child's arithmetic
+        is the same whichever thread walks it, so a solve on any number of
+        threads gives the same numbers.  The calling thread alone polls the
+        deadline and the stop callback (also while it waits for the others)."""
+        cdef int t, nt = min(self.threads, self.nscr), started = 0
+        cdef pthread_t th[MAX_THREADS]
+        cdef bint ok[MAX_THREADS]
+        cdef timespec nap
+        self.split_p = p
+        self.split_mine = mine
+        self.split_opp = opp
+        self.split_tot = opp_tot
+        self.split_sig = sig
+        self.split_live = live
+        self.split_nlive = nlive
+        self.split_olive = olive
+        self.split_nolive = nolive
+        self.split_q = S.qbuf[0]
+        self.split_next = 0
+        self.split_done = 0
+        self.splits += 1
+        for t in range(1, nt):
+            self.workers[t].engine = <void*>self
+            self.workers[t].t = t
+            ok[t] = pthread_create(&th[t], NULL, _split_worker, &self.workers[t]) == 0
+            started += ok[t]
+        self._split_loop(S)
+        nap.tv_sec = 0
+        nap.tv_nsec = 200000
+        while cfr_load(&self.split_done) < started:
+            self._poll_now()
+            nanosleep(&nap, NULL)
+        for t in range(1, nt):
+            if ok[t]:
+                pthread_join(th[t], NULL)
+
+    cdef void _split_loop(self, Scratch* T) noexcept nogil:
+        # one thread's share of `_split`: root children from the queue until it is empty or the traversal stops
+        cdef int c, n = self.nodes[0].nchild
+        while not self._poll(T):
+            c = cfr_take(&self.split_next)
+            if c >= n:
+                break
+            self._split_child(T, self.split_order[c])
+            self.split_taken[T - &self.scr[0]] += 1
+
+    cdef void _split_child(self, Scratch* T, int c) noexcept nogil:
+        # `_walk`'s work at the root for its child c (as its loops do it), on scratch T, into split_q / split_v
+        cdef Node* nd = &self.nodes[0]
+        cdef Node* ch = &self.nodes[nd.first + c]
+        cdef int p = self.split_p, j, kc
+        cdef int kp = nd.k0 if p == 0 else nd.k1
+        cdef int ko = nd.k1 if p == 0 else nd.k0
+        cdef int64_t s, off = ch.seq - self.nodes[nd.first].seq
+        cdef uint64_t a = ch.act
+        cdef double* child_reach = T.pbuf[0][0]
+        cdef double* child_v = T.vbuf[0]
+        cdef double* sig = self.split_sig
+        cdef double tot, q
+        if nd.actor == p:
+            if self.mode == 0:
+                for j in range(ch.nseq):
+                    s = ch.seq + j
+                    child_reach[self.schi[s]] = self.split_mine[self.spar[s]] * sig[off + j]
+            self._walk(T, nd.first + c, p, child_reach, self.split_opp, self.split_tot, child_v,
+                       a if p == 0 else 0, a if p == 1 else 0, 1, &self.schi[ch.seq], ch.nseq,
+                       self.split_olive, self.split_nolive)
+            for j in range(ch.nseq):
+                self.split_q[off + j] = child_v[self.schi[ch.seq + j]]
+            return
+        kc = ko - hand_size(a)
+        if kc == 1:
+            for j in range(self.lsize[kc]):
+                child_reach[j] = 0.0
+        tot = 0.0
+        for j in range(ch.nseq):
+            s = ch.seq + j
+            q = self.split_opp[self.spar[s]] * sig[off + j]
+            child_reach[self.schi[s]] = q
+            tot += q
+        self.split_on[c] = 0
+        if tot == 0.0 and not self.noprune:
+            if self.mode == 0:
+                self._average_only(T, nd.first + c, p, self.split_mine, 1)
+            return
+        self._walk(T, nd.first + c, p, self.split_mine, child_reach, tot, child_v,
+                   a if p == 1 else 0, a if p == 0 else 0, 1, self.split_live, self.split_nlive,
+                   &self.schi[ch.seq], ch.nseq)
+        for j in range(self.split_nlive):
+            self.split_v[<int64_t>c * self.maxm + self.split_live[j]] = child_v[self.split_live[j]]
+        self.split_on[c] = 1
+
+    cdef int _scratches(self, int n) except -1:
+        # scratches for n threads (those not there yet)
+        cdef int t
+        n = min(n, MAX_THREADS)
+        for t in range(self.nscr, n):
+            if _scratch_alloc(&self.scr[t], self.maxm, self.max_node_seq, self.keep_lower and self.K >= 2) < 0:
+                _scratch_free(&self.scr[t])
+                raise MemoryError("the traversal vectors do not fit in memory")
+            self.scr[t].poller = t == 0
+            self.nscr = t + 1
+        return 0
+
+    cdef int _split_plan(self) except -1:
+        # the queue of `_split`: the root's children by the sequences of their subtrees, largest first (a
+        # long subtree started last would leave the other threads idle); and its per-child results
+        cdef int nch = self.nodes[0].nchild if self.nnodes > 0 else 0, c, i
+        cdef int32_t* top
+        cdef int64_t* size
+        cdef int64_t n
+        free(self.split_order)
+        free(self.split_v)
+        free(self.split_on)
+        self.split_order = NULL
+        self.split_v = NULL
+        self.split_on = NULL
+        if nch < 2 or self.nodes[0].kind == KIND_SHOWDOWN:
+            return 0
+        top = <int32_t*>malloc(self.nnodes * sizeof(int32_t))
+        size = <int64_t*>calloc(nch, sizeof(int64_t))
+        self.split_order = <int32_t*>malloc(nch * sizeof(int32_t))
+        self.split_v = <double*>calloc(<int64_t>nch * self.maxm, sizeof(double))
+        self.split_on = <uint8_t*>calloc(nch, 1)
+        if top == NULL or size == NULL or self.split_order == NULL or self.split_v == NULL or self.split_on == NULL:
+            free(top)
+            free(size)
+            raise MemoryError("the traversal vectors do not fit in memory")
+        # a node's parent has a lower id: one pass finds every node's root child
+        top[0] = -1
+        for n in range(1, self.nnodes):
+            top[n] = <int32_t>(n - self.nodes[0].first) if self.nodes[n].parent == 0 else top[self.nodes[n].parent]
+            size[top[n]] += self.nodes[n].nseq + 1
+        for c in range(nch):
+            self.split_order[c] = c
+        for c in range(1, nch):   # insertion sort, largest first, ties by child order
+            i = c
+            while i > 0 and size[self.split_order[i - 1]] < size[self.split_order[i]]:
+                self.split_order[i - 1], self.split_order[i] = self.split_order[i], self.split_order[i - 1]
+                i -= 1
+        free(top)
+        free(size)
+        return 0
+
+    def set_threads(self, int n):
+        """Walk each traversal on n threads (1..16): the root's children
+        shared out, the same numbers as on one thread.  Set before `build`
+        for `stats` and the size estimate to count their scratch."""
+        if not 1 <= n <= MAX_THREADS:
+            raise ValueError(f"threads must lie in 1..{MAX_THREADS}, got {n}")
+        self.threads = n
+        if self.built:
+            self._scratches(n)
+
+    def root_split(self):
+        """The sequences below each of the root's children (its share of a traversal on several threads)."""
+        cdef int nch = self.nodes[0].nchild if self.nnodes > 0 else 0
+        out = [0] * nch
+        top = [-1] * self.nnodes
+        for n in range(1, self.nnodes):
+            top[n] = (n - self.nodes[0].first) if self.nodes[n].parent == 0 else top[self.nodes[n].parent]
+            out[top[n]] += self.nodes[n].nseq
+        return out
+
+    cdef void _last_attack(self, Scratch* S, int att, int p, double* opp, double* out, uint64_t c0, uint64_t c1,
                            const uint16_t* live, int nlive, const uint16_t* olive, int nolive) noexcept nogil:
         """Traverser p's values at an attack with two cards each, played in
         place (`KIND_LAST_ATTACK`): the attacker attacks with its higher
@@ -1491,7 +1717,7 @@ cdef class Engine:
         cdef Factors fc
         cdef double W
         cdef double sv[7]
-        if self._poll():
+        if self._poll(S):
             return
         self._chance(c0, c1, &base)
         self._factors(p, dfd, &base, c0, c1, &fc)
@@ -1572,7 +1798,7 @@ cdef class Engine:
         fc.tP[i] = self.FB[r][a][b] if p == 0 else self.FA[r][a][b]
         fc.gP[i] = self.FG[r][a][b]
 
-    cdef void _last_answer(self, uint64_t table, int who, int slot, int p, double* opp, double* out, Chance* base,
+    cdef void _last_answer(self, Scratch* S, uint64_t table, int who, int slot, int p, double* opp, double* out, Chance* base,
                            uint64_t c0, uint64_t c1, const uint16_t* live, int nlive, const uint16_t* olive,
                            int nolive) noexcept nogil:
         """Traverser p's values at a last answer played keep-the-lowest-card
@@ -1591,13 +1817,13 @@ cdef class Engine:
         cdef const uint16_t* kplay = self.kplay[slot]
         cdef const uint64_t* hands = self.lhand[k]
         cdef const uint64_t* played = self.lhand[k - 1]
-        cdef int32_t* gmark = self.gmark
-        cdef double* gbuf = self.gbuf
+        cdef int32_t* gmark = S.gmark
+        cdef double* gbuf = S.gbuf
         cdef double* v
         cdef double val[16]
         cdef Factors fc
         cdef double w
-        if self._poll():
+        if self._poll(S):
             return
         if k == 2:
             self._factors(p, who, base, c0, c1, &fc)
@@ -1730,7 +1956,7 @@ cdef class Engine:
             else:
                 out[i] = v
 
-    cdef void _average_only(self, int64_t n, int p, double* mine, int depth) noexcept nogil:
+    cdef void _average_only(self, Scratch* S, int64_t n, int p, double* mine, int depth) noexcept nogil:
         """One iteration of traverser p in a subtree the opponent does not
         reach: exactly what the full walk would do there (instantaneous
         regrets are 0), without the opponent's vectors or showdowns."""
@@ -1740,13 +1966,13 @@ cdef class Engine:
         cdef int c, j, off = 0, kc
         cdef int64_t s, f
         cdef double tot = 0.0, q
-        cdef double* sig = self.sbuf[depth]
-        cdef double* child_reach = self.pbuf[depth][0]
-        if nd.kind == KIND_SHOWDOWN or nd.kind == KIND_LAST or nd.kind == KIND_LAST_ATTACK or self._poll():
+        cdef double* sig = S.sbuf[depth]
+        cdef double* child_reach = S.pbuf[depth][0]
+        if nd.kind == KIND_SHOWDOWN or nd.kind == KIND_LAST or nd.kind == KIND_LAST_ATTACK or self._poll(S):
             return
         if nd.actor != p:
             for c in range(nd.nchild):
-                self._average_only(nd.first + c, p, mine, depth + 1)
+                self._average_only(S, nd.first + c, p, mine, depth + 1)
             return
         self._current(n, sig)
         for c in range(nd.nchild):   # whether any hand here is reached (reads only the alive ones)
@@ -1769,16 +1995,17 @@ cdef class Engine:
                 for j in range(ch.nseq):
                     s = ch.seq + j
                     child_reach[self.schi[s]] = mine[self.spar[s]] * sig[off + j]
-                self._average_only(nd.first + c, p, child_reach, depth + 1)
+                self._average_only(S, nd.first + c, p, child_reach, depth + 1)
             off += ch.nseq
         # no new regret matching: the discount scales every positive regret of a hand by the same dpos,
         # so its current strategy (their shares) stays what it was, up to float32 rounding
 
     cdef double _root(self, int p, int mode) noexcept nogil:
         cdef int j, k = self.root_k[p], ko = self.root_k[1 - p]
-        cdef double* mine = self.pbuf[MAXDEPTH - 1][0]
-        cdef double* opp = self.pbuf[MAXDEPTH - 1][1]
-        cdef double* out = self.cbuf[MAXDEPTH - 2]
+        cdef Scratch* S = &self.scr[0]
+        cdef double* mine = S.pbuf[MAXDEPTH - 1][0]
+        cdef double* opp = S.pbuf[MAXDEPTH - 1][1]
+        cdef double* out = S.cbuf[MAXDEPTH - 2]
         cdef double v = 0.0, tot = 0.0
         for j in range(self.lsize[k]):
             mine[j] = self.allowed[p][j]
@@ -1789,7 +2016,7 @@ cdef class Engine:
             tot += opp[j]
         for j in range(self.lsize[k]):
             out[j] = 0.0
-        self._walk(0, p, mine, opp, tot, out, 0, 0, 0, self.root_live[p], self.nroot_live[p], self.root_live[1 - p],
+        self._walk(S, 0, p, mine, opp, tot, out, 0, 0, 0, self.root_live[p], self.nroot_live[p], self.root_live[1 - p],
                    self.nroot_live[1 - p])
         for j in range(self.lsize[k]):
             v += out[j] * self.allowed[p][j]
@@ -1893,12 +2120,19 @@ cdef class Engine:
         for k in range(1, self.K + 1):
             mem += (self.lsize[k] + 1) * sizeof(uint64_t)
             mem += _pow13(k) * sizeof(int32_t)
-        mem += MAXDEPTH * (5 * self.maxm * sizeof(double) + 2 * (self.max_node_seq + 1) * sizeof(double) + 2 * self.maxm)
+        # the root values and the build masks once, each thread's scratch (`Scratch`) per thread
+        nt = max(self.threads, self.nscr)
+        mem += MAXDEPTH * (self.maxm * sizeof(double) + 2 * self.maxm)
+        mem += nt * MAXDEPTH * (4 * self.maxm * sizeof(double) + 2 * (self.max_node_seq + 1) * sizeof(double))
+        if self.keep_lower and self.K >= 2:
+            mem += nt * self.maxm * (16 * sizeof(double) + sizeof(int32_t))
+        if self.split_v != NULL:
+            mem += self.nodes[0].nchild * (self.maxm * sizeof(double) + 5)
         for k in range(self.nkept):
             mem += (self.lsize[hand_size(self.kept_table[k]) + 1] + 1) * (1 + sizeof(uint16_t))
-        if self.gbuf != NULL:
-            mem += self.maxm * (16 * sizeof(double) + sizeof(int32_t))
         return {"nodes": self.nnodes, "sequences": self.nseq, "forced": self.nseq - self.nflt, "bytes": mem,
+                "threads": self.threads, "threaded_traversals": self.splits,
+                "children_walked": [self.split_taken[k] for k in range(max(self.threads, 1))],
                 "node_bytes": sizeof(Node),
                 "peak_bytes": mem - tree + max(self.peak, tree),
                 "hands": [self.lsize[k] for k in range(1, self.K + 1)]}
@@ -1932,6 +2166,45 @@ cdef class Engine:
             for j in range(self.nodes[n].nfree):
                 out[self.nodes[n].seq + j] = self.ssum[self.nodes[n].fseq + j]
         return out
+
+
+cdef void* _split_worker(void* arg) noexcept nogil:
+    # a worker thread of `_split`: its share of the root's children, then it says it is done
+    cdef Worker* w = <Worker*>arg
+    (<Engine>w.engine)._split_loop(&(<Engine>w.engine).scr[w.t])
+    cfr_take(&(<Engine>w.engine).split_done)
+    return NULL
+
+
+cdef int _scratch_alloc(Scratch* s, int maxm, int max_node_seq, bint groups) noexcept nogil:
+    # a thread's traversal vectors (`Scratch`); -1 out of memory (what was allocated is freed with it)
+    cdef int d
+    for d in range(MAXDEPTH):
+        s.pbuf[d][0] = <double*>calloc(maxm, sizeof(double))
+        s.pbuf[d][1] = <double*>calloc(maxm, sizeof(double))
+        s.vbuf[d] = <double*>calloc(maxm, sizeof(double))
+        s.cbuf[d] = <double*>calloc(maxm, sizeof(double))
+        s.sbuf[d] = <double*>calloc(max_node_seq + 1, sizeof(double))
+        s.qbuf[d] = <double*>calloc(max_node_seq + 1, sizeof(double))
+        if (s.pbuf[d][0] == NULL or s.pbuf[d][1] == NULL or s.vbuf[d] == NULL or s.cbuf[d] == NULL
+                or s.sbuf[d] == NULL or s.qbuf[d] == NULL):
+            return -1
+    if groups:
+        s.gmark = <int32_t*>malloc(maxm * sizeof(int32_t))
+        s.gbuf = <double*>malloc(<int64_t>maxm * 16 * sizeof(double))
+        if s.gmark == NULL or s.gbuf == NULL:
+            return -1
+        for d in range(maxm):
+            s.gmark[d] = -1
+    return 0
+
+
+cdef void _scratch_free(Scratch* s) noexcept nogil:
+    cdef int d
+    for d in range(MAXDEPTH):
+        free(s.pbuf[d][0]); free(s.pbuf[d][1]); free(s.vbuf[d]); free(s.cbuf[d]); free(s.sbuf[d]); free(s.qbuf[d])
+    free(s.gmark); free(s.gbuf)
+    memset(s, 0, sizeof(Scratch))
 
 
 cdef inline int _group_slot(int32_t* gmark, int pi, int* ng) noexcept nogil:

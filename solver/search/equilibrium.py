@@ -128,6 +128,30 @@ exploitability 1e-3 such weights are within the solver's noise; JSON keeps
 the exact mix."""
 MAX_CARDS = 6
 """The core indexes hands of at most this many cards."""
+MAX_THREADS = 16
+"""The most threads one solve's traversals run on (`solve(threads=)`)."""
+
+
+def machine_threads() -> int:
+    """The cores this process may run on (at most `MAX_THREADS`): the command
+    line's default for `solve --equilibrium --threads`; servers and bots
+    keep one per solve (their solves run beside others)."""
+    import os
+
+    try:
+        n = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        n = os.cpu_count() or 1
+    return max(1, min(MAX_THREADS, n))
+
+
+def check_threads(threads: object) -> int:
+    """`threads` as a thread count, else a `TacocatError` naming the field."""
+    if isinstance(threads, bool) or not isinstance(threads, int) or not 1 <= threads <= MAX_THREADS:
+        raise TacocatError(f"threads must be an integer from 1 to {MAX_THREADS}, got {threads!r}")
+    return threads
+
+
 AUTO_CARDS = 3
 """`hint(method="auto")` uses the equilibrium when both hands hold at most
 this many cards (3-card endgames reach 1e-3 well within a second)."""
@@ -394,6 +418,8 @@ class EquilibriumResult:
     """The iteration of the last exploitability check; below `iterations`
     when the budget cut a chunk short (the strategy then holds part of the
     iterations after it)."""
+    threads: int = 1
+    """The threads its traversals ran on."""
     _lock: Any = field(repr=False, compare=False, default_factory=threading.Lock)
     _reports: dict = field(repr=False, compare=False, default_factory=dict)
     """hand_report's answers by (player, hand): each costs two traversals of the tree."""
@@ -532,6 +558,7 @@ class EquilibriumResult:
             "memory_bytes": self.memory_bytes,
             "peak_bytes": self.peak_bytes,
             "stopped": self.stopped,
+            "threads": self.threads,
         }
 
 
@@ -596,6 +623,7 @@ def build(
     time_ms: float | None = None,
     keep_lower_answers: bool = False,
     clock: Clock = WALL,
+    threads: int = 1,
 ):
     """The core engine of an endgame (the public tree, every hand; with
     `keep_lower_answers` (and `keep_lower`), the last answers below the
@@ -605,8 +633,10 @@ def build(
     stops at the bytes and at `max_sequences` (only the real count is held
     to it: an estimate is a guess within about 20 %).  `deadline` (seconds on
     `clock`, the budget's; 0: none) and `stop` end the estimate and the build
-    (`EquilibriumStopped`); both are polled at least every 10 ms."""
+    (`EquilibriumStopped`); both are polled at least every 10 ms.
+    `threads`: the traversals' threads (their scratch is in the estimate)."""
     eng = _engine(endgame)
+    eng.set_threads(check_threads(threads))
     if keep_lower_answers and not keep_lower(endgame):
         raise TacocatError("the last answers keep the lowest card only with win >= draw >= loss utilities")
     eng.keep_lower = keep_lower_answers
@@ -759,6 +789,7 @@ def solve(
     info: Callable[[dict[str, Any]], None] | None = None,
     hand_of: tuple[int, Sequence[int]] | None = None,
     clock: Clock = WALL,
+    threads: int = 1,
 ) -> EquilibriumResult:
     """Solve an endgame (or a play-phase view's endgame) to `target`
     exploitability, or until `iterations`, `time_ms` or `stop` ends it,
@@ -777,7 +808,12 @@ def solve(
     once the tree is built {"stage": "built", "nodes", "sequences",
     "bytes", "seconds"}, then after every exploitability check {"stage":
     "iterating", "iterations", "exploitability", "seconds"} (a front door
-    shows it; the build of a large endgame takes much of the time)."""
+    shows it; the build of a large endgame takes much of the time).
+
+    `threads`: each traversal's work is shared out over this many threads
+    (the root's subtrees, `_cfr.Engine.set_threads`); the answer is the
+    same, bit for bit, on any number.  A budget on a CPU clock (a match's)
+    counts the calling thread's time only: give such a solve one thread."""
     if isinstance(endgame, View):
         if hand_of is None:
             hand_of = (endgame.player, tuple(endgame.hand))
@@ -790,6 +826,7 @@ def solve(
         raise TacocatError(f"iterations must be a positive integer, got {iterations!r}")
     if time_ms is not None and (isinstance(time_ms, bool) or not isinstance(time_ms, (int, float)) or not time_ms > 0):
         raise TacocatError(f"time_ms must be a positive number, got {time_ms!r}")
+    threads = check_threads(threads)
     if max_bytes is None:
         max_bytes = _max_bytes.get()
     t0 = time.perf_counter()
@@ -805,6 +842,7 @@ def solve(
         time_ms=time_ms,
         keep_lower_answers=keep_lower(endgame),
         clock=clock,
+        threads=threads,
     )
     built_s = clock.now() - m0
     if hand_of is not None:
@@ -924,6 +962,7 @@ def solve(
         hand_regret=hreg,
         hand_of=(hand_of[0], hand(hand_of[1])) if hand_of is not None else None,
         measured_at=measured_at,
+        threads=threads,
     )
 
 
@@ -984,6 +1023,7 @@ def report(result: EquilibriumResult, player: int, cards: Sequence[int], utiliti
         "sequences": result.sequences,
         "memory_bytes": result.memory_bytes,
         "peak_bytes": result.peak_bytes,
+        "threads": result.threads,
         "utilities": list(utilities),
         "moves": [m.to_dict() for m in moves],
     }
