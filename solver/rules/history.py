@@ -69,25 +69,28 @@ def parse_history(text: str) -> History:
     if len(parts) > MAX_EVENTS:
         raise RecordError(f"history has {len(parts)} events; a round has at most {MAX_EVENTS}")
     for i, part in enumerate(parts, 1):
-        m = _EVENT_TEXT.match(part)
-        if not m:
-            raise RecordError(f"history event {i} {part.strip()!r} is not an event: {EVENT_FORMS}")
-        player, verb, rest = int(m.group(1)), m.group(2).lower(), m.group(3)
-        if _EVENT_START.search(rest):  # the next event's start among the cards: a ';' left out
-            raise RecordError(
-                f"history event {i} {part.strip()!r}: two events without the ';' between them; {EVENT_FORMS}"
-            )
-        if verb == "attacks":
-            events.append(PlayEvent(ATTACK, player, _event_cards(rest, i)))
-            continue
-        words = rest.split()
-        if not words or words[-1].lower() not in ("beat", "beats", "sacrifice"):
-            raise RecordError(
-                f"history event {i} {part.strip()!r}: an answer ends with 'beat' or 'sacrifice' (R13); {EVENT_FORMS}"
-            )
-        beats = words[-1].lower() != "sacrifice"
-        events.append(PlayEvent(ANSWER, player, _event_cards(" ".join(words[:-1]), i), beats))
+        events.append(_parse_event(part, i))
     return tuple(events)
+
+
+def _parse_event(part: str, i: int) -> PlayEvent:
+    """One event of the notation: `pN attacks CARDS`, or `pN answers CARDS
+    beat|sacrifice` (R13)."""
+    m = _EVENT_TEXT.match(part)
+    if not m:
+        raise RecordError(f"history event {i} {part.strip()!r} is not an event: {EVENT_FORMS}")
+    player, verb, rest = int(m.group(1)), m.group(2).lower(), m.group(3)
+    if _EVENT_START.search(rest):  # the next event's start among the cards: a ';' left out
+        raise RecordError(f"history event {i} {part.strip()!r}: two events without the ';' between them; {EVENT_FORMS}")
+    if verb == "attacks":
+        return PlayEvent(ATTACK, player, _event_cards(rest, i))
+    words = rest.split()
+    if not words or words[-1].lower() not in ("beat", "beats", "sacrifice"):
+        raise RecordError(
+            f"history event {i} {part.strip()!r}: an answer ends with 'beat' or 'sacrifice' (R13); {EVENT_FORMS}"
+        )
+    beats = words[-1].lower() != "sacrifice"
+    return PlayEvent(ANSWER, player, _event_cards(" ".join(words[:-1]), i), beats)
 
 
 EVENT_FORMS = (
@@ -114,35 +117,41 @@ def history_from_json(data: Any) -> History:
         raise RecordError("history must be a list of events")
     if len(data) > MAX_EVENTS:
         raise RecordError(f"history has {len(data)} events; a round has at most {MAX_EVENTS}")
-    events = []
-    for i, item in enumerate(data, 1):
-        where = f"history event {i}"
-        if isinstance(item, PlayEvent):  # already typed (a game's or a view's own event)
-            events.append(item)
-            continue
-        if not isinstance(item, dict):
-            raise RecordError(f"{where}: expected an object with event, player, cards")
-        unknown = set(item) - {"event", "player", "cards", "beats"}
-        if unknown:
-            raise RecordError(f"{where}: unknown field {sorted(unknown)[0]!r}")
-        kind = item.get("event")
-        if not isinstance(kind, str) or kind not in (ATTACK, ANSWER):
-            raise RecordError(f"{where}: event must be 'attack' or 'answer'")
-        player = item.get("player")
-        if type(player) is not int or player not in (0, 1):
-            raise RecordError(f"{where}: player must be 0 or 1")
-        cards = item.get("cards")
-        if not isinstance(cards, list) or not all(type(c) is int for c in cards):
-            raise RecordError(f"{where}: cards must be a list of ranks 1..12")
-        cards = parse_cards(cards, f"{where} cards")
-        beats = item.get("beats")
-        if kind == ANSWER:
-            if type(beats) is not bool:
-                raise RecordError(f"{where}: an answer needs beats: true or false (R13)")
-        elif beats is not None:
-            raise RecordError(f"{where}: an attack has no beats field")
-        events.append(PlayEvent(EventKind(kind), player, cards, beats if kind == ANSWER else None))
-    return tuple(events)
+    # An item already typed (a game's or a view's own event) is taken as is.
+    return tuple(item if isinstance(item, PlayEvent) else _event_from_json(item, i) for i, item in enumerate(data, 1))
+
+
+def _event_from_json(item: Any, i: int) -> PlayEvent:
+    """One event object: an attack or an answer by player 0 or 1, its
+    cards, and for an answer whether it beats (R13)."""
+    where = f"history event {i}"
+    if not isinstance(item, dict):
+        raise RecordError(f"{where}: expected an object with event, player, cards")
+    unknown = set(item) - {"event", "player", "cards", "beats"}
+    if unknown:
+        raise RecordError(f"{where}: unknown field {sorted(unknown)[0]!r}")
+    kind = item.get("event")
+    if not isinstance(kind, str) or kind not in (ATTACK, ANSWER):
+        raise RecordError(f"{where}: event must be 'attack' or 'answer'")
+    player = item.get("player")
+    if type(player) is not int or player not in (0, 1):
+        raise RecordError(f"{where}: player must be 0 or 1")
+    cards = item.get("cards")
+    if not isinstance(cards, list) or not all(type(c) is int for c in cards):
+        raise RecordError(f"{where}: cards must be a list of ranks 1..12")
+    cards = parse_cards(cards, f"{where} cards")
+    return PlayEvent(EventKind(kind), player, cards, _beats_from_json(item.get("beats"), kind == ANSWER, where))
+
+
+def _beats_from_json(beats: Any, answer: bool, where: str) -> bool | None:
+    """An answer says whether it beats (R13); an attack says nothing."""
+    if answer:
+        if type(beats) is not bool:
+            raise RecordError(f"{where}: an answer needs beats: true or false (R13)")
+        return beats
+    if beats is not None:
+        raise RecordError(f"{where}: an attack has no beats field")
+    return None
 
 
 def history_to_json(events: Iterable[PlayEvent]) -> list[dict[str, Any]]:
@@ -173,15 +182,24 @@ def _answer_floor(attack: Hand, cards: Hand, beats: bool) -> int | None:
         if not _all_beat(attack, cards):
             raise PositionError(f"answer {format_cards(cards)} cannot beat every card of {format_cards(attack)}", "R13")
         return None
-    # Try thresholds from the lowest: cards above t must beat, at least one card <= t sacrifices.
+    floor = _sacrifice_floor(attack, cards)
+    if floor is None:
+        raise PositionError(
+            f"answer {format_cards(cards)} to {format_cards(attack)} cannot lose the trick: every card beats", "R13"
+        )
+    return floor
+
+
+def _sacrifice_floor(attack: Hand, cards: Hand) -> int | None:
+    """The least threshold t at which the answer can sacrifice (R12-R13):
+    the cards above t each beat an attack card and one card <= t loses to
+    one; None when no t can."""
     for t in sorted(set(cards)):
         for s in set(c for c in cards if c <= t):
             for a in set(a for a in attack if a > s):
                 if _big_cards_beat(remove(attack, (a,)), remove(cards, (s,)), t):
                     return t
-    raise PositionError(
-        f"answer {format_cards(cards)} to {format_cards(attack)} cannot lose the trick: every card beats", "R13"
-    )
+    return None
 
 
 def _all_beat(attack: Hand, cards: Hand) -> bool:
@@ -232,31 +250,45 @@ def check_history(events: Sequence[PlayEvent], attacker: int | None = None) -> N
     for i, e in enumerate(events, 1):
         where = _Where(i, e)
         if e.event == ATTACK:
-            if pending is not None:
-                raise PositionError(f"{where}: an attack must be answered before the next attack", "R12")
-            if expect_attacker is not None and e.player != expect_attacker:
-                raise PositionError(f"{where}: player {expect_attacker} won the last trick and attacks next", "R14")
-            if not is_attack(e.cards):
-                raise PositionError(
-                    f"{where}: not an attack: a single card, a set, or a sequence of {MIN_SEQUENCE}+ consecutive ranks",
-                    "R10",
-                )
+            _check_attack_event(where, e, pending, expect_attacker)
             pending = e
         else:
-            if pending is None:
-                raise PositionError(f"{where}: an answer follows an attack", "R12")
-            if e.player == pending.player:
-                raise PositionError(f"{where}: the defender answers, not the attacker", "R12")
-            try:
-                answer_floor(pending.cards, e.cards, bool(e.beats))
-            except PositionError as exc:
-                raise PositionError(f"{where}: {exc.message}", exc.rule) from None
-            expect_attacker = e.player if e.beats else pending.player
+            attack = _answered(where, e, pending)
+            expect_attacker = e.player if e.beats else attack.player  # R14: the trick's winner attacks next
             pending = None
     if attacker is not None:
         now = pending.player if pending is not None else expect_attacker
         if now is not None and now != attacker:
             raise PositionError(f"the history says player {now} attacks now, not player {attacker}", "R14")
+
+
+def _check_attack_event(where: _Where, e: PlayEvent, pending: PlayEvent | None, expect_attacker: int | None) -> None:
+    """An attack comes after the last one is answered (R12), by the last
+    trick's winner (R14), in a legal shape (R10)."""
+    if pending is not None:
+        raise PositionError(f"{where}: an attack must be answered before the next attack", "R12")
+    if expect_attacker is not None and e.player != expect_attacker:
+        raise PositionError(f"{where}: player {expect_attacker} won the last trick and attacks next", "R14")
+    if not is_attack(e.cards):
+        raise PositionError(
+            f"{where}: not an attack: a single card, a set, or a sequence of {MIN_SEQUENCE}+ consecutive ranks",
+            "R10",
+        )
+
+
+def _answered(where: _Where, e: PlayEvent, pending: PlayEvent | None) -> PlayEvent:
+    """The attack this answer answers: an answer follows an attack, by the
+    defender (R12), with cards that can give the result it states
+    (R12-R13)."""
+    if pending is None:
+        raise PositionError(f"{where}: an answer follows an attack", "R12")
+    if e.player == pending.player:
+        raise PositionError(f"{where}: the defender answers, not the attacker", "R12")
+    try:
+        answer_floor(pending.cards, e.cards, bool(e.beats))
+    except PositionError as exc:
+        raise PositionError(f"{where}: {exc.message}", exc.rule) from None
+    return pending
 
 
 def played_by(events: Sequence[PlayEvent], player: int) -> Hand:
@@ -345,7 +377,19 @@ def check_view_facts(
         return
     check_history(events, attacker)
     pending = events[-1] if events and events[-1].event == ATTACK else None
-    table = hand(table)
+    _check_table_in_history(events, pending, hand(table), attacker)
+    _check_face_up(events[:-1] if pending is not None else events, seen)
+    if play_start is not None:
+        _check_play_start(events, player, hand_now, play_start)
+    _check_own_floor(events, player, hand_now)
+    _check_opponent_room(events, 1 - player, pool, opponent_hand_size)
+
+
+def _check_table_in_history(
+    events: Sequence[PlayEvent], pending: PlayEvent | None, table: Hand, attacker: int | None
+) -> None:
+    """The attack on the table is the history's last event (R10), and a
+    last attack still to answer is on the table (R12)."""
     if table and (pending is None or pending.cards != table or pending.player != attacker):
         raise PositionError(
             f"the table holds {format_cards(table)} but the history does not end with that attack by player "
@@ -356,7 +400,10 @@ def check_view_facts(
         raise PositionError(
             f"history event {len(events)} ({pending}) is an attack still to answer, but the table is empty", "R12"
         )
-    done = events[:-1] if pending is not None else events
+
+
+def _check_face_up(done: Sequence[PlayEvent], seen: Sequence[int]) -> None:
+    """Every card of a finished trick lies face up among the seen (R15)."""
     face_up = hand(c for e in done for c in e.cards)
     if not contains(seen, face_up):
         missing = _missing(face_up, seen)
@@ -366,13 +413,22 @@ def check_view_facts(
             "every attack and answer is face up (seen lists them)",
             "R15",
         )
-    if play_start is not None and len(hand_now) + len(played_by(events, player)) != play_start:
+
+
+def _check_play_start(events: Sequence[PlayEvent], player: int, hand_now: Sequence[int], play_start: int) -> None:
+    """The hand now plus the cards played is what the play phase began
+    with: the deal less the duel cards (R6, R9)."""
+    if len(hand_now) + len(played_by(events, player)) != play_start:
         raise PositionError(
             f"wrong hand size: the play phase began with {play_start} cards each (the deal less the duel cards, "
             f"R6, R9) and the history shows {len(played_by(events, player))} of yours played, which leaves "
             f"{play_start - len(played_by(events, player))}, but the hand holds {len(hand_now)}",
             "R9",
         )
+
+
+def _check_own_floor(events: Sequence[PlayEvent], player: int, hand_now: Sequence[int]) -> None:
+    """The asking player's hand meets its own sacrifices' floor (R12)."""
     own = hand_floor(events, player)
     if hand_now and min(hand_now) < own:
         k = _floor_event(events, player, own)
@@ -381,13 +437,18 @@ def check_view_facts(
             f"hold {min(hand_now)} now",
             "R12",
         )
-    floor = hand_floor(events, 1 - player)
+
+
+def _check_opponent_room(events: Sequence[PlayEvent], opponent: int, pool: Sequence[int], size: int) -> None:
+    """At least one opponent hand consistent with its answers is left in
+    the unseen pool (R20)."""
+    floor = hand_floor(events, opponent)
     room = sum(1 for c in pool if c >= floor)
-    if room < opponent_hand_size:
-        k = _floor_event(events, 1 - player, floor)
+    if room < size:
+        k = _floor_event(events, opponent, floor)
         raise PositionError(
             f"history event {k} ({events[k - 1]}): the opponent holds only cards of rank {floor} or more, but only "
-            f"{room} unseen cards are, fewer than its {opponent_hand_size}: no consistent hand",
+            f"{room} unseen cards are, fewer than its {size}: no consistent hand",
             "R20",
         )
 
