@@ -114,22 +114,31 @@ class Ruleset:
             )
         deck = _read_deck(data.get("deck", STANDARD_DECK))
         board = _read_ints(data.get("board", STANDARD_BOARD), "board", "R2")
-        arrows = data.get("arrows", STANDARD_ARROWS)
-        if isinstance(arrows, str) or not isinstance(arrows, (list, tuple)) or len(arrows) != SPACES:
-            raise RulesetError("arrows must be a list of seven of both/p0/p1", "R3")
-        for i, a in enumerate(arrows):
-            if a not in ARROW_CHOICES:
-                raise RulesetError(f"arrow on space {i} is {_short(a)}; expected one of both, p0, p1", "R3")
+        arrows = _read_arrows(data.get("arrows", STANDARD_ARROWS))
         tie = data.get("tie", "redeal")
         if tie not in TIE_CHOICES:
             raise RulesetError(f"tie rule {_short(tie)} unknown; expected redeal or arrow", "R17")
         max_deals = data.get("max_deals", DEFAULT_MAX_DEALS)
         if isinstance(max_deals, bool) or not isinstance(max_deals, int):
             raise RulesetError(f"max_deals must be an integer, got {_short(max_deals)}", "R19")
-        name = data.get("name", "custom")
-        if not isinstance(name, str) or len(name) > MAX_NAME:
-            raise RulesetError(f"ruleset name must be a string of at most {MAX_NAME} characters, got {_short(name)}")
-        return cls(deck=deck, board=board, arrows=tuple(arrows), tie=tie, max_deals=max_deals, name=name)
+        return cls(deck=deck, board=board, arrows=arrows, tie=tie, max_deals=max_deals, name=_read_name(data))
+
+
+def _read_arrows(arrows: Any) -> tuple[str, ...]:
+    """R3: one arrow per space, each toward a player or both."""
+    if isinstance(arrows, str) or not isinstance(arrows, (list, tuple)) or len(arrows) != SPACES:
+        raise RulesetError("arrows must be a list of seven of both/p0/p1", "R3")
+    for i, a in enumerate(arrows):
+        if a not in ARROW_CHOICES:
+            raise RulesetError(f"arrow on space {i} is {_short(a)}; expected one of both, p0, p1", "R3")
+    return tuple(arrows)
+
+
+def _read_name(data: Mapping[str, Any]) -> str:
+    name = data.get("name", "custom")
+    if not isinstance(name, str) or len(name) > MAX_NAME:
+        raise RulesetError(f"ruleset name must be a string of at most {MAX_NAME} characters, got {_short(name)}")
+    return name
 
 
 def _read_ints(value: Any, key: str, rule: str, limit: int = 12) -> tuple[int, ...]:
@@ -149,13 +158,7 @@ def _read_deck(value: Any) -> tuple[int, ...]:
     if isinstance(value, Mapping):
         deck = [0] * 12
         for k, v in value.items():
-            rank = k if isinstance(k, int) and not isinstance(k, bool) else None
-            if isinstance(k, str) and k.strip().isdigit() and len(k.strip()) <= 2:
-                rank = int(k)
-            if rank is None:
-                raise RulesetError(f"deck: {_short(k)} is not a rank; ranks run from 1 to 12", "R1")
-            if not 1 <= rank <= 12:
-                raise RulesetError(f"deck: rank {rank} is outside 1..12", "R1")
+            rank = _deck_rank(k)
             if isinstance(v, bool) or not isinstance(v, int):
                 raise RulesetError(f"deck: count of rank {rank} must be an integer, got {_short(v)}", "R1")
             deck[rank - 1] = v
@@ -163,8 +166,35 @@ def _read_deck(value: Any) -> tuple[int, ...]:
     return _read_ints(value, "deck", "R1")
 
 
+def _deck_rank(k: Any) -> int:
+    """A deck map's key: a rank 1..12, as a number or its digits (R1)."""
+    rank = k if isinstance(k, int) and not isinstance(k, bool) else None
+    if isinstance(k, str) and k.strip().isdigit() and len(k.strip()) <= 2:
+        rank = int(k)
+    if rank is None:
+        raise RulesetError(f"deck: {_short(k)} is not a rank; ranks run from 1 to 12", "R1")
+    if not 1 <= rank <= 12:
+        raise RulesetError(f"deck: rank {rank} is outside 1..12", "R1")
+    return rank
+
+
 def validate(rules: Ruleset) -> None:
     """Reject a ruleset that cannot be played, naming the rule (RULES §8)."""
+    _check_deck(rules)
+    _check_board(rules)
+    _check_arrows_and_tie(rules)
+    if (
+        isinstance(rules.max_deals, bool)
+        or not isinstance(rules.max_deals, int)
+        or not 1 <= rules.max_deals <= MAX_DEALS_LIMIT
+    ):
+        raise RulesetError(
+            f"max_deals must be an integer 1..{MAX_DEALS_LIMIT}, got {_short(rules.max_deals)} (RULES §8)", "R19"
+        )
+
+
+def _check_deck(rules: Ruleset) -> None:
+    """R1: a count for each rank, within bounds, and at least two ranks."""
     if len(rules.deck) != 12:
         raise RulesetError(f"deck must give a count for each rank 1..12 (12 counts), got {len(rules.deck)}", "R1")
     for rank, c in enumerate(rules.deck, start=1):
@@ -174,6 +204,11 @@ def validate(rules: Ruleset) -> None:
             )
     if sum(1 for c in rules.deck if c) < 2:
         raise RulesetError("deck: at least two ranks must have cards; with one rank every showdown ties (R17)", "R1")
+
+
+def _check_board(rules: Ruleset) -> None:
+    """R2: a hand size for each space, within bounds; R1: a deck that can
+    serve the largest deal and its replacements."""
     if len(rules.board) != SPACES:
         raise RulesetError(f"the board has seven spaces, got {len(rules.board)} hand sizes", "R2")
     lo, hi = HAND_SIZES
@@ -190,6 +225,10 @@ def validate(rules: Ruleset) -> None:
             f"deal and replacement need up to 4 x {largest} = {4 * largest} cards",
             "R1",
         )
+
+
+def _check_arrows_and_tie(rules: Ruleset) -> None:
+    """R3: an arrow for each space; R17: a tie rule."""
     if len(rules.arrows) != SPACES:
         raise RulesetError(f"arrows must give one of both/p0/p1 for each of 7 spaces, got {len(rules.arrows)}", "R3")
     for i, a in enumerate(rules.arrows):
@@ -197,14 +236,6 @@ def validate(rules: Ruleset) -> None:
             raise RulesetError(f"arrow on space {i} is {a!r}; expected one of both, p0, p1", "R3")
     if rules.tie not in TIE_CHOICES:
         raise RulesetError(f"tie rule {rules.tie!r} unknown; expected redeal or arrow", "R17")
-    if (
-        isinstance(rules.max_deals, bool)
-        or not isinstance(rules.max_deals, int)
-        or not 1 <= rules.max_deals <= MAX_DEALS_LIMIT
-    ):
-        raise RulesetError(
-            f"max_deals must be an integer 1..{MAX_DEALS_LIMIT}, got {_short(rules.max_deals)} (RULES §8)", "R19"
-        )
 
 
 STANDARD = Ruleset()
@@ -218,6 +249,11 @@ def load_ruleset(source: str | Path | Mapping[str, Any] | None) -> Ruleset:
     if isinstance(source, Mapping):
         return Ruleset.from_dict(source)
     path = Path(source)
+    return Ruleset.from_dict(_parse_rule_file(path, _read_rule_file(path)))
+
+
+def _read_rule_file(path: Path) -> str:
+    """A ruleset file's text: a few lines of UTF-8."""
     try:
         if path.stat().st_size > MAX_FILE_BYTES:
             raise RulesetError(
@@ -228,6 +264,11 @@ def load_ruleset(source: str | Path | Mapping[str, Any] | None) -> Ruleset:
         raise RulesetError(f"cannot read ruleset file {str(path)!r}: {exc.strerror or exc}") from None
     except UnicodeDecodeError:
         raise RulesetError(f"ruleset file {str(path)!r} is not UTF-8 text; expected JSON or TOML") from None
+    return text
+
+
+def _parse_rule_file(path: Path, text: str) -> Any:
+    """A ruleset file's data: TOML by its suffix, else JSON."""
     kind = "TOML" if path.suffix.lower() == ".toml" else "JSON"
     try:
         data = tomllib.loads(text) if kind == "TOML" else loads_json(text)
@@ -235,7 +276,7 @@ def load_ruleset(source: str | Path | Mapping[str, Any] | None) -> Ruleset:
         raise RulesetError(f"ruleset file {str(path)!r} is nested too deeply to be a ruleset") from None
     except (ValueError, tomllib.TOMLDecodeError) as exc:
         raise RulesetError(f"ruleset file {str(path)!r} is not valid {kind}: {_short(str(exc), 120)}") from None
-    return Ruleset.from_dict(data)
+    return data
 
 
 MAX_FILE_BYTES = 1 << 16
