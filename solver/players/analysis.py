@@ -294,6 +294,36 @@ def _num(x: Any) -> float | None:
     return float(x) if isinstance(x, (int, float)) and not isinstance(x, bool) else None
 
 
+@dataclass(frozen=True)
+class _Ask:
+    """How every decision of one analysis is searched (`analyze`'s budget)."""
+
+    iterations: int | None
+    time_ms: int | None
+    seed: int
+    method: str
+    utilities: str
+    stop: Any
+    """The analysis's stop: an event is also handed to each search."""
+    keep_hints: bool
+
+    @property
+    def event(self) -> Any:
+        return self.stop if hasattr(self.stop, "is_set") else None
+
+    def hint(self, view: Any, index: int, samples: int | None = None, method: str | None = None) -> Any:
+        """`hint` on decision `index` (seed `seed + index`): the analysis's
+        budget, or `samples` deals of `method` (a search run again with less)."""
+        from tacocat.search.budget import Budget
+        from tacocat.search.hint import hint  # the search engine; imported when used
+
+        if samples is None:
+            budget = Budget(samples=self.iterations, time_ms=self.time_ms, seed=self.seed + index, stop=self.event)
+        else:
+            budget = Budget(samples=samples, seed=self.seed + index, stop=self.event)
+        return hint(view, budget, method=method or self.method, utilities=self.utilities)
+
+
 def analyze(
     record: GameRecord | Mapping[str, Any],
     *,
@@ -316,19 +346,58 @@ def analyze(
     exactly.  `progress(done, total)` is called after each decision.
     `stop` (a `threading.Event`, or a callable returning true) ends the
     analysis early (`complete` False); an event is also handed to `hint`."""
-    from tacocat.search.budget import Budget
-    from tacocat.search.gamevalue import game_win
-    from tacocat.search.hint import hint  # the search engine; imported when used
-
     if not isinstance(record, GameRecord):
         record = GameRecord.from_dict(record)
-    players = tuple(sorted(set(players)))
-    if not players or any(p not in (0, 1) for p in players):
-        raise RecordError(f"players to analyse must be 0 and/or 1, got {list(players)}")
+    players = _players(players)
     final = record.replay()  # validates the whole record first
     steps = list(record.steps())
     todo = [i for i, (_, p, _) in enumerate(steps) if p in players]
+    ask = _Ask(iterations, time_ms, seed, method, utilities, stop, keep_hints)
+    curve = _deal_points(steps, final, utilities)
     reviews: list[DecisionReview] = []
+    complete = True
+    for done, i in enumerate(todo, 1):
+        if _stopped(stop):
+            complete = False
+            break
+        review = _review(steps[i], i, final)
+        if not review.forced:
+            _search(review, steps[i][0].view(review.player), ask)
+        reviews.append(review)
+        if review.played_value is not None:
+            v = review.played_value if review.player == 0 else -review.played_value
+            curve.append(CurvePoint(i + 1, review.round, "decision", v, review.player))
+        if progress is not None:
+            progress(done, len(todo))
+    curve = _curve_ends(curve, final, len(steps), complete, reviews)
+    return Analysis(
+        utilities=utilities,
+        curve=curve,
+        seed=record.seed,
+        players=players,
+        decisions=reviews,
+        actions=len(record.actions),
+        winner=final.winner,
+        over=final.over,
+        max_deals=final.rules.max_deals,
+        rounds=final.rounds,
+        complete=complete,
+    )
+
+
+def _players(players: Iterable[int]) -> tuple[int, ...]:
+    """The players to review, checked: 0 and/or 1."""
+    chosen = tuple(sorted(set(players)))
+    if not chosen or any(p not in (0, 1) for p in chosen):
+        raise RecordError(f"players to analyse must be 0 and/or 1, got {list(chosen)}")
+    return chosen
+
+
+def _deal_points(steps: list, final: Any, utilities: str) -> list[CurvePoint]:
+    """The curve's point at every deal: the board's equity as the round
+    starts (R6, the game-value table; 0 on the round scale)."""
+    from tacocat.search.gamevalue import game_win
+
     curve: list[CurvePoint] = []
 
     def deal_point(i: int) -> None:
@@ -343,92 +412,85 @@ def analyze(
         after = steps[i][0] if i < len(steps) else final
         if len(after.rounds) > len(steps[i - 1][0].rounds):  # action i - 1 ended a round: a new deal
             deal_point(i)
-    complete = True
-    for done, i in enumerate(todo, 1):
-        if _stopped(stop):
-            complete = False
-            break
-        state, player, action = steps[i]
-        view = state.view(player)
-        legal = state.legal_actions(player)
-        # as the engine resolved it: an answer's `beats` filled in when the record left it out
-        played = Action.from_dict(final.actions[i])
-        review = DecisionReview(
-            index=i,
-            round=len(state.rounds) + 1,
-            player=player,
-            decision=state.decision(player) or action.kind,
-            hand=state.hands[player],
-            table=state.table,
-            seen=view.seen,
-            played=played,
-            legal=len(legal),
-        )
-        if not review.forced:
-            event = stop if hasattr(stop, "is_set") else None
-            result = hint(
-                view,
-                Budget(samples=iterations, time_ms=time_ms, seed=seed + i, stop=event),
-                method=method,
-                utilities=utilities,
-            )
-            data = result.to_dict()
-            moves = data.get("moves", [])
-            best = data.get("best") or (moves[0] if moves else None)
-            review.method = data.get("method")
-            review.exact = bool(data.get("exact"))
-            review.seconds = _num(data.get("seconds")) or 0.0
-            review.best = best
-            if best is not None:
-                review.best_value = _num(best.get("value"))
-                review.best_stderr = _num(best.get("stderr"))
-                review.best_margin = margin_of(best, data)
-                review.best_samples = samples_of(best, data)
-            mine = next((m for m in moves if _matches(m, played)), None)
-            if mine is not None:
-                review.played_value = _num(mine.get("value"))
-                review.played_stderr = _num(mine.get("stderr"))
-                review.played_margin = margin_of(mine, data)
-                review.played_samples = samples_of(mine, data)
-            noise = _num(data.get("exploitability"))
-            if data.get("method") == "equilibrium" and noise is not None:
-                # CFR's values are as good as its exploitability: no sampling, no standard error
-                review.best_margin = review.played_margin = noise
-            if review.significant and not review.exact and data.get("method") in ("pimc", "ismcts"):
-                spent = _spent(result, data) or 0
-                for share in LOWER_BUDGETS if spent else ():
-                    samples = max(1, int(spent * share))
-                    less = Budget(samples=samples, seed=seed + i, stop=event)
-                    again = hint(view, less, method=data["method"], utilities=utilities)
-                    pick = again.to_dict().get("best")
-                    if pick is not None and _matches(pick, played):
-                        review.pick_at = {"share": round(share, 4), "samples": samples}
-                        break
-            if keep_hints:
-                review.hint = data
-        reviews.append(review)
-        if review.played_value is not None:
-            v = review.played_value if player == 0 else -review.played_value
-            curve.append(CurvePoint(i + 1, review.round, "decision", v, player))
+    return curve
 
-        if progress is not None:
-            progress(done, len(todo))
+
+def _review(step: tuple, i: int, final: Any) -> DecisionReview:
+    """Decision `i` as it stood, not yet searched."""
+    state, player, action = step
+    return DecisionReview(
+        index=i,
+        round=len(state.rounds) + 1,
+        player=player,
+        decision=state.decision(player) or action.kind,
+        hand=state.hands[player],
+        table=state.table,
+        seen=state.view(player).seen,
+        # as the engine resolved it: an answer's `beats` filled in when the record left it out
+        played=Action.from_dict(final.actions[i]),
+        legal=len(state.legal_actions(player)),
+    )
+
+
+def _search(review: DecisionReview, view: Any, ask: _Ask) -> None:
+    """Fill `review` from the engine's hint on its decision: the best move's
+    value and the played move's, their margins, and whether a costly move
+    played was the engine's own pick with less search."""
+    result = ask.hint(view, review.index)
+    data = result.to_dict()
+    _read_hint(review, data)
+    if review.significant and not review.exact and data.get("method") in ("pimc", "ismcts"):
+        review.pick_at = _pick_at(review, view, ask, _spent(result, data) or 0, data["method"])
+    if ask.keep_hints:
+        review.hint = data
+
+
+def _read_hint(review: DecisionReview, data: Mapping[str, Any]) -> None:
+    """The values of the best move and of the move played, as the hint's answer gives them."""
+    moves = data.get("moves", [])
+    best = data.get("best") or (moves[0] if moves else None)
+    review.method = data.get("method")
+    review.exact = bool(data.get("exact"))
+    review.seconds = _num(data.get("seconds")) or 0.0
+    review.best = best
+    if best is not None:
+        review.best_value = _num(best.get("value"))
+        review.best_stderr = _num(best.get("stderr"))
+        review.best_margin = margin_of(best, data)
+        review.best_samples = samples_of(best, data)
+    mine = next((m for m in moves if _matches(m, review.played)), None)
+    if mine is not None:
+        review.played_value = _num(mine.get("value"))
+        review.played_stderr = _num(mine.get("stderr"))
+        review.played_margin = margin_of(mine, data)
+        review.played_samples = samples_of(mine, data)
+    noise = _num(data.get("exploitability"))
+    if data.get("method") == "equilibrium" and noise is not None:
+        # CFR's values are as good as its exploitability: no sampling, no standard error
+        review.best_margin = review.played_margin = noise
+
+
+def _pick_at(review: DecisionReview, view: Any, ask: _Ask, spent: int, method: str) -> dict | None:
+    """The largest of `LOWER_BUDGETS` of what the search spent whose pick
+    is the move played: {"share", "samples"}, else None."""
+    for share in LOWER_BUDGETS if spent else ():
+        samples = max(1, int(spent * share))
+        pick = ask.hint(view, review.index, samples=samples, method=method).to_dict().get("best")
+        if pick is not None and _matches(pick, review.played):
+            return {"share": round(share, 4), "samples": samples}
+    return None
+
+
+def _curve_ends(
+    curve: list[CurvePoint], final: Any, actions: int, complete: bool, reviews: list[DecisionReview]
+) -> list[CurvePoint]:
+    """The curve in order: its end point when the game is over (+1/-1 for
+    a win, 0 drawn), cut after the last reviewed decision when stopped early."""
     if final.over:
         end = 0.0 if final.winner is None else (1.0 if final.winner == 0 else -1.0)
-        curve.append(CurvePoint(len(steps), len(final.rounds), "end", end))
+        curve.append(CurvePoint(actions, len(final.rounds), "end", end))
     if not complete:
-        curve = [c for c in curve if c.kind == "decision" or c.index <= (reviews[-1].index + 1 if reviews else 0)]
+        last = reviews[-1].index + 1 if reviews else 0
+        curve = [c for c in curve if c.kind == "decision" or c.index <= last]
     curve.sort(key=lambda c: (c.index, c.kind != "decision"))
-    return Analysis(
-        utilities=utilities,
-        curve=curve,
-        seed=record.seed,
-        players=players,
-        decisions=reviews,
-        actions=len(record.actions),
-        winner=final.winner,
-        over=final.over,
-        max_deals=final.rules.max_deals,
-        rounds=final.rounds,
-        complete=complete,
-    )
+    return curve
