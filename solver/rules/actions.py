@@ -91,45 +91,12 @@ class Action:
         if decision is None and legal:
             decision = legal[0].kind
         tokens = [t for t in re.split(r"[\s,()\[\]]+", text.strip().lower()) if t]
-        if not tokens:
-            raise NotationError(f"no move given; expected {FORMS.get(decision or '', _ANY)}")
-        kind = decision
-        if tokens[0] in KIND_WORDS:
-            kind = KIND_WORDS[tokens.pop(0)]
-        if kind not in KINDS:
-            raise NotationError(f"{text.strip()!r}: say what kind of move it is; expected {_ANY}")
-        beats: bool | None = None
-        cards_tokens = []
-        none = False
-        for t in tokens:
-            if t in BEAT_WORDS:
-                beats = BEAT_WORDS[t]
-            elif t in NONE_WORDS:
-                none = True
-            else:
-                cards_tokens.append(t)
-        try:
-            cards = parse_cards(" ".join(cards_tokens), f"{kind} cards")
-        except NotationError as exc:
-            raise NotationError(f"{exc.message}; {_a(kind)} is {FORMS[kind]}", exc.rule) from None
-        if none and cards:
-            raise NotationError(f"{text.strip()!r}: 'none' and cards together; expected {FORMS[kind]}")
-        if not cards and kind != Decision.REPLACE:
-            raise NotationError(f"{_a(kind)} needs cards: {FORMS[kind]}")
-        if beats is not None and kind != Decision.ANSWER:
-            raise NotationError(f"'beat'/'sacrifice' only qualify an answer, not {_a(kind)}")
-        action = cls(kind, cards, beats)
+        kind = _move_kind(text, tokens, decision)
+        beats, none, cards = _move_words(tokens, kind)
+        _check_move_shape(text, kind, cards, beats, none)
         if kind == Decision.ANSWER and beats is None and legal:
-            fits = [a for a in legal if a.kind == Decision.ANSWER and a.cards == cards]
-            if len(fits) == 2:
-                raise NotationError(
-                    f"answer {format_cards(cards)} can beat every attack card or sacrifice one: "
-                    f'say which, e.g. "answer {format_cards(cards)} beat" or "answer {format_cards(cards)} sacrifice"',
-                    "R13",
-                )
-            if len(fits) == 1:
-                return fits[0]
-        return action
+            return _answer_of(cards, legal) or cls(kind, cards, beats)
+        return cls(kind, cards, beats)
 
     def to_dict(self) -> dict[str, Any]:
         d: dict[str, Any] = {"kind": self.kind, "cards": list(self.cards)}
@@ -151,6 +118,62 @@ class Action:
         if kind == Decision.ANSWER and beats is not None and not isinstance(beats, bool):
             raise RecordError(f"answer 'beats' must be true or false, got {_short(beats)}")
         return cls(kind, cards, beats if kind == Decision.ANSWER else None)
+
+
+def _move_kind(text: str, tokens: list[str], decision: str | None) -> str:
+    """The kind a move names as its first word (taken off `tokens`), else
+    the decision expected now."""
+    if not tokens:
+        raise NotationError(f"no move given; expected {FORMS.get(decision or '', _ANY)}")
+    kind = decision
+    if tokens[0] in KIND_WORDS:
+        kind = KIND_WORDS[tokens.pop(0)]
+    if kind not in KINDS:
+        raise NotationError(f"{text.strip()!r}: say what kind of move it is; expected {_ANY}")
+    return kind
+
+
+def _move_words(tokens: list[str], kind: str) -> tuple[bool | None, bool, Hand]:
+    """A move's words after its kind: beat/sacrifice, none, and the cards."""
+    beats: bool | None = None
+    cards_tokens = []
+    none = False
+    for t in tokens:
+        if t in BEAT_WORDS:
+            beats = BEAT_WORDS[t]
+        elif t in NONE_WORDS:
+            none = True
+        else:
+            cards_tokens.append(t)
+    try:
+        cards = parse_cards(" ".join(cards_tokens), f"{kind} cards")
+    except NotationError as exc:
+        raise NotationError(f"{exc.message}; {_a(kind)} is {FORMS[kind]}", exc.rule) from None
+    return beats, none, cards
+
+
+def _check_move_shape(text: str, kind: str, cards: Hand, beats: bool | None, none: bool) -> None:
+    """Only a replace may take no cards (R7), and only an answer beats or
+    sacrifices (R13)."""
+    if none and cards:
+        raise NotationError(f"{text.strip()!r}: 'none' and cards together; expected {FORMS[kind]}")
+    if not cards and kind != Decision.REPLACE:
+        raise NotationError(f"{_a(kind)} needs cards: {FORMS[kind]}")
+    if beats is not None and kind != Decision.ANSWER:
+        raise NotationError(f"'beat'/'sacrifice' only qualify an answer, not {_a(kind)}")
+
+
+def _answer_of(cards: Hand, legal: Sequence[Action]) -> Action | None:
+    """The legal answer with these cards when it has one result (R13); an
+    error when they may beat or sacrifice; None when no answer has them."""
+    fits = [a for a in legal if a.kind == Decision.ANSWER and a.cards == cards]
+    if len(fits) == 2:
+        raise NotationError(
+            f"answer {format_cards(cards)} can beat every attack card or sacrifice one: "
+            f'say which, e.g. "answer {format_cards(cards)} beat" or "answer {format_cards(cards)} sacrifice"',
+            "R13",
+        )
+    return fits[0] if len(fits) == 1 else None
 
 
 _ANY = 'a kind and cards, e.g. "attack 4 5 6", "answer 9 12 beat", "duel 9" or "replace none"'

@@ -23,33 +23,41 @@ def parse_cards(text: str | Sequence[int] | None, what: str = "cards") -> Hand:
     commas ("2 5 7", "2,5,7", "[2, 5, 7]"), or a list of integers."""
     if text is None:
         return ()
-    if isinstance(text, str):
-        body = text.strip().strip("[]").strip()
-        if not body or body == "-":
-            return ()
-        tokens = [t for t in re.split(r"[\s,]+", body) if t]
-        ranks = []
-        for t in tokens:
-            if not re.fullmatch(r"[+-]?\d+", t):
-                raise NotationError(
-                    f"{what}: {t!r} is not a rank; "
-                    'expected integers 1..12 separated by spaces or commas, e.g. "2 5 7 12"',
-                    "R1",
-                )
-            ranks.append(int(t))
-    else:
-        if not isinstance(text, (list, tuple)):
-            raise NotationError(
-                f"{what}: expected a list of ranks 1..12 or plain notation, got {type(text).__name__}", "R1"
-            )
-        ranks = list(text)
-        for r in ranks:
-            if isinstance(r, bool) or not isinstance(r, int):
-                raise NotationError(f"{what}: {r!r} is not a rank; expected integers 1..12", "R1")
+    ranks = _ranks_of_text(text, what) if isinstance(text, str) else _ranks_of_list(text, what)
     for r in ranks:
         if not 1 <= r <= 12:
             raise NotationError(f"{what}: rank {r} does not exist; ranks run from 1 to 12", "R1")
     return hand(ranks)
+
+
+def _ranks_of_text(text: str, what: str) -> list[int]:
+    """The integers of plain notation, "-" or nothing for no cards."""
+    body = text.strip().strip("[]").strip()
+    if not body or body == "-":
+        return []
+    ranks = []
+    for t in re.split(r"[\s,]+", body):
+        if not t:
+            continue
+        if not re.fullmatch(r"[+-]?\d+", t):
+            raise NotationError(
+                f'{what}: {t!r} is not a rank; expected integers 1..12 separated by spaces or commas, e.g. "2 5 7 12"',
+                "R1",
+            )
+        ranks.append(int(t))
+    return ranks
+
+
+def _ranks_of_list(cards: object, what: str) -> list[int]:
+    """The integers of a list (never a bool read as a rank)."""
+    if not isinstance(cards, (list, tuple)):
+        raise NotationError(
+            f"{what}: expected a list of ranks 1..12 or plain notation, got {type(cards).__name__}", "R1"
+        )
+    for r in cards:
+        if isinstance(r, bool) or not isinstance(r, int):
+            raise NotationError(f"{what}: {r!r} is not a rank; expected integers 1..12", "R1")
+    return list(cards)
 
 
 def format_cards(cards: Iterable[int]) -> str:
