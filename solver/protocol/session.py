@@ -300,6 +300,17 @@ class GameFeed:
     actions: list[tuple[list[dict], list[dict]]] = field(default_factory=list)
 
 
+def _game_document(request: Mapping[str, Any]) -> str | None:
+    """Which document new_game starts from ("record" or "state"; None for a
+    seed, given or not): at most one of seed, record, state."""
+    sources = [k for k in ("seed", "record", "state") if k in request]
+    if len(sources) > 1:
+        raise ProtocolError(
+            "bad_field", f"new_game takes one of seed, record, state; got {', '.join(sources)}", sources[1]
+        )
+    return sources[0] if sources and sources[0] != "seed" else None
+
+
 class EngineSession:
     """The ruleset, the games by id, and the running searches of one
     frontend connection (JSON Lines) or one server (HTTP).
@@ -864,38 +875,9 @@ class EngineSession:
             raise ProtocolError(
                 "bad_field", "new_game: a friend or the engine plays the other seat, not both", "friend"
             )
-        sources = [k for k in ("seed", "record", "state") if k in request]
-        if len(sources) > 1:
-            raise ProtocolError(
-                "bad_field", f"new_game takes one of seed, record, state; got {', '.join(sources)}", sources[1]
-            )
-        if "record" in request:
-            if "rules" in request:
-                raise ProtocolError("bad_field", "new_game: a record carries its own rules; drop 'rules'", "rules")
-            state = GameRecord.from_dict(request["record"]).replay()
-        elif "state" in request:
-            if "rules" in request:
-                raise ProtocolError("bad_field", "new_game: a state carries its own rules; drop 'rules'", "rules")
-            state = GameState.from_dict(request["state"])
-        else:
-            rules = self._ruleset_of(request.get("rules"), "rules", "rules")
-            seed = request["seed"] if "seed" in request else secrets.randbits(31)
-            state = GameState.new(rules, seed)
+        state = self._new_game_state(request)
         with self._lock:
-            client = getattr(self._caller, "client", CONNECTION)
-            self._make_room(client)
-            gid = new_game_id()
-            seats, tokens = Seats.deal()
-            self._seats[gid] = seats
-            self._meta[gid] = GameMeta(client, time.time())
-            try:
-                if engine is not None and self.store is not None:
-                    self.store.set_meta(f"engine/{gid}", engine.to_dict())
-                self._commit(gid, state)
-            except Exception:
-                del self._seats[gid]
-                del self._meta[gid]
-                raise
+            gid, tokens = self._open_game(state, engine)
             if engine is None and request.get("friend"):
                 # Two people, each with a seat token: no owner token (it reads
                 # the whole state) and no seed unless one was chosen (it
@@ -904,6 +886,43 @@ class EngineSession:
             if engine is None:
                 return {**self.status(gid, state), "seed": state.seed, "tokens": tokens}
             self._engines[gid] = engine
+        return self._engine_opening(gid, engine, tokens, request.get("seed"))
+
+    def _new_game_state(self, request: Mapping[str, Any]) -> GameState:
+        """The game new_game starts: from one of a seed, a record, a state."""
+        document = _game_document(request)
+        if document is not None and "rules" in request:
+            raise ProtocolError("bad_field", f"new_game: a {document} carries its own rules; drop 'rules'", "rules")
+        if document == "record":
+            return GameRecord.from_dict(request["record"]).replay()
+        if document == "state":
+            return GameState.from_dict(request["state"])
+        rules = self._ruleset_of(request.get("rules"), "rules", "rules")
+        return GameState.new(rules, request["seed"] if "seed" in request else secrets.randbits(31))
+
+    def _open_game(self, state: GameState, engine: EngineSeat | None) -> tuple[str, dict[str, Any]]:
+        """Give `state` an id and seat tokens and commit it (the caller's
+        client makes room first); nothing kept if the commit fails.  Under
+        the lock."""
+        client = getattr(self._caller, "client", CONNECTION)
+        self._make_room(client)
+        gid = new_game_id()
+        seats, tokens = Seats.deal()
+        self._seats[gid] = seats
+        self._meta[gid] = GameMeta(client, time.time())
+        try:
+            if engine is not None and self.store is not None:
+                self.store.set_meta(f"engine/{gid}", engine.to_dict())
+            self._commit(gid, state)
+        except Exception:
+            del self._seats[gid]
+            del self._meta[gid]
+            raise
+        return gid, tokens
+
+    def _engine_opening(self, gid: str, engine: EngineSeat, tokens: dict[str, Any], seed: Any) -> NewGameResult:
+        """A new game against the engine: the engine's first turns, as a
+        queued search whose answer is the game as the human seat sees it."""
         # The client holds the human seat's token only: no owner token (it
         # reads the whole state) and no seed unless it chose one (the seed
         # decides every deal).
@@ -917,7 +936,7 @@ class EngineSession:
                 state = self._games[gid]
                 return {
                     **self.status(gid, state),
-                    "seed": request.get("seed"),
+                    "seed": seed,
                     "tokens": {"seats": shown},
                     "engine": engine.to_dict(),
                     "events": events,
@@ -1108,21 +1127,44 @@ class EngineSession:
             self._forget(request["game"])
             return {"game": request["game"], "ended": True}
 
-    def _cmd_hint(self, request: Mapping[str, Any]) -> Callable[[threading.Event], dict]:
+    def _hint_view(self, request: Mapping[str, Any]) -> View:
+        """The view a hint searches: given, or a seat's of a game now."""
         if "view" in request:
             for key in ("game", "player"):
                 if key in request:
                     raise ProtocolError(
                         "bad_field", f"hint takes either view, or game and player; got view and {key}", key
                     )
-            view = self._view_of(request)
-        elif "game" in request:
-            if "player" not in request:
-                raise ProtocolError("missing_field", "hint from a game needs 'player' (0 or 1)", "player")
-            with self._lock:
-                view = self._game(request).view(request["player"])  # a snapshot: the game may go on
-        else:
+            return self._view_of(request)
+        if "game" not in request:
             raise ProtocolError("missing_field", "hint needs 'view', or 'game' and 'player'", "view")
+        if "player" not in request:
+            raise ProtocolError("missing_field", "hint from a game needs 'player' (0 or 1)", "player")
+        with self._lock:
+            return self._game(request).view(request["player"])  # a snapshot: the game may go on
+
+    @staticmethod
+    def _hint_options(request: Mapping[str, Any]) -> dict[str, Any]:
+        """The search options a hint passes on beyond its budget, each only
+        when it is not its default (stand-in searches need not know them).
+        The command table checked each one's type and choices."""
+        kw: dict[str, Any] = {}
+        if request.get("score", "game") != "game":
+            kw["utilities"] = request["score"]
+        inference = request.get("inference")
+        if inference is not None:  # a bad model is refused before it takes a search slot
+            from tacocat.search.inference import check_inference
+
+            kw["inference"] = check_inference(inference)
+        if request.get("round_search", False):
+            kw["round_search"] = True
+        for name, default in (("duel", "matrix"), ("replace", "static")):
+            if request.get(name, default) != default:
+                kw[name] = request[name]
+        return kw
+
+    def _cmd_hint(self, request: Mapping[str, Any]) -> Callable[[threading.Event], dict]:
+        view = self._hint_view(request)
         if view.decision is None:
             raise ProtocolError(
                 "bad_field",
@@ -1135,8 +1177,6 @@ class EngineSession:
             time_ms = self.max_time_ms  # the solve plans for the cap rather than being cut by it
         score, top = request.get("score", "game"), request.get("top")
         round_search = request.get("round_search", False)  # a boolean: the command table checked it
-        duel = request.get("duel", "matrix")  # one of the declared choices: the command table checked it
-        replace = request.get("replace", "static")
         if method == ENDGAME_METHOD:
             if view.decision not in PLAY_DECISIONS:
                 raise ProtocolError(
@@ -1155,23 +1195,10 @@ class EngineSession:
                 return _top(said_round_search(result, view.decision) if round_search else result, top)
 
             return exact_endgame
-        inference = request.get("inference")
-        if inference is not None:  # a bad model is refused before it takes a search slot
-            from tacocat.search.inference import check_inference
-
-            inference = check_inference(inference)
+        kw = self._hint_options(request)
         hint_fn = self._hint_fn
 
         def one(stop: threading.Event, *, time_ms=time_ms, iterations=iterations, seed=seed) -> dict:
-            kw = {} if score == "game" else {"utilities": score}  # stand-ins need not know utilities
-            if inference is not None:
-                kw["inference"] = inference
-            if round_search:  # off: the call as before the option existed (stand-ins need not know it)
-                kw["round_search"] = True
-            if duel != "matrix":
-                kw["duel"] = duel
-            if replace != "static":
-                kw["replace"] = replace
             result = hint_fn(view, iterations=iterations, time_ms=time_ms, seed=seed, method=method, stop=stop, **kw)
             return finite(result.to_dict() if hasattr(result, "to_dict") else dict(result))
 
