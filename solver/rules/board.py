@@ -30,12 +30,21 @@ class Board:
     """R4: spaces the cat has left, each under a tile."""
 
     def __post_init__(self) -> None:
+        self._check_integers()
+        self._check_spaces()
+
+    def _check_integers(self) -> None:
+        """The cat and the tiles stand on spaces, numbered (R2, R4)."""
         if isinstance(self.cat, bool) or not isinstance(self.cat, int):
             raise PositionError(f"cat index must be an integer -1..7, got {_short(self.cat)}", "R2")
         if any(isinstance(s, bool) or not isinstance(s, int) for s in self.covered):
             raise PositionError(
                 f"covered spaces must be integers 0..6, got {_short(sorted(map(repr, self.covered)))}", "R4"
             )
+
+    def _check_spaces(self) -> None:
+        """The cat on the board or in a goal (R2), tiles on spaces, never
+        under the cat (R4)."""
         if not -1 <= self.cat <= SPACES:
             raise PositionError(f"cat index {self.cat} is off the board; expected -1..7", "R2")
         bad = [s for s in self.covered if not 0 <= s < SPACES]
@@ -55,34 +64,13 @@ class Board:
         "covered=-" or "covered=none" for no tiles).  `cat` and `covered`
         give a field the text leaves out (default: the cat on the centre,
         R5, nothing covered)."""
-        fields: dict[str, str] = {}
-        text = (text or "").strip()
-        if text:
-            for m in _FIELD.finditer(text):
-                fields[m.group(1).lower()] = m.group(2).strip()
-            leftover = _FIELD.sub("", text).strip()
-            if leftover or set(fields) - {"cat", "covered"} or not fields:
-                raise NotationError(
-                    f'board {text!r} not understood; expected "cat=N covered=A,B" with spaces 0..6, '
-                    f'e.g. "cat=3 covered=2,4"',
-                    "R2",
-                )
+        fields = _board_fields((text or "").strip())
         cat_value = CENTRE if cat is None else cat
         if "cat" in fields:
             if not re.fullmatch(r"[+-]?\d+", fields["cat"]):
                 raise NotationError(f"board cat={fields['cat']!r}: expected a space 0..6", "R2")
             cat_value = int(fields["cat"])
-        covered_text = fields.get("covered", covered)
-        spaces: list[int] = []
-        if covered_text and covered_text.strip() not in ("-", "none"):
-            for t in re.split(r"[\s,]+", covered_text.strip().strip("[]")):
-                if not t:
-                    continue
-                if not re.fullmatch(r"[+-]?\d+", t):
-                    raise NotationError(
-                        f"covered space {t!r} is not a space; expected spaces 0..6, e.g. covered=2,4", "R4"
-                    )
-                spaces.append(int(t))
+        spaces = _covered_spaces(fields.get("covered", covered))
         if not -1 <= cat_value <= SPACES:
             raise PositionError(f"cat on space {cat_value}: spaces run 0..6, the goals are -1 and 7", "R2")
         return cls(cat=cat_value, covered=frozenset(spaces))
@@ -132,20 +120,61 @@ class Board:
         (`covered` may be left out), every field type-checked: a RecordError
         names `what` and the field (never a number read as another: 3.0,
         "3" and true are not spaces)."""
-        expected = '{"cat": -1..7, "covered": [spaces 0..6]}'
-        if not isinstance(data, Mapping) or "cat" not in data:
-            raise RecordError(f"{what} must be {expected}, got {_short(data)}")
-        unknown = sorted(str(k) for k in data if k not in ("cat", "covered"))
-        if unknown:
-            raise RecordError(f"{what}: unknown field(s) {_short(unknown)}; expected {expected}")
+        _check_board_fields(data, what)
         cat = data["cat"]
-        if isinstance(cat, bool) or not isinstance(cat, int) or not -1 <= cat <= SPACES:
+        if not _is_integer(cat) or not -1 <= cat <= SPACES:
             raise RecordError(f"{what} 'cat' must be an integer -1..7 (a space 0..6 or a goal), got {_short(cat)}")
         covered = data.get("covered", [])
-        if (
-            not isinstance(covered, list)
-            or len(covered) > SPACES
-            or any(isinstance(s, bool) or not isinstance(s, int) or not 0 <= s < SPACES for s in covered)
-        ):
+        if not isinstance(covered, list) or len(covered) > SPACES or not all(map(_is_space, covered)):
             raise RecordError(f"{what} 'covered' must be a list of spaces 0..6, got {_short(covered)}")
         return cls(cat=cat, covered=frozenset(covered))
+
+
+def _check_board_fields(data: Any, what: str) -> None:
+    """A board object holds a cat and perhaps the covered spaces, nothing else."""
+    expected = '{"cat": -1..7, "covered": [spaces 0..6]}'
+    if not isinstance(data, Mapping) or "cat" not in data:
+        raise RecordError(f"{what} must be {expected}, got {_short(data)}")
+    unknown = sorted(str(k) for k in data if k not in ("cat", "covered"))
+    if unknown:
+        raise RecordError(f"{what}: unknown field(s) {_short(unknown)}; expected {expected}")
+
+
+def _is_integer(v: Any) -> bool:
+    """A JSON integer, never true or 3.0."""
+    return not isinstance(v, bool) and isinstance(v, int)
+
+
+def _is_space(s: Any) -> bool:
+    """A space 0..6 (R2)."""
+    return _is_integer(s) and 0 <= s < SPACES
+
+
+def _board_fields(text: str) -> dict[str, str]:
+    """The `name=value` fields of a board's text: cat and covered, at least one."""
+    fields: dict[str, str] = {}
+    if not text:
+        return fields
+    for m in _FIELD.finditer(text):
+        fields[m.group(1).lower()] = m.group(2).strip()
+    leftover = _FIELD.sub("", text).strip()
+    if leftover or set(fields) - {"cat", "covered"} or not fields:
+        raise NotationError(
+            f'board {text!r} not understood; expected "cat=N covered=A,B" with spaces 0..6, e.g. "cat=3 covered=2,4"',
+            "R2",
+        )
+    return fields
+
+
+def _covered_spaces(covered_text: str | None) -> list[int]:
+    """The tiles of `covered=2,4` (R4); "-" or "none" for none."""
+    spaces: list[int] = []
+    if not covered_text or covered_text.strip() in ("-", "none"):
+        return spaces
+    for t in re.split(r"[\s,]+", covered_text.strip().strip("[]")):
+        if not t:
+            continue
+        if not re.fullmatch(r"[+-]?\d+", t):
+            raise NotationError(f"covered space {t!r} is not a space; expected spaces 0..6, e.g. covered=2,4", "R4")
+        spaces.append(int(t))
+    return spaces
