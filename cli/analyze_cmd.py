@@ -207,56 +207,17 @@ def command(game, player, top, time_ms, iterations, seed, method, score, plot_pa
       tacocat analyze game.json --plot game.png
       tacocat analyze game.json --player 0 --top 5 --time 200
       tacocat analyze game.json --iterations 200 --json > review.json"""
-    from tacocat.players.analysis import analyze
-
     data = read_json(game, "game record")
     record = GameRecord.from_dict(data)
     players = (0, 1) if player == "both" else (int(player),)
-    names = {0: "player 0", 1: "player 1"}
-    humans: list[int] = []
-    if isinstance(data.get("players"), dict):
-        for k, v in data["players"].items():
-            if k in ("0", "1"):
-                names[int(k)] = f"P{k} ({v})"
-                if v == "human":
-                    humans.append(int(k))
+    names, humans = _names_of(data)
     record.replay()  # a broken record fails here, before the progress bar
-    if plot_path is not None:
-        try:
-            import matplotlib  # noqa: F401
-        except ImportError:
-            raise CliError("--plot needs matplotlib: pip install 'tacocat[plot]'") from None
-    try:
-        import tacocat.search.hint  # noqa: F401
-    except ImportError as exc:
-        raise CliError(f"the hint engine is not available in this installation ({exc})") from None
-    todo = sum(1 for a in record.actions if isinstance(a, dict) and a.get("player") in players)
-    with progress_bar("analysing", todo) as bar:
-        last = [0]
-
-        def progress(done: int, total: int) -> None:
-            bar.update(done - last[0])
-            last[0] = done
-
-        result = analyze(
-            record,
-            players=players,
-            iterations=iterations,
-            time_ms=time_ms,
-            seed=seed,
-            method=method,
-            utilities=score,
-            progress=progress,
-        )
+    _check_installed(plot_path)
+    result = _analysed(record, players, iterations=iterations, time_ms=time_ms, seed=seed, method=method, score=score)
     viewer = viewer_of(players, humans)
-    if result.winner is not None:
-        winner = f"won by {names[result.winner]}"
-    elif result.drawn:
-        winner = f"drawn game (max_deals {result.max_deals} reached, RULES §8)"
-    else:
-        winner = "unfinished"
-    title = f"seed {result.seed}: {names[0]} vs {names[1]}, {len(result.rounds)} rounds, {winner}"
+    winner = _outcome(result, names)
     if plot_path is not None:
+        title = f"seed {result.seed}: {names[0]} vs {names[1]}, {len(result.rounds)} rounds, {winner}"
         plot_curve(result, viewer, names, plot_path, title)
     if as_json:
         out = result.to_dict(top)
@@ -275,59 +236,8 @@ def command(game, player, top, time_ms, iterations, seed, method, score, plot_pa
     )
     _curve_lines(result, viewer, names, game_scale)
     for p in players:
-        costly = result.costly(p)
-        noise = sum(d.cost or 0.0 for d in result.decisions if d.player == p and d.cost and not d.significant)
-        given = sum(d.cost or 0.0 for d in costly)
-        if game_scale:
-            line = (
-                f"{you[p]} gave away {result.points(given):.1f} game-win points over {len(costly)} costly "
-                f"decision{'s' if len(costly) != 1 else ''}"
-            )
-            if noise:
-                line += f" (and {result.points(noise):.1f} more within the sampling noise)"
-            own = sum(1 for d in costly if d.pick_at is not None)
-            if own:
-                line += f"; {own} of them the engine's own pick with less search"
-        else:
-            line = (
-                f"{you[p]} gave away {given:.3f} in round value (+1 won, -1 lost) over {len(costly)} costly "
-                f"decision{'s' if len(costly) != 1 else ''}"
-            )
-        click.echo(line)
-    rows = result.costliest(top)
-    if not rows:
-        click.echo("no decision cost anything: every move played was the engine's best.")
-    else:
-        unit = (
-            "game-win chance after the move; cost in game-win points" if game_scale else "round value, +1 won, -1 lost"
-        )
-        click.echo(f"\ncostliest decisions ({unit}):")
-        for rank, d in enumerate(rows, 1):
-            if d.significant:
-                flag = "" if d.pick_at is None else f"  ({pick_text(d.pick_at)})"
-            elif d.margin is None:
-                flag = "  (too few samples to be sure)"
-            else:
-                flag = "  (within the sampling noise of the two values)"
-            who = names[d.player] if len(players) > 1 else ""
-            ctx = f"hand {format_cards(d.hand)}" + (f", answering {format_cards(d.table)}" if d.table else "")
-            click.echo(
-                f"{rank:3}. action {d.index + 1}, round {d.round}, {d.decision}{' by ' + who if who else ''}: {ctx}"
-            )
-            if game_scale:
-                points = result.points(d.margin)
-                margin = f" ±{_small(points, 1)}" if points is not None and not d.exact else ""
-                click.echo(
-                    f"     played {format_action(d.played)} ({_win(d.played_value)}), "
-                    f"better {format_action(d.best or {})} ({_win(d.best_value)}): "
-                    f"cost {result.points(d.cost):.1f} points{margin}{flag}"
-                )
-            else:
-                margin = f" ±{_small(d.margin, 3)}" if d.margin is not None and not d.exact else ""
-                click.echo(
-                    f"     played {format_action(d.played)} ({_value(d.played_value)}), "
-                    f"better {format_action(d.best or {})} ({_value(d.best_value)}): cost {d.cost:.3f}{margin}{flag}"
-                )
+        click.echo(_given_away(result, p, you[p], game_scale))
+    _costliest_lines(result, top, names, len(players) > 1, game_scale)
     unknown = result.unknown()
     if unknown:
         click.echo(
@@ -336,6 +246,112 @@ def command(game, player, top, time_ms, iterations, seed, method, score, plot_pa
         )
     if plot_path is not None:
         click.echo(f"\nequity curve drawn in {Path(plot_path)}")
+
+
+def _names_of(data: dict) -> tuple[dict[int, str], list[int]]:
+    """Each player's name as the record's "players" gives it ("P0 (human)"),
+    and the human seats."""
+    names = {0: "player 0", 1: "player 1"}
+    humans: list[int] = []
+    if isinstance(data.get("players"), dict):
+        for k, v in data["players"].items():
+            if k in ("0", "1"):
+                names[int(k)] = f"P{k} ({v})"
+                if v == "human":
+                    humans.append(int(k))
+    return names, humans
+
+
+def _check_installed(plot_path: str | None) -> None:
+    """What the analysis needs, before it starts: the hint engine, and matplotlib for --plot."""
+    if plot_path is not None:
+        try:
+            import matplotlib  # noqa: F401
+        except ImportError:
+            raise CliError("--plot needs matplotlib: pip install 'tacocat[plot]'") from None
+    try:
+        import tacocat.search.hint  # noqa: F401
+    except ImportError as exc:
+        raise CliError(f"the hint engine is not available in this installation ({exc})") from None
+
+
+def _analysed(record: GameRecord, players: tuple[int, ...], *, score: str, **budget):
+    """`tacocat.players.analysis.analyze` under a progress bar of the decisions to review."""
+    from tacocat.players.analysis import analyze
+
+    todo = sum(1 for a in record.actions if isinstance(a, dict) and a.get("player") in players)
+    with progress_bar("analysing", todo) as bar:
+        last = [0]
+
+        def progress(done: int, total: int) -> None:
+            bar.update(done - last[0])
+            last[0] = done
+
+        return analyze(record, players=players, utilities=score, progress=progress, **budget)
+
+
+def _outcome(result, names: dict[int, str]) -> str:
+    if result.winner is not None:
+        return f"won by {names[result.winner]}"
+    if result.drawn:
+        return f"drawn game (max_deals {result.max_deals} reached, RULES §8)"
+    return "unfinished"
+
+
+def _given_away(result, p: int, who: str, game_scale: bool) -> str:
+    """One line for player `p`: what its costly decisions gave away."""
+    costly = result.costly(p)
+    given = sum(d.cost or 0.0 for d in costly)
+    decisions = f"{len(costly)} costly decision{'s' if len(costly) != 1 else ''}"
+    if not game_scale:
+        return f"{who} gave away {given:.3f} in round value (+1 won, -1 lost) over {decisions}"
+    line = f"{who} gave away {result.points(given):.1f} game-win points over {decisions}"
+    noise = sum(d.cost or 0.0 for d in result.decisions if d.player == p and d.cost and not d.significant)
+    if noise:
+        line += f" (and {result.points(noise):.1f} more within the sampling noise)"
+    own = sum(1 for d in costly if d.pick_at is not None)
+    if own:
+        line += f"; {own} of them the engine's own pick with less search"
+    return line
+
+
+def _costliest_lines(result, top: int, names: dict[int, str], both: bool, game_scale: bool) -> None:
+    """The `top` costliest decisions, two lines each."""
+    rows = result.costliest(top)
+    if not rows:
+        click.echo("no decision cost anything: every move played was the engine's best.")
+        return
+    unit = "game-win chance after the move; cost in game-win points" if game_scale else "round value, +1 won, -1 lost"
+    click.echo(f"\ncostliest decisions ({unit}):")
+    for rank, d in enumerate(rows, 1):
+        who = f" by {names[d.player]}" if both else ""
+        ctx = f"hand {format_cards(d.hand)}" + (f", answering {format_cards(d.table)}" if d.table else "")
+        click.echo(f"{rank:3}. action {d.index + 1}, round {d.round}, {d.decision}{who}: {ctx}")
+        click.echo(_cost_line(result, d, game_scale))
+
+
+def _cost_line(result, d, game_scale: bool) -> str:
+    """What was played, the better move, their values and the cost, with
+    whether the cost is beyond the noise."""
+    if d.significant:
+        flag = "" if d.pick_at is None else f"  ({pick_text(d.pick_at)})"
+    elif d.margin is None:
+        flag = "  (too few samples to be sure)"
+    else:
+        flag = "  (within the sampling noise of the two values)"
+    if game_scale:
+        points = result.points(d.margin)
+        margin = f" ±{_small(points, 1)}" if points is not None and not d.exact else ""
+        return (
+            f"     played {format_action(d.played)} ({_win(d.played_value)}), "
+            f"better {format_action(d.best or {})} ({_win(d.best_value)}): "
+            f"cost {result.points(d.cost):.1f} points{margin}{flag}"
+        )
+    margin = f" ±{_small(d.margin, 3)}" if d.margin is not None and not d.exact else ""
+    return (
+        f"     played {format_action(d.played)} ({_value(d.played_value)}), "
+        f"better {format_action(d.best or {})} ({_value(d.best_value)}): cost {d.cost:.3f}{margin}{flag}"
+    )
 
 
 SHARES = {1 / 3: "a third", 1 / 10: "a tenth"}
