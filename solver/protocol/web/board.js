@@ -8,14 +8,27 @@
 // page receives — and nothing it shows — is more than that seat may see
 // (docs/protocol.md, "Playing the engine").  Hints stream their progress
 // (`info_ms`, NDJSON) through apiStream().
+//
+// "Play a friend" creates a game for two people (new_game with `friend`):
+// the answer has both seat tokens and no owner token; the page keeps its
+// own and puts the other in an invite link (#join=<game>.<seat>.<token>),
+// which it never sends itself.  Each page follows the other seat's moves by
+// polling `view` with `since` (the events of the actions it has not seen, as
+// its seat saw them: docs/protocol.md, "Playing a friend").
 "use strict";
 
 const BASE = "";  // same origin; a page elsewhere would put the engine's URL here
 const STORE = "tacocat-board";
+const STORE_LAST = "tacocat-board-last";  // the game set aside by the last new game, restorable
+const POLL_MS = 700;  // how often a friend game's page asks what the other seat did
+const POLL_HIDDEN_MS = 3000;  // the same, while the page is not shown
 
 const $ = (id) => document.getElementById(id);
 const S = {
   game: null, token: null, seat: 0, opponent: "level:3", seed: null,
+  // "engine" or "friend"; the settings a rematch repeats; the invite link
+  // (the friend's seat) until the friend is seen acting; the actions seen.
+  mode: "engine", settings: null, invite: null, actions: null, pollTimer: null, pendingSettings: null,
   view: null, legal: [], selected: new Set(), over: false, winner: null,
   log: [], busy: false, hint: null, replay: null,
   // The end of a round waiting for the player to go on: its showdown, the
@@ -81,8 +94,11 @@ async function apiStream(cmd, fields, onInfo) {
 const fmtCards = (cards) => (cards && cards.length ? cards.join(" ") : "nothing");
 const pct = (p) => (p === null || p === undefined ? "–" : `${Math.round(p * 100)}%`);
 // In a replay both hands are open and the seats are named by number.
-const who = (p) => (S.replay ? `Player ${p}` : p === S.seat ? "You" : "The engine");
-const whom = (p) => (S.replay ? `player ${p}` : p === S.seat ? "you" : "the engine");
+// The other seat in words: the engine, or the friend this page plays.
+const oppName = () => (S.mode === "friend" ? "Your friend" : "The engine");
+const oppWord = () => (S.mode === "friend" ? "your friend" : "the engine");
+const who = (p) => (S.replay ? `Player ${p}` : p === S.seat ? "You" : oppName());
+const whom = (p) => (S.replay ? `player ${p}` : p === S.seat ? "you" : oppWord());
 const wins = (p) => (S.replay || p !== S.seat ? "wins" : "win");
 const plural = (n, word) => `${n} ${word}${n === 1 ? "" : "s"}`;
 
@@ -107,7 +123,7 @@ function eventText(e) {
       const n = e.cards.length;
       if (e.drawn && e.drawn.length) return `${who(e.player)} replaced ${fmtCards(e.cards)} and drew ${fmtCards(e.drawn)}.`;
       return n ? `${who(e.player)} replaced ${fmtCards(e.cards)} (face up) and drew ${plural(n, "card")} face down.`
-        : `${who(e.player)} kept all ${S.replay ? "their" : e.player === S.seat ? "your" : "its"} cards.`;
+        : `${who(e.player)} kept all ${S.replay || S.mode === "friend" ? (e.player === S.seat && !S.replay ? "your" : "their") : e.player === S.seat ? "your" : "its"} cards.`;
     }
     case "duel": {
       const [a, b] = S.replay ? [0, 1] : [S.seat, 1 - S.seat];
@@ -145,14 +161,15 @@ const DRAWN = "drawn game (max_deals reached)";
 // caption after "Game over after N rounds: ", "replay" the replay's caption.
 function endOfGameText(winner, seat, form) {
   if (winner === null || winner === undefined) {
-    return { log: `A ${DRAWN}: no winner.`, prompt: `A ${DRAWN}. Press R to replay it.`,
+    return { log: `A ${DRAWN}: no winner.`, prompt: `A ${DRAWN}. Press M for a rematch or R to replay it.`,
       caption: DRAWN, replay: DRAWN }[form];
   }
   const mine = winner === seat;
   return {
-    log: mine ? "You win the game!" : "The engine wins the game.",
-    prompt: mine ? "You won the game. Press R to replay it." : "The engine won the game. Press R to replay it.",
-    caption: mine ? "you win" : "the engine wins",
+    log: mine ? "You win the game!" : `${oppName()} wins the game.`,
+    prompt: mine ? "You won the game. Press M for a rematch or R to replay it."
+      : `${oppName()} won the game. Press M for a rematch or R to replay it.`,
+    caption: mine ? "you win" : `${oppWord()} wins`,
     replay: `player ${winner} won`,
   }[form];
 }
@@ -163,19 +180,65 @@ const place = (cat) => (cat < 0 ? "player 0's goal" : cat > 6 ? "player 1's goal
 function catMoveText(showdown, from, to, over) {
   if (showdown.winner === null) return `A drawn round: the cat stays on ${place(from)} and the cards are dealt again (R17).`;
   const goal = to < 0 || to > 6;
-  const where = goal ? (winnerOf({ cat: to }) === S.seat ? "your goal" : "the engine's goal") : place(to);
+  const where = goal ? (winnerOf({ cat: to }) === S.seat ? "your goal" : `${oppWord()}'s goal`) : place(to);
   return `The cat moves from space ${from} to ${where}; a tile covers space ${from} (R18).` +
     (goal ? ` ${endOfGameText(winnerOf({ cat: to }), S.seat, "log")}` : over ? ` ${endOfGameText(null, S.seat, "log")}` : "");
 }
 
 // ------------------------------------------------------------------ state
 
+// The game as kept in storage.  Only this seat's token is kept, and, until
+// the friend is seen acting, the invite link (the friend's seat) the page
+// shows but never sends.
+function saved() {
+  return { game: S.game, token: S.token, seat: S.seat, opponent: S.opponent, seed: S.seed, log: S.log.slice(-200),
+    mode: S.mode, settings: S.settings, invite: S.invite, actions: S.actions };
+}
+
+// Kept per tab first (sessionStorage: a friend's link opened in another tab
+// of the same browser does not take this tab's game), and per browser.
 function save() {
   if (!S.game) return;
-  // Only this seat's token is kept: the page never holds another.
-  localStorage.setItem(STORE, JSON.stringify({
-    game: S.game, token: S.token, seat: S.seat, opponent: S.opponent, seed: S.seed, log: S.log.slice(-200),
-  }));
+  const text = JSON.stringify(saved());
+  sessionStorage.setItem(STORE, text);
+  localStorage.setItem(STORE, text);
+}
+
+function load(record) {
+  // A board saved before the engine mode kept every seat's token: keep this seat's only.
+  const token = record.token || (record.tokens && Array.isArray(record.tokens.seats) ? record.tokens.seats[record.seat] : null);
+  Object.assign(S, { game: record.game, token, seat: record.seat, opponent: record.opponent || "level:3",
+    seed: record.seed ?? null, log: record.log || [], mode: record.mode || "engine", invite: record.invite || null,
+    settings: record.settings || null, actions: record.actions ?? null,
+    view: null, legal: [], hint: null, replay: null, roundEnd: null, over: false, winner: null });
+  S.selected.clear();
+}
+
+// A game in progress set aside by a new one: kept, so "Restore the last
+// game" brings it back (the server keeps it until its retention ends).
+function stashLast() {
+  if (!S.game || S.over) return;
+  localStorage.setItem(STORE_LAST, JSON.stringify(saved()));
+}
+
+async function restoreLast() {
+  const last = JSON.parse(localStorage.getItem(STORE_LAST) || "null");
+  if (!last || !last.game) return;
+  stopPolling();
+  const current = S.game && !S.over ? saved() : null;
+  await run(async () => {
+    load(last);
+    closePanels();
+    try {
+      await refresh();
+    } catch (err) {
+      localStorage.removeItem(STORE_LAST);
+      if (current) { load(current); await refresh(); }
+      throw new Error("the last game is gone from the server (it forgets games left idle past its retention)");
+    }
+    if (current) localStorage.setItem(STORE_LAST, JSON.stringify(current)); else localStorage.removeItem(STORE_LAST);
+    addLog("Restored the game set aside.", "system");
+  }, "Restoring…");
 }
 
 function addLog(text, kind = "") {
@@ -218,6 +281,7 @@ function takeAnswer(events, status, before) {
 function continueRound() {
   const R = S.roundEnd;
   if (!R || S.busy) return;
+  clearMessage();
   S.roundEnd = null;
   S.ignoreKeysUntil = performance.now() + 350;  // the key that went on must not also play
   // a later showdown in the same answer starts where this one left the cat
@@ -226,11 +290,15 @@ function continueRound() {
   focusPlay();
 }
 
+// The seat's view, and the events of the actions this page has not seen
+// (`since`): in a friend's game, what the other seat did meanwhile.  A page
+// that does not know where it is (a reload, a join) takes the count only.
 async function refresh() {
-  const v = await api("view", withToken({ game: S.game, player: S.seat }));
-  S.view = v.view;
-  S.over = S.view.phase === "over";
-  S.winner = S.over ? winnerOf(S.view.board) : null;
+  const known = S.actions !== null && S.actions !== undefined;
+  const v = await api("view", withToken({ game: S.game, player: S.seat, since: known ? S.actions : 0 }));
+  if (known && v.events.length) takeOthers(v.events, v.view);
+  S.actions = v.actions;
+  setView(v.view);
   const legal = await api("legal", withToken({ game: S.game, player: S.seat }));
   S.legal = legal.actions;
   S.selected.clear();
@@ -238,43 +306,129 @@ async function refresh() {
   render();
 }
 
-// The opponent select's value ("level:3", "bot:pimc:250") as new_game's
-// engine fields.
-function opponentRequest() {
-  const [kind, name, ms] = S.opponent.split(":");
+function setView(view) {
+  S.view = view;
+  S.over = view.phase === "over";
+  S.winner = S.over ? winnerOf(view.board) : null;
+}
+
+// Events the other seat's actions caused, as this seat saw them.
+function takeOthers(events, view) {
+  if (S.invite && events.some((e) => e.player === 1 - S.seat)) {
+    S.invite = null;  // the friend is playing: the link has done its work
+    addLog("Your friend has joined.", "system");
+  }
+  S.hint = null;
+  takeAnswer(events, { over: view.phase === "over", winner: winnerOf(view.board), board: view.board }, S.view);
+}
+
+// A friend's game: while it is the other seat's turn, ask what it did.
+function schedulePoll() {
+  if (S.pollTimer !== null) return;
+  if (S.mode !== "friend" || !S.game || S.over || S.replay || S.roundEnd || myDecision()) return;
+  S.pollTimer = setTimeout(poll, document.hidden ? POLL_HIDDEN_MS : POLL_MS);
+}
+
+function stopPolling() {
+  if (S.pollTimer !== null) clearTimeout(S.pollTimer);
+  S.pollTimer = null;
+}
+
+async function poll() {
+  S.pollTimer = null;
+  if (S.busy || S.mode !== "friend" || !S.game || S.over || S.roundEnd || S.replay || myDecision()) { schedulePoll(); return; }
+  const game = S.game;
+  let again = true;
+  try {
+    const v = await api("view", withToken({ game, player: S.seat, since: S.actions ?? 0 }));
+    if (S.game !== game || S.busy) return;  // a new game, or a move of this page, meanwhile
+    const changed = v.events.length || JSON.stringify(v.view) !== JSON.stringify(S.view);
+    if (v.events.length) takeOthers(v.events, v.view);
+    S.actions = v.actions;
+    if (changed) {
+      setView(v.view);
+      S.legal = (await api("legal", withToken({ game, player: S.seat }))).actions;
+      S.selected.clear();
+      save();
+      render();
+      focusPlay();
+    }
+  } catch (err) {
+    showError(err);
+    if (err instanceof ApiError && (err.code === "bad_field" || err.code === "forbidden")) again = false;  // the game is gone
+  } finally {
+    if (again) schedulePoll();
+  }
+}
+
+// An opponent's value ("level:3", "bot:pimc:100") as new_game's engine fields.
+function opponentRequest(value) {
+  const [kind, name, ms] = value.split(":");
   if (kind === "level") return { level: Number(name) };
   const req = { bot: name };
   if (ms) req.time_ms = Number(ms);
   return req;
 }
 
-function opponentLabel() {
-  const opt = [...$("opponent").options].find((o) => o.value === S.opponent);
-  return opt ? opt.textContent : S.opponent;
-}
-
-const LEVEL_WORDS = { 1: "random", 2: "heuristic", 3: "PIMC, 1 deal", 4: "PIMC, 6 deals", 5: "PIMC, 25 deals" };
-const BOT_WORDS = { random: "random", heuristic: "heuristic", pimc: "PIMC", ismcts: "ISMCTS", pimc_eq: "PIMC, equilibrium duels" };
-const TIMED_MS = 250;
+// The opponent in a player's words: a name, what it does, and its level.
+const OPPONENT_WORDS = {
+  "level:1": ["Beginner", "plays any legal move, at random", 1],
+  "level:2": ["Novice", "plays by rules of thumb", 2],
+  "level:3": ["Casual", "makes one guess at your hand each move", 3],
+  "level:4": ["Club player", "weighs 6 guesses at your hand", 4],
+  "level:5": ["Strong", "weighs 25 guesses at your hand", 5],
+  "bot:pimc_classic": ["Expert, classic", "as many guesses as a tenth of a second allows; the ladder's yardstick"],
+  "bot:pimc_eq": ["Expert, bluffer", "mixes its duel cards as a balanced player would"],
+  "bot:pimc": ["Master", "as many guesses as a tenth of a second allows, sharper replacing and duels"],
+  "bot:ismcts": ["Master, far-sighted", "plays whole rounds out in its head for a tenth of a second"],
+  "bot:pimc_static": ["Expert, steady", "guesses for a tenth of a second, never reading your choices"],
+};
+const TIMED_MS = 100;  // the ladder's budget (results/ladder.md), so the measured strength is this opponent's
 const HINT_HELP = "On your turn, Hint (H) ranks your moves with their odds.";
 
-// The opponents the engine offers a seat: hello's `levels` and `bots` (the
-// bots that choose from a seat's view; never one that reads the other hand).
+const wordsOf = (value) => OPPONENT_WORDS[value.split(":").slice(0, 2).join(":")] || [value, ""];
+
+function opponentLabel(value = S.opponent) {
+  if (!value) return oppWord();
+  const [name, , level] = wordsOf(value);
+  return level ? `${name} (level ${level})` : name;
+}
+
+const signed = (x) => (x > 0 ? `+${x}` : x < 0 ? `\u2212${-x}` : "0");
+
+// The opponents the engine offers a seat (hello's `levels` and `bots`: the
+// bots that choose from a seat's view, never one that reads the other hand),
+// weakest first by their measured strength: /web/opponents.json, written
+// from results/ladder.md (Elo against the reference engine, pimc_classic, at
+// 100 ms a move) by results/board_opponents.py.  One not measured comes last.
 async function loadOpponents() {
-  let hello;
+  let hello, strength = { opponents: [] };
   try { hello = await api("hello"); } catch (err) { return; }
-  const select = $("opponent");
-  const keep = select.value;
-  select.innerHTML = "";
-  for (const level of Object.keys(hello.levels || {}).sort((a, b) => a - b)) {
-    select.append(new Option(`Level ${level} — ${LEVEL_WORDS[level] || hello.levels[level]}`, `level:${level}`));
-  }
+  try {
+    const r = await fetch(`${BASE}/web/opponents.json`);
+    if (r.ok) strength = await r.json();
+  } catch (err) { /* the order stays the levels' own */ }
+  const offered = [];
+  for (const level of Object.keys(hello.levels || {}).sort((a, b) => a - b)) offered.push(`level:${level}`);
   for (const bot of hello.bots || []) {
-    const timed = bot !== "random" && bot !== "heuristic";
-    select.append(new Option(`${BOT_WORDS[bot] || bot}${timed ? `, ${TIMED_MS} ms a move` : ""}`,
-      timed ? `bot:${bot}:${TIMED_MS}` : `bot:${bot}`));
+    if (bot === "random" || bot === "heuristic") continue;  // levels 1 and 2
+    offered.push(`bot:${bot}:${TIMED_MS}`);
   }
-  select.value = [...select.options].some((o) => o.value === (S.game ? S.opponent : keep)) ? (S.game ? S.opponent : keep) : "level:3";
+  const measured = new Map(strength.opponents.map((o) => [o.value, o]));
+  const rank = (v) => (measured.has(v) ? measured.get(v).elo : Infinity);
+  offered.sort((a, b) => rank(a) - rank(b));
+  const select = $("opponent");
+  const keep = S.game && S.opponent ? S.opponent : select.value;
+  select.innerHTML = "";
+  for (const value of offered) {
+    const [, what] = wordsOf(value);
+    const m = measured.get(value);
+    const how = m ? `Elo ${signed(Math.round(m.elo))}` : "not measured";
+    const opt = new Option(`${opponentLabel(value)} — ${what} · ${how}`, value);
+    opt.title = m ? `Measured: ${m.deals ? `${m.deals} deals` : "the reference"} against ${strength.reference} (${strength.source})` : "";
+    select.append(opt);
+  }
+  select.value = [...select.options].some((o) => o.value === keep) ? keep : "level:3";
 }
 
 function setBusy(busy, text = "") {
@@ -349,6 +503,7 @@ async function play(action) {
   }
   S.hint = null;
   takeAnswer(applied.events, applied.status, before);
+  S.actions = applied.status.actions;
   await refresh();
 }
 
@@ -366,8 +521,10 @@ function playSelected(beats) {
     else if (fits.length === 1) action.beats = fits[0].beats;
     else if (fits.length === 2) { renderChoice(cards); return; }
   }
-  run(() => play(action), "The engine is thinking…");
+  run(() => play(action), thinkingText());
 }
+
+const thinkingText = () => (S.mode === "friend" ? "Sending your move…" : "The engine is thinking…");
 
 function renderChoice(cards) {
   const box = $("choice");
@@ -383,48 +540,121 @@ function renderChoice(cards) {
   box.querySelector("button").focus({ preventScroll: true });
 }
 
-async function newGame(event) {
+// The settings of a new game, from the form: against the engine, or a
+// friend (the seed is not offered there: whoever chose it would know every
+// deal, and the friend would not).
+function formSettings(mode) {
+  const seat = Number($("seat").value);
+  if (mode === "friend") return { mode, seat, opponent: null, seed: "" };
+  return { mode, seat, opponent: $("opponent").value, seed: $("seed").value.trim() };
+}
+
+// A new game, after a confirmation when one is in progress: that one is
+// set aside (stashLast), restorable.
+function requestGame(settings) {
+  if (S.busy) return;
+  if (S.game && S.view && !S.over && !S.replay) { askConfirm(settings); return; }
+  startGame(settings);
+}
+
+function newGame(event) {
   if (event) event.preventDefault();
-  S.opponent = $("opponent").value;
-  S.seat = Number($("seat").value);
-  const seedText = $("seed").value.trim();
-  // The engine plays the other seat on the server; a seed only when the
-  // player chose one (the seed decides every deal: the server keeps it).
-  const fields = { engine: { seat: 1 - S.seat, ...opponentRequest() } };
-  if (seedText) fields.seed = Number(seedText);
+  requestGame(formSettings("engine"));
+}
+
+function askConfirm(settings) {
+  S.pendingSettings = settings;
+  const rounds = S.view ? S.view.rounds.length : 0;
+  $("confirm-text").textContent = `This game is not over (round ${rounds + 1}, ${S.mode === "friend" ? "with your friend" : `against ${opponentLabel()}`}). ` +
+    `Start a new one? This one is set aside: “Restore the last game” brings it back.`;
+  $("confirm").hidden = false;
+  document.body.classList.add("confirming");
+  $("confirm-no").focus({ preventScroll: true });
+}
+
+function closeConfirm() {
+  S.pendingSettings = null;
+  $("confirm").hidden = true;
+  document.body.classList.remove("confirming");
+  focusPlay();
+}
+
+function confirmed() {
+  const settings = S.pendingSettings;
+  closeConfirm();
+  if (settings) startGame(settings);
+}
+
+function closePanels() {
+  $("replay").hidden = true;
+  document.body.classList.remove("replaying");
+  clearMessage();
+}
+
+async function startGame(settings) {
+  stopPolling();
+  // The engine plays the other seat on the server (a seed only when the
+  // player chose one: the seed decides every deal, and the server keeps
+  // it), or a friend does (new_game's friend: both seats' tokens, no owner's).
+  const fields = settings.mode === "friend" ? { friend: true }
+    : { engine: { seat: 1 - settings.seat, ...opponentRequest(settings.opponent) } };
+  if (settings.seed) fields.seed = Number(settings.seed);
   await run(async () => {
     const g = await api("new_game", fields);
-    S.game = g.game; S.token = g.tokens.seats[S.seat]; S.seed = g.seed;
-    S.log = []; S.hint = null; S.replay = null; S.roundEnd = null;
-    $("replay").hidden = true;
-    document.body.classList.remove("replaying");
-    clearMessage();
-    addLog(`New game against ${opponentLabel()}${g.seed === null || g.seed === undefined ? "" : `, seed ${g.seed}`}. ` +
-      `You are player ${S.seat}.`, "system");
-    addLog(`Your hand: ${fmtCards(g.hand)}.`, "system");
+    stashLast();
+    load({ game: g.game, token: g.tokens.seats[settings.seat], seat: settings.seat, opponent: settings.opponent,
+      seed: g.seed, mode: settings.mode, settings, actions: g.actions, log: [] });
+    closePanels();
+    if (settings.mode === "friend") {
+      const other = 1 - settings.seat;
+      S.invite = `${location.origin}${location.pathname}#join=${g.game}.${other}.${g.tokens.seats[other]}`;
+      addLog(`New game with a friend: you are player ${S.seat}. Send them the invite link.`, "system");
+    } else {
+      addLog(`New game against ${opponentLabel()}${g.seed === null || g.seed === undefined ? "" : `, seed ${g.seed}`}. ` +
+        `You are player ${S.seat}.`, "system");
+    }
+    addLog(`Your hand: ${fmtCards(g.hand || [])}.`, "system");
     takeAnswer(g.events, g, null);
     await refresh();
   }, "Dealing…");
+  if (S.invite) $("invite-copy").focus({ preventScroll: true });
+}
+
+function rematch() {
+  if (!S.over || S.busy || !S.settings) return;
+  startGame({ ...S.settings });
+}
+
+// The invite link of a friend's game opens the other seat: this page then
+// plays it (a game this page had in progress is set aside, restorable).
+function joinFromLink() {
+  const m = /^#join=([A-Za-z0-9_-]+)\.([01])\.([A-Za-z0-9_-]+)$/.exec(location.hash);
+  if (!m) return false;
+  history.replaceState(null, "", location.pathname + location.search);  // the key leaves the address bar
+  if (S.game && S.game !== m[1]) stashLast();
+  const seat = Number(m[2]);
+  load({ game: m[1], token: m[3], seat, mode: "friend", settings: { mode: "friend", seat, opponent: null, seed: "" },
+    log: [{ text: `You joined your friend's game as player ${seat}.`, kind: "system" }] });
+  return true;
 }
 
 async function resume() {
-  const saved = JSON.parse(localStorage.getItem(STORE) || "null");
-  if (!saved || !saved.game) return false;
-  // A board saved before the engine mode kept every seat's token: keep this
-  // seat's only.
-  const token = saved.token || (saved.tokens && Array.isArray(saved.tokens.seats) ? saved.tokens.seats[saved.seat] : null);
-  Object.assign(S, { game: saved.game, token, seat: saved.seat, opponent: saved.opponent,
-    seed: saved.seed ?? null, log: saved.log || [] });
+  const joined = joinFromLink();
+  const record = joined ? null : JSON.parse(sessionStorage.getItem(STORE) || localStorage.getItem(STORE) || "null");
+  if (!joined && (!record || !record.game)) return false;
+  if (record) load(record);
   if ([...$("opponent").options].some((o) => o.value === S.opponent)) $("opponent").value = S.opponent;
   $("seat").value = String(S.seat);
   try {
     await refresh();
   } catch (err) {
+    if (joined) { showError(new Error(`the invite link does not open a game here (${err.message})`)); }
     localStorage.removeItem(STORE);
+    sessionStorage.removeItem(STORE);
     Object.assign(S, { game: null, token: null, view: null, log: [] });
     return false;
   }
-  addLog("Resumed the game after a reload.", "system");
+  if (!joined) addLog("Resumed the game after a reload.", "system");
   return true;
 }
 
@@ -432,6 +662,7 @@ async function resume() {
 
 async function hint() {
   if (!myDecision() || S.busy) return;
+  clearMessage();
   const status = $("hint-status");
   status.textContent = "Searching…";
   const fields = { game: S.game, player: S.seat, top: 8 };
@@ -592,7 +823,7 @@ function renderTrack(board, rules, from) {
   const goal = (p) => {
     const mine = !S.replay && p === S.seat;
     const at = p === 0 ? -1 : 7;
-    const name = S.replay ? `player ${p}` : mine ? "your goal" : "engine's goal";
+    const name = S.replay ? `player ${p}` : mine ? "your goal" : S.mode === "friend" ? "friend's goal" : "engine's goal";
     const li = cell(`goal goal${p}${mine ? " mine" : ""}${board.cat === at ? " has-cat" : ""}`,
       `<span class="goal-name">${name}</span>`, `${name}${board.cat === at ? ", the cat is here" : ""}`, at);
     if (board.cat === at) li.insertAdjacentHTML("beforeend", SVG_CAT);
@@ -698,7 +929,7 @@ function promptText() {
     case "duel": return "Duel: choose one card in secret; the higher attacks first (R9).";
     case "attack": return `Attack: a single card, a set, or a sequence of three or more — keep at least one card (R10–R11).`;
     case "answer": return `Answer ${fmtCards(v.table)}: one card per attack card; a card that does not beat must be your lowest (R12).`;
-    default: return "Waiting for the engine…";
+    default: return S.mode === "friend" ? "Waiting for your friend…" : "Waiting for the engine…";
   }
 }
 
@@ -752,6 +983,7 @@ function renderRound(history, table, seenCards) {
   }
   if (!list.children.length) list.innerHTML = `<li class="event quiet">Nothing played yet this round.</li>`;
   list.scrollTop = list.scrollHeight;
+  updateCue();
   const seen = [...(seenCards || [])].sort((a, b) => a - b);
   renderCards($("seen"), seen, { small: true });
 }
@@ -774,7 +1006,7 @@ function renderRoundEnd() {
   $("re-me").parentElement.classList.toggle("winner", side === "me");
   $("re-opp").parentElement.classList.toggle("winner", side === "engine");
   $("re-verdict").textContent = { draw: `${sd.cards[0]} and ${sd.cards[1]}: a drawn round.`,
-    me: "You win the round!", engine: "The engine wins the round." }[side];
+    me: "You win the round!", engine: `${oppName()} wins the round.` }[side];
   $("re-cat").textContent = catMoveText(sd, R.from, R.to, R.over);
   $("next").textContent = "";
   $("next").append(R.over ? "See the result " : "Next deal ");
@@ -792,7 +1024,7 @@ function renderLegal() {
     b.type = "button";
     b.className = "chip";
     b.textContent = actionText(a);
-    b.addEventListener("click", () => run(() => play(a), "The engine is thinking…"));
+    b.addEventListener("click", () => run(() => play(a), thinkingText()));
     box.append(b);
   }
 }
@@ -834,7 +1066,8 @@ function render() {
       : `Round ${rounds + 1} — ${v.history[0] ? v.history[0].hand_size : "?"} cards each; draw pile ${v.draw_pile_size}. Move the cat into your goal to win (R18–R19).`;
   }
   renderRoundEnd();
-  $("opp-title").textContent = `The engine — ${opponentLabel()} (player ${1 - S.seat})`;
+  $("opp-title").textContent = S.mode === "friend" ? `Your friend (player ${1 - S.seat})`
+    : `The engine — ${opponentLabel()} (player ${1 - S.seat})`;
   const backs = $("opp-hand");
   backs.innerHTML = "";
   const n = R ? 0 : v.opponent_hand_size;
@@ -852,11 +1085,81 @@ function render() {
   renderLegal();
   renderHint();
   renderLog();
+  renderGameOver();
+  renderInvite();
   if (!S.busy) $("prompt").textContent = promptText();
   $("hint").disabled = S.busy || !myDecision();
   $("replay-open").hidden = !S.over || !!R;
   document.body.dataset.phase = R ? "round-end" : S.over ? "over" : v.phase;
   document.body.dataset.decision = myDecision() || "";
+  document.body.dataset.mode = S.mode;
+  schedulePoll();
+}
+
+// The end of the game: who won, the score by rounds, and what next.
+function renderGameOver() {
+  const box = $("game-over");
+  const show = !!(S.view && S.over && !S.roundEnd && !S.replay);
+  box.hidden = !show;
+  document.body.classList.toggle("game-done", show);
+  if (!show) return;
+  const rounds = S.view.rounds;
+  const won = [0, 1].map((p) => rounds.filter((r) => r.winner === p).length);
+  const drawn = rounds.filter((r) => r.winner === null).length;
+  const side = S.winner === null ? "draw" : S.winner === S.seat ? "me" : "engine";
+  box.dataset.winner = side;
+  $("go-title").textContent = `Game over after ${plural(rounds.length, "round")}`;
+  $("go-verdict").textContent = { draw: `A ${DRAWN}: no winner.`, me: "You win the game!",
+    engine: `${oppName()} wins the game.` }[side];
+  $("go-score").textContent = `Rounds won: you ${won[S.seat]}, ${oppWord()} ${won[1 - S.seat]}` +
+    (drawn ? `, ${plural(drawn, "drawn round")}` : "") + ". The cat went the winner's way after every round won (R18).";
+  $("go-me-col").textContent = "your last card";
+  $("go-opp-col").textContent = `${S.mode === "friend" ? "friend's" : "engine's"} last card`;
+  const body = $("go-rounds").querySelector("tbody");
+  body.innerHTML = "";
+  rounds.forEach((r, i) => {
+    const tr = document.createElement("tr");
+    const to = r.winner === null ? "drawn" : r.winner === S.seat ? "you" : oppWord();
+    if (r.winner === S.seat) tr.className = "mine";
+    for (const c of [i + 1, place(r.cat), r.hand_size, r.last[S.seat], r.last[1 - S.seat], to]) {
+      const td = document.createElement("td");
+      td.textContent = String(c);
+      tr.append(td);
+    }
+    body.append(tr);
+  });
+  $("rematch").textContent = "";
+  $("rematch").append(S.mode === "friend" ? "Rematch: a new game and link for your friend " : `Rematch: ${opponentLabel()}, you as player ${S.seat} `);
+  $("rematch").insertAdjacentHTML("beforeend", "<kbd>M</kbd>");
+}
+
+function renderInvite() {
+  const box = $("invite");
+  const show = !!(S.invite && S.mode === "friend" && !S.over);
+  box.hidden = !show;
+  if (show && $("invite-link").value !== S.invite) { $("invite-link").value = S.invite; $("invite-status").textContent = ""; }
+  $("restore").hidden = !localStorage.getItem(STORE_LAST);
+}
+
+async function copyInvite() {
+  const input = $("invite-link");
+  try {
+    await navigator.clipboard.writeText(input.value);
+  } catch (err) {  // no clipboard access (an insecure origin, a refused permission): select it for the keys
+    input.select();
+    document.execCommand && document.execCommand("copy");
+  }
+  $("invite-status").textContent = "Copied: send it to your friend. This page follows the game as they play.";
+}
+
+// The round so far scrolls in its own box, the latest trick last: a cue
+// says when earlier tricks are above, out of sight, and brings them back.
+function updateCue() {
+  const list = $("tricks"), cue = $("tricks-cue");
+  const above = [...list.children].filter((li) => li.offsetTop - list.offsetTop + li.offsetHeight <= list.scrollTop + 1).length;
+  cue.hidden = above === 0;
+  cue.textContent = `\u25B2 ${plural(above, "earlier line")} — scroll up`;
+  list.parentElement.classList.toggle("scrolled", above > 0);
 }
 
 // ------------------------------------------------------------------ keys
@@ -864,6 +1167,10 @@ function render() {
 document.addEventListener("keydown", (e) => {
   if (e.target instanceof HTMLInputElement || e.target instanceof HTMLSelectElement) return;
   if (e.ctrlKey || e.metaKey || e.altKey) return;
+  if (!$("confirm").hidden) {  // the confirmation first: Esc keeps the game, its buttons take Enter
+    if (e.key === "Escape") { e.preventDefault(); closeConfirm(); }
+    return;
+  }
   if (S.replay) {
     if (e.key === "ArrowLeft") { replayStep(-1); e.preventDefault(); return; }
     if (e.key === "ArrowRight") { replayStep(1); e.preventDefault(); return; }
@@ -873,14 +1180,17 @@ document.addEventListener("keydown", (e) => {
   }
   if (S.roundEnd) {
     if (e.key === "Enter" || e.key === " ") { e.preventDefault(); continueRound(); }
+    else if (e.key === "Escape") clearMessage();
     return;
   }
   if (/^[1-9]$/.test(e.key)) { toggle(Number(e.key) - 1); e.preventDefault(); return; }
   const key = e.key.toLowerCase();
   if (e.key === "Enter" && !(e.target instanceof HTMLButtonElement)) { playSelected(); e.preventDefault(); }
-  else if (e.key === "Escape") { S.selected.clear(); $("choice").innerHTML = ""; renderHand(); }
+  else if (e.key === "Escape") { S.selected.clear(); $("choice").innerHTML = ""; clearMessage(); renderHand(); }
   else if (key === "h") hint();
   else if (key === "n") newGame();
+  else if (key === "f") requestGame(formSettings("friend"));
+  else if (key === "m" && S.over && !S.replay) rematch();
   else if (key === "r" && S.over && !S.replay) openReplay();
 });
 // Space goes on from a round's end on its key-up too: never let it click Play.
@@ -890,7 +1200,24 @@ document.addEventListener("keyup", (e) => {
 
 $("setup").addEventListener("submit", newGame);
 $("play").addEventListener("click", () => playSelected());
-$("clear").addEventListener("click", () => { S.selected.clear(); renderHand(); });
+$("clear").addEventListener("click", () => { S.selected.clear(); clearMessage(); renderHand(); });
+$("friend-game").addEventListener("click", () => requestGame(formSettings("friend")));
+$("restore").addEventListener("click", restoreLast);
+$("confirm-yes").addEventListener("click", confirmed);
+$("confirm-no").addEventListener("click", closeConfirm);
+$("invite-copy").addEventListener("click", copyInvite);
+$("rematch").addEventListener("click", rematch);
+$("go-replay").addEventListener("click", openReplay);
+$("go-new").addEventListener("click", () => newGame());
+$("tricks").addEventListener("scroll", updateCue, { passive: true });
+$("tricks-cue").addEventListener("click", () => $("tricks").scrollTo({ top: 0, behavior: "smooth" }));
+// An invite link opened in a tab that shows the board already changes only the hash.
+window.addEventListener("hashchange", () => {
+  if (!/^#join=/.test(location.hash) || S.busy) return;
+  stopPolling();
+  if (joinFromLink()) run(refresh, "Joining…");
+});
+document.addEventListener("visibilitychange", () => { if (!document.hidden && S.pollTimer !== null) { stopPolling(); schedulePoll(); } });
 $("hint").addEventListener("click", hint);
 $("next").addEventListener("click", continueRound);
 $("round-end").addEventListener("click", (e) => { if (e.target === e.currentTarget) continueRound(); });
