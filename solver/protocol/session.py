@@ -300,6 +300,58 @@ class GameFeed:
     actions: list[tuple[list[dict], list[dict]]] = field(default_factory=list)
 
 
+def _command_of(request: Any) -> Command:
+    """The command a request names, its envelope (a JSON object with `cmd`
+    and an echoable `id`) and its fields checked."""
+    if not isinstance(request, dict):
+        raise ProtocolError("bad_json", f"a request must be a JSON object, got {type(request).__name__}")
+    if _too_deep(request):
+        raise ProtocolError("bad_json", f"request nested deeper than {MAX_DEPTH} levels")
+    if "cmd" not in request:
+        raise ProtocolError("missing_field", 'a request needs \'cmd\' (e.g. {"cmd": "hello"})', "cmd")
+    cmd_name = request["cmd"]
+    if not isinstance(cmd_name, str):
+        raise ProtocolError("bad_field", f"'cmd' must be a string, got {_short(cmd_name)}", "cmd")
+    if not _valid_id(request.get("id")):
+        raise ProtocolError(
+            "bad_field",
+            f"'id' must be a string (at most {MAX_ID_LENGTH} characters), a finite number or null, "
+            f"got {_short(request['id'])}",
+            "id",
+        )
+    command = COMMANDS.get(cmd_name)
+    if command is None:
+        raise ProtocolError(
+            "unknown_command", f"unknown command {_short(cmd_name)}; commands: {', '.join(COMMANDS)}", "cmd"
+        )
+    _check_fields(command, request)
+    return command
+
+
+def _check_seat_request(request: Mapping[str, Any], seat: int | str, over: bool, seats_when_over: bool) -> None:
+    """Forbidden unless a seat token's request is for its own `player` (or,
+    with `seats_when_over`, for the whole game once it is over)."""
+    player = request.get("player")
+    if player is None and not (seats_when_over and over):
+        raise ProtocolError(
+            "forbidden",
+            f"{request.get('cmd')} needs the game's owner token"
+            + (" (a seat token opens it once the game is over)" if seats_when_over else ""),
+            "token",
+        )
+    if player is not None and player != seat:
+        raise ProtocolError("forbidden", f"the token opens seat {seat}, not seat {_short(player)}", "token")
+
+
+def _named_command(request: Any) -> str | None:
+    """The command a failed request's answer names: the one it asked for,
+    when it names one readably."""
+    if not isinstance(request, dict) or _too_deep(request):
+        return None
+    cmd_name = request.get("cmd")
+    return cmd_name if isinstance(cmd_name, str) and cmd_name in COMMANDS else None
+
+
 def _game_document(request: Mapping[str, Any]) -> str | None:
     """Which document new_game starts from ("record" or "state"; None for a
     seed, given or not): at most one of seed, record, state."""
@@ -524,31 +576,9 @@ class EngineSession:
         self.handled += 1
         self._caller.client = client
         request_id = _echoable(request.get("id")) if isinstance(request, dict) else None
-        cmd_name = None
         try:
-            if not isinstance(request, dict):
-                raise ProtocolError("bad_json", f"a request must be a JSON object, got {type(request).__name__}")
-            if _too_deep(request):
-                raise ProtocolError("bad_json", f"request nested deeper than {MAX_DEPTH} levels")
-            if "cmd" not in request:
-                raise ProtocolError("missing_field", 'a request needs \'cmd\' (e.g. {"cmd": "hello"})', "cmd")
-            cmd_name = request["cmd"]
-            if not isinstance(cmd_name, str):
-                raise ProtocolError("bad_field", f"'cmd' must be a string, got {_short(cmd_name)}", "cmd")
-            if not _valid_id(request.get("id")):
-                raise ProtocolError(
-                    "bad_field",
-                    f"'id' must be a string (at most {MAX_ID_LENGTH} characters), a finite number or null, "
-                    f"got {_short(request['id'])}",
-                    "id",
-                )
-            command = COMMANDS.get(cmd_name)
-            if command is None:
-                raise ProtocolError(
-                    "unknown_command", f"unknown command {_short(cmd_name)}; commands: {', '.join(COMMANDS)}", "cmd"
-                )
-            _check_fields(command, request)
-            handler = self._handlers[cmd_name]
+            command = _command_of(request)
+            cmd_name, handler = command.name, self._handlers[command.name]
             if command.search:
                 time_ms, _ = self._budget(request)
                 return self._reserve(
@@ -564,9 +594,7 @@ class EngineSession:
                 return self._reserve_reply(request_id, cmd_name, request, result)
             return _ok(request_id, cmd_name, result)
         except Exception as exc:  # noqa: BLE001 - every failure becomes a response
-            return self._error_response(
-                request_id, cmd_name if isinstance(cmd_name, str) and cmd_name in COMMANDS else None, exc
-            )
+            return self._error_response(request_id, _named_command(request), exc)
 
     def _error_response(self, request_id: Any, cmd: str | None, exc: Exception) -> Response:
         if isinstance(exc, ProtocolError):
@@ -618,32 +646,40 @@ class EngineSession:
         who may stop it and see it named in `busy`."""
         client = getattr(self._caller, "client", CONNECTION)
         with self._lock:
-            mine = [
-                f"{j.cmd} id {j.request_id!r}"
-                for j in self._searches
-                if not self.shared or (owner is not None and j.owner == owner)
-            ]
-            yours = f"; yours: {', '.join(mine)}" if mine else ""
-            if len(self._searches) >= self.max_searches + self.max_queue:
-                raise ProtocolError(
-                    "busy",
-                    f"{len(self._searches)} search(es) running or queued{yours}; at most "
-                    f"{self.max_searches} run and {self.max_queue} wait: wait for an answer"
-                    + (" or stop one of yours" if mine else ""),
-                )
-            theirs = sum(1 for j in self._searches if j.client == client)
-            if theirs >= self.max_searches_per_client:
-                raise ProtocolError(
-                    "busy",
-                    f"{theirs} search(es) of this client running or queued, the most one client may "
-                    f"({self.max_searches_per_client}){yours}: wait for an answer"
-                    + (" or stop one of yours" if mine else ""),
-                )
+            self._check_room_for_search(client, owner)
             deadline = None if cap_ms is None else cap_ms / 1000 + DEADLINE_GRACE_S
             job = SearchJob(self, request_id, cmd, work, deadline_s=deadline, owner=owner, client=client)
             job.stop_event.info_ms = info_ms
             self._searches.append(job)
             return job
+
+    def _searches_shown_to(self, owner: str | None) -> list[SearchJob]:
+        """The searches a caller may see named: all of a private session's,
+        only its own on a shared server."""
+        if not self.shared:
+            return list(self._searches)
+        return [j for j in self._searches if owner is not None and j.owner == owner]
+
+    def _check_room_for_search(self, client: Any, owner: str | None) -> None:
+        """Busy when the queue is full or `client` holds its share of it;
+        the refusal names the caller's own searches (only its own on a
+        shared server), which it may stop.  Under the lock."""
+        mine = [f"{j.cmd} id {j.request_id!r}" for j in self._searches_shown_to(owner)]
+        yours = f"; yours: {', '.join(mine)}" if mine else ""
+        advice = ": wait for an answer" + (" or stop one of yours" if mine else "")
+        if len(self._searches) >= self.max_searches + self.max_queue:
+            raise ProtocolError(
+                "busy",
+                f"{len(self._searches)} search(es) running or queued{yours}; at most "
+                f"{self.max_searches} run and {self.max_queue} wait{advice}",
+            )
+        theirs = sum(1 for j in self._searches if j.client == client)
+        if theirs >= self.max_searches_per_client:
+            raise ProtocolError(
+                "busy",
+                f"{theirs} search(es) of this client running or queued, the most one client may "
+                f"({self.max_searches_per_client}){yours}{advice}",
+            )
 
     def _wait_turn(self, job: "SearchJob") -> None:
         """Block until `job` is among the first `max_searches` reserved:
@@ -709,16 +745,7 @@ class EngineSession:
                 )
             engine = self._engines.get(gid)
             if role != "owner" and not (human_owns and engine is not None and role == 1 - engine.seat):
-                player = request.get("player")
-                if player is None and not (seats_when_over and state.over):
-                    raise ProtocolError(
-                        "forbidden",
-                        f"{request.get('cmd')} needs the game's owner token"
-                        + (" (a seat token opens it once the game is over)" if seats_when_over else ""),
-                        "token",
-                    )
-                if player is not None and player != role:
-                    raise ProtocolError("forbidden", f"the token opens seat {role}, not seat {_short(player)}", "token")
+                _check_seat_request(request, role, state.over, seats_when_over)
             self._games.move_to_end(gid)
             self._meta[gid].touched = time.time()
             return state
