@@ -46,7 +46,7 @@ from tacocat.rules.events import (
     ReplaceEvent,
     ShowdownEvent,
 )
-from tacocat.rules.history import check_history, consistent, hand_floor
+from tacocat.rules.history import check_history, consistent, hand_floor, played_by
 from tacocat.rules.play import (
     DRAW,
     LOSS,
@@ -130,12 +130,11 @@ class GameState:
         stops there (phase over, no attacker)."""
         board = board or Board()
         events = tuple(events)
-        table = events[-1].cards if events and events[-1].event == Decision.ATTACK else ()
-        face_up = [c for e in (events[:-1] if table else events) for c in e.cards]
+        table, face_up = _table_and_face_up(events)
         held = [hand(h) for h in hands]
         if draw_pile is None:
             draw_pile = remove(rules.deck_cards(), hand(held[0] + held[1] + tuple(face_up) + table))
-        dealt = len(held[0]) + sum(len(e.cards) for e in events if e.player == 0)
+        dealt = len(held[0]) + len(played_by(events, 0))
         return cls(
             rules=rules,
             seed=seed,
@@ -204,18 +203,26 @@ class GameState:
 
     def acting_players(self) -> list[int]:
         """Who must act now: one player, or both at a simultaneous decision."""
-        if self.phase == REPLACE:
-            if self.first_replacer == "both":
-                return [p for p in (0, 1) if self.pending[p] is None]
-            first = 0 if self.first_replacer == "p0" else 1
-            return [first] if not self.replaced[first] else [1 - first]
-        if self.phase == DUEL:
-            return [p for p in (0, 1) if self.pending[p] is None]
-        if self.phase == PLAY:
-            attacker = self.attacker
-            assert attacker is not None  # the play phase always has one (R10; check_document)
-            return [1 - attacker] if self.table else [attacker]
-        return []
+        who = _WHO_ACTS.get(self.phase)
+        return who(self) if who is not None else []
+
+    def _replacers(self) -> list[int]:
+        """R7: the first replacer, then the other; R8: on a two-arrow space
+        whoever has not chosen."""
+        if self.first_replacer == "both":
+            return self._choosers()
+        first = 0 if self.first_replacer == "p0" else 1
+        return [first] if not self.replaced[first] else [1 - first]
+
+    def _choosers(self) -> list[int]:
+        """R8-R9: at a secret choice, whoever has not chosen yet."""
+        return [p for p in (0, 1) if self.pending[p] is None]
+
+    def _player_to_play(self) -> list[int]:
+        """R10, R12: the attacker, or the defender facing the table."""
+        attacker = self.attacker
+        assert attacker is not None  # the play phase always has one (R10; check_document)
+        return [1 - attacker] if self.table else [attacker]
 
     def decision(self, player: int) -> Decision | None:
         """The kind of action `player` takes now, or None."""
@@ -456,22 +463,42 @@ class GameState:
     def check_document(self) -> None:
         """Reject a state no game can be in, so that every later `apply`
         succeeds or refuses cleanly (RULES R1-R19)."""
-        board, rules = self.board, self.rules
         if self.phase == OVER:
-            if board.winner is None and self.deals < rules.max_deals:
+            if self.board.winner is None and self.deals < self.rules.max_deals:
                 raise PositionError("phase is over but the cat is in no goal and max_deals is not reached", "R19")
             return
+        self._check_board_document()
+        self.check()
+        self._check_phase_fields()
+        n = self.board.hand_size(self.rules)
+        if self.phase == REPLACE:
+            self._check_replace_document(n)
+            return
+        if not all(self.replaced):
+            raise PositionError(f"the {self.phase} phase comes after both players replaced", "R7-R8")
+        if self.phase == DUEL:
+            h0, h1 = len(self.hands[0]), len(self.hands[1])
+            if h0 != h1 or h0 < 2:
+                raise PositionError(f"a duel needs equal hands of at least two cards, got {h0} and {h1}", "R9")
+            return
+        self._check_play_document(n)
+
+    def _check_board_document(self) -> None:
+        """A game still running has the cat off the goals (R19) and the
+        arrow of its space as the first replacer (R3)."""
+        board, rules = self.board, self.rules
         if board.winner is not None:
             raise PositionError(f"the cat stands in player {board.winner}'s goal: the game is over", "R19")
-        n = board.hand_size(rules)
         if self.first_replacer != board.first_replacer(rules):
             raise PositionError(
                 f"first_replacer {self.first_replacer!r} but the arrow on space {board.cat} says "
                 f"{board.first_replacer(rules)!r}",
                 "R3",
             )
-        self.check()
-        h0, h1 = len(self.hands[0]), len(self.hands[1])
+
+    def _check_phase_fields(self) -> None:
+        """A table and an attacker only in play (R10); a pending choice only
+        at a secret replace or duel, from the chooser's hand (R8-R9)."""
         if self.phase != PLAY and self.table:
             raise PositionError(
                 f"a table (an attack to answer) exists only in the play phase, not in {self.phase}", "R10"
@@ -484,37 +511,46 @@ class GameState:
                 raise PositionError(
                     f"pending choice of player {p} is not a choice from their hand at this phase", "R8-R9"
                 )
-        if self.phase == REPLACE:
-            if (h0, h1) != (n, n):
-                raise PositionError(
-                    f"in the replace phase both hands hold {n} cards (space {board.cat}), got {h0} and {h1}", "R6"
-                )
-            if self.first_replacer == "both":
-                if any(self.replaced) or self.replace_cap is not None:
-                    raise PositionError(
-                        "on a two-arrow space nobody has replaced before both reveal; replace_cap is unset", "R8"
-                    )
-                need = sum(n if pend is None else len(pend) for pend in self.pending)
-            else:
-                first = 0 if self.first_replacer == "p0" else 1
-                if self.pending != [None, None]:
-                    raise PositionError("a one-arrow replacement is not secret: no pending choices", "R7")
-                if self.replaced[1 - first] or self.replaced[first] != (self.replace_cap is not None):
-                    raise PositionError(f"player {first} replaces first; replace_cap is their discard count", "R7")
-                need = 2 * n if self.replace_cap is None else self.replace_cap
-            if len(self.draw_pile) < need:
-                raise PositionError(
-                    f"the draw pile holds {len(self.draw_pile)} cards "
-                    f"but the replacements still to come may draw {need}",
-                    "R7-R8",
-                )
-            return
-        if not all(self.replaced):
-            raise PositionError(f"the {self.phase} phase comes after both players replaced", "R7-R8")
-        if self.phase == DUEL:
-            if h0 != h1 or h0 < 2:
-                raise PositionError(f"a duel needs equal hands of at least two cards, got {h0} and {h1}", "R9")
-            return
+
+    def _check_replace_document(self, n: int) -> None:
+        """The replace phase: hands as dealt (R6), the replacements so far
+        in order (R7) or in secret (R8), and a draw pile that serves the
+        rest (R7-R8)."""
+        h0, h1 = len(self.hands[0]), len(self.hands[1])
+        if (h0, h1) != (n, n):
+            raise PositionError(
+                f"in the replace phase both hands hold {n} cards (space {self.board.cat}), got {h0} and {h1}", "R6"
+            )
+        need = self._secret_draws_to_come(n) if self.first_replacer == "both" else self._draws_to_come(n)
+        if len(self.draw_pile) < need:
+            raise PositionError(
+                f"the draw pile holds {len(self.draw_pile)} cards but the replacements still to come may draw {need}",
+                "R7-R8",
+            )
+
+    def _secret_draws_to_come(self, n: int) -> int:
+        """On a two-arrow space nobody has replaced before both reveal (R8):
+        each may still draw its whole hand, or what it chose to discard."""
+        if any(self.replaced) or self.replace_cap is not None:
+            raise PositionError(
+                "on a two-arrow space nobody has replaced before both reveal; replace_cap is unset", "R8"
+            )
+        return sum(n if pend is None else len(pend) for pend in self.pending)
+
+    def _draws_to_come(self, n: int) -> int:
+        """On a one-arrow space the first replacer goes first, in the open,
+        and caps the second (R7)."""
+        first = 0 if self.first_replacer == "p0" else 1
+        if self.pending != [None, None]:
+            raise PositionError("a one-arrow replacement is not secret: no pending choices", "R7")
+        if self.replaced[1 - first] or self.replaced[first] != (self.replace_cap is not None):
+            raise PositionError(f"player {first} replaces first; replace_cap is their discard count", "R7")
+        return 2 * n if self.replace_cap is None else self.replace_cap
+
+    def _check_play_document(self, n: int) -> None:
+        """The play phase: an attacker and no secret choice (R10), a table
+        the attacker could have laid (R10-R11), cards enough to go on
+        (R16), and a round's history the rules allow (R6-R20)."""
         if self.attacker is None:
             raise PositionError("the play phase needs an attacker (0 or 1)", "R10")
         if any(p is not None for p in self.pending):
@@ -526,7 +562,7 @@ class GameState:
         elif att < 2:
             raise PositionError("play ends with one card each: the attacker needs at least two cards", "R16")
 
-        check_round_history(self.history, board, n, self.discard + list(self.table))
+        check_round_history(self.history, self.board, n, self.discard + list(self.table))
         if self.phase == PLAY:
             _check_play(self.history, self.attacker, {0: self.hands[0], 1: self.hands[1]}, {})
 
@@ -537,6 +573,17 @@ class GameState:
     def view(self, player: int) -> "View":
         """Player `player`'s information set (RULES §5)."""
         return View.of(self, player)
+
+
+_WHO_ACTS = {REPLACE: GameState._replacers, DUEL: GameState._choosers, PLAY: GameState._player_to_play}
+"""Who acts, by phase; nobody once the game is over."""
+
+
+def _table_and_face_up(events: tuple[PlayEvent, ...]) -> tuple[Hand, list[int]]:
+    """A last attack still to answer lies on the table (R12); every card of
+    a finished trick lies face up (R15)."""
+    table = events[-1].cards if events and events[-1].event == Decision.ATTACK else ()
+    return table, [c for e in (events[:-1] if table else events) for c in e.cards]
 
 
 def _check_play(
@@ -582,9 +629,7 @@ class GameRecord:
         for key in ("seed", "actions"):
             if key not in data:
                 raise RecordError(f"game record is missing {key!r}")
-        seed = data["seed"]
-        if isinstance(seed, bool) or not isinstance(seed, int) or not -SEED_LIMIT < seed < SEED_LIMIT:
-            raise RecordError(f"game record seed must be an integer of at most 63 bits, got {_short(seed)}")
+        seed = _record_seed(data["seed"])
         if data.get("rules") is not None and not isinstance(data["rules"], Mapping):
             raise RecordError("game record 'rules' must be a ruleset object")
         rules = Ruleset.from_dict(data.get("rules"))
@@ -613,6 +658,13 @@ class GameRecord:
             player, action = _record_action(i, entry)
             yield state.clone(), player, action
             state.apply(player, action)
+
+
+def _record_seed(seed: Any) -> int:
+    """A record's seed: an integer of at most 63 bits (never true or 3.0)."""
+    if isinstance(seed, bool) or not isinstance(seed, int) or not -SEED_LIMIT < seed < SEED_LIMIT:
+        raise RecordError(f"game record seed must be an integer of at most 63 bits, got {_short(seed)}")
+    return seed
 
 
 RECORD_ACTION_FIELDS = {"player", "kind", "cards", "beats"}
