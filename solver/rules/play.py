@@ -103,18 +103,34 @@ def why_not_answer(table: Hand, own: Hand, cards: Hand, beats: bool | None) -> t
             f"answer {text} is {len(cards)} card{'s' if len(cards) != 1 else ''}, but the attack {attack} is "
             f"{per}: each attack card takes exactly one answer card, {len(table)} in all"
         ), "R12"
-    results = {b for c, b in answers(table, own) if c == cards}
-    if results and beats is True:
+    if any(c == cards for c, _ in answers(table, own)):
+        wrong = _wrong_result(text, attack, beats)
+        if wrong is not None:
+            return wrong
+    return _sacrifice_not_lowest(text, attack, own, cards, len(table))
+
+
+def _wrong_result(text: str, attack: str, beats: bool | None) -> tuple[str, str] | None:
+    """Cards that answer, but not with the result stated: they cannot all
+    beat (R13), or none of them is a sacrifice (R12); None when either
+    result was allowed."""
+    if beats is True:
         return (
             f"answer {text} cannot beat every card of {attack} in any order: at least one must be a "
             f'sacrifice, and the trick goes to the attacker (say "answer {text} sacrifice")'
         ), "R13"
-    if results and beats is False:
+    if beats is False:
         return (
             f"answer {text} beats every card of {attack} whatever the order: a sacrifice must be a card "
             f'that does not beat (say "answer {text} beat")'
         ), "R12"
-    if own[0] not in cards and len(table) == 1:
+    return None
+
+
+def _sacrifice_not_lowest(text: str, attack: str, own: Hand, cards: Hand, n: int) -> tuple[str, str]:
+    """Cards that do not answer: a card that does not beat is a sacrifice,
+    and a sacrifice is the defender's lowest card at that moment (R12)."""
+    if own[0] not in cards and n == 1:
         return (
             f"answer {text} does not beat {attack}, so it would be a sacrifice, and a sacrifice must be your "
             f"lowest card ({own[0]})"
