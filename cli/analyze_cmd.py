@@ -13,7 +13,7 @@ import click
 
 from tacocat.cli.option_table import file_option, ranged_option
 from tacocat.cli.search_options import search_options
-from tacocat.cli.terminal import CliError, format_action, friendly_errors, progress_bar
+from tacocat.cli.terminal import CliError, counted, format_action, friendly_errors, progress_bar
 from tacocat.rules.cards import format_cards
 from tacocat.rules.files import read_json
 from tacocat.rules.game import GameRecord
@@ -217,7 +217,7 @@ def command(game, player, top, time_ms, iterations, seed, method, score, plot_pa
     viewer = viewer_of(players, humans)
     winner = _outcome(result, names)
     if plot_path is not None:
-        title = f"seed {result.seed}: {names[0]} vs {names[1]}, {len(result.rounds)} rounds, {winner}"
+        title = f"seed {result.seed}: {names[0]} vs {names[1]}, {counted(len(result.rounds), 'round')}, {winner}"
         plot_curve(result, viewer, names, plot_path, title)
     if as_json:
         out = result.to_dict(top)
@@ -229,9 +229,12 @@ def command(game, player, top, time_ms, iterations, seed, method, score, plot_pa
     you = {p: ("you" if p in humans and len(humans) == 1 else names[p]) for p in (0, 1)}
     searched = [d for d in result.decisions if not d.forced]
     methods = sorted({d.method for d in searched if d.method})
-    click.echo(f"game from seed {result.seed}: {result.actions} actions, {len(result.rounds)} rounds, {winner}")
     click.echo(
-        f"reviewed {len(result.decisions)} decisions of {' and '.join(names[p] for p in players)} "
+        f"game from seed {result.seed}: {counted(result.actions, 'action')}, "
+        f"{counted(len(result.rounds), 'round')}, {winner}"
+    )
+    click.echo(
+        f"reviewed {counted(len(result.decisions), 'decision')} of {' and '.join(names[p] for p in players)} "
         f"({len(searched)} searched, the rest forced; method {', '.join(methods) or '-'})"
     )
     _curve_lines(result, viewer, names, game_scale)

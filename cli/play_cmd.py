@@ -25,6 +25,7 @@ from tacocat.cli.search_options import search_options
 from tacocat.cli.terminal import (
     CliError,
     arrow_text,
+    cards,
     draw_board,
     format_action,
     format_hint,
@@ -91,11 +92,6 @@ def and_drawn(drawn: int) -> str:
     """The drawn rounds after a count of rounds (R17): ", 1 round drawn", or
     nothing when no round was drawn."""
     return f", {rounds(drawn)} drawn" if drawn else ""
-
-
-def card_count(n: int) -> str:
-    """A count of cards that cannot read as a card: "1 card", "2 cards"."""
-    return f"{n} card{'s' if n != 1 else ''}"
 
 
 def parse_hint_args(words: list[str]) -> tuple[int | None, int | None, bool]:
@@ -181,8 +177,8 @@ class Session:
     def show_status(self) -> None:
         s, me = self.state, self.seat
         self.say(
-            f"your hand: {format_cards(s.hands[me])}   the engine holds {card_count(len(s.hands[1 - me]))}, "
-            f"draw pile {card_count(len(s.draw_pile))}",
+            f"your hand: {format_cards(s.hands[me])}   the engine holds {cards(len(s.hands[1 - me]))}, "
+            f"draw pile {cards(len(s.draw_pile))}",
             bold=True,
         )
         if s.discard:
@@ -217,12 +213,12 @@ class Session:
         if kind == "deal":
             return f"round dealt: the cat on space {e['cat']}, {e['hand_size']} cards each"
         if kind == "replace":
-            p, cards = e["player"], e["cards"]
-            if not cards:
+            p, discarded = e["player"], e["cards"]
+            if not discarded:
                 return f"{self.does(p, 'keep')} the whole hand"
             return (
-                f"{self.does(p, 'discard')} {format_cards(cards)} "
-                f"and draw{'s' if p != self.seat else ''} {card_count(len(cards))}"
+                f"{self.does(p, 'discard')} {format_cards(discarded)} "
+                f"and draw{'s' if p != self.seat else ''} {cards(len(discarded))}"
             )
         if kind == "duel":
             c = e["cards"]
@@ -421,7 +417,7 @@ class Session:
                 f"{'one card' if n == 1 else f'{n} cards, one per attack card'} (R12)"
             )
         elif decision == REPLACE and s.replace_cap is not None:
-            self.say(f"you may discard at most {card_count(s.replace_cap)} (R7)")
+            self.say(f"you may discard at most {cards(s.replace_cap)} (R7)")
         elif decision == DUEL:
             self.say("duel: choose one card in secret; the higher attacks first (R9)")
         while True:

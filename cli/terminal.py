@@ -171,9 +171,14 @@ def require_decision(view: View) -> None:
     raise CliError(f"player {view.player} has no decision to make in this position")
 
 
+def counted(n: int, noun: str) -> str:
+    """A count that reads as one: "1 round", "5 rounds" (nouns that take an s)."""
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+
+
 def cards(n: int) -> str:
     """A count of cards that cannot read as a card: "1 card", "5 cards"."""
-    return f"{n} card" if n == 1 else f"{n} cards"
+    return counted(n, "card")
 
 
 def describe_view(view: View, names: Sequence[str] | None = None) -> str:

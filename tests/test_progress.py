@@ -12,12 +12,15 @@ import re
 import signal
 import threading
 import time
+from pathlib import Path
 
 import pytest
 from helpers import run_cli, tacocat_argv
 
 from tacocat.cli.solve_cmd import FIRST_CHUNK_PER_BUILD, EquilibriumProgress, equilibrium_time_left
 from tacocat.cli.terminal import Progress, duration_text, interrupt_sets
+
+ROOT = Path(__file__).resolve().parents[1]
 
 # a 4-card equilibrium endgame, 34 unseen: about a second of CFR (solve --help's example, fewer cards seen)
 EQUILIBRIUM = ["solve", "--equilibrium", "--hand", "2 5 9 11", "--seen", "1 1 3 3"]
@@ -163,7 +166,7 @@ def test_solve_equilibrium_piped_says_its_fraction_and_time_left(monkeypatch):
 
 def test_analyze_piped_says_decisions_done_and_time_left(monkeypatch, tmp_path):
     monkeypatch.setattr(Progress, "PIPE_EVERY_S", 0.1)
-    result = run_cli(["analyze", "docs/example_game.json", "--player", "0", "--iterations", "20"])
+    result = run_cli(["analyze", str(ROOT / "docs" / "example_game.json"), "--player", "0", "--iterations", "20"])
     assert result.exit_code == 0, result.output
     lines = [ln for ln in result.stderr.splitlines() if ln.startswith("analysing: ")]
     assert lines, result.stderr
@@ -197,7 +200,7 @@ def test_at_a_terminal_solve_and_analyze_draw_a_bar_with_the_time_left(tmp_path)
     child.expect(pexpect.EOF)
     child.close()
     assert child.exitstatus == 0
-    game = os.path.join(os.path.dirname(__file__), "..", "docs", "example_game.json")
+    game = str(ROOT / "docs" / "example_game.json")
     child = spawn(["analyze", game, "--player", "0", "--iterations", "20"], tmp_path)
     child.expect(r"analysing \[#* *\]\s+\d+%  \d+/\d+  [\d.]+ s, about [\d.]+ s left")
     child.expect(r"costliest decisions|no decision cost anything")

@@ -9,17 +9,21 @@ from __future__ import annotations
 import json
 import random
 import re
+from pathlib import Path
 
 import pytest
 from helpers import one_line_error, run_cli
 from test_cli_play_prompt import prompt  # a session fed typed lines: seat 0, the heuristic engine
 
+from tacocat.cli.terminal import counted
 from tacocat.errors import NotationError, RecordError, TacocatError
 from tacocat.players.bots import choose, make_bot
 from tacocat.protocol.client import Engine
 from tacocat.rules.actions import FORMS
-from tacocat.rules.game import DUEL, REPLACE, GameState
+from tacocat.rules.game import DUEL, REPLACE, GameRecord, GameState
 from tacocat.rules.history import parse_history
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def at_the_replacement(hands, replace_cap=None):
@@ -138,3 +142,32 @@ def test_the_client_applies_plain_notation_and_names_the_forms_otherwise():
         with pytest.raises(NotationError, match="say what kind of move it is"):
             engine.apply(game, 1, "9")
         assert engine.legal(game, 1)  # nothing was sent for the refused ones: the game goes on
+
+
+def test_the_api_page_links_only_to_what_the_server_serves():
+    # issue 35: /docs pointed to docs/protocol.md, which the server does not serve
+    from servers import running_server
+
+    with running_server() as server:
+        page = server.get("/docs")
+        assert page.status_code == 200
+        links = re.findall(r'(?:href|src)="([^"#]+)"', page.text)
+        assert links and not [u for u in links if "protocol.md" in u], links
+        for url in links:
+            assert server.get(url).status_code == 200, url
+        description = server.get("/openapi.json").json()["info"]["description"]
+    # the page shows this text: it names the document where it lives, and says the server does not serve it
+    assert "docs/protocol.md" in description and "not the docs" in description, description
+
+
+def test_a_one_round_analysis_counts_in_the_singular(tmp_path):
+    record = json.loads((ROOT / "docs" / "example_game.json").read_text())
+    whole = GameRecord.from_dict(record)
+    upto = next(i for i in range(len(record["actions"])) if len(whole.replay(i).rounds) == 1)
+    record["actions"] = record["actions"][:upto]  # the first round played, the next not begun
+    path = tmp_path / "short.json"
+    path.write_text(json.dumps(record))
+    out = run_cli(["analyze", str(path), "--player", "1", "--iterations", "5"]).stdout
+    assert f"{upto} actions, 1 round, unfinished" in out, out
+    assert "1 rounds" not in out, out
+    assert [counted(n, "decision") for n in (0, 1, 2)] == ["0 decisions", "1 decision", "2 decisions"]
