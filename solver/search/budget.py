@@ -111,22 +111,30 @@ class Budget:
     """What `time_ms`, `start` and every deadline are counted on (module docstring)."""
 
     def __post_init__(self) -> None:
+        self._check_amounts()
+        self._check_hooks()
+
+    def _check_amounts(self) -> None:
+        """The sample count, the time and the seed: integers and numbers in range."""
         s = self.samples
-        if s is not None and (isinstance(s, bool) or not isinstance(s, int) or not 1 <= s <= MAX_SAMPLES):
+        if s is not None and (not _is_number(s, int) or not 1 <= s <= MAX_SAMPLES):
             raise TacocatError(f"iterations must be a positive integer, at most {MAX_SAMPLES:,}, got {shorten(s)}")
         t = self.time_ms
-        if t is not None and (isinstance(t, bool) or not isinstance(t, (int, float)) or not 0 < t <= MAX_TIME_MS):
+        if t is not None and (not _is_number(t, (int, float)) or not 0 < t <= MAX_TIME_MS):
             raise TacocatError(
                 f"time_ms must be a positive number of milliseconds, at most {MAX_TIME_MS:,} (a day), got {shorten(t)}"
             )
-        if isinstance(self.seed, bool) or not isinstance(self.seed, int):
+        if not _is_number(self.seed, int):
             raise TacocatError(f"seed must be an integer, got {shorten(self.seed)}")
+
+    def _check_hooks(self) -> None:
+        """The stop event, the progress callback, the start and the clock."""
         if self.stop is not None and not hasattr(self.stop, "is_set"):
             raise TacocatError("stop must be a threading.Event (or None)")
         if self.progress is not None and not callable(self.progress):
             raise TacocatError("progress must be callable (or None)")
         st = self.start
-        if st is not None and (isinstance(st, bool) or not isinstance(st, (int, float)) or st != st):
+        if st is not None and (not _is_number(st, (int, float)) or st != st):
             raise TacocatError(f"start must be a clock.now() value (or None), got {shorten(st)}")
         if not isinstance(self.clock, Clock):
             raise TacocatError(f"clock must be a Clock (tacocat.search.budget.WALL or CPU), got {shorten(self.clock)}")
@@ -169,6 +177,11 @@ class Budget:
     def with_(self, **changes: Any) -> "Budget":
         """A copy with some fields changed (validated again)."""
         return replace(self, **changes)
+
+
+def _is_number(value: Any, types: type | tuple[type, ...]) -> bool:
+    """A number of `types`, never a bool read as one."""
+    return not isinstance(value, bool) and isinstance(value, types)
 
 
 def budget_of(budget: Budget | None, where: str = "search") -> Budget:
