@@ -53,6 +53,7 @@ def run_hint(
     score="game",
     round_search=False,
     duel="matrix",
+    replace="static",
     show_progress=True,
     stop=None,
 ):
@@ -66,7 +67,7 @@ def run_hint(
         raise CliError(f"the hint engine is not available in this installation ({exc})") from None
     with Progress("searching", enabled=show_progress) as progress:
         budget = Budget(samples=iterations, time_ms=time_ms, seed=seed, progress=progress, stop=stop)
-        knobs = Knobs(round_search=round_search, duel=duel)
+        knobs = Knobs(round_search=round_search, duel=duel, replace=replace)
         return hint(view, budget, method=method, utilities=score, knobs=knobs)
 
 
@@ -128,6 +129,9 @@ def said_round_search(data: dict) -> dict:
     duel="The duel's search: matrix, one matrix game over the sampled hands (the opponent plays one mix "
     "whatever it holds); bayes, a Bayesian game in which each hand of either player has its own card "
     "(the answer says over how many hands it was solved, and its exploitability).",
+    replace="The replacement's search: static, my discards ranked against an opponent who replies by a fixed "
+    "policy; game, the replacement solved as a game in which the opponent's reply is a strategy with its own "
+    "hands and sees your discard (R7) or not (R8) (the answer says what was solved, and its exploitability).",
 )
 @click.option("--top", type=click.IntRange(1), default=None, help="Show only the N best moves.")
 @click.option(
@@ -163,6 +167,7 @@ def command(
     score,
     round_search,
     duel,
+    replace,
     top,
     show_all,
     as_json,
@@ -260,6 +265,7 @@ def command(
         score=score,
         round_search=round_search,
         duel=duel,
+        replace=replace,
     )
     data = result.to_dict()
     if round_search:  # off: the answer as before the option existed

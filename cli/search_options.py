@@ -55,11 +55,15 @@ SEARCH_OPTIONS: OptionTable = {
     "score": (("--score",), {"type": _choice("utilities"), "default": "game", "show_default": True}),
     "round_search": (("--round-search",), {"is_flag": True, "default": False}),
     "duel": (("--duel",), {"type": _choice("duel"), "default": OPTIONS["duel"].default, "show_default": True}),
+    "replace": (
+        ("--replace",),
+        {"type": _choice("replace"), "default": OPTIONS["replace"].default, "show_default": True},
+    ),
     "clock": (("--clock",), {"type": click.Choice(["cpu", "wall"]), "default": "cpu", "show_default": True}),
 }
 """Option name -> (click's flag declarations, its settings): the parameter
 each passes to the command is `time_ms`, `iterations`, `seed`, `method`,
-`score`, `round_search`, `duel`, `clock`.  Types, bounds and choices are the
+`score`, `round_search`, `duel`, `replace`, `clock`.  Types, bounds and choices are the
 declared options' (`tacocat.search.options.OPTIONS`: `--score` is
 `utilities`); `--clock` lists cpu first, a match's default (a command that
 plays for a person, `play`, defaults it to wall)."""

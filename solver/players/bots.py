@@ -112,12 +112,14 @@ class BotBudget:
     """1: replace and duel searched with the round's continuation."""
     duel: str = "matrix"
     """The duel's search: matrix, or bayes (a Bayesian game over both players' hands)."""
+    replace: str = "static"
+    """The replacement's search: static, or game (solved as a game with the opponent's reply in it)."""
 
 
 BUDGET_KEYS = frozenset(f.name for f in fields(BotBudget))
 """Keys a bot budget may hold (the fields of `BotBudget`: the declared
 options of `tacocat.search.options.OPTIONS`, a test holds them equal)."""
-_KNOBS_AS_GIVEN = ("threads", "exact_cards", "c_uct", "rollout", "inference", "duel")
+_KNOBS_AS_GIVEN = ("threads", "exact_cards", "c_uct", "rollout", "inference", "duel", "replace")
 """Budget keys a search bot hands to `Knobs` as they are (same name, no bot default)."""
 
 
@@ -270,6 +272,10 @@ class SearchBot:
         if kind == DUEL:
             assert result.mixed is not None  # a duel always answers its mixed strategy
             action = sample_mixed(result.mixed, rng)
+        elif kind == REPLACE and getattr(result.search, "discard_mix", None):
+            from tacocat.search.replace_game import sample_discard
+
+            action = sample_discard(result.search, rng)  # the replacement game's mix, like the duel's
         if searched_ms is not None and not self.classic:
             past = self._overruns.setdefault(kind, collections.deque(maxlen=self.OVERRUN_MEMORY))
             past.append(1000.0 * (call.clock.now() - start) - searched_ms)
@@ -553,7 +559,9 @@ def _static(**budget) -> "SearchBot":
     reference whatever `pimc`'s defaults become."""
     if budget.get("duel", "matrix") != "matrix":
         raise TacocatError("bot pimc_static: its duel is the matrix game (use bot pimc for duel=bayes)")
-    bot = SearchBot("pimc", **{**budget, "duel": "matrix"})
+    if budget.get("replace", "static") != "static":
+        raise TacocatError("bot pimc_static: its replacement is the static search (use bot pimc for replace=game)")
+    bot = SearchBot("pimc", **{**budget, "duel": "matrix", "replace": "static"})
     bot.name = "pimc_static"
     return bot
 

@@ -96,7 +96,7 @@ def search_options(name: str, request: Mapping[str, Any]) -> dict[str, Any]:
     budget, which the answer echoes, does not list them."""
     if not searches(name):
         return {}
-    options: dict[str, Any] = {key: request[key] for key in ("inference", "duel") if key in request}
+    options: dict[str, Any] = {key: request[key] for key in ("inference", "duel", "replace") if key in request}
     return options | round_search_budget(request)
 
 

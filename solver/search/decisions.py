@@ -724,150 +724,213 @@ def replace_eval(
     opponent's reply drawn from its model and the duel solved as the
     world's matrix game (module docstring).  The other options:
     `SearchOptions`."""
-    b, t0, utilities, solver, sampler, partial, round_search = _start(view, budget, REPLACE, "replace_eval", options)
-    samples, time_ms, seed, progress = b.samples, b.time_ms, b.seed, b.progress
-    deadline = b.deadline(t0)
-    # the legal discards (RULES R7/R8) without building an Action each
+    start = _start(view, budget, REPLACE, "replace_eval", options)
+    ranked, samples = _replace_candidates(view, start.budget, candidates)
+    halving = _Halving(view, start, ranked, samples, min_stage_deals)
+    halving.run()
+    return halving.result()
+
+
+def _replace_candidates(view: View, b: Budget, candidates: int | None) -> tuple[list[Hand], int]:
+    """The discards `replace_eval` compares (the legal ones, RULES R7/R8,
+    without building an Action each: the static score's best `candidates`,
+    keeping every card added) and its evaluation budget."""
     cap = len(view.hand) if view.replace_cap is None else view.replace_cap
-    pool = view.unseen_pool
-    ranked_all = _ranked_discards(view.hand, cap, pool)
+    ranked_all = _ranked_discards(view.hand, cap, view.unseen_pool)
     n_cand = len(ranked_all) if candidates is None else min(max(1, candidates), len(ranked_all))
+    samples = b.samples
     if samples is None:
-        samples = max(DEFAULT_REPLACE_EVALS, 8 * n_cand) if time_ms is None else 10**9
+        samples = max(DEFAULT_REPLACE_EVALS, 8 * n_cand) if b.time_ms is None else 10**9
     if samples < 1:
         raise TacocatError(f"samples must be at least 1, got {samples}")
-    rng = rng_from(seed)
     ranked = ranked_all[:n_cand]
     if () not in ranked:  # keeping every card is always legal (R7/R8: any k from 0)
         ranked.append(())
-    opp_cap = _opponent_cap(view)
-    worlds: list[tuple[Hand, list[int]]] = []
-    finish = None
-    if round_search:
-        # the opponent's reply: a quantile per world of its model's discard
-        # distribution, from a stream of its own (the worlds' stream is the
-        # classic search's)
-        model = reply_model(sampler, view)
-        replies = random.Random(f"replies/{seed}")
+    return ranked, samples
+
+
+class _Halving:
+    """`replace_eval`'s sequential halving (Karnin et al. 2013) over common
+    worlds: its state and its steps.  Every candidate alive in a stage is
+    evaluated on the same deals, one deal for all of them in turn, so they
+    always have as many deals when the budget ends the stage (an evaluation
+    budget: its share; a time budget: the time left shared among the
+    stages left)."""
+
+    def __init__(self, view: View, start: _Start, ranked: list[Hand], samples: int, min_stage_deals: int) -> None:
+        self.view, self.start, self.ranked, self.samples = view, start, ranked, samples
+        self.min_stage_deals = min_stage_deals
+        b = start.budget
+        self.deadline = b.deadline(start.t0)
+        self.rng = rng_from(b.seed)
+        self.opp_cap = _opponent_cap(view)
+        self.worlds: list[tuple[Hand, list[int]]] = []
+        self.finish = self._round_finish() if start.round_search else None
+        self.stats: dict[Hand, list[Any]] = {d: [0, 0.0, 0.0, [0, 0, 0]] for d in ranked}  # n, sum u, sum u^2, wdl
+        self.alive = list(ranked)
+        self.rounds = max(1, math.ceil(math.log2(len(self.alive)))) if len(self.alive) > 1 else 1
+        self.per_round = max(1, samples // self.rounds)
+        self.eliminated: list[tuple[int, Hand]] = []
+        self.used = 0
+        self.stage = 0
+        self.out_of_time = False
+
+    def _round_finish(self) -> Callable[[Hand, int], tuple[float, np.ndarray]]:
+        """The round search's finish of (discard, deal k): the opponent's
+        reply at a quantile per world of its model's discard distribution,
+        from a stream of its own (the worlds' stream is the classic search's)."""
+        view, st = self.view, self.start
+        model = reply_model(st.sampler, view)
+        replies = random.Random(f"replies/{st.budget.seed}")
         quantiles: list[float] = []
 
         def finish(d: Hand, k: int) -> tuple[float, np.ndarray]:
             while len(quantiles) <= k:
                 quantiles.append(replies.random())
-            return _replace_round(view.hand, d, worlds[k], opp_cap, model, quantiles[k], utilities, solver)
+            return _replace_round(
+                view.hand, d, self.worlds[k], self.opp_cap, model, quantiles[k], st.utilities, st.solver
+            )
 
-    stats: dict[Hand, list[Any]] = {d: [0, 0.0, 0.0, [0, 0, 0]] for d in ranked}  # n, sum u, sum u^2, wdl
-    alive = list(ranked)
-    rounds = max(1, math.ceil(math.log2(len(alive)))) if len(alive) > 1 else 1
-    per_round = max(1, samples // rounds)
-    eliminated: list[tuple[int, Hand]] = []
-    used = 0
-    stage = 0
-    out_of_time = False
-    while True:
-        # Every candidate alive in a stage is evaluated on the same deals, one
-        # deal for all of them in turn, so they always have as many deals
-        # when the budget ends the stage (an evaluation budget: its share;
-        # a time budget: the time left shared among the stages left).
-        k = stats[alive[0]][0]
-        target = max(1, per_round // len(alive)) + k
+        return finish
+
+    def run(self) -> None:
+        """Stages until the time, the budget or the candidates run out."""
+        b = self.start.budget
+        while True:
+            self._stage()
+            self.stage += 1
+            if b.progress is not None:
+                t0, deadline = self.start.t0, self.deadline
+                b.progress(
+                    min(1.0, self.used / self.samples)
+                    if deadline is None
+                    else min(1.0, (b.now() - t0) / (deadline - t0))
+                )
+            if self.out_of_time or len(self.alive) == 1 or self.used >= self.samples:
+                break
+            self._halve()
+
+    def _stage(self) -> None:
+        """One stage: deals for every candidate alive up to the stage's share."""
+        b, t0 = self.start.budget, self.start.t0
+        k = self.stats[self.alive[0]][0]
+        target = max(1, self.per_round // len(self.alive)) + k
         # When the candidates are a power of two, halving leaves one of them
         # only after `rounds` stages, and a sample budget that is not spent
         # yet gives that lone survivor one more stage (stage == rounds): it
         # has the time left, as the last stage always does.
-        stages_left = max(1, rounds - stage)
+        stages_left = max(1, self.rounds - self.stage)
         now = b.now()
-        stage_end = None if deadline is None else now + (deadline - now) / stages_left
+        stage_end = None if self.deadline is None else now + (self.deadline - now) / stages_left
         while k < target:
             # A stop ends the search at once (a server enforces its time cap
             # with it); the time budget, or a stage's share of it, only after
             # MIN_STAGE_DEALS, so no move is ranked on a handful of deals.
-            if b.ends(k, t0, stage_end, min_stage_deals):
-                out_of_time = b.out(deadline)
+            if b.ends(k, t0, stage_end, self.min_stage_deals):
+                self.out_of_time = b.out(self.deadline)
                 break
-            while len(worlds) <= k:
-                worlds.append(sampler.deal(rng))
-            outcomes = []
-            for d in alive:
-                if k > 0 and b.ends(k, t0, deadline if partial else None, min_stage_deals):
-                    break  # this deal is dropped whole: every candidate keeps the same deals
-                if finish is not None:
-                    outcomes.append((d, finish(d, k)))
-                else:
-                    outcomes.append((d, _replace_outcome(view.hand, d, worlds[k], opp_cap, pool, solver)))
-                if k == 0 and b.ends(len(outcomes), t0, None, len(alive)):
-                    break  # stopped within a slow first deal: the candidates it reached, one deal each
-                if k == 0 and partial and b.out(deadline):
-                    break  # out of time within the first deal: likewise
-            if len(outcomes) < len(alive) and k > 0:
-                out_of_time = True
+            while len(self.worlds) <= k:
+                self.worlds.append(self.start.sampler.deal(self.rng))
+            outcomes = self._deal(k)
+            if len(outcomes) < len(self.alive) and k > 0:
+                self.out_of_time = True
                 break
-            for d, o in outcomes:
-                s = stats[d]
-                if finish is not None:
-                    u, probs = o
-                    s[0] += 1
-                    s[1] += u
-                    s[2] += u * u
-                    s[3] = [s[3][t] + float(probs[t]) for t in range(3)]
-                    continue
-                idx = 1 - o
-                u = utilities[idx]
+            self._record(outcomes)
+            self.used += len(outcomes)
+            k += 1
+            if len(outcomes) < len(self.alive):
+                self.out_of_time = True
+                self.alive = [d for d, _ in outcomes]
+                break
+
+    def _deal(self, k: int) -> list[tuple[Hand, Any]]:
+        """Deal `k` finished for each candidate alive (fewer when the clock cuts it)."""
+        st = self.start
+        b, t0, partial = st.budget, st.t0, st.partial
+        outcomes: list[tuple[Hand, Any]] = []
+        for d in self.alive:
+            if k > 0 and b.ends(k, t0, self.deadline if partial else None, self.min_stage_deals):
+                break  # this deal is dropped whole: every candidate keeps the same deals
+            if self.finish is not None:
+                outcomes.append((d, self.finish(d, k)))
+            else:
+                outcomes.append(
+                    (
+                        d,
+                        _replace_outcome(
+                            self.view.hand, d, self.worlds[k], self.opp_cap, self.view.unseen_pool, st.solver
+                        ),
+                    )
+                )
+            if k == 0 and b.ends(len(outcomes), t0, None, len(self.alive)):
+                break  # stopped within a slow first deal: the candidates it reached, one deal each
+            if k == 0 and partial and b.out(self.deadline):
+                break  # out of time within the first deal: likewise
+        return outcomes
+
+    def _record(self, outcomes: list[tuple[Hand, Any]]) -> None:
+        utilities = self.start.utilities
+        for d, o in outcomes:
+            s = self.stats[d]
+            if self.finish is not None:
+                u, probs = o
                 s[0] += 1
                 s[1] += u
                 s[2] += u * u
-                s[3][idx] += 1
-            used += len(outcomes)
-            k += 1
-            if len(outcomes) < len(alive):
-                out_of_time = True
-                alive = [d for d, _ in outcomes]
-                break
-        stage += 1
-        if progress is not None:
-            progress(min(1.0, used / samples) if deadline is None else min(1.0, (b.now() - t0) / (deadline - t0)))
-        if out_of_time or len(alive) == 1 or used >= samples:
-            break
-        alive.sort(key=lambda d: -stats[d][1] / stats[d][0])
+                s[3] = [s[3][t] + float(probs[t]) for t in range(3)]
+                continue
+            idx = 1 - o
+            u = utilities[idx]
+            s[0] += 1
+            s[1] += u
+            s[2] += u * u
+            s[3][idx] += 1
+
+    def _halve(self) -> None:
+        """The better half of the candidates alive goes on."""
+        alive = sorted(self.alive, key=lambda d: -self.stats[d][1] / self.stats[d][0])
         keep = max(1, len(alive) // 2)
         for d in alive[keep:]:
-            eliminated.append((stage, d))
-        alive = alive[:keep]
-    # survivors rank above every eliminated candidate, later eliminations higher
-    stage_out = {d: 10**6 for d in alive}
-    for st, d in eliminated:
-        stage_out[d] = st
-    moves = []
-    for d in ranked:
-        n, su, su2, wdl = stats[d]
-        if n == 0:
-            continue
-        mean = su / n
-        var = max(su2 / n - mean * mean, 0.0)
-        moves.append(
-            (
-                stage_out[d],
-                MoveEval(
-                    Action("replace", d),
-                    wdl[0] / n,
-                    wdl[1] / n,
-                    wdl[2] / n,
-                    mean,
-                    math.sqrt(var / (n - 1)) if n > 1 else None,
-                    visits=n,
-                ),
+            self.eliminated.append((self.stage, d))
+        self.alive = alive[:keep]
+
+    def result(self) -> PlayResult:
+        """Survivors rank above every eliminated candidate, later eliminations higher."""
+        stage_out = {d: 10**6 for d in self.alive}
+        for st, d in self.eliminated:
+            stage_out[d] = st
+        moves = []
+        for d in self.ranked:
+            n, su, su2, wdl = self.stats[d]
+            if n == 0:
+                continue
+            mean = su / n
+            var = max(su2 / n - mean * mean, 0.0)
+            moves.append(
+                (
+                    stage_out[d],
+                    MoveEval(
+                        Action("replace", d),
+                        wdl[0] / n,
+                        wdl[1] / n,
+                        wdl[2] / n,
+                        mean,
+                        math.sqrt(var / (n - 1)) if n > 1 else None,
+                        visits=n,
+                    ),
+                )
             )
+        moves.sort(key=lambda t: (-t[0], -t[1].value, len(t[1].action.cards)))
+        b = self.start.budget
+        return PlayResult(
+            tuple(m for _, m in moves),
+            len(self.worlds),
+            False,
+            b.now() - self.start.t0,
+            b.stopped(),
+            evaluations=self.used,
+            candidates=len(self.ranked),
         )
-    moves.sort(key=lambda t: (-t[0], -t[1].value, len(t[1].action.cards)))
-    return PlayResult(
-        tuple(m for _, m in moves),
-        len(worlds),
-        False,
-        b.now() - t0,
-        b.stopped(),
-        evaluations=used,
-        candidates=len(ranked),
-    )
 
 
 def _opponent_cap(view: View) -> Callable[[int], int] | None:

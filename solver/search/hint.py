@@ -102,6 +102,9 @@ class Knobs:
     duel: str = "matrix"
     """The duel's search: "matrix" (`tacocat.search.decisions.duel_eval`) or
     "bayes" (a Bayesian game over both players' hands, `tacocat.search.duel_game`)."""
+    replace: str = "static"
+    """The replacement's search: "static" (`tacocat.search.decisions.replace_eval`)
+    or "game" (solved as a game with the opponent's reply, `tacocat.search.replace_game`)."""
 
 
 @dataclass(frozen=True)
@@ -386,6 +389,15 @@ def _replace_search(ask: _Ask) -> _Found:
     cand = k.candidates if k.candidates is not None else decisions.DEFAULT_CANDIDATES
     time_ms = ask.budget.time_ms
     stage = decisions.MIN_STAGE_DEALS if ask.classic else scaled_minimum(decisions.MIN_STAGE_DEALS, time_ms)
+    if k.replace == "game":
+        from tacocat.search.replace_game import GAME_CANDIDATES, replace_game
+
+        if k.round_search:
+            raise TacocatError("replace game solves the opponent's reply itself: round_search is the static search's")
+        cut = GAME_CANDIDATES if k.candidates is None else min(k.candidates, GAME_CANDIDATES)  # each is a subtree
+        return _decision_search(
+            ask, functools.partial(replace_game, candidates=cut, exact_budget=ask.exact_budget), samples
+        )
     search = functools.partial(decisions.replace_eval, candidates=cand, min_stage_deals=stage)
     return _decision_search(ask, search, samples)
 
@@ -533,8 +545,22 @@ def _answer(ask: _Ask, found: _Found, gw: tuple, seconds: float) -> HintResult:
 
 
 def _subgame_of(res: PlayResult) -> dict | None:
-    """What a duel solved as a Bayesian game was (None for any other search)."""
-    game = sys.modules.get("tacocat.search.duel_game")  # not loaded: no search of this hint was one
+    """What a duel or a replacement solved as a game was (None for any other search)."""
+    replacing = sys.modules.get("tacocat.search.replace_game")  # not loaded: no search of this hint was one
+    if replacing is not None and isinstance(res, replacing.ReplaceGameResult):
+        return {
+            "solved": "replacement game",
+            "my_types": res.my_types,
+            "opponent_types": res.opponent_types,
+            "pairs": res.pairs,
+            "nodes": res.nodes,
+            "leaves": res.leaves,
+            "opponent_replies": res.opponent_replies,
+            "iterations": res.iterations,
+            "exploitability": res.exploitability,
+            "mix": [{"cards": list(d), "probability": p} for d, p in res.discard_mix if p >= replacing.MIX_FLOOR],
+        }
+    game = sys.modules.get("tacocat.search.duel_game")
     if game is None or not isinstance(res, game.DuelGameResult):
         return None
     return {

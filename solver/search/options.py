@@ -275,6 +275,15 @@ OPTIONS: dict[str, Option] = {
             choices=("matrix", "bayes"),
         ),
         Option(
+            "replace",
+            str,
+            "static",
+            "The replacement's search: static (my discards ranked against an opponent replying by a fixed "
+            "policy) or game (the replacement solved as a game: the opponent's reply a strategy with its own "
+            "hands, tacocat.search.replace_game).",
+            choices=("static", "game"),
+        ),
+        Option(
             "method",
             str,
             "auto",

@@ -1,0 +1,645 @@
+"""The replacement (R7/R8) as a game: my discard, the draws and the
+opponent's replacement solved as the imperfect-information subgame they
+are (issue 34, deliverable 2).
+
+`tacocat.search.decisions.replace_eval` ranks my discards against an
+opponent who replies by a fixed policy, so its reply never reacts to what
+my discard shows and my discard's cost of showing my hand is invisible.
+Here, from my replace decision, a depth-limited subgame is built and
+solved:
+
+- chance deals a pair of types (my hand M, the opponent's hand O): the
+  opponent's types are its hands consistent with my view (RULES §5, R20:
+  the search's sampler, listed with their probabilities when few, else a
+  seeded sample), mine are my real hand and the hands the opponent cannot
+  tell from it (the public pool's card subsets; listed when few, else
+  sampled), each pair weighing its joint probability, as in the Bayesian
+  duel (`tacocat.search.duel_game`, whose type lists this module reuses);
+- I choose a discard for M (its best `candidates` by the static score and
+  keeping every card, as `replace_eval` pre-cuts them); my information set
+  is my hand alone: the opponent's hand and the draw pile are not in it;
+- my draw is chance; then, if the opponent still replaces, its reply is a
+  strategy of the solve with its own information sets: under R7 (one
+  arrow) it sees my discard face up and is capped at its count, under R8
+  (two arrows) it chooses at the same time without seeing it; its replies
+  are its best `replies` discards by the static score, keeping every card
+  and the static policy's own discard (`static_discard`); then its draw;
+- a leaf is the round after both replacements, both hands known: the
+  duel's matrix game in that world (`tacocat.search.decisions.world_duel`)
+  followed by the perfect-information play phase, where the hands are
+  small (at most `DUEL_LEAF_CARDS`); on larger hands both duel their
+  highest card (`duel_then_play`, the classic search's leaf; a world duel
+  there costs one play solve per pair of cards).
+
+The draws are exact chance nodes (every multiset of the pile with its
+probability) when the pile is small; else each pair of types carries one
+sampled order of the draw pile, shared by every discard of mine and every
+reply of the opponent (common random numbers).
+
+The game is solved by CFR+ (`tacocat.search.round_exploitability.solve`:
+the whole-round solver's, which works on any tree in its array form),
+anytime: the tree is built opponent type by opponent type until
+`BUILD_SHARE` of a time budget (or the types run out), then the
+iterations run until the time, `iterations` or `target` exploitability.
+The answer is my real hand's average strategy (`discard_mix`) and each of
+its discards' value against the opponent's average strategy, with what was
+solved: the types on each side, the tree's size, the iterations and the
+exploitability within the subgame (what both sides' best responses gain).
+
+What it leaves out: the duel in a leaf is played as if both hands were
+known (no duel information sets; `tacocat.search.duel_game` is the duel
+decision's own game); the play phase is perfect-information; my types
+meet only the opponent hands compatible with my real hand (the
+knowledge-limited cut, as in the Bayesian duel)."""
+
+from __future__ import annotations
+
+import functools
+import math
+import random
+from dataclasses import dataclass, field
+from typing import Any, Sequence, cast
+
+import numpy as np
+
+from tacocat.errors import PositionError, TacocatError
+from tacocat.rules.actions import Action
+from tacocat.rules.cards import Hand, counts, hand, remove
+from tacocat.rules.game import REPLACE, View
+from tacocat.rules.play import goes_to_showdown, showdown
+from tacocat.search import round_exploitability as rx
+from tacocat.search.budget import Budget, budget_of
+from tacocat.search.decisions import (
+    DEFAULT_CANDIDATES,
+    _opponent_cap,
+    _ranked_discards,
+    duel_then_play,
+    static_discard,
+    world_duel,
+)
+from tacocat.search.duel_game import _count_multisets, _count_rows, _my_types, _OpponentTypes, opponent_given
+from tacocat.search.gamevalue import ROUND_UTILITIES
+from tacocat.search.pimc import PerfectSolver, rank_moves
+from tacocat.search.results import MoveEval, PlayResult
+from tacocat.search.round_game import CHANCE, TERMINAL, _multisets, _take
+from tacocat.search.sampling import DEFAULT_EXACT_BUDGET, HandSampler, WorldSampler, rng_from
+
+DEFAULT_OPPONENT_TYPES = 24
+"""Sampled opponent hands when they are too many to list and the budget gives no count."""
+DEFAULT_MY_TYPES = 3
+"""Sampled hands of mine besides the real one when mine are too many to list."""
+OTHER_CANDIDATES = 4
+"""My discards in the game for my sampled other hands (listed ones keep
+`candidates`): they are there so that the opponent's reply cannot read my
+real hand, and each costs a subtree per opponent type."""
+GAME_CANDIDATES = 12
+"""My discards in a hint's or a bot's game at most (the static score's
+best; fewer when the caller names fewer): each is a subtree for every pair
+of types, where the static search ranks all of them by sequential halving."""
+DEFAULT_REPLIES = 4
+"""The opponent's discards in the game per hand and cap: its best by the
+static score (keeping every card and the static policy's discard added)."""
+DUEL_LEAF_CARDS = 5
+"""A leaf's duel is the world's matrix game up to this many cards a hand;
+above, both duel their highest card."""
+EXACT_DRAWS = 40
+"""The draws are exact chance nodes when the pile holds at most this many
+distinct multisets of a hand's size."""
+MAX_NODES = 400_000
+"""The tree stops growing (no more opponent types) past this many nodes."""
+DEFAULT_ITERATIONS = 400
+DEFAULT_TARGET = 1e-3
+"""CFR+ stops at this exploitability (the mean of the two sides' gains)."""
+MIN_ITERATIONS = 20
+"""Iterations run even when the time is out."""
+CHECK_EVERY = 25
+"""CFR+ iterations between two exploitability checks (two best responses each)."""
+MIN_TYPES = 2
+"""Opponent types built even when the time is out."""
+BUILD_SHARE = 0.6
+"""Share of a time budget the tree's building may take."""
+MIX_FLOOR = 0.02
+"""A discard my average strategy plays less often than this is left out of
+the mix a bot samples (CFR's averages keep a little of every action)."""
+
+
+# ------------------------------------------------------------------ the tree
+
+
+@dataclass
+class ReplaceGame:
+    """The subgame in `tacocat.search.round_game.RoundGame`'s array form (so
+    `tacocat.search.round_exploitability` solves it and finds its best
+    responses).  Player 0 is me (the view's player), 1 the opponent; a
+    terminal's `utility` is mine, `leaf_wdl` its win/draw/loss
+    probabilities.  An information set's key is ("me", my hand) or
+    ("opponent", its hand, my discard when it saw it)."""
+
+    keys: list[tuple] = field(default_factory=list)
+    iset_player: list[int] = field(default_factory=list)
+    iset_actions: list[tuple[Action, ...]] = field(default_factory=list)
+    iset_offset: list[int] = field(default_factory=list)
+    my_hands: list[Hand] = field(default_factory=list)
+    opp_hands: list[Hand] = field(default_factory=list)
+    pairs: int = 0
+    exact_draws: bool = False
+    my_exact: bool = False
+    opp_exact: bool = False
+    duel_leaves: bool = False
+    """The leaves' duel is the world's matrix game (else both duel their highest card)."""
+    leaf_solves: int = 0
+    """Distinct pairs of hands whose round was solved for a leaf."""
+
+    def __post_init__(self) -> None:
+        self._index: dict[tuple, int] = {}
+        self._kind: list[int] = []
+        self._depth: list[int] = []
+        self._iset: list[int] = []
+        self._util: list[float] = []
+        self._wdl: list[tuple[float, float, float]] = []
+        self._ep: list[int] = []
+        self._ec: list[int] = []
+        self._eprob: list[float] = []
+        self._eslot: list[int] = []
+        self.slots = 0
+
+    def node(self, kind: int, depth: int, iset: int = -1, leaf: tuple[float, np.ndarray] | None = None) -> int:
+        self._kind.append(kind)
+        self._depth.append(depth)
+        self._iset.append(iset)
+        self._util.append(0.0 if leaf is None else leaf[0])
+        self._wdl.append((0.0, 0.0, 0.0) if leaf is None else (float(leaf[1][0]), float(leaf[1][1]), float(leaf[1][2])))
+        return len(self._kind) - 1
+
+    def edge(self, parent: int, child: int, prob: float, slot: int = -1) -> None:
+        self._ep.append(parent)
+        self._ec.append(child)
+        self._eprob.append(prob)
+        self._eslot.append(slot)
+
+    def iset(self, key: tuple, player: int, actions: tuple[Action, ...]) -> int:
+        i = self._index.get(key)
+        if i is None:
+            i = len(self.keys)
+            self._index[key] = i
+            self.keys.append(key)
+            self.iset_player.append(player)
+            self.iset_actions.append(actions)
+            self.iset_offset.append(self.slots)
+            self.slots += len(actions)
+        elif self.iset_actions[i] != actions:  # pragma: no cover - actions are a function of the key
+            raise TacocatError(f"internal: information set {key} lists different actions at two nodes")
+        return i
+
+    def iset_index(self, key: tuple) -> int | None:
+        return self._index.get(key)
+
+    @property
+    def size(self) -> int:
+        return len(self._kind) if hasattr(self, "_kind") else len(self.kind)
+
+    def finish(self) -> None:
+        """The arrays `round_exploitability` reads; the root's chance made a distribution."""
+        self.kind = np.array(self._kind, dtype=np.int8)
+        self.depth = np.array(self._depth, dtype=np.int32)
+        self.node_iset = np.array(self._iset, dtype=np.int64)
+        self.utility = np.array(self._util, dtype=np.float64)
+        self.leaf_wdl = np.array(self._wdl, dtype=np.float64).reshape(len(self._wdl), 3)
+        self.edge_parent = np.array(self._ep, dtype=np.int64)
+        self.edge_child = np.array(self._ec, dtype=np.int64)
+        self.edge_prob = np.array(self._eprob, dtype=np.float64)
+        self.edge_slot = np.array(self._eslot, dtype=np.int64)
+        root = self.edge_parent == 0
+        total = self.edge_prob[root].sum()
+        if total <= 0:  # pragma: no cover - my real hand meets every opponent type
+            raise TacocatError("the replacement's game has no pair of compatible hands")
+        self.edge_prob[root] /= total
+        self.iset_player_arr = np.array(self.iset_player, dtype=np.int8)
+        sizes = [len(a) for a in self.iset_actions]
+        self.slot_iset = np.repeat(np.arange(len(self.keys)), sizes).astype(np.int64)
+        del self._kind, self._depth, self._iset, self._util, self._wdl, self._ep, self._ec, self._eprob, self._eslot
+        d = np.full(len(self.keys), -1, dtype=np.int64)
+        dec = np.nonzero((self.kind == 0) | (self.kind == 1))[0]
+        d[self.node_iset[dec]] = self.depth[dec]
+        if np.any(d[self.node_iset[dec]] != self.depth[dec]):  # pragma: no cover - the layout keeps them level
+            raise TacocatError("internal: an information set spans two depths")
+        self.iset_depth = d
+        self.max_depth = int(self.depth.max())
+
+    @property
+    def nodes(self) -> int:
+        return len(self.kind)
+
+    def counts(self) -> dict[str, int]:
+        p = np.array(self.iset_player, dtype=np.int8)
+        return {
+            "nodes": int(self.nodes),
+            "leaves": int(np.sum(self.kind == TERMINAL)),
+            "my_sets": int(np.sum(p == 0)),
+            "opponent_sets": int(np.sum(p == 1)),
+            "slots": int(self.slots),
+        }
+
+
+class _Draws:
+    """The draw pile of one pair of types: its counts (exact chance) or one
+    sampled order (the last card drawn first, as `replace_eval` draws)."""
+
+    def __init__(self, exact: bool, pile: tuple[int, ...] | list[int]) -> None:
+        self.exact, self.pile = exact, pile
+
+    def outcomes(self, pile: Any, sizes: Sequence[int]) -> list[tuple[tuple[Hand, ...], float, Any]]:
+        """Each way to draw `sizes` cards in turn: (the multisets, probability, the pile left)."""
+        if not self.exact:
+            got = []
+            rest = list(pile)
+            for k in sizes:
+                drawn = rest[len(rest) - k :] if k else []
+                rest = rest[: len(rest) - k]
+                got.append(hand(drawn))
+            return [(tuple(got), 1.0, rest)]
+        out: list[tuple[tuple[Hand, ...], float, Any]] = [((), 1.0, pile)]
+        for k in sizes:
+            grown = []
+            for got_, p, left in out:
+                for m, q in _multisets(left, k):
+                    grown.append((got_ + (m,), p * q, _take(left, m)))
+            out = grown
+        return out
+
+
+@functools.lru_cache(maxsize=4096)
+def _my_discards(cards: Hand, cap: int, pool: Hand, candidates: int | None) -> tuple[Action, ...]:
+    """My discards in the game: `replace_eval`'s pre-cut (the static score's
+    best `candidates`, keeping every card added)."""
+    ranked = _ranked_discards(cards, cap, pool)
+    n = len(ranked) if candidates is None else min(max(1, candidates), len(ranked))
+    kept = ranked[:n]
+    if () not in kept:
+        kept.append(())
+    return tuple(Action(REPLACE, d) for d in kept)
+
+
+@functools.lru_cache(maxsize=4096)
+def _replies(cards: Hand, cap: int, pool: Hand, replies: int | None) -> tuple[Action, ...]:
+    """The opponent's discards in the game: the static score's best `replies`,
+    keeping every card and the static policy's own discard added (a
+    function of its information set: its hand, its cap, what it sees)."""
+    ranked = _ranked_discards(cards, cap, pool)
+    n = len(ranked) if replies is None else min(max(1, replies), len(ranked))
+    kept = ranked[:n]
+    for extra in ((), static_discard(cards, cap, pool)):
+        if extra not in kept:
+            kept.append(extra)
+    return tuple(Action(REPLACE, d) for d in kept)
+
+
+class _Leaves:
+    """A leaf's value by the pair of hands after the replacements, cached."""
+
+    def __init__(self, utilities: Sequence[float], solver: PerfectSolver, duel: bool) -> None:
+        self.utilities, self.solver, self.duel = utilities, solver, duel
+        self.cache: dict[tuple[Hand, Hand], tuple[float, np.ndarray]] = {}
+
+    def __call__(self, me: Hand, opp: Hand) -> tuple[float, np.ndarray]:
+        got = self.cache.get((me, opp))
+        if got is None:
+            if self.duel and not goes_to_showdown(len(me) - 1):
+                got = world_duel(me, opp, self.utilities, self.solver)
+            else:
+                o = showdown((me, opp)) if goes_to_showdown(len(me)) else duel_then_play(me, opp, self.solver)
+                probs = np.zeros(3)
+                probs[1 - o] = 1.0
+                got = (float(self.utilities[1 - o]), probs)
+            self.cache[(me, opp)] = got
+        return got
+
+
+@dataclass
+class _Shape:
+    """What the view says about the replacement left to play."""
+
+    cap: int
+    order: str
+    """"first": I replace, then the opponent (R7); "both": together (R8);
+    "last": the opponent replaced already (R7)."""
+    opp_cap: Any
+
+
+def _shape(view: View) -> _Shape:
+    cap = len(view.hand) if view.replace_cap is None else view.replace_cap
+    opp_cap = _opponent_cap(view)
+    order = "last" if opp_cap is None else ("both" if view.first_replacer == "both" else "first")
+    return _Shape(cap, order, opp_cap)
+
+
+def _pair_subtree(
+    game: ReplaceGame,
+    shape: _Shape,
+    me: Hand,
+    opp: Hand,
+    draws: _Draws,
+    pub: Hand,
+    leaves: _Leaves,
+    candidates: int | None,
+    replies: int | None,
+    real: bool,
+) -> int:
+    """One pair of types' subtree (module docstring), its root at depth 1;
+    `real`: my real hand (my sampled other hands keep fewer discards)."""
+    mine = _my_discards(me, shape.cap, remove(pub, me), candidates if real or game.my_exact else OTHER_CANDIDATES)
+    i = game.iset(("me", me), 0, mine)
+    node, off = game.node(0, 1, i), game.iset_offset[i]
+    for a_i, act in enumerate(mine):
+        d = act.cards
+        kept = remove(me, d)
+        if shape.order == "both":
+            child = _simultaneous(game, shape, kept, d, opp, draws, pub, leaves, replies)
+        else:
+            child = game.node(CHANCE, 2)
+            for (s,), p, pile in draws.outcomes(draws.pile, (len(d),)):
+                me2 = hand(kept + s)
+                if shape.order == "last":
+                    grand = game.node(TERMINAL, 3, leaf=leaves(me2, opp))
+                else:
+                    grand = _reply(game, shape, me2, d, opp, draws, pile, pub, leaves, replies)
+                game.edge(child, grand, p)
+        game.edge(node, child, 1.0, off + a_i)
+    return node
+
+
+def _reply(game, shape, me2, d, opp, draws, pile, pub, leaves, replies) -> int:
+    """R7: the opponent's reply, seeing my discard `d` (depth 3), its draw and the leaves."""
+    cap = shape.opp_cap(len(d))
+    acts = _replies(opp, cap, remove(remove(pub, opp), d), replies)
+    i = game.iset(("opponent", opp, d), 1, acts)
+    node, off = game.node(1, 3, i), game.iset_offset[i]
+    for e_i, act in enumerate(acts):
+        e = act.cards
+        kept = remove(opp, e)
+        chance = game.node(CHANCE, 4)
+        for (t,), p, _ in draws.outcomes(pile, (len(e),)):
+            game.edge(chance, game.node(TERMINAL, 5, leaf=leaves(me2, hand(kept + t))), p)
+        game.edge(node, chance, 1.0, off + e_i)
+    return node
+
+
+def _simultaneous(game, shape, kept, d, opp, draws, pub, leaves, replies) -> int:
+    """R8: the opponent's discard chosen without seeing mine (depth 2), both draws and the leaves."""
+    acts = _replies(opp, shape.opp_cap(len(d)), remove(pub, opp), replies)
+    i = game.iset(("opponent", opp), 1, acts)
+    node, off = game.node(1, 2, i), game.iset_offset[i]
+    for e_i, act in enumerate(acts):
+        e = act.cards
+        okept = remove(opp, e)
+        chance = game.node(CHANCE, 3)
+        for (s, t), p, _ in draws.outcomes(draws.pile, (len(d), len(e))):
+            game.edge(chance, game.node(TERMINAL, 4, leaf=leaves(hand(kept + s), hand(okept + t))), p)
+        game.edge(node, chance, 1.0, off + e_i)
+    return node
+
+
+def build_replace_game(
+    view: View,
+    budget: Budget,
+    solver: PerfectSolver,
+    sampler: WorldSampler,
+    *,
+    utilities: Sequence[float] = ROUND_UTILITIES,
+    my_types: int = DEFAULT_MY_TYPES,
+    exact_budget: int | None = DEFAULT_EXACT_BUDGET,
+    candidates: int | None = DEFAULT_CANDIDATES,
+    replies: int | None = DEFAULT_REPLIES,
+    minimum: int = MIN_TYPES,
+    deadline: float | None = None,
+    start: float | None = None,
+    max_nodes: int = MAX_NODES,
+) -> ReplaceGame:
+    """The subgame at `view` (module docstring).  The opponent's types from
+    `sampler` (listed when at most `exact_budget`; else `budget.samples` of
+    them, or `DEFAULT_OPPONENT_TYPES`), mine listed when few (as the
+    Bayesian duel lists them), else `my_types` draws besides my real hand.
+    The tree grows opponent type by opponent type; `deadline` (on the
+    budget's clock), a stop or `max_nodes` ends it once `minimum` are in."""
+    b = budget
+    t0 = b.now() if start is None else start
+    n_default = DEFAULT_OPPONENT_TYPES if b.time_ms is None else 100_000
+    n = b.samples if b.samples is not None else n_default
+    opp_rng = rng_from(b.seed)
+    my_rng = random.Random(f"replace_game my types {b.seed}")
+    pile_rng = random.Random(f"replace_game piles {b.seed}")
+    opponents = _OpponentTypes(sampler, exact_budget, n, opp_rng)
+    mine, prior, my_exact = _my_types(view, my_rng, len(opponents) if opponents.exact else n, my_types, exact_budget)
+    pub = hand(view.unseen_pool + view.hand)
+    pub_counts = np.array(counts(pub)[1:], dtype=np.intp)
+    my_counts = _count_rows(mine)
+    shape = _shape(view)
+    game = ReplaceGame(my_exact=my_exact, duel_leaves=len(view.hand) <= DUEL_LEAF_CARDS)
+    leaves = _Leaves(utilities, solver, game.duel_leaves)
+    root = game.node(CHANCE, 0)
+    seen: set[Hand] = set()
+    used = 0
+    for bi, (opp, omega) in enumerate(opponents):
+        if b.ends(bi, t0, deadline, minimum) or (bi >= minimum and game.size >= max_nodes):
+            break
+        given = opponent_given(pub_counts, my_counts, _count_rows([opp]))[:, 0]
+        if given[0] <= 0:
+            raise TacocatError(f"the sampler's hand {opp} is not compatible with my hand {view.hand}")
+        w = prior * given * (omega / given[0])
+        for a in np.flatnonzero(w > 0):
+            me = mine[a]
+            left = remove(remove(pub, me), opp)
+            if bi == 0 and a == 0:
+                # exact draws when the pile is small (decided once, on the real pair)
+                sizes = [shape.cap] + ([shape.opp_cap(shape.cap)] if shape.opp_cap else [])
+                game.exact_draws = all(_count_multisets(left, k, EXACT_DRAWS) <= EXACT_DRAWS for k in sizes)
+            if game.exact_draws:
+                draws = _Draws(True, tuple(counts(left)[1:]))
+            else:
+                order = list(left)
+                pile_rng.shuffle(order)
+                draws = _Draws(False, order)
+            child = _pair_subtree(game, shape, me, opp, draws, pub, leaves, candidates, replies, a == 0)
+            game.edge(root, child, float(w[a]))
+            game.pairs += 1
+            seen.add(me)
+        game.opp_hands.append(opp)
+        used += 1
+    game.my_hands = [h for h in mine if h in seen]
+    game.opp_exact = opponents.exact and used == len(opponents)
+    game.leaf_solves = len(leaves.cache)
+    game.finish()
+    return game
+
+
+# ------------------------------------------------------------------ the API
+
+
+@dataclass(frozen=True)
+class ReplaceGameResult(PlayResult):
+    """A `PlayResult` (each of my real hand's discards with its value against
+    the opponent's average strategy) with what the game was."""
+
+    discard_mix: tuple[tuple[Hand, float], ...] = ()
+    """My real hand's average strategy: (discard, probability), likeliest first."""
+    my_types: int = 0
+    opponent_types: int = 0
+    pairs: int = 0
+    leaves: int = 0
+    my_sets: int = 0
+    opponent_sets: int = 0
+    exploitability: float = 0.0
+    """What both sides' best responses gain together against the average strategies (utility units)."""
+    my_gain: float = 0.0
+    opponent_gain: float = 0.0
+    """What the opponent gains by a best response to my average strategy."""
+    opponent_replies: bool = False
+    """Whether the opponent's replacement is in the game (it had not replaced yet)."""
+    exact_draws: bool = False
+    duel_leaves: bool = False
+
+
+def replace_game(
+    view: View,
+    budget: Budget | None = None,
+    *,
+    utilities: Sequence[float] = ROUND_UTILITIES,
+    solver: PerfectSolver | None = None,
+    sampler: WorldSampler | None = None,
+    my_types: int = DEFAULT_MY_TYPES,
+    exact_budget: int | None = DEFAULT_EXACT_BUDGET,
+    candidates: int | None = DEFAULT_CANDIDATES,
+    replies: int | None = DEFAULT_REPLIES,
+    minimum: int = MIN_TYPES,
+    iterations: int = DEFAULT_ITERATIONS,
+    target: float = DEFAULT_TARGET,
+    partial: bool = True,
+    round_search: bool = False,
+    min_stage_deals: int | None = None,
+) -> ReplaceGameResult:
+    """R7/R8 solved as a game (module docstring) at my replace decision.
+    `budget.samples` counts the sampled opponent types (listed instead when
+    at most `exact_budget`; a negative budget: always sampled);
+    `budget.time_ms` ends the tree's growth at `BUILD_SHARE` of it (after
+    `minimum` opponent types) and the iterations at its end (after
+    `MIN_ITERATIONS`); `budget.seed` draws the types and the piles.
+    `candidates`: my discards (the static score's best, as `replace_eval`);
+    `replies`: the opponent's.  `partial` and `min_stage_deals` are
+    accepted for `replace_eval`'s callers (the clock is read between
+    opponent types whatever they say); `round_search` is not this game's."""
+    if round_search:
+        raise TacocatError("replace game: round_search is replace_eval's (the game solves the reply itself)")
+    b = budget_of(budget, "replace_game")
+    if not isinstance(view, View):
+        raise TacocatError(f"expected a View, got {type(view).__name__}")
+    if view.decision != REPLACE:
+        raise PositionError(f"player {view.player} has no replace decision here (decision {view.decision})", "R7-R8")
+    t0 = b.now()
+    solver = solver or PerfectSolver(view.rules)
+    sampler = sampler or HandSampler(view)
+    deadline = b.deadline(t0)
+    build_end = None if deadline is None or b.time_ms is None else deadline - (1 - BUILD_SHARE) * b.time_ms / 1000
+    game = build_replace_game(
+        view,
+        b,
+        solver,
+        sampler,
+        utilities=utilities,
+        my_types=my_types,
+        exact_budget=exact_budget,
+        candidates=candidates,
+        replies=replies,
+        minimum=minimum,
+        deadline=build_end,
+        start=t0,
+    )
+
+    def until(done: int) -> bool:
+        return done >= MIN_ITERATIONS and b.out(deadline)
+
+    tree = cast(Any, game)  # the round solver's array form (`ReplaceGame`'s docstring)
+    sol = rx.solve(tree, iterations=iterations, target=target, check_every=CHECK_EVERY, until=until, measure=False)
+    return _answer(view, game, sol, b, t0)
+
+
+def _answer(view: View, game: ReplaceGame, sol: rx.Solution, b: Budget, t0: float) -> ReplaceGameResult:
+    """My real hand's discards, mix and values from the solved game."""
+    tree = cast(Any, game)
+    sigma = sol.strategy
+    hi, _ = rx.best_response(tree, sigma, 0)
+    lo, _ = rx.best_response(tree, sigma, 1)
+    value = rx.expected_value(tree, sigma)
+    real = game.iset_index(("me", view.hand))
+    assert real is not None  # my real hand meets every opponent type
+    acts = game.iset_actions[real]
+    off = game.iset_offset[real]
+    v = rx.values(tree, sigma)
+    wdl = [rx.values(tree, sigma, game.leaf_wdl[:, t]) for t in range(3)]
+    # my real hand's nodes (depth 1) and their chance weights; each action's child
+    nodes = np.nonzero((game.node_iset == real) & (game.kind == 0))[0]
+    root_edges = np.nonzero(game.edge_parent == 0)[0]
+    weight_of = dict(zip(game.edge_child[root_edges].tolist(), game.edge_prob[root_edges].tolist(), strict=True))
+    w = np.array([weight_of[int(n)] for n in nodes])
+    child = np.zeros((len(nodes), len(acts)), dtype=np.int64)
+    at = {int(n): k for k, n in enumerate(nodes)}
+    dec = np.nonzero(np.isin(game.edge_parent, nodes) & (game.edge_slot >= 0))[0]
+    for e in dec:
+        child[at[int(game.edge_parent[e])], int(game.edge_slot[e]) - off] = game.edge_child[e]
+    total = w.sum()
+    moves = []
+    sampled = not (game.opp_exact and game.my_exact and game.exact_draws)
+    for k, act in enumerate(acts):
+        vals = v[child[:, k]]
+        mean = float(w @ vals / total)
+        stderr = None
+        if sampled and len(nodes) > 1:
+            var = float(w @ (vals - mean) ** 2 / total)
+            stderr = math.sqrt(var / (len(nodes) - 1))
+        win, draw, loss = (float(w @ x[child[:, k]] / total) for x in wdl)
+        moves.append(MoveEval(act, win, draw, loss, mean, stderr, visits=len(nodes)))
+    prob = {act.cards: float(p) for act, p in zip(acts, sigma[off : off + len(acts)], strict=True)}
+    moves = rank_moves(moves)
+    moves.sort(key=lambda m: (-round(m.value, 9), -prob[m.action.cards], len(m.action.cards)))
+    mix = tuple(sorted(prob.items(), key=lambda t: (-t[1], len(t[0]), t[0])))
+    sizes = game.counts()
+    return ReplaceGameResult(
+        tuple(moves),
+        game.pairs,
+        not sampled,
+        b.now() - t0,
+        b.stopped(),
+        game_value=value,
+        iterations=sol.iterations,
+        nodes=sizes["nodes"],
+        evaluations=game.leaf_solves,
+        candidates=len(acts),
+        discard_mix=mix,
+        my_types=len(game.my_hands),
+        opponent_types=len(game.opp_hands),
+        pairs=game.pairs,
+        leaves=sizes["leaves"],
+        my_sets=sizes["my_sets"],
+        opponent_sets=sizes["opponent_sets"],
+        exploitability=max(0.0, hi - lo),
+        my_gain=max(0.0, hi - value),
+        opponent_gain=max(0.0, value - lo),
+        opponent_replies=sizes["opponent_sets"] > 0,
+        exact_draws=game.exact_draws,
+        duel_leaves=game.duel_leaves,
+    )
+
+
+def sample_discard(result: PlayResult | None, rng: random.Random) -> Action:
+    """A discard drawn from my real hand's mix (`ReplaceGameResult`) with a
+    seeded RNG (the discards played less often than `MIX_FLOOR` left out)."""
+    if not isinstance(result, ReplaceGameResult) or not result.discard_mix:
+        raise TacocatError("a discard is drawn from a replacement game's mix")
+    mix = [(d, p) for d, p in result.discard_mix if p >= MIX_FLOOR] or list(result.discard_mix[:1])
+    total = sum(p for _, p in mix)
+    r = rng.random() * total
+    acc = 0.0
+    for d, p in mix:
+        acc += p
+        if r < acc:
+            return Action(REPLACE, d)
+    return Action(REPLACE, mix[0][0])
