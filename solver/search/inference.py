@@ -289,6 +289,34 @@ def observations(view: View) -> tuple[Hand | None, int, list[int], list[int]]:
     return discard, cap, duels, played
 
 
+def _rank_product(factor: Callable[[int, int], float], pc: list[int], dc: list[int], ranks: list[int], k: int) -> float:
+    """The discard's likelihood summed over the cards drawn when no cap
+    binds (R8, or the first replacer): Z(H0) is a product over ranks, so
+    the sum over S is the z^k coefficient of a product of per-rank
+    polynomials: sum_t C(pc_r, t) / g_r(pc_r - t + dc_r) z^t."""
+    poly = [1.0] + [0.0] * k
+    for r in ranks:
+        terms = [comb(pc[r], t) * factor(r, pc[r] - t + dc[r]) for t in range(min(pc[r], k) + 1)]
+        poly = _times(poly, terms, k)
+    # ranks the hand after the replacement lacks: only discarded cards, t = 0
+    for r in range(1, 13):
+        if dc[r] and not pc[r]:
+            poly = [x * factor(r, dc[r]) for x in poly]
+    return poly[k]
+
+
+def _times(poly: list[float], terms: list[float], k: int) -> list[float]:
+    """The product of two polynomials, up to z^k."""
+    new = [0.0] * (k + 1)
+    for a, pa in enumerate(poly):
+        if pa:
+            for t, q in enumerate(terms):
+                if a + t > k:
+                    break
+                new[a + t] += pa * q
+    return new
+
+
 class InferenceSampler(HandSampler):
     """A `HandSampler` whose worlds carry the likelihood of the opponent's
     observed actions under `model` (module docstring): `weight(hand)` for
@@ -318,66 +346,61 @@ class InferenceSampler(HandSampler):
         if w is not None:
             return w
         post = list(opp) + self.duels + self.played
-        w = 1.0
-        if self.duels:
-            held = list(post)
-            for j in self.duels:
-                w *= self.model.duel_likelihood(hand(held), j)
-                held.remove(j)
+        w = self._duels_likelihood(post) if self.duels else 1.0
         if self.discard is not None:
-            k = len(self.discard)
-            pc = [0] * 13
-            for c in post:
-                pc[c] += 1
-            dc = [0] * 13
-            for c in self.discard:
-                dc[c] += 1
-            ranks = [r for r in range(1, 13) if pc[r]]
-            factor = getattr(self.model, "rank_factor", None)
-            if factor is not None and self.cap >= len(post):
-                # No cap binds (R8, or the first replacer): Z(H0) is a product over
-                # ranks, so the sum over S is the z^k coefficient of a product of
-                # per-rank polynomials: sum_t C(pc_r, t) / g_r(pc_r - t + dc_r) z^t.
-                poly = [1.0] + [0.0] * k
-                for r in ranks:
-                    terms = [comb(pc[r], t) * factor(r, pc[r] - t + dc[r]) for t in range(min(pc[r], k) + 1)]
-                    new = [0.0] * (k + 1)
-                    for a, pa in enumerate(poly):
-                        if pa:
-                            for t, q in enumerate(terms):
-                                if a + t > k:
-                                    break
-                                new[a + t] += pa * q
-                    poly = new
-                # ranks the hand after the replacement lacks: only discarded cards, t = 0
-                for r in range(1, 13):
-                    if dc[r] and not pc[r]:
-                        poly = [x * factor(r, dc[r]) for x in poly]
-                w *= poly[k] / comb(len(post), k)
-                self._w[opp] = w
-                return w
-            z_of = self.model.count_likelihood
-            total = 0.0
-            # every sub-multiset S of post with k cards (the cards drawn), weighted by its card-subset count
-            stack = [(0, k, 1, pc[:])]
-            while stack:
-                i, left, m, dealt = stack.pop()
-                if left == 0:
-                    total += m * z_of(tuple(a + b for a, b in zip(dealt, dc)), self.cap)
-                    continue
-                if i == len(ranks):
-                    continue
-                r = ranks[i]
-                for t in range(min(pc[r], left) + 1):
-                    if t:
-                        nd = dealt[:]
-                        nd[r] -= t
-                    else:
-                        nd = dealt
-                    stack.append((i + 1, left - t, m * comb(pc[r], t), nd))
-            w *= total / comb(len(post), k)
+            w *= self._replace_likelihood(post)
         self._w[opp] = w
         return w
+
+    def _duels_likelihood(self, post: list[int]) -> float:
+        """The probability of the opponent's duel cards (R9), each from the
+        hand it held then."""
+        w = 1.0
+        held = list(post)
+        for j in self.duels:
+            w *= self.model.duel_likelihood(hand(held), j)
+            held.remove(j)
+        return w
+
+    def _replace_likelihood(self, post: list[int]) -> float:
+        """The probability of the opponent's discard (R7-R8) given `post`,
+        its hand after the replacement: the sum over the cards it drew."""
+        assert self.discard is not None
+        k = len(self.discard)
+        pc = [0] * 13
+        for c in post:
+            pc[c] += 1
+        dc = [0] * 13
+        for c in self.discard:
+            dc[c] += 1
+        ranks = [r for r in range(1, 13) if pc[r]]
+        factor = getattr(self.model, "rank_factor", None)
+        if factor is not None and self.cap >= len(post):
+            return _rank_product(factor, pc, dc, ranks, k) / comb(len(post), k)
+        return self._drawn_sum(pc, dc, ranks, k) / comb(len(post), k)
+
+    def _drawn_sum(self, pc: list[int], dc: list[int], ranks: list[int], k: int) -> float:
+        """The model's likelihood summed over every sub-multiset S of the
+        hand with k cards (the cards drawn), weighted by its card-subset count."""
+        z_of = self.model.count_likelihood
+        total = 0.0
+        stack = [(0, k, 1, pc[:])]
+        while stack:
+            i, left, m, dealt = stack.pop()
+            if left == 0:
+                total += m * z_of(tuple(a + b for a, b in zip(dealt, dc)), self.cap)
+                continue
+            if i == len(ranks):
+                continue
+            r = ranks[i]
+            for t in range(min(pc[r], left) + 1):
+                if t:
+                    nd = dealt[:]
+                    nd[r] -= t
+                else:
+                    nd = dealt
+                stack.append((i + 1, left - t, m * comb(pc[r], t), nd))
+        return total
 
     def weight(self, opp: Hand) -> float:
         """The importance weight of a uniformly sampled hand (counted in `ess`)."""
