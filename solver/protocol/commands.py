@@ -411,25 +411,28 @@ def _check_fields(cmd: Command, request: Mapping[str, Any]) -> None:
             unknown[0],
         )
     for f in cmd.fields:
-        if f.name not in request:
-            if f.required:
-                raise ProtocolError("missing_field", f"{cmd.name} needs the field {f.name!r}: {f.doc}", f.name)
-            continue
-        value = request[f.name]
-        if not any(_JSON_TYPES[t](value) for t in f.types):
+        if f.name in request:
+            _check_value(cmd.name, f, request[f.name])
+        elif f.required:
+            raise ProtocolError("missing_field", f"{cmd.name} needs the field {f.name!r}: {f.doc}", f.name)
+
+
+def _check_value(cmd: str, f: Field, value: Any) -> None:
+    """Raise ProtocolError unless `value` is of field `f`'s types, among its
+    choices and, a whole number, within its bounds."""
+    if not any(_JSON_TYPES[t](value) for t in f.types):
+        types = " or ".join(f.types)
+        raise ProtocolError("bad_field", f"{cmd}: {f.name!r} must be {types}, got {_short(value)}", f.name)
+    if f.enum is not None and value not in f.enum:
+        raise ProtocolError(
+            "bad_field",
+            f"{cmd}: {f.name!r} must be one of {', '.join(map(str, f.enum))}, got {_short(value)}",
+            f.name,
+        )
+    if isinstance(value, int) and not isinstance(value, bool):
+        lo = -INT_LIMIT if f.minimum is None else f.minimum
+        hi = INT_LIMIT if f.maximum is None else f.maximum
+        if not lo <= value <= hi:
             raise ProtocolError(
-                "bad_field", f"{cmd.name}: {f.name!r} must be {' or '.join(f.types)}, got {_short(value)}", f.name
+                "bad_field", f"{cmd}: {f.name!r} must be an integer {lo}..{hi}, got {_short(value)}", f.name
             )
-        if f.enum is not None and value not in f.enum:
-            raise ProtocolError(
-                "bad_field",
-                f"{cmd.name}: {f.name!r} must be one of {', '.join(map(str, f.enum))}, got {_short(value)}",
-                f.name,
-            )
-        if isinstance(value, int) and not isinstance(value, bool):
-            lo = -INT_LIMIT if f.minimum is None else f.minimum
-            hi = INT_LIMIT if f.maximum is None else f.maximum
-            if not lo <= value <= hi:
-                raise ProtocolError(
-                    "bad_field", f"{cmd.name}: {f.name!r} must be an integer {lo}..{hi}, got {_short(value)}", f.name
-                )

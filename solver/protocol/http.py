@@ -155,26 +155,41 @@ def _respond(response: Response, status: int | None = None, headers: dict[str, s
 # Guards: what a web page the user happens to visit could send.
 
 
+def _ip_address(text: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:
+    try:
+        return ipaddress.ip_address(text)
+    except ValueError:
+        return None
+
+
+def _reached_by_loopback(bound: str, address: ipaddress.IPv4Address | ipaddress.IPv6Address | None) -> bool:
+    """Bound to the loopback (or to every interface, the loopback among them)."""
+    return bound == "localhost" or address is not None and (address.is_loopback or address.is_unspecified)
+
+
 def host_names(host: str, port: int, extra: Iterable[str] = ()) -> list[str]:
     """The `Host` values a server bound to host:port answers: its address
     with and without the port, the loopback aliases when it is bound to the
     loopback (or to every interface), and `extra` (from --allowed-host):
     NAME (with this port or none) or NAME:PORT (exactly), or "*" for any."""
     bound = host.strip("[]").lower()
-    try:
-        address = ipaddress.ip_address(bound)
-    except ValueError:
-        address = None
+    address = _ip_address(bound)
     names = [f"[{bound}]" if address is not None and address.version == 6 else bound]
-    if bound == "localhost" or address is not None and (address.is_loopback or address.is_unspecified):
+    if _reached_by_loopback(bound, address):
         names += LOOPBACK_NAMES
     allowed: list[str] = []
     for name in [*names, *(e.lower() for e in extra)]:
-        has_port = name.rsplit(":", 1)[-1].isdigit() and (not name.startswith("[") or "]:" in name)
-        for value in [name] if has_port or name == "*" else [f"{name}:{port}", name]:
+        for value in _host_values(name, port):
             if value not in allowed:
                 allowed.append(value)
     return allowed
+
+
+def _host_values(name: str, port: int) -> list[str]:
+    """The `Host` values a name allows: NAME:PORT as it is, NAME with this
+    port or none."""
+    has_port = name.rsplit(":", 1)[-1].isdigit() and (not name.startswith("[") or "]:" in name)
+    return [name] if has_port or name == "*" else [f"{name}:{port}", name]
 
 
 async def _refuse(scope: Scope, receive: Receive, send: Send, status: int, code: str, message: str) -> None:
@@ -654,7 +669,14 @@ def _connection_class(max_connections: int, grace: float) -> type:
             if len(holders) < max_connections:
                 return True
             now = self.loop.time()
+            held = Counter(c.peer() for c in holders)
             idle = [c for c in holders if c.idle(now)]
+            if held[self.peer()] >= share:
+                # A peer at its share makes room from its own idle connections
+                # (or an over-share peer's), never another's kept alive between
+                # its requests: a flood's waiting connections closed a victim's
+                # after every answer, its next request reset (fuzz fair-share door).
+                idle = [c for c in idle if c.peer() == self.peer() or held[c.peer()] > share]
             if idle:
                 oldest = min(idle, key=lambda c: c.idle_since)
                 oldest._unset_keepalive_if_required()
@@ -664,7 +686,6 @@ def _connection_class(max_connections: int, grace: float) -> type:
             # place of a connection still sending its request from a peer over
             # its share (N3: one program's trickled bodies held every place
             # until the body timeout); running requests are never cut.
-            held = Counter(c.peer() for c in holders)
             if held[self.peer()] >= share:
                 return False
             sending = [c for c in holders if held[c.peer()] > share and c.sending_request()]

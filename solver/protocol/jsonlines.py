@@ -22,7 +22,7 @@ from typing import BinaryIO
 
 from tacocat.protocol.session import EngineSession, SearchJob
 from tacocat.protocol.streaming import info_message
-from tacocat.protocol.wire import Message, decode_request, encode_response, error_response
+from tacocat.protocol.wire import Message, Response, decode_request, encode_response, error_response
 
 log = logging.getLogger("tacocat.engine")
 
@@ -71,36 +71,16 @@ def serve_lines(session: EngineSession, infile: BinaryIO, outfile: BinaryIO, max
     writer = LineWriter(outfile)
     workers: list[threading.Thread] = []
     answered = 0
-
-    def run_job(job: SearchJob) -> None:
-        writer.write(job.run())
-
     while True:
         line, too_long = _read_line(infile, max_line)
         if line is None:
             break
-        if too_long:
-            writer.write(error_response(None, "bad_json", f"request line longer than {max_line} bytes; skipped"))
-            answered += 1
-            continue
-        if not line.strip():
+        prepared = _prepared(session, line, too_long, max_line)
+        if prepared is None:
             continue  # blank lines are not requests
-        request, bad = decode_request(line)
-        if bad is not None:
-            writer.write(bad)
-            answered += 1
-            continue
-        log.debug("request %s", line[:200])
-        prepared = session.prepare(request)
         answered += 1
         if isinstance(prepared, SearchJob):
-            job_id, job_cmd = prepared.request_id, prepared.cmd
-            prepared.stop_event.sink = lambda payload, i=job_id, c=job_cmd: writer.write(info_message(i, c, payload))
-            worker = threading.Thread(
-                target=run_job, args=(prepared,), name=f"search-{prepared.request_id}", daemon=True
-            )
-            worker.start()
-            workers = [w for w in workers if w.is_alive()] + [worker]
+            workers = [w for w in workers if w.is_alive()] + [_start_search(prepared, writer)]
             continue
         if session.closed:  # quit: its searches were stopped; answer them first
             for w in workers:
@@ -111,6 +91,29 @@ def serve_lines(session: EngineSession, infile: BinaryIO, outfile: BinaryIO, max
     for w in workers:  # end of input: let running searches answer
         w.join()
     return answered
+
+
+def _prepared(session: EngineSession, line: bytes, too_long: bool, max_line: int) -> Response | SearchJob | None:
+    """A line's answer, or the search it starts; None for a blank line."""
+    if too_long:
+        return error_response(None, "bad_json", f"request line longer than {max_line} bytes; skipped")
+    if not line.strip():
+        return None
+    request, bad = decode_request(line)
+    if bad is not None:
+        return bad
+    log.debug("request %s", line[:200])
+    return session.prepare(request)
+
+
+def _start_search(job: SearchJob, writer: LineWriter) -> threading.Thread:
+    """Run `job` on a thread of its own, its info messages and then its
+    answer written as they come, while the next lines are read."""
+    job_id, job_cmd = job.request_id, job.cmd
+    job.stop_event.sink = lambda payload: writer.write(info_message(job_id, job_cmd, payload))
+    worker = threading.Thread(target=lambda: writer.write(job.run()), name=f"search-{job_id}", daemon=True)
+    worker.start()
+    return worker
 
 
 def serve_stdio(session: EngineSession, max_line: int = DEFAULT_MAX_LINE) -> int:
