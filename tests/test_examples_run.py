@@ -1,7 +1,10 @@
 """Every example a user is shown runs as written (issue 35): each `tacocat
 ...` line of every command's --help (the click app walked, as `tacocat
-COMMAND --help` prints it), of README.md and of the docs/*.md code blocks,
-and the README's Python blocks.
+COMMAND --help` prints it), of README.md and of the docs/*.md code blocks
+(a console's `$ ` prompt dropped), every whole command quoted inline in
+their prose (`tacocat rules R12`; a command name alone, a flag named
+without its value or a placeholder such as GAME.json is a reference, not
+an example), and the README's Python blocks.
 
 The lines of one help or one code block run in order in one fresh folder,
 as a reader would type them (`play --save game.json`, then `play --resume
@@ -72,14 +75,29 @@ SKIP_PYTHON = {
     "A Python client": "run by tests/test_client.py",
 }
 
-INPUTS = {"game.json": ROOT / "docs" / "example_game.json"}
+INPUTS = {
+    "game.json": ROOT / "docs" / "example_game.json",
+    "docs/example_game.json": ROOT / "docs" / "example_game.json",
+}
 """Files every folder starts with: the record the `analyze` examples review
-(docs/example_game.json, saved by `tacocat play --save`, docs/cli.md)."""
+(docs/example_game.json, saved by `tacocat play --save`, docs/cli.md), also
+at the path docs/cli.md's command that draws its picture reads it from."""
+
+SETUP: dict[str, tuple[str, ...]] = {
+    # docs/cli.md's prose: --save writes the record, and this continues it
+    "tacocat play --resume game.json": ("tacocat play --opponent heuristic --seed 7 --save game.json",),
+}
+"""Inline examples whose documented input is made by the example the text
+around them describes, run first in the same folder."""
 
 _COMMAND = re.compile(r"(?:^|&&|\|)\s*tacocat\s+(\S+)")
 _WRITES_INPUT = re.compile(r"^(?:echo|printf)\s.*[^|]*>\s*\S+\s*$")
 _PIP = re.compile(r"^\s*pip install [^&|;]*&&\s*")
 _STATUS = re.compile(r"#.*\bexit status (\d+)")
+_PROMPT = re.compile(r"^\$\s+")
+_INLINE = re.compile(r"`((?:(?:echo|printf)\s[^`|]*\|\s*)?tacocat\s[^`]+)`")
+_PLACEHOLDER = re.compile(r"[A-Z][A-Z_]*(?:\.\w+)?|.*\.\.\..*|\[.*|.*\]|<.*>|\w+(?:\|\w+)+")
+_REDIRECT = ("<", ">", "2>", "|")
 
 
 @dataclass(frozen=True)
@@ -95,7 +113,7 @@ def _joined(raw: list[str]) -> list[str]:
     out: list[str] = []
     pending = ""
     for line in raw:
-        text = line.strip()
+        text = _PROMPT.sub("", line.strip())
         if text.endswith("\\"):
             pending += text[:-1].rstrip() + " "
             continue
@@ -155,6 +173,64 @@ def document_examples() -> list[Example]:
     return [e for e in found if e is not None]
 
 
+def whole_command(span: str) -> bool:
+    """Whether an inline `tacocat ...` span is a command to type: a known
+    command with an argument or an option's value, every option's value
+    given, no placeholder (FILE, GAME.json, N, `...`, [R12], a|b)."""
+    try:
+        words = shlex.split(span)
+    except ValueError:
+        return False
+    if "tacocat" in words:
+        words = words[words.index("tacocat") :]
+    if words == ["tacocat", "--help"]:
+        return True
+    if len(words) < 3 or words[1] not in COMMANDS:
+        return False
+    root = click.Context(app, info_name="tacocat")
+    command = app.get_command(root, words[1])
+    if command is None:
+        return False
+    options = {name: p for p in command.params for name in [*p.opts, *p.secondary_opts]}
+    said, i = False, 2
+    while i < len(words):
+        word = words[i]
+        if word in _REDIRECT:  # its file is the example's input or output
+            said, i = True, i + 2
+            continue
+        if _PLACEHOLDER.fullmatch(word.split("=")[-1]):
+            return False
+        option = options.get(word.split("=")[0]) if word.startswith("-") else None
+        if word.startswith("-") and option is None:
+            return False
+        if option is not None and "=" not in word and not getattr(option, "is_flag", False):
+            value = words[i + 1] if i + 1 < len(words) else None
+            if getattr(option, "_flag_needs_value", False) and (value is None or value.startswith("-")):
+                i += 1  # an optional value left out (solve --json): a flag here
+                continue
+            if value is None or value.startswith("-") or _PLACEHOLDER.fullmatch(value):
+                return False  # the option named, its value not: a reference to it
+            i += 1
+        said = said or option is None or not getattr(option, "is_flag", False)
+        i += 1
+    return said
+
+
+def inline_examples() -> list[Example]:
+    """The whole commands quoted in the prose of README.md and docs/*.md
+    (outside their code blocks), each an example of its own."""
+    found = []
+    for path in DOCS:
+        text = path.read_text()
+        fenced = {n for start, _, lines in code_blocks(path) for n in range(start, start + len(lines) + 2)}
+        for m in _INLINE.finditer(text):
+            n = text.count("\n", 0, m.start()) + 1
+            span = " ".join(m.group(1).split())
+            if n not in fenced and whole_command(span):
+                found.append(Example(f"{path.relative_to(ROOT)}:{n} (inline)", (span,)))
+    return found
+
+
 def python_examples() -> list[tuple[str, str]]:
     """(the section's title, the code) of each Python block of README.md."""
     text = (ROOT / "README.md").read_text()
@@ -165,7 +241,7 @@ def python_examples() -> list[tuple[str, str]]:
     return found
 
 
-EXAMPLES = help_examples() + document_examples()
+EXAMPLES = help_examples() + document_examples() + inline_examples()
 
 
 def test_the_examples_are_found_and_the_skip_list_is_current():
@@ -184,6 +260,33 @@ def test_the_examples_are_found_and_the_skip_list_is_current():
         assert f"tacocat {name} --help" in where, name
     assert any(w.startswith("README.md:") for w in where) and any(w.startswith("docs/cli.md:") for w in where)
     assert {"From Python", "In OpenSpiel"} <= sections
+    stale_setup = [line for line in SETUP if line not in everywhere]
+    assert not stale_setup, f"SETUP names examples no document shows any more: {stale_setup}"
+    inline = {line for e in EXAMPLES if e.where.endswith("(inline)") for line in e.lines}
+    assert {"tacocat rules R12", "tacocat play --resume game.json"} <= inline, sorted(inline)
+
+
+def test_inline_spans_are_examples_only_when_whole():
+    whole = [
+        "tacocat rules R12",
+        "tacocat play --resume game.json",
+        "tacocat --help",
+        "tacocat solve --json cases.jsonl",
+    ]
+    references = [
+        "tacocat hint",
+        "tacocat hint --json",
+        "tacocat play --save",
+        "tacocat analyze GAME.json",
+        "tacocat engine --store FILE",
+        "tacocat rules [R12]",
+        "tacocat solve --equilibrium --hand ...",
+        "tacocat serve --admin-token",
+    ]
+    assert [whole_command(s) for s in whole] == [True] * len(whole)
+    assert [whole_command(s) for s in references] == [False] * len(references)
+    assert whole_command("printf 'none\\n' | tacocat play --opponent random --seed 11")
+    assert _joined(["$ tacocat rules R12"]) == ["tacocat rules R12"]
 
 
 def test_extraction_joins_continuations_and_keeps_inputs_and_pipes():
@@ -253,8 +356,15 @@ def _run(line: str, folder: Path) -> str | None:
 @pytest.mark.parametrize("example", EXAMPLES, ids=[e.where for e in EXAMPLES])
 def test_every_example_runs_as_written(example, tmp_path):
     for name, source in INPUTS.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy(source, tmp_path / name)
-    failed = [problem for line in example.lines if not skip_reason(line) and (problem := _run(line, tmp_path))]
+    failed = []
+    for line in example.lines:
+        if skip_reason(line):
+            continue
+        failed += [problem for before in SETUP.get(line, ()) if (problem := _run(before, tmp_path))]
+        if problem := _run(line, tmp_path):
+            failed.append(problem)
     assert not failed, "\n\n".join(failed)
 
 
