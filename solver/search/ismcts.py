@@ -15,13 +15,13 @@ import math
 import random
 import threading
 import time
-from dataclasses import replace
-from typing import Sequence
+from dataclasses import dataclass, replace
+from typing import Any, Callable, Sequence
 
 from tacocat.errors import PositionError, TacocatError
 from tacocat.rules.cards import counts
 from tacocat.rules.views import View
-from tacocat.search.budget import Budget, budget_of
+from tacocat.search.budget import Budget, Clock, budget_of
 from tacocat.search.gamevalue import ROUND_UTILITIES
 from tacocat.search.pimc import check_play_view
 from tacocat.search.results import MoveEval, PlayResult
@@ -100,75 +100,19 @@ def ismcts_play(
     (about 100 bytes each); once full, iterations go on without expanding."""
     b = budget_of(budget, "ismcts_play")
     check_ismcts_view(view)
-    iterations, seed, stop, progress = b.samples, b.seed, b.stop, b.progress
-    if b.unlimited:
-        iterations = DEFAULT_ITERATIONS
-    if threads < 1:
-        raise TacocatError(f"threads must be at least 1, got {threads}")
-    seeds = [random.Random(f"ismcts/{seed}/{i}").getrandbits(64) for i in range(threads)]
-    if rollout not in ROLLOUTS:
-        raise TacocatError(f"rollout {rollout!r} unknown; expected one of {', '.join(ROLLOUTS)}")
-    # Search on utilities rescaled to win = 1, loss = -1 (an affine map keeps
-    # the best moves and keeps the UCB constant meaningful); report in the
-    # caller's units.
-    uw, ud, ul = (float(u) for u in utilities)
-    scale = (uw - ul) / 2 if uw != ul else 1.0
-    shift = (uw + ul) / 2
-    norm = ((uw - shift) / scale, (ud - shift) / scale, (ul - shift) / scale)
+    iterations = DEFAULT_ITERATIONS if b.unlimited else b.samples
+    _check_options(threads, rollout)
+    seeds = [random.Random(f"ismcts/{b.seed}/{i}").getrandbits(64) for i in range(threads)]
+    scale, shift, norm = _unit_utilities(utilities)
     trees = [_tree(view, norm, c_uct, exact_cards, s, max_nodes, ROLLOUTS[rollout]) for s in seeds]
     clock = b.clock
     t0 = clock.now()
     deadline = b.deadline(t0)
-    share = (
-        None
-        if iterations is None
-        else [iterations // threads + (1 if i < iterations % threads else 0) for i in range(threads)]
-    )
-    stopped = [False]
-
-    def work(i: int) -> None:
-        tree = trees[i]
-        # A thread's CPU clock starts at its own origin: the deadline it
-        # reads is this thread's now plus the time the budget has left.
-        end = deadline if deadline is None or threads == 1 else clock.now() + left_s
-        last = clock.now()
-        while True:
-            if share is not None and tree.total_iterations >= share[i]:
-                return
-            if stop is not None and stop.is_set() and tree.total_iterations > 0:
-                stopped[0] = True
-                return
-            now = clock.now()
-            if end is not None and now >= end and tree.total_iterations > 0:
-                return
-            left = -1 if share is None else share[i] - tree.total_iterations
-            secs = CHUNK_SECONDS if end is None else max(min(CHUNK_SECONDS, end - now), 0.0)
-            tree.run(iterations=left, seconds=secs, clock=clock.c_id)
-            if progress is not None and i == 0 and clock.now() - last > 0.05:
-                last = clock.now()
-                frac = 0.0
-                if share is not None:
-                    frac = tree.total_iterations / max(share[0], 1)
-                if end is not None and deadline is not None:
-                    frac = max(frac, 1.0 - (end - last) / (deadline - t0))
-                progress(min(frac, 1.0))
-
+    run = _Run(clock, t0, deadline, threads, _shares(iterations, threads), b.stop, b.progress)
     wall0 = time.perf_counter()
-    left_s = 0.0 if deadline is None else deadline - clock.now()
-    if threads == 1:
-        work(0)
-    else:
-        pool = [threading.Thread(target=work, args=(i,)) for i in range(threads)]
-        for t in pool:
-            t.start()
-        for t in pool:
-            t.join()
-    moves = [
-        m
-        if not m.visits
-        else replace(m, value=m.value * scale + shift, stderr=None if m.stderr is None else m.stderr * abs(scale))
-        for m in merge_roots(view, [t.root_children() for t in trees])
-    ]
+    run.left_s = 0.0 if deadline is None else deadline - clock.now()
+    run.all(trees)
+    moves = _in_caller_units(merge_roots(view, [t.root_children() for t in trees]), scale, shift)
     total = sum(t.total_iterations for t in trees)
     return PlayResult(
         tuple(moves),
@@ -177,10 +121,113 @@ def ismcts_play(
         # one thread: the time on the budget's clock; several: the wall time
         # (each thread's CPU clock is its own)
         clock.now() - t0 if threads == 1 else time.perf_counter() - wall0,
-        stopped[0],
+        run.stopped,
         iterations=total,
         nodes=sum(t.node_count for t in trees),
     )
+
+
+def _check_options(threads: int, rollout: str) -> None:
+    if threads < 1:
+        raise TacocatError(f"threads must be at least 1, got {threads}")
+    if rollout not in ROLLOUTS:
+        raise TacocatError(f"rollout {rollout!r} unknown; expected one of {', '.join(ROLLOUTS)}")
+
+
+def _in_caller_units(moves: list[MoveEval], scale: float, shift: float) -> list[MoveEval]:
+    """The moves' values mapped back from win = 1, loss = -1 (`_unit_utilities`)."""
+    return [
+        m
+        if not m.visits
+        else replace(m, value=m.value * scale + shift, stderr=None if m.stderr is None else m.stderr * abs(scale))
+        for m in moves
+    ]
+
+
+def _unit_utilities(utilities: Sequence[float]) -> tuple[float, float, tuple[float, float, float]]:
+    """The scale and shift that map the utilities to win = 1, loss = -1,
+    and the mapped utilities: the search runs on those (an affine map
+    keeps the best moves and keeps the UCB constant meaningful) and
+    reports in the caller's units."""
+    uw, ud, ul = (float(u) for u in utilities)
+    scale = (uw - ul) / 2 if uw != ul else 1.0
+    shift = (uw + ul) / 2
+    return scale, shift, ((uw - shift) / scale, (ud - shift) / scale, (ul - shift) / scale)
+
+
+def _shares(iterations: int | None, threads: int) -> list[int] | None:
+    """Each thread's share of the iterations (None: the time decides)."""
+    if iterations is None:
+        return None
+    return [iterations // threads + (1 if i < iterations % threads else 0) for i in range(threads)]
+
+
+@dataclass
+class _Run:
+    """One search over several trees, a thread each: their shares, the
+    deadline, the stop, and whether a stop ended it."""
+
+    clock: Clock
+    t0: float
+    deadline: float | None
+    threads: int
+    share: list[int] | None
+    stop: threading.Event | None
+    progress: Callable[[float], None] | None
+    left_s: float = 0.0
+    """The time the budget had left when the threads started."""
+    stopped: bool = False
+
+    def all(self, trees: list) -> None:
+        if self.threads == 1:
+            self.work(0, trees[0])
+            return
+        pool = [threading.Thread(target=self.work, args=(i, tree)) for i, tree in enumerate(trees)]
+        for t in pool:
+            t.start()
+        for t in pool:
+            t.join()
+
+    def work(self, i: int, tree: Any) -> None:
+        """Tree `i`'s search, a chunk at a time until it must answer."""
+        clock = self.clock
+        # A thread's CPU clock starts at its own origin: the deadline it
+        # reads is this thread's now plus the time the budget has left.
+        end = self.deadline if self.deadline is None or self.threads == 1 else clock.now() + self.left_s
+        last = clock.now()
+        while True:
+            now = self._goes_on(i, tree, end)
+            if now is None:
+                return
+            left = -1 if self.share is None else self.share[i] - tree.total_iterations
+            secs = CHUNK_SECONDS if end is None else max(min(CHUNK_SECONDS, end - now), 0.0)
+            tree.run(iterations=left, seconds=secs, clock=clock.c_id)
+            if self.progress is not None and i == 0 and clock.now() - last > 0.05:
+                last = self._report(self.progress, tree, end)
+
+    def _goes_on(self, i: int, tree: Any, end: float | None) -> float | None:
+        """The time now if tree `i` searches on: its share not done, and
+        (once it has an iteration) no stop asked and the deadline not passed."""
+        if self.share is not None and tree.total_iterations >= self.share[i]:
+            return None
+        if self.stop is not None and self.stop.is_set() and tree.total_iterations > 0:
+            self.stopped = True
+            return None
+        now = self.clock.now()
+        if end is not None and now >= end and tree.total_iterations > 0:
+            return None
+        return now
+
+    def _report(self, progress: Callable[[float], None], tree: Any, end: float | None) -> float:
+        """Tell the fraction done, by iterations or by time; the time told."""
+        last = self.clock.now()
+        frac = 0.0
+        if self.share is not None:
+            frac = tree.total_iterations / max(self.share[0], 1)
+        if end is not None and self.deadline is not None:
+            frac = max(frac, 1.0 - (end - last) / (self.deadline - self.t0))
+        progress(min(frac, 1.0))
+        return last
 
 
 def merge_roots(view: View, roots: list[list[tuple]]) -> list[MoveEval]:
