@@ -557,7 +557,8 @@ PINNED_REQUESTS = {
     "new_game": "?seed:integer ?rules:object|string ?record:object ?state:object ?engine:object ?friend:boolean",
     "apply": "game:string player:integer token:string action:object",
     "move": "game:string player:integer token:string ?bot:string ?level:integer ?time_ms:integer ?iterations:integer "
-    "?seed:integer ?apply:boolean ?inference:string ?round_search:boolean ?duel:string ?info_ms:integer",
+    "?seed:integer ?apply:boolean ?inference:string ?round_search:boolean ?duel:string ?replace:string "
+    "?info_ms:integer",
     "legal": "game:string player:integer token:string",
     "view": "game:string player:integer token:string ?since:integer",
     "state": "game:string token:string",
@@ -566,7 +567,8 @@ PINNED_REQUESTS = {
     "end_game": "game:string token:string",
     "hint": "?view:object ?game:string ?player:integer ?token:string ?time_ms:integer ?iterations:integer "
     "?seed:integer ?method:string "
-    "?top:integer ?score:string ?inference:string ?round_search:boolean ?duel:string ?info_ms:integer",
+    "?top:integer ?score:string ?inference:string ?round_search:boolean ?duel:string ?replace:string "
+    "?info_ms:integer",
     "solve": "?position:object ?mode:string ?view:object ?exploitability:number ?time_ms:integer ?token:string",
     "stop": "?target:string|integer ?token:string ?tokens:array",
     "quit": "",

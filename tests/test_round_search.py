@@ -258,3 +258,13 @@ def test_the_round_search_answers_under_a_time_limit():
     assert rep.moves and rep.evaluations >= 1
     duel = duel_eval(first_view(DUEL, 3), Budget(time_ms=5, seed=1), exact_budget=-1, round_search=True, minimum=1)
     assert duel.worlds >= 1 and sum(m.probability for m in duel.mixed) == pytest.approx(1.0)
+
+
+@pytest.mark.parametrize("option", [{"duel": "bayes"}, {"replace": "game"}])
+@pytest.mark.parametrize("reference", ["pimc_classic", "pimc_static"])
+def test_the_reference_bots_refuse_the_searches_solved_as_games(reference, option):
+    # A reference bot plays as it did when it was frozen: a duel solved as a
+    # Bayesian game or a replacement solved as a game would change its moves.
+    with pytest.raises(TacocatError, match=f"bot {reference}: its"):
+        make_bot(reference, **option)
+    make_bot("pimc", **option)

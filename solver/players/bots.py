@@ -159,6 +159,11 @@ class SearchBot:
                 "bot pimc_classic: round_search is not offered; the classic search keeps its fixed "
                 "continuation (use bot pimc for the round search)"
             )
+        if classic and (b.duel, b.replace) != ("matrix", "static"):
+            raise TacocatError(
+                "bot pimc_classic: its duel is the matrix game and its replacement the static search "
+                "(use bot pimc for duel=bayes or replace=game)"
+            )
         self.name = f"{method}_classic" if classic else method
         self.method = method
         # pimc_classic: the search as at commit 36be87b (a fixed minimum sample
