@@ -15,7 +15,7 @@ import time
 from pathlib import Path
 
 import pytest
-from helpers import run_cli, tacocat_argv
+from helpers import run_cli
 
 from tacocat.cli.solve_cmd import FIRST_CHUNK_PER_BUILD, EquilibriumProgress, equilibrium_time_left
 from tacocat.cli.terminal import Progress, duration_text, interrupt_sets
@@ -178,17 +178,11 @@ def test_analyze_piped_says_decisions_done_and_time_left(monkeypatch, tmp_path):
 
 
 def spawn(args, tmp_path):
-    pexpect = pytest.importorskip("pexpect")
-    argv = tacocat_argv() + args
-    return pexpect.spawn(
-        argv[0],
-        argv[1:],
-        encoding="utf-8",
-        timeout=60,
-        cwd=str(tmp_path),
-        env=dict(os.environ, NO_COLOR="1"),
-        dimensions=(40, 200),
-    )
+    """`tacocat ARGS` in a pseudo-terminal (test_play_pty's, which needs pexpect)."""
+    pytest.importorskip("pexpect")
+    from test_play_pty import spawn as pty_spawn
+
+    return pty_spawn(args, tmp_path, NO_COLOR="1")
 
 
 @pytest.mark.slow  # a second of CFR and an analysis, each in its own process
