@@ -202,7 +202,8 @@ def _json_lines(stream: TextIO, rules: Ruleset, utilities: tuple | None, solver:
                 continue
             out = _solve_line(number, line, rules, utilities, solver, value_only)
             failed += "error" in out
-            click.echo(json.dumps(out))
+            with progress.paused():
+                click.echo(json.dumps(out))
             progress.update(1)
     return failed
 
@@ -253,7 +254,8 @@ def _json_lines_on(
         ):
             for _, (bad, text) in ordered(results):
                 failed += bad
-                click.echo(text)
+                with progress.paused():
+                    click.echo(text)
                 progress.update(1)
     except KeyboardInterrupt as exc:
         click.echo("stopped: the lines printed so far are complete", err=True)

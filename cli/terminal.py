@@ -592,6 +592,16 @@ class Progress:
             self.stream.flush()
             self.drawn_at = -1e9 if self.tty else self._now()
 
+    @contextlib.contextmanager
+    def paused(self) -> Iterator[None]:
+        """Print to stdout within the block: a terminal's bar is cleared
+        first (else the text would run on from its end) and drawn again
+        after, at the next tick."""
+        with self._lock:
+            self._clear()
+            yield
+            self.drawn_at = -1e9
+
     def _tick(self) -> None:
         """Redraw now if the thread has not for a while (a search holding the interpreter)."""
         if self.enabled and self.tty and self._now() - self.drawn_at >= self.TTY_EVERY_S:

@@ -97,6 +97,18 @@ def test_on_a_terminal_the_bar_is_redrawn_between_callbacks_and_cleared():
     assert text.endswith("\r") and text.rstrip("\r").split("\r")[-1].strip() == ""  # cleared at the end
 
 
+def test_stdout_printed_under_the_bar_starts_on_a_clear_line():
+    stream = Recorder(tty=True)
+    with Progress("solving positions", total=2, stream=stream) as p:
+        p.update(1)
+        p.draw()
+        with p.paused():
+            said_before = stream.getvalue()
+        p.update(1)
+    assert BAR.search(said_before) and said_before.endswith("\r"), said_before
+    assert said_before.rstrip("\r").split("\r")[-1].strip() == ""  # the bar's line blanked, the cursor at its start
+
+
 @pytest.mark.slow  # 9 s of waiting (no CPU): the real interval
 def test_a_pipe_hears_a_line_at_least_every_five_seconds():
     assert Progress.PIPE_EVERY_S < 5
