@@ -23,12 +23,14 @@ binds this to a plain world-by-world average."""
 from __future__ import annotations
 
 import math
+import random
 from array import array
-from typing import Any, Iterator, Mapping, Sequence, TypedDict, Unpack
+from typing import Any, Callable, Iterator, Mapping, Sequence, TypedDict, Unpack
 
 from tacocat.core.exact import Solver, packed
 from tacocat.errors import PositionError, TacocatError
 from tacocat.rules.actions import Action
+from tacocat.rules.cards import Hand
 from tacocat.rules.events import PLAY_DECISIONS, Decision
 from tacocat.rules.game import PLAY
 from tacocat.rules.ruleset import STANDARD, Ruleset
@@ -231,6 +233,45 @@ def exact_play(
     return PlayResult(tuple(tally.result(sampled=False)), tally.worlds, not stopped, b.now() - t0, stopped)
 
 
+def _add_batch(
+    tally: _Tally,
+    solver: PerfectSolver,
+    sampler: WorldSampler,
+    weigh: Callable[[Hand], float] | None,
+    rng: random.Random,
+    batch: int,
+) -> None:
+    """Draw `batch` worlds and solve them into the tally: uniform worlds,
+    or (inference) uniform worlds with importance weights
+    (tacocat.search.inference)."""
+    if weigh is None:
+        draw = sampler.sample_packed
+        tally.add_worlds(solver, [draw(rng) for _ in range(batch)], [1.0] * batch)
+    else:
+        hands = [sampler.sample(rng) for _ in range(batch)]
+        tally.add_worlds(solver, [packed(h) for h in hands], [weigh(h) for h in hands])
+
+
+def _report(
+    progress: Callable[[float], None],
+    now: float,
+    last: float,
+    worlds: int,
+    samples: int | None,
+    t0: float,
+    deadline: float | None,
+) -> float:
+    """Tell the fraction done (by worlds or by time) every 50 ms; the time
+    last told."""
+    if now - last <= 0.05:
+        return last
+    frac = worlds / samples if samples else 0.0
+    if deadline is not None:
+        frac = max(frac, (now - t0) / (deadline - t0))
+    progress(min(frac, 1.0))
+    return now
+
+
 def _batches(
     n: int | None, minimum: int = MIN_SAMPLES, deadline: float | None = None, clock: Clock = WALL
 ) -> Iterator[int]:
@@ -253,14 +294,20 @@ def _batches(
             step = min(step, minimum - done)
         t = clock.now()
         if deadline is not None and done and done >= minimum:
-            fits = int((deadline - t) * done / spent) if spent > 0 else step
-            step = max(1, min(step, fits))
+            step = _fitting(step, done, deadline - t, spent)
         yield step
         done += step
         took = clock.now() - t
         spent += took
         if took < 0.002 and size < 1024:
             size *= 2
+
+
+def _fitting(step: int, done: int, left: float, spent: float) -> int:
+    """At most the worlds that fit in the `left` seconds at the pace of the
+    `done` worlds so far (`spent` seconds), and at least one."""
+    fits = int(left * done / spent) if spent > 0 else step
+    return max(1, min(step, fits))
 
 
 def pimc_play(
@@ -285,7 +332,6 @@ def pimc_play(
     samples = DEFAULT_SAMPLES if b.unlimited else b.samples
     rng = rng_from(b.seed)
     utilities, solver, sampler = world_search(view, "pimc_play", options)
-    draw = sampler.sample_packed
     weigh = sampler.weight if getattr(sampler, "active", False) else None
     tally = _tally(view, utilities, options)
     deadline = b.deadline(t0)
@@ -295,17 +341,7 @@ def pimc_play(
         if b.ends(tally.worlds, t0, deadline, minimum):
             stopped = b.stopped()
             break
-        if weigh is None:
-            tally.add_worlds(solver, [draw(rng) for _ in range(batch)], [1.0] * batch)
-        else:  # inference: uniform worlds with importance weights (tacocat.search.inference)
-            hands = [sampler.sample(rng) for _ in range(batch)]
-            tally.add_worlds(solver, [packed(h) for h in hands], [weigh(h) for h in hands])
+        _add_batch(tally, solver, sampler, weigh, rng, batch)
         if b.progress is not None:
-            now = b.now()
-            if now - last > 0.05:
-                last = now
-                frac = tally.worlds / samples if samples else 0.0
-                if deadline is not None:
-                    frac = max(frac, (now - t0) / (deadline - t0))
-                b.progress(min(frac, 1.0))
+            last = _report(b.progress, b.now(), last, tally.worlds, samples, t0, deadline)
     return PlayResult(tuple(tally.result(sampled=True)), tally.worlds, False, b.now() - t0, stopped)
