@@ -29,7 +29,7 @@ HERE = Path(__file__).resolve().parent
 
 
 def old_solve(core, eg, target: float = 1e-3):
-    from tacocat.search.equilibrium import fixed_schedule_solve
+    from tacocat.search.bench import fixed_schedule_solve
 
     t0, c0 = time.perf_counter(), time.process_time()
     row = fixed_schedule_solve(core, eg, target)
@@ -57,7 +57,7 @@ def main() -> None:
     ap.add_argument("--sizes", default="3:20,4:10", help="cards:endgames, comma separated")
     ap.add_argument("--out", default=str(HERE / "equilibrium_speed.json"))
     args = ap.parse_args()
-    from tacocat.search.equilibrium import core_build
+    from tacocat.search.bench import core_build
 
     core = core_build(args.old, "old_core._cfr")
     from tacocat.players.exploitability import endgames

@@ -38,7 +38,7 @@ def with_history(k: int, n: int):
 
 def main() -> None:
     from tacocat.rules.history import history_to_json
-    from tacocat.search.equilibrium import core_build, fixed_schedule_solve
+    from tacocat.search.bench import core_build, fixed_schedule_solve
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("core", help="the compiled _cfr extension to take the values from")

@@ -61,10 +61,13 @@ def test_stop_and_the_deadline_end_a_threaded_solve():
     threading.Timer(0.3, stop.set).start()
     with pytest.raises(EquilibriumStopped, match="stopped while"):  # as on one thread: stop ends the answer too
         solve(FOUR, target=1e-12, stop=stop, threads=2)
-    assert stop.is_set() and time.perf_counter() - t0 < 0.3 + 1.0
+    assert stop.is_set() and time.perf_counter() - t0 < 0.3 + 2.0
     t0 = time.perf_counter()
-    r = solve(FOUR, target=1e-12, time_ms=400, threads=2)
-    assert r.stopped and r.iterations >= 1 and time.perf_counter() - t0 < 0.4 + 1.0
+    try:  # the budget ends it (on a loaded machine, possibly before the first iteration is measured)
+        assert solve(FOUR, target=1e-12, time_ms=400, threads=2).stopped
+    except EquilibriumStopped as exc:
+        assert "time budget (400 ms)" in str(exc)
+    assert time.perf_counter() - t0 < 0.4 + 2.0
 
 
 def test_a_threaded_solve_stopped_inside_an_iteration_unwinds_every_thread():

@@ -72,15 +72,36 @@ share one showdown (one chance patch, `_add_cards`), and a last answer to
 one card (every `_last_attack` makes one per attack card) fuses its
 showdowns into one pass over the hands (`_last_single`).
 Each node's current strategy is regret-matched once per iteration, by its
-owner's traversal right after the regrets change, and kept (float32, 4 bytes
-a sequence) for the other player's traversal and the owner's next one, which
-would otherwise match the same regrets again.
+owner's traversal right after the regrets change, and kept for the other
+player's traversal and the owner's next one, which would otherwise match the
+same regrets again.
+
+Storage: a free sequence's regret, average weight and current probability
+are float32 (16 bytes a sequence with its two hand indices), or, in a
+`compact` tree, 16-bit codes (10 bytes): a node's children's regrets are
+int16 codes of one scale (`Node.rscale`: its largest magnitude / 32767),
+their average weights uint16 codes of another (`sscale`), each stored anew
+whenever the node's owner updates them (`_put`), the current probabilities
+p * 65535.  Rounding errs by at most half a code of the node's largest
+entry: what a hand loses to it weighs what the hand weighs at the node
+(the idea of postflop-solver's compressed storage).  Matching and the
+average's normalisation read the codes unscaled (a node's scale cancels).
+
+Threads (`set_threads`): a traversal's root children are a queue that the
+calling thread and its workers take from, largest subtree first, each
+walking a child with its own `Scratch` into that child's results
+(`_split`); the subtrees share no entry, and the root sums the results in
+child order, as one thread does, so the numbers do not depend on the
+threads.  Only the calling thread polls the deadline and the stop callback;
+the workers read the abort flag it sets.
+
 Deterministic: no randomness anywhere.  Best response: the same traversal
 with a max over each hand's actions against the other's average strategy;
 it is exact up to floating point (checked against a brute force in the tests).
 """
 
-from libc.stdint cimport int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t
+from libc.math cimport fabs, lrint
+from libc.stdint cimport int16_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t
 from libc.stdlib cimport calloc, free, malloc, qsort, realloc
 from libc.string cimport memcpy, memset
 from posix.time cimport CLOCK_MONOTONIC, clock_gettime, clockid_t, timespec
@@ -103,7 +124,9 @@ cdef inline double _now(clockid_t clock) noexcept nogil:
     clock_gettime(clock, &ts)
     return ts.tv_sec + 1e-9 * ts.tv_nsec
 
-ctypedef float real   # regrets and strategy weights
+ctypedef float real   # regrets and strategy weights (and the current strategy) of a tree that is not `compact`
+cdef double REG_CODE = 32767.0    # `compact`: a regret is an int16 code times its node's `rscale`
+cdef double SUM_CODE = 65535.0    # ... an average weight a uint16 code times `sscale`, a current probability / this
 
 cdef extern from *:
     """
@@ -162,6 +185,8 @@ cdef struct Scratch:
     double* cbuf[MAXDEPTH]
     double* sbuf[MAXDEPTH]
     double* qbuf[MAXDEPTH]
+    double* rbuf        # one node's new regrets' prediction and average weights, before they are stored
+    double* tbuf
     int32_t* gmark      # per level-(k - 1) hand, its group there, else -1
     double* gbuf        # each group's one-card vector (16 a group)
     uint32_t ticks
@@ -213,6 +238,8 @@ cdef struct Node:
     uint8_t k0, k1      # hand sizes here
     uint8_t beats       # the action leading here: an answer that beats
     uint8_t attacker
+    float rscale        # `compact`: the scale of the regrets of this node's children's free sequences (one run)
+    float sscale        # ... of their average weights (1 each when not compact: the entries are floats)
 
 
 cdef class Engine:
@@ -227,9 +254,13 @@ cdef class Engine:
     cdef int64_t nnodes, cap_nodes
     cdef uint16_t* spar
     cdef uint16_t* schi
-    cdef real* sreg
-    cdef real* ssum
-    cdef real* scur     # the current (regret-matched) strategy, matched once per iteration by its owner
+    # regrets, average weights and the current (regret-matched) strategy, one entry per free sequence:
+    # float32 each, or (`compact`) 16-bit codes with a scale per node (`Node.rscale`, `sscale`)
+    cdef void* sreg
+    cdef void* ssum
+    cdef void* scur     # the current strategy, matched once per iteration by its owner
+    cdef readonly bint compact
+    cdef int esz        # bytes of one entry: 4, or 2 when compact
     cdef int64_t nseq, cap_seq, max_seq
     cdef int64_t nflt, cap_flt   # regret / strategy entries: the free sequences only
     cdef uint16_t* hmoves        # build scratch: each hand's moves at the node being built
@@ -335,6 +366,8 @@ cdef class Engine:
         self.sreg = NULL
         self.ssum = NULL
         self.scur = NULL
+        self.compact = False
+        self.esz = sizeof(real)
         self.root_q = NULL
         self.nkept = 0
         self.every1 = NULL
@@ -477,6 +510,15 @@ cdef class Engine:
         if max_sequences >= 0:
             self.build(max_sequences)
 
+    def set_compact(self, bint compact):
+        """Store the regrets, average weights and current strategy in 16
+        bits (a scale per node) instead of float32: 10 bytes a free
+        sequence, not 16.  Before `build` (and `estimate`, for its bytes)."""
+        if self.built or self.nnodes > 0:
+            raise ValueError("the storage is chosen before the tree is built")
+        self.compact = compact
+        self.esz = 2 if compact else sizeof(real)
+
     def build(self, long max_sequences, long reserve=0, long reserve_free=-1):
         """Build the public tree, refusing (MemoryError) beyond `max_sequences`
         sequences, ending early (Stopped) at the `limit`.  `reserve`: the
@@ -514,13 +556,13 @@ cdef class Engine:
             self.schi = <uint16_t*>realloc(self.schi, self.cap_seq * sizeof(uint16_t))
         if self.nflt > 0:
             self.cap_flt = self.nflt
-            self.sreg = <real*>realloc(self.sreg, self.cap_flt * sizeof(real))
-            self.ssum = <real*>realloc(self.ssum, self.cap_flt * sizeof(real))
+            self.sreg = realloc(self.sreg, self.cap_flt * self.esz)
+            self.ssum = realloc(self.ssum, self.cap_flt * self.esz)
         free(self.hmoves)
         self.hmoves = NULL
         self.cap_nodes = self.nnodes
         self.nodes = <Node*>realloc(self.nodes, self.cap_nodes * sizeof(Node))
-        self.scur = <real*>malloc((self.nflt + 1) * sizeof(real))
+        self.scur = malloc((self.nflt + 1) * self.esz)
         if self.scur == NULL:
             raise MemoryError("the current strategy does not fit in memory")
         self.root_q = <double*>calloc(self.max_node_seq + 1, sizeof(double))
@@ -530,6 +572,9 @@ cdef class Engine:
         self.nscr = 0
         self._scratches(max(1, self.threads))
         self._split_plan()
+        for d in range(self.nnodes):   # float entries are their own values; a code is scaled once it is stored
+            self.nodes[d].rscale = 0.0 if self.compact else 1.0
+            self.nodes[d].sscale = 0.0 if self.compact else 1.0
         self._normaliser()
         self._match_all()
         self.iterations = 0
@@ -585,19 +630,23 @@ cdef class Engine:
             if self.nodes[n].kind != KIND_SHOWDOWN:
                 self._rematch(&self.scr[0], n, self.scr[0].sbuf[0])
 
-    cdef inline void _rematch(self, Scratch* S, int64_t n, double* sig) noexcept nogil:
-        # regret matching at node n into `scur` (after its owner's regrets changed); `sig`: scratch
+    cdef inline void _rematch(self, Scratch* S, int64_t n, double* sig, const double* src=NULL) noexcept nogil:
+        # regret matching at node n into `scur` (after its owner's regrets changed; on `src` if given);
+        # `sig`: scratch.  Compact: a probability's code is p * 65535 rounded (1 and 0 exact)
         cdef Node* nd = &self.nodes[n]
         cdef Node* ch
         cdef int64_t j, off = 0
         cdef int c
         if nd.nchild == 0:
             return
-        self._strategy(S, n, sig, False)
+        self._strategy(S, n, sig, False, src)
         for c in range(nd.nchild):   # the free sequences' entries (a forced one's strategy is 1)
             ch = &self.nodes[nd.first + c]
             for j in range(ch.nfree):
-                self.scur[ch.fseq + j] = <real>sig[off + j]
+                if self.compact:
+                    (<uint16_t*>self.scur)[ch.fseq + j] = <uint16_t>lrint(sig[off + j] * SUM_CODE)
+                else:
+                    (<real*>self.scur)[ch.fseq + j] = <real>sig[off + j]
             off += ch.nseq
 
     cdef inline void _current(self, int64_t n, double* sig) noexcept nogil:
@@ -610,8 +659,12 @@ cdef class Engine:
             return
         for c in range(nd.nchild):
             ch = &self.nodes[nd.first + c]
-            for j in range(ch.nfree):
-                sig[off + j] = self.scur[ch.fseq + j]
+            if self.compact:
+                for j in range(ch.nfree):
+                    sig[off + j] = (<const uint16_t*>self.scur)[ch.fseq + j] * (1.0 / SUM_CODE)
+            else:
+                for j in range(ch.nfree):
+                    sig[off + j] = (<const real*>self.scur)[ch.fseq + j]
             for j in range(ch.nfree, ch.nseq):
                 sig[off + j] = 1.0
             off += ch.nseq
@@ -645,7 +698,7 @@ cdef class Engine:
     # ------------------------------------------------------------ build
     cdef void _note_peak(self) noexcept nogil:
         cdef int64_t now = (self.cap_nodes * sizeof(Node) + self.cap_seq * 2 * sizeof(uint16_t)
-                            + self.cap_flt * 2 * sizeof(real))
+                            + self.cap_flt * 2 * self.esz)
         if now > self.peak:
             self.peak = now
 
@@ -686,8 +739,8 @@ cdef class Engine:
         cdef int64_t first = self.nflt, cap
         if self.nflt + n > self.cap_flt:
             cap = _grown_cap(self.nflt, n, self.cap_flt, self.reserve_free, self.reserve, self.max_seq)
-            if (_grow(<void**>&self.sreg, cap * sizeof(real)) < 0
-                    or _grow(<void**>&self.ssum, cap * sizeof(real)) < 0):
+            if (_grow(&self.sreg, cap * self.esz) < 0
+                    or _grow(&self.ssum, cap * self.esz) < 0):
                 self.too_big = True
                 return -1
             self.cap_flt = cap
@@ -936,9 +989,8 @@ cdef class Engine:
                 return
             self.nodes[ch].fseq = <int32_t>f0
             self.nodes[ch].nfree = <uint16_t>nfree
-            for j in range(nfree):
-                self.sreg[f0 + j] = 0.0
-                self.ssum[f0 + j] = 0.0
+            memset(<char*>self.sreg + f0 * self.esz, 0, nfree * self.esz)
+            memset(<char*>self.ssum + f0 * self.esz, 0, nfree * self.esz)
         if total_seq > self.max_node_seq:
             self.max_node_seq = total_seq
         for c in range(nact):
@@ -1297,19 +1349,88 @@ cdef class Engine:
             out[x] = mine[r] * (pre[x] * u_lo + (tot - pre[x + 1]) * u_hi) + ga[r] * opp[x] * u_eq
 
     # ------------------------------------------------------------ traversal
-    cdef void _strategy(self, Scratch* S, int64_t n, double* sig, bint average) noexcept nogil:
+    cdef inline double _entry(self, bint average, const double* src, int64_t f, int64_t o) noexcept nogil:
+        # a free sequence's regret or average weight as `_strategy` reads it: from `src` (by sequence offset
+        # o) if given, else the stored entry f; a compact code unscaled (matching and the average's
+        # normalisation do not depend on a node's scale)
+        if src != NULL:
+            return src[o]
+        if self.compact:
+            return (<const uint16_t*>self.ssum)[f] if average else (<const int16_t*>self.sreg)[f]
+        return (<const real*>self.ssum)[f] if average else (<const real*>self.sreg)[f]
+
+    cdef inline double _reg(self, Node* nd, int64_t f) noexcept nogil:
+        # the regret of free sequence f, a child's of node nd
+        if self.compact:
+            return (<const int16_t*>self.sreg)[f] * <double>nd.rscale
+        return (<const real*>self.sreg)[f]
+
+    cdef inline double _sum(self, Node* nd, int64_t f) noexcept nogil:
+        # the average weight of free sequence f, a child's of node nd
+        if self.compact:
+            return (<const uint16_t*>self.ssum)[f] * <double>nd.sscale
+        return (<const real*>self.ssum)[f]
+
+    cdef void _put(self, Node* nd, const double* v, bint average) noexcept nogil:
+        """Store node nd's children's free regrets (or average weights) from
+        `v` (by sequence offset): float32 each, or (`compact`) codes of the
+        node's largest magnitude, its new scale (round to nearest: an
+        entry is off by at most half a code, 1/65534 of that magnitude, so
+        the error weighs what the node weighs)."""
+        cdef Node* ch
+        cdef int64_t j, off = 0
+        cdef int c
+        cdef double m = 0.0, inv
+        cdef int16_t* rc
+        cdef uint16_t* sc
+        if not self.compact:
+            for c in range(nd.nchild):
+                ch = &self.nodes[nd.first + c]
+                for j in range(ch.nfree):
+                    if average:
+                        (<real*>self.ssum)[ch.fseq + j] = <real>v[off + j]
+                    else:
+                        (<real*>self.sreg)[ch.fseq + j] = <real>v[off + j]
+                off += ch.nseq
+            return
+        for c in range(nd.nchild):
+            ch = &self.nodes[nd.first + c]
+            for j in range(ch.nfree):
+                m = max(m, fabs(v[off + j]))
+            off += ch.nseq
+        if average:
+            nd.sscale = <float>(m / SUM_CODE)
+            inv = nd.sscale
+        else:
+            nd.rscale = <float>(m / REG_CODE)
+            inv = nd.rscale
+        inv = 1.0 / inv if inv > 0 else 0.0   # of the scale as stored (float32): code * scale is the value
+        off = 0
+        for c in range(nd.nchild):
+            ch = &self.nodes[nd.first + c]
+            if average:
+                sc = <uint16_t*>self.ssum + ch.fseq
+                for j in range(ch.nfree):
+                    sc[j] = <uint16_t>min(lrint(v[off + j] * inv), 65535)
+            else:
+                rc = <int16_t*>self.sreg + ch.fseq
+                for j in range(ch.nfree):
+                    rc[j] = <int16_t>max(-32767, min(lrint(v[off + j] * inv), 32767))
+            off += ch.nseq
+
+    cdef void _strategy(self, Scratch* S, int64_t n, double* sig, bint average, const double* src=NULL) noexcept nogil:
         """The actor's strategy at node n for every sequence of its children,
         in sequence order (regret matching, or the average).  A child's free
         sequences (a hand with another move too) come first and read their
         entries of one contiguous run (`fseq`); a forced one is played with
-        probability 1 and has no entry."""
+        probability 1 and has no entry.  `src`: regrets to match instead of
+        the stored ones (by sequence offset)."""
         cdef Node* nd = &self.nodes[n]
         cdef Node* ch
         cdef double* den = S.cbuf[MAXDEPTH - 1]
         cdef double* cnt = S.vbuf[MAXDEPTH - 1]
         cdef int64_t j, s, f, off
         cdef const uint16_t* par = self.spar
-        cdef const real* w = self.ssum if average else self.sreg
         cdef double d, c
         cdef int h, k
         if nd.nchild == 0:
@@ -1327,13 +1448,15 @@ cdef class Engine:
                 h = par[ch.seq + j]
                 den[h] = 0.0
                 cnt[h] = 0.0
+        off = 0
         for k in range(nd.nchild):
             ch = &self.nodes[nd.first + k]
             s, f = ch.seq, ch.fseq
             for j in range(ch.nfree):
                 h = par[s + j]
-                den[h] += _pos(w[f + j])
+                den[h] += _pos(self._entry(average, src, f + j, off + j))
                 cnt[h] += 1.0
+            off += ch.nseq
         off = 0
         for k in range(nd.nchild):
             ch = &self.nodes[nd.first + k]
@@ -1349,7 +1472,7 @@ cdef class Engine:
                     else:
                         den[h] = 0.0
                         cnt[h] = -1.0 - 1.0 / c
-                sig[off + j] = _pos(w[f + j]) * den[h] + (-1.0 - cnt[h])
+                sig[off + j] = _pos(self._entry(average, src, f + j, off + j)) * den[h] + (-1.0 - cnt[h])
             for j in range(ch.nfree, ch.nseq):
                 sig[off + j] = 1.0
             off += ch.nseq
@@ -1376,6 +1499,8 @@ cdef class Engine:
         cdef int64_t s, s0, f
         cdef double tot, sg, best, q, inst
         cdef double* qd
+        cdef double* pd
+        cdef double* td
         cdef double* sig
         cdef double* child_reach
         cdef double* child_v
@@ -1460,8 +1585,12 @@ cdef class Engine:
                     if out[live[j]] == -1e300:
                         out[live[j]] = 0.0
             if self.mode == 0 and off > 0:
-                # the free sequences' regrets and averages (a forced hand's regret is 0: its one move is its value)
+                # the free sequences' regrets and averages (a forced hand's regret is 0: its one move is its
+                # value): the new ones made in `qd` (in place of the action values) and `tbuf`, then stored
+                # (`_put`: a compact node's scale follows its largest)
                 qd = S.qbuf[depth]
+                pd = S.rbuf
+                td = S.tbuf
                 off = 0
                 for c in range(nd.nchild):
                     ch = &self.nodes[nd.first + c]
@@ -1469,28 +1598,21 @@ cdef class Engine:
                         s = ch.seq + j
                         f = ch.fseq + j
                         h = self.spar[s]
-                        q = self.sreg[f]
+                        q = self._reg(nd, f)
                         # the discount without a branch on the regret's sign: dneg everywhere, dpos - dneg more
                         # if positive
                         inst = qd[off + j] - out[h]
                         q = q * self.dneg + _pos(q) * (self.dpos - self.dneg) + inst
                         if self.plus == 1 and q < 0:
                             q = 0.0
-                        if self.predictive:   # matched on R + r (the strategy), kept as R (put back below)
-                            qd[off + j] = q
-                            self.sreg[f] = <real>(q + inst)
-                        else:
-                            self.sreg[f] = <real>q
-                        self.ssum[f] = <real>(self.ssum[f] * self.dstrat + mine[h] * sig[off + j])
+                        qd[off + j] = q
+                        # predictive: matched on R + r, kept as R (a float tree matches the float32 of R + r)
+                        pd[off + j] = (q + inst) if self.compact else <double>(<real>(q + inst))
+                        td[off + j] = self._sum(nd, f) * self.dstrat + mine[h] * sig[off + j]
                     off += ch.nseq
-                self._rematch(S, n, sig)
-                if self.predictive:
-                    off = 0
-                    for c in range(nd.nchild):
-                        ch = &self.nodes[nd.first + c]
-                        for j in range(ch.nfree):
-                            self.sreg[ch.fseq + j] = <real>qd[off + j]
-                        off += ch.nseq
+                self._put(nd, qd, False)
+                self._put(nd, td, True)
+                self._rematch(S, n, sig, pd if self.predictive else NULL)
         else:
             off = 0
             for c in range(nd.nchild):
@@ -1979,18 +2101,24 @@ cdef class Engine:
             ch = &self.nodes[nd.first + c]
             for j in range(ch.nseq):
                 tot += mine[self.spar[ch.seq + j]]
-        for c in range(nd.nchild):
+        for c in range(nd.nchild):   # the node's entries first (`_put` stores a node's at once), then below
             ch = &self.nodes[nd.first + c]
-            kc = kp - hand_size(ch.act)
             for j in range(ch.nfree):
                 s = ch.seq + j
                 f = ch.fseq + j
-                q = self.sreg[f]
+                q = self._reg(nd, f)
                 q = q * self.dneg + _pos(q) * (self.dpos - self.dneg)   # as in `_walk`: no branch on the sign
                 if self.plus == 1 and q < 0:
                     q = 0.0
-                self.sreg[f] = <real>q
-                self.ssum[f] = <real>(self.ssum[f] * self.dstrat + mine[self.spar[s]] * sig[off + j])
+                S.rbuf[off + j] = q
+                S.tbuf[off + j] = self._sum(nd, f) * self.dstrat + mine[self.spar[s]] * sig[off + j]
+            off += ch.nseq
+        self._put(nd, S.rbuf, False)
+        self._put(nd, S.tbuf, True)
+        off = 0
+        for c in range(nd.nchild):
+            ch = &self.nodes[nd.first + c]
+            kc = kp - hand_size(ch.act)
             if tot > 0.0 or self.dpos != 1.0 or self.dneg != 1.0 or self.dstrat != 1.0:
                 for j in range(ch.nseq):
                     s = ch.seq + j
@@ -2104,17 +2232,29 @@ cdef class Engine:
         cdef Node* nd
         if len(weights) != self.nseq:
             raise ValueError("one weight per sequence")
+        cdef double* v
+        cdef Node* ch
+        cdef int c, off
+        if not self.built:
+            raise ValueError("set_strategy: the tree is not built")
+        v = self.scr[0].tbuf
         for n in range(self.nnodes):   # a forced sequence has no weight: its hand's one move is played
             nd = &self.nodes[n]
-            for j in range(nd.nfree):
-                self.ssum[nd.fseq + j] = float(weights[nd.seq + j])
+            off = 0
+            for c in range(nd.nchild):
+                ch = &self.nodes[nd.first + c]
+                for j in range(ch.nfree):
+                    v[off + j] = float(weights[ch.seq + j])
+                off += ch.nseq
+            if nd.nchild:
+                self._put(nd, v, True)
 
     def stats(self):
-        # a built tree's free sequences hold 16 bytes: two hand indices, the regret, average and current
-        # strategy; a forced one 4, its hand indices (the current strategy is allocated once the build is
-        # done: `peak` counts the build's 12 bytes)
+        # a built tree's free sequences hold 16 bytes (10 `compact`): two hand indices, the regret, average
+        # and current strategy; a forced one 4, its hand indices (the current strategy is allocated once the
+        # build is done: `peak` counts the build's 12 (8) bytes)
         cdef int64_t tree = (self.cap_nodes * sizeof(Node) + self.cap_seq * 2 * sizeof(uint16_t)
-                             + self.cap_flt * 3 * sizeof(real))
+                             + self.cap_flt * 3 * self.esz)
         cdef int64_t mem = tree
         cdef int k
         for k in range(1, self.K + 1):
@@ -2155,7 +2295,8 @@ cdef class Engine:
         sequences: first those of hands with another move (in hand order),
         then the forced ones, weight 1."""
         cdef Node* nd = &self.nodes[n]
-        return [(self.spar[nd.seq + j], self.schi[nd.seq + j], self.ssum[nd.fseq + j] if j < nd.nfree else 1.0)
+        cdef Node* par = &self.nodes[nd.parent] if nd.parent >= 0 else nd
+        return [(self.spar[nd.seq + j], self.schi[nd.seq + j], self._sum(par, nd.fseq + j) if j < nd.nfree else 1.0)
                 for j in range(nd.nseq)]
 
     def weights(self):
@@ -2164,7 +2305,7 @@ cdef class Engine:
         cdef int64_t n, j
         for n in range(self.nnodes):
             for j in range(self.nodes[n].nfree):
-                out[self.nodes[n].seq + j] = self.ssum[self.nodes[n].fseq + j]
+                out[self.nodes[n].seq + j] = self._sum(&self.nodes[self.nodes[n].parent], self.nodes[n].fseq + j)
         return out
 
 
@@ -2189,6 +2330,10 @@ cdef int _scratch_alloc(Scratch* s, int maxm, int max_node_seq, bint groups) noe
         if (s.pbuf[d][0] == NULL or s.pbuf[d][1] == NULL or s.vbuf[d] == NULL or s.cbuf[d] == NULL
                 or s.sbuf[d] == NULL or s.qbuf[d] == NULL):
             return -1
+    s.rbuf = <double*>calloc(max_node_seq + 1, sizeof(double))
+    s.tbuf = <double*>calloc(max_node_seq + 1, sizeof(double))
+    if s.rbuf == NULL or s.tbuf == NULL:
+        return -1
     if groups:
         s.gmark = <int32_t*>malloc(maxm * sizeof(int32_t))
         s.gbuf = <double*>malloc(<int64_t>maxm * 16 * sizeof(double))
@@ -2203,7 +2348,7 @@ cdef void _scratch_free(Scratch* s) noexcept nogil:
     cdef int d
     for d in range(MAXDEPTH):
         free(s.pbuf[d][0]); free(s.pbuf[d][1]); free(s.vbuf[d]); free(s.cbuf[d]); free(s.sbuf[d]); free(s.qbuf[d])
-    free(s.gmark); free(s.gbuf)
+    free(s.gmark); free(s.gbuf); free(s.rbuf); free(s.tbuf)
     memset(s, 0, sizeof(Scratch))
 
 

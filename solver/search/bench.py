@@ -21,6 +21,7 @@ import time
 from typing import Any, Callable
 
 from tacocat.core.exact import BENCH_SEED, bench_positions, bench_signature
+from tacocat.errors import TacocatError
 from tacocat.rules.ruleset import STANDARD
 from tacocat.rules.views import View
 
@@ -101,4 +102,49 @@ def run_bench(
         },
         "view_seed": VIEW_SEED,
         "seconds": time.perf_counter() - start,
+    }
+
+
+# ---------------------------------------------------------------- builds of the equilibrium core
+# (results/equilibrium_speed.py, results/equilibrium_five.py --old and tests/make_equilibrium_values.py compare
+# an older build of `tacocat.core._cfr` with the installed one, in one process)
+
+
+def core_build(path: str, name: str = "other_build._cfr"):
+    """Another build of the CFR core (a compiled `_cfr` extension kept
+    aside, e.g. an older commit's), loaded by path under `name` beside the
+    installed one (`tacocat.search.equilibrium.solve(core=)` drives it)."""
+    import importlib.util
+
+    import tacocat.core._search  # noqa: F401  (the core cimports it: loaded first, by its own name)
+
+    spec = importlib.util.spec_from_file_location(name, path)
+    if spec is None or spec.loader is None:
+        raise TacocatError(f"{path}: not a loadable extension module")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def fixed_schedule_solve(core, endgame, target: float) -> dict[str, Any]:
+    """`endgame` solved by any build of the core (`core_build`, or `_cfr`)
+    with the loop every build supports: a best response at iteration 0,
+    then every max(4, t/4) iterations, to exploitability `target`.  The
+    reference that builds are compared by: {"iterations", "exploitability",
+    "value", "peak_bytes"}."""
+    from tacocat.search.equilibrium import DEFAULT_MAX_SEQUENCES, _engine
+
+    eng = _engine(endgame, core, DEFAULT_MAX_SEQUENCES)
+    b0, b1 = eng.best_response()
+    expl, nxt = (b0 + b1) / 2, 4
+    while expl > target:
+        eng.run(nxt - eng.iterations)
+        b0, b1 = eng.best_response()
+        expl = (b0 + b1) / 2
+        nxt = eng.iterations + max(4, eng.iterations // 4)
+    return {
+        "iterations": eng.iterations,
+        "exploitability": expl,
+        "value": eng.values(0)[0],
+        "peak_bytes": eng.stats()["peak_bytes"],
     }

@@ -27,8 +27,10 @@ utilities).  The best response is exact (the whole tree, every hand).
 
 The solver (`tacocat.core._cfr`): discounted CFR (predictive, the average
 weighing iteration t as t^8) over the public tree with one reach vector per
-private hand, deterministic (no seed needed); it stops at a target
-exploitability, an iteration budget, a time budget or `stop`.
+private hand, deterministic (no seed needed, and the same numbers on any
+number of threads); it stops at a target exploitability, an iteration
+budget, a time budget or `stop`.  A large tree holds its regrets and
+strategies in 16 bits (`COMPACT_ABOVE`).
 """
 
 from __future__ import annotations
@@ -71,9 +73,10 @@ by a sequence count it was only guessed to have."""
 DEFAULT_MAX_BYTES = 2_000_000_000
 """Refuse endgames whose tree is estimated (before anything of it is
 allocated) to need more bytes than this; servers pass a smaller cap.  A
-sequence takes 16 bytes (two hand indices, float32 regret, average weight
-and current strategy; 4 when its hand has no other move), a public node 40
-(`NODE_BYTES`): ~120 M sequences at this cap.  2 GB: the cap issue 22 set
+sequence takes 10 bytes in a compact tree (two hand indices, 16-bit regret,
+average weight and current strategy; 16 with float32 ones; 4 when its hand
+has no other move), a public node 48 (`NODE_BYTES`): ~190 M sequences at
+this cap.  2 GB: the cap issue 22 set
 for 5-card endgames, under which 50 of the first 61 seeded 5-card games
 were solved (results/equilibrium_five.py); at 1 GB the median one (1.3 GB)
 was refused."""
@@ -83,10 +86,23 @@ ESTIMATE_PROBES = 512
 place) within 14 % of the real sequences on 13 4-card endgames (128
 paths: 0.78-1.33), 0.07 s each; a 5-card one (#9 of the benchmark) 9 %
 over its real bytes."""
-NODE_BYTES, SEQUENCE_BYTES, FORCED_SEQUENCE_BYTES = 40, 16, 4
+NODE_BYTES, SEQUENCE_BYTES, FORCED_SEQUENCE_BYTES = 48, 16, 4
 """The core's bytes per public node, per free sequence (two 16-bit hand
 indices, float32 regret, average weight and current strategy) and per
 forced sequence (a hand with one move there: its hand indices alone)."""
+COMPACT_SEQUENCE_BYTES = 10
+"""... per free sequence of a compact tree (`COMPACT_ABOVE`): the regret,
+average weight and current strategy in 16 bits each."""
+COMPACT_ABOVE = 64_000_000
+"""`solve` and `build` store a tree whose float32 form is estimated over
+this many bytes compact (`_cfr.Engine.set_compact`: 16-bit regrets and
+average weights, each node's codes scaled by its largest, and a 16-bit
+current strategy): 10 bytes a free sequence, not 16.  Rounding to half a
+code of a node's largest entry is noise far below an exploitability of
+1e-3 (on 4-card endgames the exploitability curves of both forms agree to
+1 % down to 1e-5, tests/test_equilibrium_compact.py), but not below 1e-8:
+small trees, whose targets may be that low (the LP cross-check), keep
+float32 entries."""
 KIND_LAST = 3
 """A public node's kind (`_cfr.Engine.node`) when it is a last answer (the
 defender then keeps one card) that `solve` plays keep-the-lowest-card in
@@ -420,6 +436,8 @@ class EquilibriumResult:
     iterations after it)."""
     threads: int = 1
     """The threads its traversals ran on."""
+    compact: bool = False
+    """Whether the tree held its regrets and strategies in 16 bits (`COMPACT_ABOVE`)."""
     _lock: Any = field(repr=False, compare=False, default_factory=threading.Lock)
     _reports: dict = field(repr=False, compare=False, default_factory=dict)
     """hand_report's answers by (player, hand): each costs two traversals of the tree."""
@@ -559,12 +577,13 @@ class EquilibriumResult:
             "peak_bytes": self.peak_bytes,
             "stopped": self.stopped,
             "threads": self.threads,
+            "compact": self.compact,
         }
 
 
 def _engine(endgame: Endgame, core=_cfr, *built: int):
     """The core engine of an endgame, its hand levels only (no tree yet);
-    `core`: a build of the core (`core_build`), `built`: (max_sequences,)
+    `core`: a build of the core (`tacocat.search.bench.core_build`), `built`: (max_sequences,)
     to build the tree at once."""
     endgame.check()
     f0, f1 = endgame.floors
@@ -592,25 +611,40 @@ def _stopped(what: str, time_ms: float | None, stop: threading.Event | None) -> 
 
 
 def estimate(
-    endgame: Endgame, engine=None, enough: float = 0.0, keep_lower_answers: bool = False
+    endgame: Endgame,
+    engine=None,
+    enough: float = 0.0,
+    keep_lower_answers: bool = False,
+    threads: int = 1,
+    compact: bool | None = None,
 ) -> tuple[float, float, int]:
     """(public nodes, sequences, bytes) the endgame's tree is estimated to
     take, before any of it is allocated; `enough`: stop refining once the
     estimate is under this many sequences.  The tree `build` makes with the
-    same `keep_lower_answers` (`solve`'s: `keep_lower(endgame)`), or
+    same `keep_lower_answers` (`solve`'s: `keep_lower(endgame)`), `threads`
+    and `compact` (None: as `build` chooses, `COMPACT_ABOVE`), or
     `engine`'s own."""
     eng = engine if engine is not None else _engine(endgame)
     if engine is None:
         eng.keep_lower = keep_lower_answers
-    nodes, seqs, _forced, need = _estimate(eng, enough)
+        eng.set_threads(check_threads(threads))
+    nodes, seqs, forced, need = _estimate(eng, enough)
+    if engine is None and (compact if compact is not None else need > COMPACT_ABOVE):
+        eng.set_compact(True)
+        need = _need(eng, nodes, seqs, forced)
     return nodes, seqs, need
 
 
 def _estimate(eng, enough: float) -> tuple[float, float, float, int]:
     """(public nodes, sequences, forced sequences, bytes) of `eng`'s tree, estimated."""
     nodes, seqs, forced = eng.estimate(ESTIMATE_PROBES, enough=enough)
-    need = nodes * NODE_BYTES + (seqs - forced) * SEQUENCE_BYTES + forced * FORCED_SEQUENCE_BYTES
-    return nodes, seqs, forced, int(need + eng.stats()["bytes"])
+    return nodes, seqs, forced, _need(eng, nodes, seqs, forced)
+
+
+def _need(eng, nodes: float, seqs: float, forced: float) -> int:
+    """The bytes of a tree of that size in `eng`'s storage (`compact` or float32), its fixed vectors included."""
+    free = COMPACT_SEQUENCE_BYTES if eng.compact else SEQUENCE_BYTES
+    return int(nodes * NODE_BYTES + (seqs - forced) * free + forced * FORCED_SEQUENCE_BYTES + eng.stats()["bytes"])
 
 
 def build(
@@ -624,6 +658,8 @@ def build(
     keep_lower_answers: bool = False,
     clock: Clock = WALL,
     threads: int = 1,
+    compact: bool | None = None,
+    core=None,
 ):
     """The core engine of an endgame (the public tree, every hand; with
     `keep_lower_answers` (and `keep_lower`), the last answers below the
@@ -634,9 +670,16 @@ def build(
     to it: an estimate is a guess within about 20 %).  `deadline` (seconds on
     `clock`, the budget's; 0: none) and `stop` end the estimate and the build
     (`EquilibriumStopped`); both are polled at least every 10 ms.
-    `threads`: the traversals' threads (their scratch is in the estimate)."""
-    eng = _engine(endgame)
-    eng.set_threads(check_threads(threads))
+    `threads`: the traversals' threads (their scratch is in the estimate);
+    `compact`: 16-bit entries (None: when the float32 tree is estimated over
+    `COMPACT_ABOVE`).  `core`: another build of the core (`tacocat.search.
+    bench.core_build`, for benchmarks; one without threads or compact
+    storage ignores them)."""
+    core = _cfr if core is None else core
+    eng = _engine(endgame, core)
+    newer = hasattr(eng, "set_threads")  # an older build has neither threads nor compact storage
+    if newer:
+        eng.set_threads(check_threads(threads))
     if keep_lower_answers and not keep_lower(endgame):
         raise TacocatError("the last answers keep the lowest card only with win >= draw >= loss utilities")
     eng.keep_lower = keep_lower_answers
@@ -644,8 +687,11 @@ def build(
     try:
         # a tree far under the caps (a tenth) needs one path below each root move, not the full estimate
         nodes, seqs, forced, need = _estimate(eng, enough=min(max_sequences, max_bytes / SEQUENCE_BYTES) / 10)
-    except _cfr.Stopped:
+    except core.Stopped:
         raise _stopped("estimating the size of the public tree", time_ms, stop) from None
+    if newer and (compact if compact is not None else need > COMPACT_ABOVE):
+        eng.set_compact(True)
+        need = _need(eng, nodes, seqs, forced)
     fixed = eng.stats()["bytes"]
     per_seq = (need - fixed) / max(seqs, 1.0)  # the nodes' and the forced sequences' share included
     hard = int(min(max_sequences, max(0, (max_bytes - fixed)) / per_seq))
@@ -658,7 +704,7 @@ def build(
     try:
         reserve = int(min(hard, seqs * 1.1))  # the estimate is within a few per cent
         eng.build(hard, reserve, int(reserve * (1.0 - forced / max(seqs, 1.0))))
-    except _cfr.Stopped:
+    except core.Stopped:
         raise _stopped(f"building the public tree (about {seqs / 1e6:.2g} M sequences)", time_ms, stop) from None
     except MemoryError:
         raise EndgameTooLarge(
@@ -713,45 +759,6 @@ def next_check_after(curve: Sequence[Check], target: float) -> int:
     return int(max(t + 1, math.ceil(math.exp(log_cross))))
 
 
-def core_build(path: str, name: str = "other_build._cfr"):
-    """Another build of the CFR core (a compiled `_cfr` extension kept
-    aside, e.g. an older commit's), loaded by path under `name` beside the
-    installed one: results/equilibrium_speed.py and
-    tests/make_equilibrium_values.py compare builds in one process."""
-    import importlib.util
-
-    import tacocat.core._search  # noqa: F401  (the core cimports it: loaded first, by its own name)
-
-    spec = importlib.util.spec_from_file_location(name, path)
-    if spec is None or spec.loader is None:
-        raise TacocatError(f"{path}: not a loadable extension module")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-def fixed_schedule_solve(core, endgame: Endgame, target: float) -> dict[str, Any]:
-    """`endgame` solved by any build of the core (`core_build`, or `_cfr`)
-    with the loop every build supports: a best response at iteration 0,
-    then every max(4, t/4) iterations, to exploitability `target`.  The
-    reference that builds are compared by: {"iterations", "exploitability",
-    "value", "peak_bytes"}."""
-    eng = _engine(endgame, core, DEFAULT_MAX_SEQUENCES)
-    b0, b1 = eng.best_response()
-    expl, nxt = (b0 + b1) / 2, 4
-    while expl > target:
-        eng.run(nxt - eng.iterations)
-        b0, b1 = eng.best_response()
-        expl = (b0 + b1) / 2
-        nxt = eng.iterations + max(4, eng.iterations // 4)
-    return {
-        "iterations": eng.iterations,
-        "exploitability": expl,
-        "value": eng.values(0)[0],
-        "peak_bytes": eng.stats()["peak_bytes"],
-    }
-
-
 def exploitability_of(engine) -> tuple[float, tuple[float, float]]:
     """(exploitability, (b0, b1)) of the engine's average profile."""
     b0, b1 = engine.best_response()
@@ -790,6 +797,8 @@ def solve(
     hand_of: tuple[int, Sequence[int]] | None = None,
     clock: Clock = WALL,
     threads: int = 1,
+    compact: bool | None = None,
+    core=None,
 ) -> EquilibriumResult:
     """Solve an endgame (or a play-phase view's endgame) to `target`
     exploitability, or until `iterations`, `time_ms` or `stop` ends it,
@@ -813,7 +822,10 @@ def solve(
     `threads`: each traversal's work is shared out over this many threads
     (the root's subtrees, `_cfr.Engine.set_threads`); the answer is the
     same, bit for bit, on any number.  A budget on a CPU clock (a match's)
-    counts the calling thread's time only: give such a solve one thread."""
+    counts the calling thread's time only: give such a solve one thread.
+    `compact`: the tree's regrets and strategies in 16 bits (None: when its
+    float32 form would take over `COMPACT_ABOVE` bytes; `build`).  `core`:
+    another build of the core, for benchmarks (`build`)."""
     if isinstance(endgame, View):
         if hand_of is None:
             hand_of = (endgame.player, tuple(endgame.hand))
@@ -843,7 +855,10 @@ def solve(
         keep_lower_answers=keep_lower(endgame),
         clock=clock,
         threads=threads,
+        compact=compact,
+        core=core,
     )
+    stopped_by = (_cfr if core is None else core).Stopped
     built_s = clock.now() - m0
     if hand_of is not None:
         _check_hand(eng, endgame, *hand_of)
@@ -914,7 +929,7 @@ def solve(
             expl, br, hreg = measure()
             t_measure = clock.now() - tm
             fresh = True
-        except _cfr.Stopped:
+        except stopped_by:
             stopped = True
             break
         measured_at = eng.iterations
@@ -941,7 +956,7 @@ def solve(
         if hand_of is not None and hreg is None and fresh:
             hreg = hand_regret_of(eng, hand_of[0], hand_of[1])  # the last best response is the profile's
         v, _ = eng.values(0)
-    except _cfr.Stopped:
+    except stopped_by:
         raise _stopped("evaluating the strategy found", time_ms, stop) from None
     st = eng.stats()
     return EquilibriumResult(
@@ -962,7 +977,8 @@ def solve(
         hand_regret=hreg,
         hand_of=(hand_of[0], hand(hand_of[1])) if hand_of is not None else None,
         measured_at=measured_at,
-        threads=threads,
+        threads=eng.stats().get("threads", 1),
+        compact=bool(getattr(eng, "compact", False)),
     )
 
 
@@ -1024,6 +1040,7 @@ def report(result: EquilibriumResult, player: int, cards: Sequence[int], utiliti
         "memory_bytes": result.memory_bytes,
         "peak_bytes": result.peak_bytes,
         "threads": result.threads,
+        "compact": result.compact,
         "utilities": list(utilities),
         "moves": [m.to_dict() for m in moves],
     }
