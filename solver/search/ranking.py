@@ -99,6 +99,23 @@ def rank_moves(result: Mapping[str, Any]) -> Ranking:
     moves: Sequence[Mapping[str, Any]] = list(result.get("moves") or [])
     best = result.get("best")
     pick_at = next((i for i, m in enumerate(moves) if isinstance(best, Mapping) and same_move(m, best)), 0)
+    others = _by_samples_then_value(result, [(i, m) for i, m in enumerate(moves) if i != pick_at])
+    if not moves:
+        return Ranking([], [], [], "deals")
+    pick = moves[pick_at]
+    unit = "iterations" if result.get("method") == "ismcts" else "deals"
+    n_pick = samples_of(pick, result)
+    if not n_pick:
+        return Ranking([pick, *others], [], [], unit)
+    carried, dropped = _carried_and_dropped(result, others, n_pick)
+    return Ranking([pick, *carried], dropped, _within_reach(result, pick, dropped), unit)
+
+
+def _by_samples_then_value(
+    result: Mapping[str, Any], moves: list[tuple[int, Mapping[str, Any]]]
+) -> list[Mapping[str, Any]]:
+    """The moves, most samples first, then by value (a move without a
+    value after those with one), then in the search's order."""
 
     def key(item: tuple[int, Mapping[str, Any]]) -> tuple:
         i, m = item
@@ -108,24 +125,31 @@ def rank_moves(result: Mapping[str, Any]) -> Ranking:
             return (-(n or 0), False, -float(value), i)
         return (-(n or 0), True, 0.0, i)
 
-    others = [m for _, m in sorted(((i, m) for i, m in enumerate(moves) if i != pick_at), key=key)]
-    if not moves:
-        return Ranking([], [], [], "deals")
-    pick = moves[pick_at]
-    unit = "iterations" if result.get("method") == "ismcts" else "deals"
-    n_pick = samples_of(pick, result)
-    if not n_pick:
-        return Ranking([pick, *others], [], [], unit)
+    return [m for _, m in sorted(moves, key=key)]
+
+
+def _carried_and_dropped(
+    result: Mapping[str, Any], others: list[Mapping[str, Any]], n_pick: int
+) -> tuple[list[Mapping[str, Any]], list[Mapping[str, Any]]]:
+    """The moves searched at least `CARRIED_SHARE` as much as the pick,
+    and the others."""
     carried: list[Mapping[str, Any]] = []
     dropped: list[Mapping[str, Any]] = []
     for m in others:
         n = samples_of(m, result)
         (dropped if n is not None and n < CARRIED_SHARE * n_pick else carried).append(m)
+    return carried, dropped
+
+
+def _within_reach(
+    result: Mapping[str, Any], pick: Mapping[str, Any], dropped: list[Mapping[str, Any]]
+) -> list[Mapping[str, Any]]:
+    """The dropped moves whose value, at its widest margin, reaches the
+    pick's value less its margin."""
     value = pick.get("value")
     floor = float(value) - (margin_of(pick, result) or 0.0) if isinstance(value, (int, float)) else math.inf
-    reach = [
+    return [
         m
         for m in dropped
         if isinstance(m.get("value"), (int, float)) and float(m["value"]) + widest_margin(m, result) >= floor
     ]
-    return Ranking([pick, *carried], dropped, reach, unit)
