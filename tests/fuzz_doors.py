@@ -40,7 +40,8 @@ from hypothesis import strategies as st
 
 from tacocat.protocol.commands import COMMANDS
 from tacocat.protocol.http import HTTP_STATUS, TRANSPORT_STATUS
-from tacocat.protocol.session import EngineSession
+from tacocat.protocol.session import DEADLINE_GRACE_S as DEADLINE_GRACE
+from tacocat.protocol.session import EngineSession, SearchJob
 from tacocat.protocol.wire import ERROR_CODES, encode_response
 from tacocat.rules.game import GameState
 
@@ -407,12 +408,14 @@ def http_server(
     cors_origins: tuple[str, ...] = (),
     allowed_hosts: tuple[str, ...] = (),
     check_host: bool = True,
+    **limits: Any,
 ):
     """uvicorn on 127.0.0.1 (a free port) in a thread, built as `tacocat
     serve` builds it (its Host, Origin and Content-Type guards, its
     connection limits); yields the base URL.  `allowed_hosts` are
     --allowed-host names; `check_host=False` drops the Host guard (only to
-    show that a door notices)."""
+    show that a door notices).  `limits`: serve's `idle_timeout` (also the
+    body timeout, as serve gives it) and `max_connections`."""
     import uvicorn
 
     from tacocat.protocol.http import create_app, host_names, server_config
@@ -426,8 +429,9 @@ def http_server(
         max_body=max_body,
         cors_origins=cors_origins,
         allowed_hosts=host_names("127.0.0.1", port, allowed_hosts) if check_host else None,
+        **({"body_timeout": limits["idle_timeout"]} if "idle_timeout" in limits else {}),
     )
-    config = server_config(app, host="127.0.0.1", port=port, log_level="critical", lifespan="off")
+    config = server_config(app, host="127.0.0.1", port=port, log_level="critical", lifespan="off", **limits)
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
@@ -1590,3 +1594,982 @@ class BrowserOriginDoor(HttpDoor):
             self.fail(f"{what}: status {r.status_code} for {code or 'ok'} (expected {want_status})")
         if method == "POST" and request.get("cmd") == "set_rules" and body.get("ok"):
             self.fail(f"{what}: a shared server accepted set_rules")
+
+
+# ======================================================================
+# Issue 33's doors: a shared server no client can take down.
+#
+# Each promise below is worked out from docs/protocol.md and the issue, not
+# from the code: every search bounded by the server's cap and ended by its
+# owner's stop (never another client's); an engine seat's reply a queued,
+# stoppable search that leaves a JSON Lines session answering; one peer's
+# flood of games, searches and connections never making another peer's
+# requests `busy`; operator flags refused when not finite or too short, and
+# records with unknown or mistyped keys refused as `bad_record`.
+
+# ---------------------------------------------------------- bounded-search
+
+BOUNDED_CAP_MS = 500
+"""The door's server cap (`--max-time-ms`): every search answers within it."""
+BOUNDED_MARGIN_S = 1.5
+"""Past the cap and its grace, how late an answer may come on a loaded,
+shared machine; a search the cap did not bind runs for minutes to hours
+(a billion samples), so the bound cannot pass by chance."""
+STOPPED_WITHIN_S = 0.5
+"""An owner's stop ends its running search within this (issue 33's must-show)."""
+
+
+def warm_up() -> None:
+    """Import what a duel's search imports (numpy, and scipy's linprog at
+    the first matrix game): a process's first duel spends up to 2.9 s on
+    the loaded machine importing them, and no stop and no cap reaches into
+    an import (a finding left open: test_fuzz_doors.py).  A server pays it
+    once; the doors time every search after it."""
+    import scipy.optimize  # noqa: F401
+
+    import tacocat.search.decisions  # noqa: F401
+
+
+HUGE_ITERATIONS = [10**9, 10**9, 2**31 - 1, 10**8, 10**6]
+HUGE_TIME_MS = [3_600_000, 3_600_000, 10**6, 60_000, BOUNDED_CAP_MS * 4]
+
+
+@st.composite
+def bounded_searches(draw) -> dict:
+    """A `move` or `hint` with the largest budgets a client may ask for, on
+    one of the door's games, and who stops it (the owner, another client,
+    nobody) how long after it started."""
+    from tacocat.protocol.moves import BOT_NAMES
+
+    cmd = draw(st.sampled_from(["move", "move", "move", "hint"]))
+    fields: dict[str, Any] = {}
+    budget = draw(st.sampled_from(["iterations", "time_ms", "both", "level", "none"]))
+    if budget in ("iterations", "both"):
+        fields["iterations"] = draw(st.sampled_from(HUGE_ITERATIONS))
+    if budget in ("time_ms", "both"):
+        fields["time_ms"] = draw(st.sampled_from(HUGE_TIME_MS))
+    if cmd == "move":
+        if budget == "level":
+            fields["level"] = draw(st.integers(3, 5))
+        else:
+            fields["bot"] = draw(st.sampled_from([b for b in BOT_NAMES if b not in ("random", "heuristic")]))
+        fields["apply"] = draw(st.booleans())
+    else:
+        fields["method"] = draw(st.sampled_from(["auto", "pimc", "ismcts", "exact", "auto"]))
+    if draw(st.integers(0, 5)) == 0:
+        fields["info_ms"] = draw(st.integers(20, 200))
+    return {
+        "cmd": cmd,
+        "fields": fields,
+        "game": draw(st.integers(0, 2)),
+        "advance": draw(st.integers(0, 3)),
+        "to_play": draw(st.booleans()),
+        "stop": draw(st.sampled_from(["owner", "owner", "owner", "other", "other", "nobody"])),
+        "stopper": draw(st.sampled_from(["no token", "other game", "empty", "guess", "target only"])),
+        "delay_ms": draw(st.integers(0, 400)),
+        "seed": draw(st.integers(0, 10**6)),
+    }
+
+
+class BoundedSearchDoor(Door):
+    """Maximal searches on a shared session (as `tacocat serve` runs it,
+    `--max-time-ms BOUNDED_CAP_MS`, real bots): every answer within the cap
+    plus a margin, an owner's stop answered within STOPPED_WITHIN_S,
+    another client's stop ending nothing; the answer a legal move of the
+    seat, no card the seat cannot see in it, the game unchanged unless
+    the move was applied."""
+
+    OWNER = "peer 127.0.0.7"
+    OTHER = "peer 127.0.0.8"
+
+    def __init__(self, session: EngineSession | None = None, name: str = "bounded-search") -> None:
+        super().__init__(name)
+        self.session = session or EngineSession(
+            max_time_ms=BOUNDED_CAP_MS, max_games=200, max_searches=2, max_queue=2, shared=True
+        )
+        self.session.share()
+        warm_up()
+        self.games: list[dict | None] = [None, None, None]
+        self.rng = random.Random(33)
+        self.stops = {"owner": 0, "other": 0, "nobody": 0}
+        self.slowest_stop = 0.0
+        """The slowest answer after an owner's stop (seconds from the stop)."""
+
+    def game(self, i: int) -> dict:
+        g = self.games[i]
+        if g is None or g["game"] not in self.session._games or self.session._games[g["game"]].over:
+            r = self.session.handle({"cmd": "new_game", "seed": self.rng.randrange(10**6)}, self.OWNER)
+            assert r["ok"], r
+            g = self.games[i] = {"game": r["result"]["game"], "tokens": r["result"]["tokens"]}
+        return g
+
+    def advance(self, i: int, steps: int) -> None:
+        for _ in range(steps):
+            g = self.game(i)
+            state = self.session._games[g["game"]]
+            for p in state.acting_players():
+                action = self.rng.choice(state.legal_actions(p)).to_dict()
+                request = {"cmd": "apply", "game": g["game"], "player": p, "token": g["tokens"]["owner"]}
+                r = self.session.handle({**request, "action": action}, self.OWNER)
+                if not r["ok"]:
+                    self.fail(f"a legal apply failed: {_show(request)} -> {_show(r)}")
+
+    def to_play(self, i: int) -> None:
+        """Advance game `i` to a play-phase decision (where a count budget
+        counts the samples of the whole search)."""
+        for _ in range(40):
+            state = self.session._games[self.game(i)["game"]]
+            if any(state.decision(p) in ("attack", "answer") for p in state.acting_players()):
+                return
+            self.advance(i, 1)
+
+    def send(self, item: dict) -> None:
+        self.advance(item["game"], item["advance"])
+        if item.get("to_play"):
+            self.to_play(item["game"])
+        g = self.game(item["game"])
+        gid = g["game"]
+        state = self.session._games[gid]
+        acting = state.acting_players() or [0]
+        playing = [p for p in acting if state.decision(p) in ("attack", "answer")]
+        player = self.rng.choice(playing if item.get("to_play") and playing else acting)
+        token = g["tokens"]["seats"][player]
+        rid = f"bounded-{self.tried}-{item['seed']}"
+        request = {"id": rid, "cmd": item["cmd"], "game": gid, "player": player, "token": token, **item["fields"]}
+        before = json.dumps(state.to_dict(), sort_keys=True)
+        hidden = hidden_strings(state, player)
+        legal = [a.to_dict() for a in state.legal_actions(player)]
+        what = f"{_show(request)} stopped by {item['stop']} ({item['stopper']}) after {item['delay_ms']} ms"
+        self.stops[item["stop"]] += 1
+        self.tried += 1
+        t0 = time.perf_counter()
+        job = self.session.prepare(request, self.OWNER)
+        if not isinstance(job, SearchJob):  # answered at once: a refusal
+            self.count(str((job.get("error") or {}).get("code", "ok")))
+            self.check_answer(job, what, hidden)
+            return
+        box: dict[str, Any] = {}
+        worker = threading.Thread(target=lambda: box.setdefault("r", job.run()), daemon=True)
+        worker.start()
+        time.sleep(item["delay_ms"] / 1000)
+        stop_at = None
+        if item["stop"] == "owner":
+            stop_at = time.perf_counter()
+            r = self.session.handle({"cmd": "stop", "token": token}, self.OWNER)
+            if worker.is_alive() and r.get("result", {}).get("stopped", 0) < 1 and not job.stop_event.is_set():
+                self.fail(f"the owner's stop found nothing to stop: {_show(r)} for {what}")
+        elif item["stop"] == "other":
+            stopper = {
+                "no token": {},
+                "other game": {"token": self.game((item["game"] + 1) % 3)["tokens"]["owner"]},
+                "empty": {"token": ""},
+                "guess": {"tokens": ["", "admin", "x" * 16, rid]},
+                "target only": {"target": rid},
+            }[item["stopper"]]
+            r = self.session.handle({"cmd": "stop", **stopper}, self.OTHER)
+            if not r.get("ok") or r["result"]["stopped"] != 0 or job.stopped_by_request:
+                self.fail(f"another client's stop {_show(stopper)} answered {_show(r)}, stopping {what}")
+        bound = BOUNDED_CAP_MS / 1000 + DEADLINE_GRACE + BOUNDED_MARGIN_S
+        worker.join(bound + 60 - (time.perf_counter() - t0))  # a search the cap missed: reported, not waited for
+        elapsed = time.perf_counter() - t0
+        self.slowest = max(self.slowest, elapsed)
+        if worker.is_alive():
+            self.fail(f"hang: no answer {elapsed:.1f} s after {what} (the cap is {BOUNDED_CAP_MS} ms)")
+            job.stop()
+            return
+        answer = box["r"]
+        if elapsed > bound:
+            self.fail(f"answered after {elapsed:.2f} s, past the cap {BOUNDED_CAP_MS} ms + margin: {what}")
+        if stop_at is not None:
+            late = elapsed - (stop_at - t0)
+            self.slowest_stop = max(self.slowest_stop, late)
+            if late > STOPPED_WITHIN_S:
+                self.fail(f"answered {late:.2f} s after its owner's stop (at most {STOPPED_WITHIN_S} s): {what}")
+        if item["stop"] == "other" and job.stopped_by_request:
+            self.fail(f"another client's stop ended {what}")
+        self.count(str((answer.get("error") or {}).get("code", "ok")) if isinstance(answer, dict) else "not an answer")
+        self.check_answer(answer, what, hidden)
+        if not (isinstance(answer, dict) and answer.get("ok")):
+            return
+        after = self.session._games.get(gid)
+        changed = after is None or json.dumps(after.to_dict(), sort_keys=True) != before
+        if item["cmd"] == "move":
+            result = answer["result"]
+            if result.get("action") not in legal and not result.get("applied"):
+                self.fail(f"the move {_show(result.get('action'))} is not a legal action of seat {player}: {what}")
+            if changed != bool(result.get("applied")):
+                self.fail(f"applied {result.get('applied')} but the game {'changed' if changed else 'did not'}: {what}")
+        elif changed:
+            self.fail(f"a hint changed the game: {what}")
+
+    def check_answer(self, answer: Any, what: str, hidden: list[str]) -> None:
+        if not isinstance(answer, dict) or "ok" not in answer:
+            self.fail(f"not a response: {_show(answer)} for {what}")
+            return
+        try:
+            strict_loads(encode_response(answer))
+        except (TypeError, ValueError) as exc:
+            self.fail(f"not strict JSON ({exc}) for {what}")
+        code = (answer.get("error") or {}).get("code")
+        if answer.get("ok") is False and (code not in ERROR_CODES or code == "internal"):
+            self.fail(f"{code}: {answer['error'].get('message')} for {what}")
+        text = json.dumps(answer, default=repr)
+        for h in hidden:
+            if h in text:
+                self.fail(f"the answer shows {h}, cards the seat cannot see: {what}: {text[:300]}")
+
+
+# ------------------------------------------------------------- engine-seat
+#
+# docs/protocol.md, "Playing the engine": the engine seat's reply to
+# new_game or apply is a queued search — over JSON Lines every other command
+# is answered while it thinks, the client's stop ends it with the engine's
+# best move so far — and no answer shows the engine's hand.
+
+ENGINE_CAP_MS = 2000
+"""The door's `tacocat engine --max-time-ms`: an engine reply not stopped
+thinks this long; a transport that waited for it before reading on would
+answer hello that late."""
+QUICK_S = 1.0
+"""hello, legal, view, games and stop are answered within this even while
+the engine thinks (a loaded, shared machine: their median is milliseconds)."""
+
+
+@st.composite
+def engine_seat_games(draw) -> dict:
+    """A game against an engine seat with fuzzed engine fields, and the
+    client's script: applies of its own legal moves, interleaved with
+    hello, stop, legal, view, games and hints, sent without waiting."""
+    from tacocat.protocol.moves import BOT_NAMES
+
+    engine: dict[str, Any] = {"seat": draw(st.sampled_from([0, 0, 1, 1, 2, "0"]))}
+    if draw(st.integers(0, 3)) == 0:
+        engine["level"] = draw(st.sampled_from([1, 2, 3, 4, 5, 5, 0, 6]))
+    else:
+        engine["bot"] = draw(st.sampled_from(list(BOT_NAMES) + ["pimc", "pimc", "ismcts", "oracle", "x"]))
+        budget = draw(st.sampled_from(["time_ms", "iterations", "none", "both"]))
+        if budget in ("time_ms", "both"):
+            engine["time_ms"] = draw(st.sampled_from([1, 20, 100, 3_600_000, 3_600_000, 10**6, 0, 3_600_001]))
+        if budget in ("iterations", "both"):
+            engine["iterations"] = draw(st.sampled_from([1, 2, 4, 10**9, 10**9, 0]))
+    steps = draw(
+        st.lists(
+            st.sampled_from(["apply", "apply", "apply", "hello", "stop", "legal", "view", "games", "hint"]),
+            min_size=2,
+            max_size=10,
+        )
+    )
+    return {"engine": engine, "steps": steps, "pause_ms": draw(st.integers(0, 250)), "seed": draw(st.integers(0, 99))}
+
+
+class LinesLink:
+    """The JSON Lines transport (`serve_lines`, as `tacocat engine` runs
+    it) in a thread on a pipe pair: requests written as lines, answers read
+    by id, each with the time it arrived."""
+
+    def __init__(self, session: EngineSession) -> None:
+        from tacocat.protocol.jsonlines import serve_lines
+
+        to_engine_r, self._to_engine = os.pipe()
+        from_engine, from_engine_w = os.pipe()
+        rfile, wfile = os.fdopen(to_engine_r, "rb"), os.fdopen(from_engine_w, "wb", buffering=0)
+        self._out = os.fdopen(self._to_engine, "wb", buffering=0)
+        self._in = os.fdopen(from_engine, "rb")
+        self.answers: dict[Any, tuple[float, Any]] = {}
+        self.infos = 0
+        self.unreadable: list[str] = []
+        self._cond = threading.Condition()
+
+        def serve() -> None:
+            try:
+                serve_lines(session, rfile, wfile)
+            finally:
+                wfile.close()
+
+        self.server = threading.Thread(target=serve, daemon=True)
+        self.server.start()
+        self.reader = threading.Thread(target=self._read, daemon=True)
+        self.reader.start()
+
+    def _read(self) -> None:
+        for line in self._in:
+            at = time.perf_counter()
+            try:
+                message = strict_loads(line)
+            except ValueError as exc:
+                with self._cond:
+                    self.unreadable.append(f"{exc}: {line[:200]!r}")
+                continue
+            with self._cond:
+                if isinstance(message, dict) and "info" in message and "ok" not in message:
+                    self.infos += 1
+                else:
+                    key = message.get("id") if isinstance(message, dict) else None
+                    self.answers[key] = (at, message)
+                self._cond.notify_all()
+
+    def send(self, request: dict) -> float:
+        self._out.write((json.dumps(request) + "\n").encode())
+        return time.perf_counter()
+
+    def wait(self, rid: Any, timeout: float) -> tuple[float, Any] | None:
+        deadline = time.monotonic() + timeout
+        with self._cond:
+            while rid not in self.answers:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    return None
+                self._cond.wait(left)
+            return self.answers.pop(rid)
+
+    def close(self) -> None:
+        try:
+            self.send({"cmd": "quit", "id": "quit"})
+            self._out.close()
+        except OSError:
+            pass
+        self.server.join(ENGINE_CAP_MS / 1000 + 30)
+
+
+class EngineSeatDoor(Door):
+    """Games against an engine seat over an in-process JSON Lines transport
+    (the session built as `tacocat engine --max-time-ms ENGINE_CAP_MS`
+    builds it), scripts of `engine_seat_games`."""
+
+    def __init__(self, session: EngineSession | None = None, name: str = "engine-seat") -> None:
+        super().__init__(name)
+        self.session = session or EngineSession(max_time_ms=ENGINE_CAP_MS)
+        warm_up()
+        self.link = LinesLink(self.session)
+        self.rng = random.Random(5)
+        self.n = 0
+        self.quick = 0
+        """Quick commands answered while an engine reply was running."""
+        self.slowest_quick = 0.0
+
+    def close(self) -> None:
+        self.link.close()
+
+    def rid(self, what: str) -> str:
+        self.n += 1
+        return f"{what}-{self.n}"
+
+    def check(self, answer: Any, what: str, hidden: list[str]) -> None:
+        if not isinstance(answer, dict) or "ok" not in answer:
+            self.fail(f"not a response: {_show(answer)} for {what}")
+            return
+        code = (answer.get("error") or {}).get("code")
+        self.count(str(code) if code else "ok")
+        if answer["ok"] is False and (code not in ERROR_CODES or code == "internal"):
+            self.fail(f"{code}: {answer['error'].get('message')} for {what}")
+        text = json.dumps(answer)
+        for h in hidden:
+            if h in text:
+                self.fail(f"the answer to {what} shows {h}, cards of the engine's seat or the pile: {text[:300]}")
+
+    def send(self, item: dict) -> None:
+        link, session = self.link, self.session
+        engine = item["engine"]
+        human = 1 - engine["seat"] if engine.get("seat") in (0, 1) else None
+        pending: dict[str, tuple[float, str]] = {}
+        """Engine replies sent and not yet answered: id -> (sent at, what)."""
+        hidden: set[str] = set()
+        game: dict[str, Any] = {}
+        bound = ENGINE_CAP_MS / 1000 + DEADLINE_GRACE + BOUNDED_MARGIN_S
+
+        def seen(gid: str | None) -> None:
+            state = session._games.get(gid) if gid else None
+            if state is not None and human is not None:
+                hidden.update(hidden_strings(state, human))
+
+        def settle(rid: str, timeout: float) -> Any:
+            """The answer to `rid`, checked; None (a failure) if it never came."""
+            sent, what = pending.pop(rid)
+            got = link.wait(rid, timeout)
+            self.tried += 1
+            if got is None:
+                self.fail(f"hang: no answer {timeout:.1f} s after {what}")
+                return None
+            at, answer = got
+            self.slowest = max(self.slowest, at - sent)
+            if at - sent > bound:
+                self.fail(f"answered {at - sent:.2f} s after {what}, past the engine's cap {ENGINE_CAP_MS} ms + margin")
+            seen(game.get("game"))
+            self.check(answer, what, sorted(hidden))
+            return answer
+
+        def opened() -> bool:
+            """Whether the game is open (waiting for new_game's answer first)."""
+            if "game" not in game and "new_game" in game:
+                answer = settle(game.pop("new_game"), bound + 1)
+                if isinstance(answer, dict) and answer.get("ok"):
+                    result = answer["result"]
+                    game["game"] = result["game"]
+                    seats = result["tokens"]["seats"]
+                    if "owner" in result["tokens"] or seats[engine["seat"]] is not None:
+                        self.fail(
+                            f"new_game against the engine gave a token the human may not hold: {result['tokens']}"
+                        )
+                    game["token"] = seats[human]
+                    seen(game["game"])
+            return "game" in game
+
+        rid = self.rid("new_game")
+        what = f"new_game engine {_show(engine)}"
+        pending[rid] = (link.send({"id": rid, "cmd": "new_game", "seed": item["seed"], "engine": engine}), what)
+        game["new_game"] = rid
+        for step in item["steps"]:
+            time.sleep(item["pause_ms"] / 1000)
+            thinking = bool(pending)
+            if step == "apply":
+                if not opened():
+                    continue
+                for r in [r for r in pending if r.startswith("apply")]:
+                    settle(r, bound + 1)  # one apply at a time: the next is chosen from the game after it
+                state = session._games.get(game["game"])
+                if state is None or state.over or not state.legal_actions(human):
+                    continue
+                seen(game["game"])
+                action = self.rng.choice(state.legal_actions(human)).to_dict()
+                rid = self.rid("apply")
+                request = {"id": rid, "cmd": "apply", "game": game["game"], "player": human, "token": game["token"]}
+                pending[rid] = (
+                    link.send({**request, "action": action}),
+                    f"apply {_show(action)} engine {_show(engine)}",
+                )
+                continue
+            needs_game = step in ("legal", "view", "hint")
+            if needs_game and not ("game" in game or (not pending and opened())):
+                step = "hello"  # the game's id is not known yet: ask something else meanwhile
+            rid = self.rid(step)
+            request: dict[str, Any] = {"id": rid, "cmd": step}
+            if needs_game and step != "hello":
+                request.update(game=game["game"], player=human, token=game["token"])
+            if step == "games":
+                request["tokens"] = [game["token"]] if "token" in game else []
+            if step == "hint":
+                request["time_ms"] = 50
+            what = f"{step} while the engine {'thinks' if thinking else 'waits'} (engine {_show(engine)})"
+            sent = link.send(request)
+            stopped_at = sent if step == "stop" else None
+            if step == "hint":
+                pending[rid] = (sent, what)
+                continue
+            got = link.wait(rid, QUICK_S + 30)
+            self.tried += 1
+            if got is None:
+                self.fail(f"hang: no answer to {what}")
+                continue
+            at, answer = got
+            self.slowest = max(self.slowest, at - sent)
+            if thinking:
+                self.quick += 1
+                self.slowest_quick = max(self.slowest_quick, at - sent)
+            if at - sent > QUICK_S:
+                self.fail(f"{step} answered {at - sent:.2f} s after it was sent: {what}")
+            seen(game.get("game"))
+            self.check(answer, what, sorted(hidden))
+            if stopped_at is not None:
+                for r in [r for r in pending if not r.startswith("hint")]:
+                    got = link.wait(r, STOPPED_WITHIN_S + 30)
+                    if got is not None:
+                        late = got[0] - stopped_at
+                        if late > STOPPED_WITHIN_S:
+                            self.fail(f"the engine's reply {pending[r][1]} answered {late:.2f} s after the stop")
+                        link.answers[r] = got  # settled below
+                    if r == game.get("new_game"):
+                        opened()
+                    else:
+                        settle(r, 1)
+        for r in list(pending):  # the script's end: the engine's last reply, and any hint
+            if r == game.get("new_game"):
+                opened()
+            elif r in pending:
+                settle(r, bound + 1)
+        if "game" in game:
+            rid = self.rid("end_game")
+            link.send({"id": rid, "cmd": "end_game", "game": game["game"], "token": game["token"]})
+            got = link.wait(rid, 30)
+            if got is None or not got[1].get("ok"):
+                self.fail(f"end_game by the human's token failed: {_show(got)}")
+        if link.unreadable:
+            self.fail(f"a line not strict JSON: {link.unreadable[0]}")
+            link.unreadable.clear()
+
+
+# -------------------------------------------------------------- fair-share
+#
+# docs/protocol.md, "A fair share per client": the shares of games,
+# searches and connections are keyed by the peer (not by headers a client
+# chooses), one peer holds at most half of each while another waits, and a
+# body must arrive within the body timeout.  One peer (127.0.0.1) floods —
+# games (with the board's own Origin, spelt every way), searches, connections
+# that trickle their bodies, send half a head, send nothing or sit kept
+# alive — and another peer (127.0.0.2) is served meanwhile: never `busy`.
+
+FAIR_LIMITS = {"max_connections": 8, "idle_timeout": 3.0}
+"""The door's serve flags: 8 connections (a peer's share 4); a body and an
+idle connection may take 3 s, longer than the 1 s grace a newcomer waits
+for a place, so that only the share, not a timeout, can serve the victim."""
+FAIR_GAMES = 20
+VICTIM_S = 5.0
+"""The victim's answer within: the grace for a place (1 s), a queued
+search's turn (the flood's stand-ins wait at most 1 s), and a margin."""
+
+
+@st.composite
+def fair_share_floods(draw) -> dict:
+    return {
+        "games": draw(st.integers(0, 14)),
+        "origin": draw(st.sampled_from([None, "own", "LOCALHOST", "localhost", "[::1]", "evil"])),
+        "searches": draw(st.integers(0, 4)),
+        "search_ms": draw(st.integers(100, 1000)),
+        "trickles": draw(st.integers(0, 12)),
+        "half_heads": draw(st.integers(0, 4)),
+        "silent": draw(st.integers(0, 10)),
+        "kept": draw(st.integers(0, 6)),
+        "delay_ms": draw(st.integers(0, 300)),
+        "victim": draw(
+            st.lists(st.sampled_from(["hello", "new_game", "hint", "legal", "games", "view"]), min_size=1, max_size=4)
+        ),
+    }
+
+
+class FairShareDoor(Door):
+    """A flooding peer and a victim peer over real sockets to a server built
+    as `tacocat serve --max-games 20 --max-searches 2 --max-queue 2
+    --max-connections 8 --idle-timeout 3` builds it (searches: stand-ins
+    that wait, `waiting_hint`)."""
+
+    def __init__(self, base: str, session: EngineSession, name: str = "fair-share") -> None:
+        super().__init__(name)
+        import httpx
+
+        self.base, self.session = base, session
+        self.port = int(base.rsplit(":", 1)[1])
+        self.flood_client = httpx.Client(base_url=base, timeout=HANG_S + 5)
+        self.victim_codes: dict[str, int] = {}
+        self.flood_codes: dict[str, int] = {}
+        self.victims = 0
+
+    def close(self) -> None:
+        self.flood_client.close()
+
+    def _raw(self, head: bytes) -> socket.socket | None:
+        try:
+            s = socket.create_connection(("127.0.0.1", self.port), timeout=5)
+            if head:
+                s.sendall(head)
+            return s
+        except OSError:
+            return None
+
+    def _flood_answer(self, status: int, body: Any, what: str) -> None:
+        code = (body.get("error") or {}).get("code") if isinstance(body, dict) and body.get("ok") is False else "ok"
+        key = f"{status} {code}"
+        self.flood_codes[key] = self.flood_codes.get(key, 0) + 1
+        if status >= 500 and status != 503 or code == "internal":
+            self.fail(f"the flood's {what} answered {status} {_show(body)}")
+
+    def send(self, item: dict) -> None:
+        import httpx
+        from servers import peer_client
+
+        own = f"127.0.0.1:{self.port}"
+        origin = {
+            None: None,
+            "own": f"http://{own}",
+            "LOCALHOST": f"http://LOCALHOST:{self.port}",
+            "localhost": f"http://localhost:{self.port}",
+            "[::1]": f"http://[::1]:{self.port}",
+            "evil": "http://evil.example",
+        }[item["origin"]]
+        for _ in range(item["games"]):
+            headers = {"origin": origin} if origin else {}
+            try:
+                r = self.flood_client.post("/v1/new_game", json={}, headers=headers)
+                self._flood_answer(r.status_code, strict_loads(r.content), "new_game")
+            except (httpx.TransportError, ValueError) as exc:
+                self.fail(f"the flood's new_game: {type(exc).__name__}: {exc}")
+        searches = []
+        for i in range(item["searches"]):
+
+            def search(i=i) -> None:
+                with httpx.Client(base_url=self.base, timeout=HANG_S + 5) as c:
+                    body = {"view": PLAY_VIEW, "time_ms": item["search_ms"], "token": f"flood-{i}"}
+                    try:
+                        r = c.post("/v1/hint", json=body)
+                        self._flood_answer(r.status_code, strict_loads(r.content), "hint")
+                    except (httpx.TransportError, ValueError) as exc:
+                        self.fail(f"the flood's hint: {type(exc).__name__}: {exc}")
+
+            t = threading.Thread(target=search, daemon=True)
+            t.start()
+            searches.append(t)
+        host = f"Host: {own}\r\nContent-Type: application/json\r\n"
+        held = []
+        for _ in range(item["kept"]):
+            s = self._raw(f"GET /v1/hello HTTP/1.1\r\n{host}\r\n".encode())
+            if s is not None:
+                with contextlib.suppress(OSError):
+                    s.recv(65536)  # the answer: the connection is kept alive, idle
+                held.append(s)
+        for _ in range(item["trickles"]):
+            held.append(self._raw(f"POST /v1/new_game HTTP/1.1\r\n{host}Content-Length: 400\r\n\r\n{{".encode()))
+        for _ in range(item["half_heads"]):
+            held.append(self._raw(f"POST /v1/new_game HTTP/1.1\r\n{host}".encode()))
+        for _ in range(item["silent"]):
+            held.append(self._raw(b""))
+        time.sleep(item["delay_ms"] / 1000)
+        what = (
+            f"flood of {item['games']} games (Origin {origin}), {item['searches']} searches of {item['search_ms']} ms, "
+            f"{item['trickles']} trickled bodies, {item['half_heads']} half heads, {item['silent']} silent and "
+            f"{item['kept']} kept-alive connections"
+        )
+        victim_games: list[tuple[str, dict]] = []
+        with peer_client(self.base, timeout=HANG_S + 5) as victim:
+            for cmd in item["victim"]:
+                body: dict[str, Any] = {}
+                if cmd in ("legal", "view"):
+                    if not victim_games:
+                        cmd = "new_game"
+                    else:
+                        gid, tokens = victim_games[-1]
+                        state = self.session._games.get(gid)
+                        player = (state.acting_players() or [0])[0] if state is not None else 0
+                        body = {"game": gid, "player": player, "token": tokens["seats"][player]}
+                if cmd == "hint":
+                    body = {"view": PLAY_VIEW, "time_ms": 50, "token": "victim"}
+                if cmd == "games":
+                    body = {"tokens": [t["owner"] for _, t in victim_games]}
+                self.tried += 1
+                self.victims += 1
+                t0 = time.perf_counter()
+                try:
+                    r = victim.post(f"/v1/{cmd}", json=body)
+                    answer = strict_loads(r.content)
+                except (httpx.TransportError, ValueError) as exc:
+                    self.fail(f"the victim's {cmd} beside a {what}: {type(exc).__name__}: {exc}")
+                    continue
+                elapsed = time.perf_counter() - t0
+                self.slowest = max(self.slowest, elapsed)
+                code = (answer.get("error") or {}).get("code") if answer.get("ok") is False else "ok"
+                self.count(f"{r.status_code} {code}")
+                if r.status_code != 200 or code != "ok":
+                    self.fail(f"the victim's {cmd} answered {r.status_code} {_show(answer)} beside a {what}")
+                elif elapsed > VICTIM_S:
+                    self.fail(f"the victim's {cmd} answered after {elapsed:.1f} s beside a {what}")
+                if cmd == "new_game" and answer.get("ok"):
+                    victim_games.append((answer["result"]["game"], answer["result"]["tokens"]))
+            for gid, tokens in victim_games:
+                victim.post("/v1/end_game", json={"game": gid, "token": tokens["owner"]})
+        for s in held:
+            if s is not None:
+                s.close()
+        for t in searches:
+            t.join(HANG_S + 10)
+
+
+# ---------------------------------------------------------- operator-flags
+#
+# docs/cli.md (`tacocat serve --help`): every number a flag takes is finite
+# and in its range, an admin token has at least MIN_ADMIN_TOKEN characters;
+# anything else is exit 2 with one `error:` line, before a server starts (a
+# NaN idle timeout used to start a server whose every hello answered 500, an
+# empty admin token one where anyone's stop ended every search).  A server
+# that starts answers hello with finite limits, and new_game.
+
+NON_FINITE = ["nan", "NaN", "inf", "-inf", "Infinity", "1e400", "-1e400"]
+NOT_NUMBERS = ["", "x", "1,5", "0x10", "1 000"]
+SERVE_FLAGS: dict[str, tuple[list[str], set[str]]] = {
+    # flag: (values tried, the values the documented ranges refuse besides NON_FINITE and NOT_NUMBERS)
+    "--idle-timeout": (
+        ["0.1", "1", "5", "3600", "0.05", "0", "-1", "3601", "1e-400", "2.5"],
+        {"0.05", "0", "-1", "3601", "1e-400"},
+    ),
+    "--max-time-ms": (
+        ["1", "100", "10000", "3600000", "0", "-1", "1.5", "1" + "0" * 30],
+        {"0", "-1", "1.5", "1" + "0" * 30},
+    ),
+    "--max-searches": (["1", "4", "0", "-1", "2.0", "1" + "0" * 30], {"0", "-1", "2.0", "1" + "0" * 30}),
+    "--max-queue": (["0", "16", "-1", "1" + "0" * 30], {"-1", "1" + "0" * 30}),
+    "--max-games": (["1", "1000", "0", "-1", "1" + "0" * 30], {"0", "-1", "1" + "0" * 30}),
+    "--max-connections": (["1", "256", "100000", "0", "100001", "-1"], {"0", "100001", "-1"}),
+    "--max-body": (["64", "1048576", "63", "-1"], {"63", "-1"}),
+    "--admin-token": (
+        ["", "x", "a" * 15, "é" * 15, "0123456789abcdef", "a" * 16, "é" * 16, "s" * 200],
+        {"", "x", "a" * 15, "é" * 15},
+    ),
+    "--port": (["0", "0", "-1", "65536"], {"-1", "65536"}),
+    "--host": (["127.0.0.1", "localhost", "::1", "256.0.0.1", "x" * 300], {"256.0.0.1", "x" * 300}),  # loopback only
+    "--cors-origin": (
+        ["http://localhost:5173", "x", "http://a/b", "", "javascript:"],
+        {"x", "http://a/b", "", "javascript:"},
+    ),
+    "--allowed-host": (["engine.lan", "*", "http://x", "", "a b"], {"http://x", "", "a b"}),
+    "--log-level": (["info", "error", "nan", ""], {"nan", ""}),
+}
+NUMERIC_FLAGS = {
+    "--idle-timeout",
+    "--max-time-ms",
+    "--max-searches",
+    "--max-queue",
+    "--max-games",
+    "--max-connections",
+    "--max-body",
+    "--port",
+}
+
+
+@st.composite
+def serve_flags(draw) -> list[str]:
+    argv: list[str] = []
+    for _ in range(draw(st.integers(1, 4))):
+        flag = draw(st.sampled_from(sorted(SERVE_FLAGS)))
+        values, refused = SERVE_FLAGS[flag]
+        valid = [v for v in values if v not in refused]
+        invalid = [v for v in values if v in refused] + (NON_FINITE + NOT_NUMBERS if flag in NUMERIC_FLAGS else [])
+        argv += [flag, draw(st.sampled_from(invalid if invalid and draw(st.integers(0, 4)) == 0 else valid))]
+    if "--port" not in argv:
+        argv += ["--port", "0"]
+    argv += draw(
+        st.sampled_from([["--no-store"], ["--no-store"], ["--store", "$store"], ["--store", "$store", "--no-store"]])
+    )
+    return argv
+
+
+def refused_by_the_docs(argv: list[str]) -> str | None:
+    """The first flag value the documented ranges refuse, or None."""
+    for flag, value in zip(argv, argv[1:]):
+        if flag not in SERVE_FLAGS:
+            continue
+        if flag in NUMERIC_FLAGS and value in NON_FINITE + NOT_NUMBERS or value in SERVE_FLAGS[flag][1]:
+            return f"{flag} {value!r}"
+    return None
+
+
+class OperatorFlagsDoor(Door):
+    """`tacocat serve FLAGS` in process (CliRunner): a refusal is exit 2 in
+    one `error:` line, and one the documented ranges call for must come; a
+    server that starts is asked hello and new_game through its app (Starlette's
+    test client) instead of running on its socket.  `subprocess_`: the real
+    command, asked over its socket, then ended by SIGTERM (within 2 s)."""
+
+    def __init__(self, folder: str | None = None, name: str = "operator-flags") -> None:
+        super().__init__(name)
+        self.folder = folder or tempfile.mkdtemp(prefix="tacocat-flags-")
+        self.n = 0
+        self.started = 0
+
+    def fill(self, argv: list[str]) -> list[str]:
+        self.n += 1
+        return [os.path.join(self.folder, f"store{self.n}.sqlite3") if a == "$store" else a for a in argv]
+
+    def ask(self, get: Callable[[str], Any], post: Callable[[str, dict], Any], what: str) -> None:
+        """hello and new_game of a started server: 200, strict JSON, finite limits."""
+        self.started += 1
+        for name, call in (("hello", lambda: get("/v1/hello")), ("new_game", lambda: post("/v1/new_game", {}))):
+            r = call()
+            try:
+                body = strict_loads(r.content)
+            except ValueError as exc:
+                self.fail(
+                    f"{name} of a server started by {what}: {r.status_code}, not strict JSON ({exc}): {r.text[:200]}"
+                )
+                continue
+            if r.status_code != 200 or not body.get("ok"):
+                self.fail(f"{name} of a server started by {what} answered {r.status_code} {_show(body)}")
+
+    def send(self, argv: list[str], subprocess_: bool = False) -> None:
+        argv = self.fill(argv)
+        what = f"tacocat serve {_argv(argv)}"
+        refused = refused_by_the_docs(argv)
+        t0 = time.perf_counter()
+        self.tried += 1
+        status, err = self.run_real(argv, what) if subprocess_ else self.run_in_process(argv, what)
+        self.slowest = max(self.slowest, time.perf_counter() - t0)
+        if status is None:
+            return
+        self.count(str(status))
+        lines = [l for l in err.strip().splitlines() if l.strip() and not l.startswith(("tacocat serve ", "warning:"))]
+        if "Traceback (most recent call last)" in err:
+            self.fail(f"traceback from {what}: {err[-300:]}")
+        if status not in (0, 2):
+            self.fail(f"exit {status} from {what}: {err[-300:]}")
+        if status == 2 and (len(lines) != 1 or not lines[0].startswith("error: ")):
+            self.fail(f"exit 2 without one error line from {what}: {err[-300:]!r}")
+        if refused is not None and status != 2:
+            self.fail(f"{what}: {refused} is outside its documented range, yet the server started (exit {status})")
+
+    def run_in_process(self, argv: list[str], what: str) -> tuple[int | None, str]:
+        from click.testing import CliRunner
+        from starlette.testclient import TestClient
+
+        from tacocat.cli import serve_cmd
+        from tacocat.cli.main import app
+
+        door = self
+
+        class Asked:
+            def __init__(self, config: Any, session: Any) -> None:
+                self.config = config
+
+            def run(self, sockets: list) -> None:
+                for s in sockets:
+                    s.close()
+                with TestClient(self.config.app, base_url="http://127.0.0.1") as client:
+                    door.ask(client.get, lambda path, body: client.post(path, json=body), what)
+
+        real = serve_cmd._stopping_server
+        serve_cmd._stopping_server = Asked  # type: ignore[assignment]
+        try:
+            r = CliRunner().invoke(app, ["serve", *argv])
+        finally:
+            serve_cmd._stopping_server = real
+        if r.exception is not None and not isinstance(r.exception, SystemExit):
+            self.fail(f"exception {type(r.exception).__name__}: {r.exception} from {what}")
+        return r.exit_code, r.stderr
+
+    def run_real(self, argv: list[str], what: str) -> tuple[int | None, str]:
+        import httpx
+
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "tacocat.cli.main", "serve", "--log-level", "warning", *argv],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
+        line = proc.stdout.readline().decode("utf-8", "replace") if proc.stdout else ""
+        if "the board is at " in line:
+            url = line.split("the board is at ", 1)[1].split()[0].rstrip("/")
+            with httpx.Client(base_url=url, timeout=HANG_S) as client:
+                try:
+                    self.ask(client.get, lambda path, body: client.post(path, json=body), what)
+                except httpx.TransportError as exc:
+                    self.fail(f"a server started by {what} did not answer: {exc}")
+            proc.terminate()
+            t0 = time.perf_counter()
+            try:
+                proc.wait(10)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+            if time.perf_counter() - t0 > 2.0:
+                self.fail(f"a server started by {what} took {time.perf_counter() - t0:.1f} s to end after SIGTERM")
+        try:
+            out, err = proc.communicate(timeout=60)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            self.fail(f"hang: {what} neither served nor exited in 60 s")
+            return None, ""
+        return (0 if "the board is at " in line and proc.returncode in (0, -15) else proc.returncode), err.decode(
+            "utf-8", "replace"
+        )
+
+
+# ------------------------------------------------------------------ records
+#
+# docs/protocol.md (new_game's `record`) and docs/cli.md (`analyze`): a game
+# record with a key it does not define — at its top, in an action, in its
+# ruleset — or a game field of the wrong type is refused (`bad_record`, a
+# ruleset's `bad_ruleset`; `analyze` exit 2), never read with the key
+# dropped.  (The three keys `play --save` adds beside the game — players,
+# bot_budget, undos — are not read by new_game and are left alone here.)
+
+UNKNOWN_KEYS = ["colour", "Seed", "seeds", "action", "rule", "", " seed", "actions ", "format_version", "SEED"]
+MISTYPED: dict[str, list[Any]] = {
+    "seed": ["1", 1.0, True, None, [1], 2**63, -(2**63)],
+    "actions": [{}, "x", None, 1, [[]], [None]],
+    "version": ["1", 1.0, True, None, 99, -1],
+    "format": ["tacocat-state", "Tacocat-Record", "", None, 1],
+    "rules": ["standard", 1, [], True],
+}
+ACTION_MISTYPED: dict[str, list[Any]] = {
+    "player": [0.0, True, "0", 2, -1, None],
+    "cards": [[1.0], [True], {"1": 1}, [0], [13], 5],
+    "kind": [1, "Duel", "", None, "pass"],
+    "beats": ["yes", 1, [True], 0.0],
+}
+"""An action's fields of the wrong type.  Not here: cards as plain notation
+("2 5 7") or null (no cards), which every reader of cards takes; `beats`
+on an action that is not an answer, which is dropped whatever it holds
+(docs: "answers only"; a finding left open, test_fuzz_doors.py)."""
+
+
+@st.composite
+def bad_records(draw) -> tuple[str, Any]:
+    """(what was done, the record): a real game's record, mutated."""
+    state = _state_source(draw)
+    doc = json.loads(json.dumps(state.record().to_dict()))
+    kind = draw(
+        st.sampled_from(["control", "unknown top", "unknown action", "unknown rules", "mistyped", "mistyped action"])
+    )
+    if kind in ("unknown action", "mistyped action") and not doc["actions"]:
+        kind = "unknown top"
+    if kind == "unknown top":
+        key = draw(st.sampled_from(UNKNOWN_KEYS))
+        doc[key] = draw(json_values)
+        return f"unknown key {key!r}", doc
+    if kind == "unknown rules":
+        key = draw(st.sampled_from(UNKNOWN_KEYS))
+        doc["rules"][key] = draw(json_values)
+        return f"unknown rules key {key!r}", doc
+    if kind == "mistyped":
+        key = draw(st.sampled_from(sorted(MISTYPED)))
+        doc[key] = draw(st.sampled_from(MISTYPED[key]))
+        return f"{key} {_show(doc[key])}", doc
+    if kind in ("unknown action", "mistyped action"):
+        i = draw(st.integers(0, len(doc["actions"]) - 1))
+        if kind == "unknown action":
+            key = draw(st.sampled_from(UNKNOWN_KEYS + ["Player", "card", "beat", "why"]))
+            doc["actions"][i][key] = draw(json_values)
+            return f"action {i + 1}: unknown key {key!r}", doc
+        key = draw(st.sampled_from(sorted(ACTION_MISTYPED)))
+        if key == "beats":
+            answers = [j for j, a in enumerate(doc["actions"]) if a["kind"] == "answer"]
+            if not answers:
+                key = "kind"
+            else:
+                i = draw(st.sampled_from(answers))
+        doc["actions"][i][key] = draw(st.sampled_from(ACTION_MISTYPED[key]))
+        return f"action {i + 1}: {key} {_show(doc['actions'][i][key])}", doc
+    return "control", doc
+
+
+class RecordDoor(CliDoor):
+    """Each record through `new_game` (in process) and, every
+    `cli_every`th, `tacocat analyze` on a file: a control replays (ok,
+    exit 0); every mutation is refused."""
+
+    def __init__(self, folder: str | None = None, name: str = "records", cli_every: int = 10) -> None:
+        super().__init__(name)
+        self.session = EngineSession(max_time_ms=100, max_games=50)
+        self.folder = folder or tempfile.mkdtemp(prefix="tacocat-records-")
+        self.cli_every = cli_every
+        self.inputs = 0
+
+    def send_record(self, item: tuple[str, Any]) -> None:
+        what, doc = item
+        self.inputs += 1
+        answered, r = self.timed(lambda: self.session.handle({"cmd": "new_game", "record": doc}), what)
+        if not answered:
+            return
+        code = (r.get("error") or {}).get("code") if r.get("ok") is False else "ok"
+        self.count(f"new_game {code}")
+        wanted = {"ok"} if what == "control" else {"bad_ruleset", "bad_record"} if "rules" in what else {"bad_record"}
+        if code not in wanted:
+            self.fail(f"a record with {what} answered {code} (expected {' or '.join(sorted(wanted))}): {_show(r)}")
+        if r.get("ok"):
+            self.session.handle(
+                {"cmd": "end_game", "game": r["result"]["game"], "token": r["result"]["tokens"]["owner"]}
+            )
+        if self.cli_every and self.inputs % self.cli_every == 0:
+            path = os.path.join(self.folder, f"record{self.inputs}.json")
+            with open(path, "w") as f:
+                json.dump(doc, f)
+            before = dict(self.codes)
+            self.run(["analyze", "--iterations", "1", path], None)
+            status = next(k for k in self.codes if self.codes[k] != before.get(k, 0))
+            self.codes[status] -= 1
+            self.count(f"analyze exit {status}")
+            if (status == "0") != (what == "control"):
+                self.fail(f"tacocat analyze on a record with {what} exited {status}")
