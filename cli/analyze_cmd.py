@@ -7,13 +7,14 @@ from __future__ import annotations
 
 import json
 import sys
+import threading
 from pathlib import Path
 
 import click
 
 from tacocat.cli.option_table import file_option, ranged_option
 from tacocat.cli.search_options import search_options
-from tacocat.cli.terminal import CliError, counted, format_action, friendly_errors, progress_bar
+from tacocat.cli.terminal import CliError, counted, format_action, friendly_errors, interrupt_sets, progress_bar
 from tacocat.rules.cards import format_cards
 from tacocat.rules.files import read_json
 from tacocat.rules.game import GameRecord
@@ -213,7 +214,10 @@ def command(game, player, top, time_ms, iterations, seed, method, score, plot_pa
     names, humans = _names_of(data)
     record.replay()  # a broken record fails here, before the progress bar
     _check_installed(plot_path)
-    result = _analysed(record, players, iterations=iterations, time_ms=time_ms, seed=seed, method=method, score=score)
+    stop = threading.Event()
+    result = _analysed(
+        record, players, stop, iterations=iterations, time_ms=time_ms, seed=seed, method=method, score=score
+    )
     viewer = viewer_of(players, humans)
     winner = _outcome(result, names)
     if plot_path is not None:
@@ -227,16 +231,7 @@ def command(game, player, top, time_ms, iterations, seed, method, score, plot_pa
         return
     game_scale = score == "game"
     you = {p: ("you" if p in humans and len(humans) == 1 else names[p]) for p in (0, 1)}
-    searched = [d for d in result.decisions if not d.forced]
-    methods = sorted({d.method for d in searched if d.method})
-    click.echo(
-        f"game from seed {result.seed}: {counted(result.actions, 'action')}, "
-        f"{counted(len(result.rounds), 'round')}, {winner}"
-    )
-    click.echo(
-        f"reviewed {counted(len(result.decisions), 'decision')} of {' and '.join(names[p] for p in players)} "
-        f"({len(searched)} searched, the rest forced; method {', '.join(methods) or '-'})"
-    )
+    _header(result, names, players, winner, _todo(record, players) if stop.is_set() else None)
     _curve_lines(result, viewer, names, game_scale)
     for p in players:
         click.echo(_given_away(result, p, you[p], game_scale))
@@ -244,7 +239,8 @@ def command(game, player, top, time_ms, iterations, seed, method, score, plot_pa
     unknown = result.unknown()
     if unknown:
         click.echo(
-            f"\n{len(unknown)} decision(s) not scored (the move played was not among the engine's candidates): "
+            f"\n{counted(len(unknown), 'decision')} not scored "
+            "(the move played was not among the engine's candidates): "
             + ", ".join(f"action {d.index + 1}" for d in unknown[:10])
         )
     if plot_path is not None:
@@ -278,19 +274,46 @@ def _check_installed(plot_path: str | None) -> None:
         raise CliError(f"the hint engine is not available in this installation ({exc})") from None
 
 
-def _analysed(record: GameRecord, players: tuple[int, ...], *, score: str, **budget):
-    """`tacocat.players.analysis.analyze` under a progress bar of the decisions to review."""
+def _analysed(record: GameRecord, players: tuple[int, ...], stop: threading.Event, *, score: str, **budget):
+    """`tacocat.players.analysis.analyze` under a progress bar of the
+    decisions to review; Ctrl-C sets `stop`, which cuts the decision being
+    searched short and ends the review there."""
     from tacocat.players.analysis import analyze
 
-    todo = sum(1 for a in record.actions if isinstance(a, dict) and a.get("player") in players)
-    with progress_bar("analysing", todo) as bar:
+    todo = _todo(record, players)
+    with interrupt_sets(stop), progress_bar("analysing", todo) as bar:
         last = [0]
 
         def progress(done: int, total: int) -> None:
             bar.update(done - last[0])
             last[0] = done
 
-        return analyze(record, players=players, utilities=score, progress=progress, **budget)
+        return analyze(record, players=players, utilities=score, progress=progress, stop=stop, **budget)
+
+
+def _todo(record: GameRecord, players: tuple[int, ...]) -> int:
+    """The decisions of `players` in the record, forced ones included."""
+    return sum(1 for a in record.actions if isinstance(a, dict) and a.get("player") in players)
+
+
+def _header(result, names: dict[int, str], players: tuple[int, ...], winner: str, stopped_of: int | None) -> None:
+    """The game, what was reviewed, and (`stopped_of`: the decisions there
+    were) where Ctrl-C stopped the review."""
+    searched = [d for d in result.decisions if not d.forced]
+    methods = sorted({d.method for d in searched if d.method})
+    click.echo(
+        f"game from seed {result.seed}: {counted(result.actions, 'action')}, "
+        f"{counted(len(result.rounds), 'round')}, {winner}"
+    )
+    click.echo(
+        f"reviewed {counted(len(result.decisions), 'decision')} of {' and '.join(names[p] for p in players)} "
+        f"({len(searched)} searched, the rest forced; method {', '.join(methods) or '-'})"
+    )
+    if stopped_of is not None:
+        click.echo(
+            f"stopped by Ctrl-C: {len(result.decisions)} of {counted(stopped_of, 'decision')} reviewed "
+            "(the last one on less search than asked)"
+        )
 
 
 def _outcome(result, names: dict[int, str]) -> str:

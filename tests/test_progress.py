@@ -15,7 +15,7 @@ import time
 from pathlib import Path
 
 import pytest
-from helpers import run_cli
+from helpers import run_cli, tacocat_argv
 
 from tacocat.cli.solve_cmd import FIRST_CHUNK_PER_BUILD, EquilibriumProgress, equilibrium_time_left
 from tacocat.cli.terminal import Progress, duration_text, interrupt_sets
@@ -276,3 +276,24 @@ def test_a_batch_of_positions_piped_counts_them(monkeypatch, tmp_path):
     assert any(
         re.search(r"^solving positions: \d+% \(\d+/10\), [\d.]+ s so far, about [\d.]+ s left$", ln) for ln in lines
     )
+
+
+@pytest.mark.slow  # an analysis in its own process, stopped a few seconds in
+def test_ctrl_c_during_an_analysis_prints_what_was_reviewed(tmp_path):
+    import subprocess
+
+    argv = tacocat_argv() + ["analyze", str(ROOT / "docs" / "example_game.json"), "--time", "2000"]
+    with subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=tmp_path) as proc:
+        assert proc.stderr.readline().startswith("analysing ...")  # piped: the task is named, the review begun
+        time.sleep(1.0)
+        asked = time.monotonic()
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 0, err
+    assert time.monotonic() - asked < 20  # not the 40-odd searches of 2 s each
+    m = re.search(
+        r"^stopped by Ctrl-C: (\d+) of 56 decisions reviewed \(the last one on less search than asked\)$", out, re.M
+    )
+    assert m and 1 <= int(m.group(1)) < 56, out
+    assert "Traceback" not in err
+    assert "costliest decisions" in out or "no decision cost anything" in out
