@@ -155,39 +155,50 @@ def solve_endgame(
     best = result.moves[0].action
     beats = best.beats if best.kind == "answer" else None
 
-    # The best move's outcome against every hand, to pick representatives.
+    attacker = play_attacker(view)
+    worlds, tally = _outcomes_of(view, sampler, solver, attacker, best.cards, beats)
+    chosen = _representatives(worlds, lines)
+    out_lines = [_line(view, attacker, best.cards, beats, p, opp, mine) for p, opp, mine in chosen]
+    return EndgameResult(view, n, result, out_lines, tally, time.perf_counter() - t0)
+
+
+def _outcomes_of(
+    view: View, sampler: HandSampler, solver: PerfectSolver, attacker: int, cards: Hand, beats: bool | None
+) -> tuple[list, dict[str, int]]:
+    """The best move's outcome against every hand, to pick representatives:
+    (probability, hand, outcome) most likely first, and the outcomes' tally."""
     worlds = []
     tally = dict.fromkeys(OUTCOMES, 0)
-    attacker = play_attacker(view)
     for opp, _ in sampler.iter_hands():  # every hand, in `enumerate`'s order
-        after = PlayPosition(world_hands(view, opp), attacker, view.table, view.rules).after(best.cards, beats)
+        after = PlayPosition(world_hands(view, opp), attacker, view.table, view.rules).after(cards, beats)
         o = solver.outcome(after.hands, after.attacker, after.table)
         mine = OUTCOMES[1 - (o if view.player == 0 else -o)]
         tally[mine] += 1
         worlds.append((sampler.probability(opp), opp, mine))
     worlds.sort(key=lambda w: (-w[0], list(w[1])))
-    chosen = _representatives(worlds, lines)
+    return worlds, tally
 
-    out_lines = []
-    for p, opp, mine in chosen:
-        start = PlayPosition(world_hands(view, opp), attacker, view.table, view.rules)
-        steps = [PVStep(attacker, view.table, None)] if view.table else []
-        steps.append(PVStep(view.player, best.cards, beats))
-        after = start.after(best.cards, beats)
-        if after.is_showdown:
-            final = (after.hands[0][0], after.hands[1][0])
-        else:
-            pv = solve(after, moves=False)
-            steps += pv.pv
-            if pv.showdown is None:  # pragma: no cover - solve gives its variation unless told not to
-                raise TacocatError(f"internal: no principal variation against {opp}")
-            final = pv.showdown
-        mine_last, their_last = final[view.player], final[1 - view.player]
-        outcome = OUTCOMES[1 - showdown(((mine_last,), (their_last,)))]  # R17, from my side
-        if outcome != mine:  # pragma: no cover - the two solvers agree (tests/test_solver.py)
-            raise TacocatError(f"internal: the line against {opp} ends in a {outcome}, the search said {mine}")
-        out_lines.append(EndgameLine(opp, p, steps, (mine_last, their_last), outcome))
-    return EndgameResult(view, n, result, out_lines, tally, time.perf_counter() - t0)
+
+def _line(view: View, attacker: int, cards: Hand, beats: bool | None, p: Fraction, opp: Hand, mine: str) -> EndgameLine:
+    """The principal variation after the best move against hand `opp`, to
+    the showdown (R16-R17)."""
+    start = PlayPosition(world_hands(view, opp), attacker, view.table, view.rules)
+    steps = [PVStep(attacker, view.table, None)] if view.table else []
+    steps.append(PVStep(view.player, cards, beats))
+    after = start.after(cards, beats)
+    if after.is_showdown:
+        final = (after.hands[0][0], after.hands[1][0])
+    else:
+        pv = solve(after, moves=False)
+        steps += pv.pv
+        if pv.showdown is None:  # pragma: no cover - solve gives its variation unless told not to
+            raise TacocatError(f"internal: no principal variation against {opp}")
+        final = pv.showdown
+    mine_last, their_last = final[view.player], final[1 - view.player]
+    outcome = OUTCOMES[1 - showdown(((mine_last,), (their_last,)))]  # R17, from my side
+    if outcome != mine:  # pragma: no cover - the two solvers agree (tests/test_solver.py)
+        raise TacocatError(f"internal: the line against {opp} ends in a {outcome}, the search said {mine}")
+    return EndgameLine(opp, p, steps, (mine_last, their_last), outcome)
 
 
 def _representatives(worlds: list, n: int) -> list:
