@@ -492,11 +492,7 @@ def position_from_dict(data: Any, rules: Ruleset | None = None) -> tuple[PlayPos
         raise RecordError(f"a position must be an object with keys hands, attacker, table; got {type(data).__name__}")
     if "hands" not in data:
         raise RecordError("a position needs \"hands\": [[player 0's cards], [player 1's cards]]")
-    hands = data["hands"]
-    if isinstance(hands, (str, bytes, Mapping)) or not isinstance(hands, Sequence) or len(hands) != 2:
-        raise RecordError(f"\"hands\" must be a list of two hands (player 0's, player 1's), got {hands!r}")
-    h0 = parse_cards(hands[0], "hands[0]")
-    h1 = parse_cards(hands[1], "hands[1]")
+    h0, h1 = _position_hands(data["hands"])
     if "attacker" not in data:
         raise RecordError('a position needs "attacker": 0 or 1 (with a table: who laid it)')
     attacker = data["attacker"]
@@ -504,14 +500,23 @@ def position_from_dict(data: Any, rules: Ruleset | None = None) -> tuple[PlayPos
         raise RecordError(f'"attacker" must be 0 or 1, got {attacker!r}')
     table = parse_cards(data.get("table"), "table")
     utilities = check_utilities(data["utilities"]) if data.get("utilities") is not None else DEFAULT_UTILITIES
-    source = data.get("rules")
+    return PlayPosition((h0, h1), attacker, table, _position_rules(data.get("rules"), rules)), utilities
+
+
+def _position_hands(hands: Any) -> tuple[Hand, Hand]:
+    """A position's two hands, player 0's first."""
+    if isinstance(hands, (str, bytes, Mapping)) or not isinstance(hands, Sequence) or len(hands) != 2:
+        raise RecordError(f"\"hands\" must be a list of two hands (player 0's, player 1's), got {hands!r}")
+    return parse_cards(hands[0], "hands[0]"), parse_cards(hands[1], "hands[1]")
+
+
+def _position_rules(source: Any, rules: Ruleset | None) -> Ruleset:
+    """A position's ruleset: its own, else the caller's, else the standard one."""
     if source is None:
-        ruleset = rules or STANDARD
-    elif isinstance(source, Mapping) or source == "standard":
-        ruleset = load_ruleset(source)
-    else:
-        raise RecordError(f'"rules" must be a ruleset object or "standard", got {source!r}')
-    return PlayPosition((h0, h1), attacker, table, ruleset), utilities
+        return rules or STANDARD
+    if isinstance(source, Mapping) or source == "standard":
+        return load_ruleset(source)
+    raise RecordError(f'"rules" must be a ruleset object or "standard", got {source!r}')
 
 
 def result_to_dict(result: SolveResult) -> dict:
