@@ -202,6 +202,24 @@ def mle_t_value(values: Sequence[float], phat: Sequence[float], t: float, ref: f
     return p
 
 
+def _sprt_fields(text: str) -> dict[str, float]:
+    """The numbers of 'elo0=0,elo1=10,alpha=0.05,beta=0.05'."""
+    fields: dict[str, float] = {}
+    for item in filter(None, (s.strip() for s in text.split(","))):
+        key, eq, value = item.partition("=")
+        key = key.strip()
+        if not eq or key not in ("elo0", "elo1", "alpha", "beta"):
+            raise TacocatError(
+                f"--sprt: expected key=value with keys elo0, elo1, alpha, beta "
+                f"(e.g. elo0=0,elo1=10,alpha=0.05,beta=0.05), got {item!r}"
+            )
+        try:
+            fields[key] = float(value)
+        except ValueError:
+            raise TacocatError(f"--sprt: {key} must be a number, got {value!r}") from None
+    return fields
+
+
 @dataclass(frozen=True)
 class SPRT:
     """Fishtest's SPRT: H0 normalized Elo = elo0 against H1 = elo1."""
@@ -214,28 +232,19 @@ class SPRT:
     @classmethod
     def parse(cls, text: str) -> "SPRT":
         """'elo0=0,elo1=10,alpha=0.05,beta=0.05' (any key may be left out)."""
-        fields: dict[str, float] = {}
-        for item in filter(None, (s.strip() for s in text.split(","))):
-            key, eq, value = item.partition("=")
-            key = key.strip()
-            if not eq or key not in ("elo0", "elo1", "alpha", "beta"):
-                raise TacocatError(
-                    f"--sprt: expected key=value with keys elo0, elo1, alpha, beta "
-                    f"(e.g. elo0=0,elo1=10,alpha=0.05,beta=0.05), got {item!r}"
-                )
-            try:
-                fields[key] = float(value)
-            except ValueError:
-                raise TacocatError(f"--sprt: {key} must be a number, got {value!r}") from None
-        sprt = cls(**fields)
-        if not sprt.elo1 > sprt.elo0:
-            raise TacocatError(f"--sprt: elo1 must be above elo0, got elo0={sprt.elo0:g}, elo1={sprt.elo1:g}")
-        if not (-1000 <= sprt.elo0 and sprt.elo1 <= 1000):
+        sprt = cls(**_sprt_fields(text))
+        sprt._check()
+        return sprt
+
+    def _check(self) -> None:
+        """H1 above H0, both within -1000..1000, error rates in (0, 0.5)."""
+        if not self.elo1 > self.elo0:
+            raise TacocatError(f"--sprt: elo1 must be above elo0, got elo0={self.elo0:g}, elo1={self.elo1:g}")
+        if not (-1000 <= self.elo0 and self.elo1 <= 1000):
             raise TacocatError("--sprt: elo0 and elo1 must lie in -1000..1000 (normalized Elo)")
         for name in ("alpha", "beta"):
-            if not 0 < getattr(sprt, name) < 0.5:
-                raise TacocatError(f"--sprt: {name} must lie strictly between 0 and 0.5, got {getattr(sprt, name):g}")
-        return sprt
+            if not 0 < getattr(self, name) < 0.5:
+                raise TacocatError(f"--sprt: {name} must lie strictly between 0 and 0.5, got {getattr(self, name):g}")
 
     @property
     def bounds(self) -> tuple[float, float]:
