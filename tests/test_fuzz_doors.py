@@ -313,6 +313,7 @@ def test_the_two_process_door_notices_an_unheld_store(tmp_path):
 # the fault it guards against, planted back (monkeypatched for the test only).
 
 
+@pytest.mark.slow
 def test_every_search_answers_within_the_cap_and_its_owners_stop():
     """Maximal move/hint budgets (a billion samples, an hour), every bot:
     each answer within the cap plus a margin, an owner's stop answered
@@ -345,7 +346,9 @@ def _stop_reaches_the_bot_late(monkeypatch):
     monkeypatch.setattr(moves, "seat_turn", late_turn)
 
 
-@pytest.mark.parametrize("bug", [_stop_reaches_the_bot_late, _stop_ends_everyones])
+@pytest.mark.parametrize(
+    "bug", [pytest.param(_stop_reaches_the_bot_late, marks=pytest.mark.slow), _stop_ends_everyones]
+)
 def test_the_bounded_search_door_notices_a_planted_bug(monkeypatch, bug):
     bug(monkeypatch)
     door = BoundedSearchDoor()
@@ -369,6 +372,7 @@ def test_the_bounded_search_door_notices_a_planted_bug(monkeypatch, bug):
     assert any(wanted in f for f in door.failures), door.failures
 
 
+@pytest.mark.slow
 def test_the_engine_seat_leaves_json_lines_answering_and_shows_no_hand():
     """Games against an engine seat with fuzzed engine fields, over JSON
     Lines: hello, legal, view, games and stop answered while the engine
@@ -398,6 +402,7 @@ def _status_shows_the_hands(monkeypatch):
     )
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("bug", [_engine_reply_blocks_the_reader, _status_shows_the_hands])
 def test_the_engine_seat_door_notices_a_planted_bug(monkeypatch, bug):
     bug(monkeypatch)
@@ -446,6 +451,7 @@ FLOOD = {
 }
 
 
+@pytest.mark.slow
 def test_one_peers_flood_never_makes_another_peer_busy():
     """Games (with the board's Origin spelt every way), searches and
     connections from one peer; the other peer's requests answered, never busy."""
@@ -482,7 +488,9 @@ def _one_connection_share_for_every_peer(monkeypatch):
     monkeypatch.setattr(http, "_connection_class", one_peer)
 
 
-@pytest.mark.parametrize("bug", [_one_key_for_every_peer, _one_connection_share_for_every_peer])
+@pytest.mark.parametrize(
+    "bug", [_one_key_for_every_peer, pytest.param(_one_connection_share_for_every_peer, marks=pytest.mark.slow)]
+)
 def test_the_fair_share_door_notices_a_planted_bug(monkeypatch, bug):
     bug(monkeypatch)
     if bug is _one_key_for_every_peer:
@@ -493,6 +501,7 @@ def test_the_fair_share_door_notices_a_planted_bug(monkeypatch, bug):
     assert any("busy" in f for f in door.failures), door.failures
 
 
+@pytest.mark.slow
 def test_operator_flags_out_of_range_are_refused_in_one_line(tmp_path):
     """Fuzzed `tacocat serve` flags: a value outside its documented range
     (NaN, an empty admin token, ...) is exit 2 in one error line; a server
@@ -527,6 +536,7 @@ def test_the_operator_flags_door_notices_a_planted_bug(monkeypatch, tmp_path):
     assert any("hello of a server started by" in f for f in door.failures), door.failures  # the NaN in hello
 
 
+@pytest.mark.slow
 def test_records_with_unknown_or_mistyped_keys_are_refused(tmp_path):
     door = RecordDoor(str(tmp_path), cli_every=8)
     fuzz(bad_records(), 60, door.send_record)
@@ -582,6 +592,7 @@ for view in views:
 """
 
 
+@pytest.mark.slow
 @pytest.mark.xfail(strict=True, reason="open: a process's first duel imports scipy, where no stop reaches")
 def test_a_processs_first_duel_answers_its_stop_at_once():
     """Found by the bounded-search door: the first duel a process searches
