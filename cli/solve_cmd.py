@@ -744,6 +744,16 @@ class EquilibriumProgress:
             left = budget_left if left is None else min(left, budget_left)
         self.progress.report(left_s=left, note=note)
 
+    def reporting(self) -> None:
+        """The solve is over; its moves' values for the asking hand are read:
+        two or three traversals, about an iteration (3 s after iterations of
+        2.9 s on a 5-card endgame of 14 M sequences)."""
+        checks = self.checks
+        per = None
+        if len(checks) >= 2:
+            per = (checks[-1][1] - checks[-2][1]) / max(checks[-1][0] - checks[-2][0] + 1, 1)
+        self.progress.report(left_s=per, note="the strategy's values for your hand")
+
     def __enter__(self) -> "EquilibriumProgress":
         self.progress.open()
         return self
@@ -824,15 +834,16 @@ def _equilibrium(endgame: EndgameFlags, json_path, target, time_ms, threads=None
                 hand_of=(view.player, view.hand),
                 threads=machine_threads() if threads is None else threads,
             )
+            info.reporting()  # seconds on a 5-card tree: the bar stays up
+            out = report(r, view.player, view.hand, util)
+            moves = r.hand_report(view.player, view.hand)[1]
     except EndgameTooLarge as exc:
         raise CliError(
             f"{exc.message.split(';')[0]} (the solver's memory bound, not a rule): drop --equilibrium for "
             f"the exact double-dummy endgame with the same flags, or solve a later position with fewer "
             f"cards in each hand (every face-up card in --seen or --history shrinks it too)"
         ) from None
-    out = report(r, view.player, view.hand, util)
     hand_value = out["hand_value"]
-    moves = r.hand_report(view.player, view.hand)[1]
     if json_path is not None:
         click.echo(json.dumps(out))
         return
