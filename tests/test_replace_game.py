@@ -67,10 +67,19 @@ SHAPES = [("p0", False), ("both", False), ("p0", True)]
 """R7 as the first replacer, R8, R7 as the second replacer."""
 
 
+SIZES = [
+    pytest.param(2, (3, 3, 2), 0, id="h2"),
+    pytest.param(2, (3, 3, 2), 1, id="h2-seed1"),
+    pytest.param(3, (4, 4, 4), 0, id="h3", marks=pytest.mark.slow),
+    pytest.param(3, (4, 4, 4), 1, id="h3-seed1", marks=pytest.mark.slow),
+]
+"""Hands of 2 (the duel goes to the showdown) and, slower, hands of 3 (one trick of play)."""
+
+
 @pytest.mark.parametrize("centre,second", SHAPES, ids=["R7-first", "R8", "R7-second"])
-@pytest.mark.parametrize("seed", [0, 1])
-def test_the_solved_game_matches_its_linear_program(centre, second, seed):
-    view = first_view(tiny(centre, 3, (4, 4, 4)), seed, second=second)
+@pytest.mark.parametrize("hand_size,deck,seed", SIZES)
+def test_the_solved_game_matches_its_linear_program(centre, second, hand_size, deck, seed):
+    view = first_view(tiny(centre, hand_size, deck), seed, second=second)
     game = game_of(view)
     tree = cast(Any, game)
     lp, _ = rx.lp_value(tree)
