@@ -196,6 +196,10 @@ SERVER_MAX_BYTES = 200_000_000
 """The memory cap of each equilibrium solve on a server: with
 `SERVER_MAX_EQUILIBRIUM` at once the trees stay under 400 MB."""
 _max_bytes: contextvars.ContextVar[int] = contextvars.ContextVar("equilibrium_max_bytes", default=DEFAULT_MAX_BYTES)
+_serving_cap: list[int] = []
+"""The byte caps of this process's `SolveSlots` (a server's): `hint(method=
+"auto")` outside a slot holds an estimated endgame to the smallest
+(`auto_estimate`)."""
 
 
 class SolveSlots:
@@ -209,6 +213,7 @@ class SolveSlots:
         self.max_bytes = int(max_bytes)
         self.running = 0
         self._lock = threading.Lock()
+        _serving_cap[:] = [min([*_serving_cap, self.max_bytes])]
 
     @contextlib.contextmanager
     def slot(self):
@@ -1051,16 +1056,86 @@ AUTO_MIN_MS = 1000
 endgames from real games reach 1e-3 in at most 0.3 s, results/exploitability.md)."""
 
 
+AUTO_ESTIMATE_CARDS = 5
+"""`hint(method="auto")` also solves the equilibrium of an endgame of up to
+this many cards a hand (above `AUTO_CARDS`) when its size estimate says the
+solve ends within the time budget (`auto_estimate`)..."""
+AUTO_ESTIMATE_MIN_MS = 5000
+"""...given a budget of at least this many milliseconds (a bot's second per
+move never pays for the estimate: a 4-card solve takes about a second, a
+5-card one tens)."""
+SOLVE_SECONDS_PER_SEQUENCE = 1.3e-6
+"""A solve's CPU seconds per sequence of its tree, estimate and build
+included, to exploitability 1e-3 and the asking hand's regret 1e-3 on one
+thread (the published 5-card run: a median 110 CPU s for a median 88 M
+sequences, 1.25 us; the command of issue 36: 137 s for 102 M, 1.34 us)."""
+AUTO_MARGIN = 1.5
+"""The prediction times this must fit what is left of the budget (the
+estimate is within about 15 % of the tree; the iterations a solve needs vary)."""
+_auto_guesses: dict = {}
+_auto_lock = threading.Lock()
+
+
+def auto_estimate(view: View, time_ms: float) -> dict[str, Any]:
+    """How long `hint(method="auto")` expects the equilibrium of `view`'s
+    endgame to take, from its size estimate (`ESTIMATE_PROBES` paths: 0.1-0.4
+    CPU s at 5 cards) and
+    `SOLVE_SECONDS_PER_SEQUENCE`: {"sequences", "bytes", "seconds",
+    "estimate_seconds", "budget_ms", "fits"}.  Fits: within the bytes cap
+    (in a server, its `SolveSlots`' cap even outside a slot) and, with `AUTO_MARGIN`, within
+    what the budget leaves after the estimate.  One that fits is kept for
+    the answer of the hint that asked (`hint_moves` says why the
+    equilibrium was chosen)."""
+    t0 = time.perf_counter()
+    eg = endgame_from_view(view)
+    eng = _engine(eg)
+    eng.keep_lower = keep_lower(eg)
+    nodes, seqs, forced = eng.estimate(ESTIMATE_PROBES)
+    if nodes * NODE_BYTES + seqs * SEQUENCE_BYTES > COMPACT_ABOVE:
+        eng.set_compact(True)
+    need = _need(eng, nodes, seqs, forced)
+    spent = time.perf_counter() - t0
+    seconds = seqs * SOLVE_SECONDS_PER_SEQUENCE
+    guess = {
+        "sequences": int(seqs),
+        "bytes": need,
+        "seconds": seconds,
+        "estimate_seconds": spent,
+        "budget_ms": time_ms,
+        "fits": need <= min([_max_bytes.get(), *_serving_cap]) and AUTO_MARGIN * seconds <= time_ms / 1000.0 - spent,
+    }
+    if guess["fits"]:  # the equilibrium runs next, for this hand: its answer reads the guess
+        with _auto_lock:
+            if len(_auto_guesses) > 64:
+                _auto_guesses.clear()
+            _auto_guesses[(_public(eg), view.player, tuple(view.hand))] = guess
+    return guess
+
+
+def _public(eg: Endgame) -> Endgame:
+    """An endgame's public state alone (its utilities set aside): the key of `auto_estimate`'s guesses."""
+    return Endgame(eg.rules, eg.seen, eg.history, eg.table, eg.attacker, eg.sizes)
+
+
 def small_enough(view: View, time_ms: float | None = None, cards: int | None = None) -> bool:
     """Whether `hint(method="auto")` should use the equilibrium: a play-phase
     decision with both hands of at most `cards` (default `AUTO_CARDS`)
-    cards, and a time budget (if any) that leaves room to reach the target."""
+    cards, and a time budget (if any) that leaves room to reach the target;
+    by default also an endgame of up to `AUTO_ESTIMATE_CARDS` cards a hand
+    whose solve `auto_estimate` expects to end within a budget of at least
+    `AUTO_ESTIMATE_MIN_MS`."""
     limit = AUTO_CARDS if cards is None else cards
-    return (
-        view.phase == PLAY
-        and max(len(view.hand), view.opponent_hand_size) <= limit
-        and (time_ms is None or time_ms >= AUTO_MIN_MS)
-    )
+    if view.phase != PLAY:
+        return False
+    most = max(len(view.hand), view.opponent_hand_size)
+    if most <= limit:
+        return time_ms is None or time_ms >= AUTO_MIN_MS
+    if cards is not None or most > AUTO_ESTIMATE_CARDS or time_ms is None or time_ms < AUTO_ESTIMATE_MIN_MS:
+        return False
+    try:
+        return bool(auto_estimate(view, time_ms)["fits"])
+    except TacocatError:
+        return False  # no endgame the equilibrium solves: the other methods say why
 
 
 def purified(moves: Sequence[Move], below: float = PURIFY_BELOW) -> list[Move]:
@@ -1092,6 +1167,8 @@ def hint_moves(view: View, utilities: Sequence[float], budget):
         clock=budget.clock,
     )
     hand_value, moves = r.hand_report(view.player, view.hand)
+    with _auto_lock:
+        guess = _auto_guesses.pop((_public(r.endgame), view.player, tuple(view.hand)), None)
     # hand_report fills every outcome of a root move
     evals = tuple(MoveEval(m.action, m.win or 0.0, m.draw or 0.0, m.loss or 0.0, m.value or 0.0) for m in moves)
     fields = {
@@ -1102,5 +1179,14 @@ def hint_moves(view: View, utilities: Sequence[float], budget):
         "hand_regret": r.hand_regret,
         "cfr_iterations": r.iterations,
         "strategy": [{"kind": m.action.kind, **m.to_dict()} for m in moves],
+        "threads": r.threads,
+        "compact": r.compact,
     }
+    if guess is not None:  # method auto chose the equilibrium by its estimate (`small_enough`): it says so
+        fields["auto_estimate"] = guess
+        fields["method_words"] = (
+            f"{METHOD_WORDS['equilibrium']}; chosen by method auto: a {max(r.endgame.sizes)}-card endgame "
+            f"estimated at {guess['sequences'] / 1e6:.3g} M sequences, {guess['bytes'] / 1e6:.0f} MB and about "
+            f"{guess['seconds']:.2g} s, within the {guess['budget_ms'] / 1000:g} s budget"
+        )
     return PlayResult(moves=evals, worlds=0, exact=False, seconds=r.seconds, stopped=r.stopped), fields
