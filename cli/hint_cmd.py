@@ -5,6 +5,7 @@ candidate move ranked with its win/draw/loss odds and expected value."""
 from __future__ import annotations
 
 import json
+import threading
 
 import click
 
@@ -16,6 +17,7 @@ from tacocat.cli.terminal import (
     describe_view,
     format_hint,
     friendly_errors,
+    interrupt_sets,
     parse_board,
     require_decision,
     view_from_flags,
@@ -256,17 +258,20 @@ def command(
             **typed, player=player, board=parse_board(board_text, cat, covered), rules=load_ruleset(rules_path)
         )
     require_decision(view)
-    result = run_hint(
-        view,
-        time_ms=time_ms,
-        iterations=iterations,
-        seed=seed,
-        method=method,
-        score=score,
-        round_search=round_search,
-        duel=duel,
-        replace=replace,
-    )
+    stop = threading.Event()
+    with interrupt_sets(stop):  # Ctrl-C: the best answer so far, not a traceback
+        result = run_hint(
+            view,
+            time_ms=time_ms,
+            iterations=iterations,
+            seed=seed,
+            method=method,
+            score=score,
+            round_search=round_search,
+            duel=duel,
+            replace=replace,
+            stop=stop,
+        )
     data = result.to_dict()
     if round_search:  # off: the answer as before the option existed
         data = said_round_search(data)

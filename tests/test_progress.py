@@ -299,3 +299,20 @@ def test_ctrl_c_during_an_analysis_prints_what_was_reviewed(tmp_path):
     assert m and 1 <= int(m.group(1)) < 56, out
     assert "Traceback" not in err
     assert "costliest decisions" in out or "no decision cost anything" in out
+
+
+@pytest.mark.slow  # a hint in its own process, stopped once its first progress line is out (4 s)
+def test_ctrl_c_during_a_hint_prints_the_best_answer_so_far(tmp_path):
+    import subprocess
+
+    view = ["--hand", "2 5 7 9 11 12", "--seen", "3 3 10", "--opponent", "5", "--table", "8", "--attacker", "1"]
+    argv = tacocat_argv() + ["hint", *view, "--time", "60000"]
+    with subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=tmp_path) as proc:
+        assert proc.stderr.readline().startswith("searching: ")  # piped: the search is under way
+        asked = time.monotonic()
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 0, err
+    assert time.monotonic() - asked < 20  # not its 60 s
+    assert "(stopped early)" in out and re.search(r"^best: answer \d+", out, re.M), out
+    assert "Traceback" not in err
