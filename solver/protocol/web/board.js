@@ -613,9 +613,10 @@ async function startGame(settings) {
       addLog(`New game against ${opponentLabel()}${g.seed === null || g.seed === undefined ? "" : `, seed ${g.seed}`}. ` +
         `You are player ${S.seat}.`, "system");
     }
-    addLog(`Your hand: ${fmtCards(g.hand || [])}.`, "system");
+    if (g.hand) addLog(`Your hand: ${fmtCards(g.hand)}.`, "system");
     takeAnswer(g.events, g, null);
     await refresh();
+    if (!g.hand) addLog(`Your hand: ${fmtCards(S.view.hand)}.`, "system");  // a friend's game answers no hand: the view has it
   }, "Dealing…");
   if (S.invite) $("invite-copy").focus({ preventScroll: true });
 }
