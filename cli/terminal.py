@@ -434,7 +434,7 @@ def progress_bar(label: str, total: int) -> Progress:
 
 
 def duration_text(seconds: float) -> str:
-    """Seconds as a person reads a wait: "0.4 s", "8 s", "2 min 05 s", "1 h 03 min"."""
+    """Seconds as a person reads a wait: "0.4 s", "8.0 s", "12 s", "2 min 05 s", "1 h 03 min"."""
     if seconds < 9.95:
         return f"{max(seconds, 0.0):.1f} s"
     s = int(round(seconds))
@@ -456,7 +456,7 @@ class Progress:
     (a bar, the fraction, the elapsed time and the time left) redrawn five
     times a second and cleared at the end; elsewhere (a pipe, a log) one
     line every `PIPE_EVERY_S` seconds, so a log never goes quiet for 5 s
-    and a task shorter than that prints nothing.
+    and a task shorter than that prints no progress line.
 
     The time left is what the pace so far gives (the elapsed time when the
     fraction was last told, scaled to the rest, counted down since), or the
