@@ -84,8 +84,11 @@ from tacocat.search.results import MoveEval, PlayResult
 from tacocat.search.round_game import CHANCE, TERMINAL, _multisets, _take
 from tacocat.search.sampling import DEFAULT_EXACT_BUDGET, HandSampler, WorldSampler, rng_from
 
-DEFAULT_OPPONENT_TYPES = 24
-"""Sampled opponent hands when they are too many to list and the budget gives no count."""
+DEFAULT_EVALUATIONS = 6000
+"""Leaves of a game on sampled opponent hands when the budget gives no
+count: `budget.samples` counts leaves, as `replace_eval`'s counts (discard,
+deal) evaluations (`tacocat.search.decisions.DEFAULT_REPLACE_EVALS`), so
+that equal samples cost about the same."""
 DEFAULT_MY_TYPES = 3
 """Sampled hands of mine besides the real one when mine are too many to list."""
 OTHER_CANDIDATES = 4
@@ -162,8 +165,10 @@ class ReplaceGame:
         self._eprob: list[float] = []
         self._eslot: list[int] = []
         self.slots = 0
+        self.leaf_count = 0
 
     def node(self, kind: int, depth: int, iset: int = -1, leaf: tuple[float, np.ndarray] | None = None) -> int:
+        self.leaf_count += kind == TERMINAL
         self._kind.append(kind)
         self._depth.append(depth)
         self._iset.append(iset)
@@ -416,15 +421,16 @@ def build_replace_game(
     max_nodes: int = MAX_NODES,
 ) -> ReplaceGame:
     """The subgame at `view` (module docstring).  The opponent's types from
-    `sampler` (listed when at most `exact_budget`; else `budget.samples` of
-    them, or `DEFAULT_OPPONENT_TYPES`), mine listed when few (as the
-    Bayesian duel lists them), else `my_types` draws besides my real hand.
+    `sampler` (listed when at most `exact_budget`; else drawn until the
+    tree has `budget.samples` leaves, or `DEFAULT_EVALUATIONS` with no
+    count and no time), mine listed when few (as the Bayesian duel lists
+    them), else `my_types` draws besides my real hand.
     The tree grows opponent type by opponent type; `deadline` (on the
     budget's clock), a stop or `max_nodes` ends it once `minimum` are in."""
     b = budget
     t0 = b.now() if start is None else start
-    n_default = DEFAULT_OPPONENT_TYPES if b.time_ms is None else 100_000
-    n = b.samples if b.samples is not None else n_default
+    evaluations = b.samples if b.samples is not None else (DEFAULT_EVALUATIONS if b.time_ms is None else None)
+    n = 100_000  # sampled opponent types: as many as the evaluations or the time allow
     opp_rng = rng_from(b.seed)
     my_rng = random.Random(f"replace_game my types {b.seed}")
     pile_rng = random.Random(f"replace_game piles {b.seed}")
@@ -442,6 +448,8 @@ def build_replace_game(
     for bi, (opp, omega) in enumerate(opponents):
         if b.ends(bi, t0, deadline, minimum) or (bi >= minimum and game.size >= max_nodes):
             break
+        if not opponents.exact and bi >= minimum and evaluations is not None and game.leaf_count >= evaluations:
+            break  # sampled types: as many leaves as the static search's (discard, deal) evaluations
         given = opponent_given(pub_counts, my_counts, _count_rows([opp]))[:, 0]
         if given[0] <= 0:
             raise TacocatError(f"the sampler's hand {opp} is not compatible with my hand {view.hand}")
@@ -518,8 +526,9 @@ def replace_game(
     min_stage_deals: int | None = None,
 ) -> ReplaceGameResult:
     """R7/R8 solved as a game (module docstring) at my replace decision.
-    `budget.samples` counts the sampled opponent types (listed instead when
-    at most `exact_budget`; a negative budget: always sampled);
+    `budget.samples` counts the leaves of a game on sampled opponent types
+    (as `replace_eval` counts its evaluations; the types are listed instead
+    when at most `exact_budget`, a negative budget: always sampled);
     `budget.time_ms` ends the tree's growth at `BUILD_SHARE` of it (after
     `minimum` opponent types) and the iterations at its end (after
     `MIN_ITERATIONS`); `budget.seed` draws the types and the piles.
