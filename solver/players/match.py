@@ -340,16 +340,11 @@ def summarize(
     games = [r for d in order for r in outcomes[d]]
     per_deal = [(outcomes[d][0] + outcomes[d][1]) / 2 for d in order]
     n = len(per_deal)
-    mean = sum(per_deal) / n if n else 0.0
-    if n > 1:
-        var = sum((s - mean) ** 2 for s in per_deal) / (n - 1)
-        half = 1.96 * math.sqrt(var / n)
-    else:
-        half = 2.0
+    mean, half = _mean_and_half(per_deal)
     pairs = stats.pair_counts(per_deal, mode)
     e, e_ci = stats.elo_interval(pairs, mode)
     ci95 = [max(-1.0, mean - half), min(1.0, mean + half)]
-    luck = {d: luck[d] for d in order if d in luck} if luck and mode == "game" else {}
+    luck = _luck_of(luck, order, mode)
     if mode == "game":
         adjusted = [adjusted_deal_score(outcomes[d], luck.get(d)) for d in order]
         luck_adjusted = _luck_adjusted(per_deal, adjusted, n - len(luck))
@@ -357,13 +352,7 @@ def summarize(
         adjusted = per_deal
         luck_adjusted = {"score": mean, "ci95": ci95, "variance_ratio": 1.0, "elo": e, "elo_ci95": e_ci}
         luck_adjusted.update(nelo=stats.nelo(pairs, mode), deals_without_luck=0)
-    test = None
-    if sprt is not None:
-        if mode == "game":
-            llr = sprt.llr_scores([stats.pair_score(x) for x in adjusted])
-        else:
-            llr = sprt.llr(pairs, mode)
-        test = dict(sprt.to_dict(), llr=llr, verdict=sprt.verdict(llr), scores=SPRT_SCORES[mode])
+    wins, draws, losses = _results(games)
     return MatchResult(
         a=a,
         b=b,
@@ -372,20 +361,53 @@ def summarize(
         seed=seed,
         score=mean,
         ci95=ci95,
-        wins=sum(1 for g in games if g > 0),
-        draws=sum(1 for g in games if g == 0),
-        losses=sum(1 for g in games if g < 0),
+        wins=wins,
+        draws=draws,
+        losses=losses,
         budget=dict(budget or {}),
         deal_scores=per_deal,
         elo=e,
         elo_ci95=e_ci,
         nelo=stats.nelo(pairs, mode),
         pairs=pairs,
-        sprt=test,
+        sprt=_sprt_test(sprt, mode, adjusted, pairs),
         outcomes={d: tuple(outcomes[d]) for d in order},
         luck_adjusted=luck_adjusted,
         luck={d: tuple(luck[d]) for d in luck},
     )
+
+
+def _mean_and_half(scores: Sequence[float]) -> tuple[float, float]:
+    """The mean deal score and the half-width of its 95% interval (2.0,
+    the whole range, below two deals)."""
+    n = len(scores)
+    mean = sum(scores) / n if n else 0.0
+    if n > 1:
+        var = sum((s - mean) ** 2 for s in scores) / (n - 1)
+        return mean, 1.96 * math.sqrt(var / n)
+    return mean, 2.0
+
+
+def _luck_of(luck: Mapping[int, Sequence[float]] | None, order: Sequence[int], mode: str) -> dict:
+    """The luck corrections of the finished deals (mode game only)."""
+    return {d: luck[d] for d in order if d in luck} if luck and mode == "game" else {}
+
+
+def _results(games: Sequence[int]) -> tuple[int, int, int]:
+    """A's wins, draws and losses over the games."""
+    return sum(1 for g in games if g > 0), sum(1 for g in games if g == 0), sum(1 for g in games if g < 0)
+
+
+def _sprt_test(sprt: SPRT | None, mode: str, adjusted: Sequence[float], pairs: list[int]) -> dict | None:
+    """`MatchResult.sprt`: the SPRT over the luck-adjusted scores (mode
+    game) or the pentanomial pair counts (mode play)."""
+    if sprt is None:
+        return None
+    if mode == "game":
+        llr = sprt.llr_scores([stats.pair_score(x) for x in adjusted])
+    else:
+        llr = sprt.llr(pairs, mode)
+    return dict(sprt.to_dict(), llr=llr, verdict=sprt.verdict(llr), scores=SPRT_SCORES[mode])
 
 
 SPRT_SCORES = {"game": "luck-adjusted (normal approximation)", "play": "pentanomial"}
@@ -467,6 +489,32 @@ def run_match(
     Ctrl-C (or SIGTERM as `cluster.Stopped`) ends the match early: the
     result holds the finished deals and `stopped` is "interrupted" (or
     "terminated")."""
+    _check_match(mode, deals, workers, rules)
+    cluster = cluster or Cluster("local", workers)
+    budget = dict(budget or {})
+    _make(a, budget, mode), _make(b, budget, mode)  # validate names and budgets here, not in a worker
+    t0 = time.perf_counter()
+    outcomes = _known_outcomes(known, deals)
+    done = _Deals(mode, sprt, outcomes, _known_luck(known_luck, outcomes))
+    run = RunStats()
+    done.advance()
+    jobs = [(a, b, d, seed, mode, budget, rules) for d in range(deals) if d not in done.outcomes]
+    stopped = None
+    if done.stop_at is None and jobs:
+        report = _Report(progress, a, b, mode, seed, sprt, deals)
+        stopped = _play_deals(jobs, cluster, run, done, on_deal, report)
+    if done.stop_at is not None:
+        stopped = done.cut(done.stop_at, deals)
+    result = summarize(a, b, mode, seed, done.outcomes, budget=budget, sprt=sprt, luck=done.luck)
+    result.seconds = time.perf_counter() - t0
+    result.think = {side: _think(result, done.extras, side, spec, budget, mode) for side, spec in (("a", a), ("b", b))}
+    result.deals_asked = deals
+    result.retried = run.retried
+    result.stopped = stopped if result.deals < deals else None
+    return result
+
+
+def _check_match(mode: str, deals: int, workers: int, rules: Ruleset | None) -> None:
     if mode not in MODES:
         raise TacocatError(f"mode {mode!r} unknown; expected play or game")
     if isinstance(deals, bool) or not isinstance(deals, int) or deals < 1:
@@ -475,91 +523,146 @@ def run_match(
         raise TacocatError(f"workers must be a positive integer, got {workers!r}")
     if rules is not None and mode != "game":
         raise TacocatError("a ruleset applies to mode game only; mode play deals 8 cards from the standard deck")
-    cluster = cluster or Cluster("local", workers)
-    budget = dict(budget or {})
-    _make(a, budget, mode), _make(b, budget, mode)  # validate names and budgets here, not in a worker
-    t0 = time.perf_counter()
+
+
+def _known_outcomes(known: Mapping[int, Sequence[int]] | None, deals: int) -> dict[int, tuple[int, int]]:
+    """The results of a resumed run's deals among the first `deals`."""
     outcomes: dict[int, tuple[int, int]] = {}
     for d, pair in (known or {}).items():
         d = int(d)
         if 0 <= d < deals:
             outcomes[d] = (int(pair[0]), int(pair[1]))
+    return outcomes
+
+
+def _known_luck(
+    known_luck: Mapping[int, Sequence[float]] | None, outcomes: Mapping[int, tuple[int, int]]
+) -> dict[int, tuple[float, float]]:
+    """The luck corrections of a resumed run's known deals."""
     luck: dict[int, tuple[float, float]] = {}
     for d, corrections in (known_luck or {}).items():
         if int(d) in outcomes:
             luck[int(d)] = (float(corrections[0]), float(corrections[1]))
-    run = RunStats()
-    extras: dict[int, dict] = {}  # deal index -> `_deal`'s extra, for the deals played in this run
-    prefix = 0  # deals 0..prefix-1 have all finished
-    prefix_pairs = [0] * len(stats.PAIR_VALUES[mode])
-    prefix_moments = [0.0, 0.0]  # mode game: sum and sum of squares of the prefix's adjusted pair scores
-    stop_at = None
-    stopped = None
+    return luck
 
-    def advance() -> None:
+
+@dataclass
+class _Deals:
+    """The deals finished so far, and the finished prefix (deals 0..prefix-1)
+    an SPRT reads: deal order, not arrival order, so the stopping point is
+    the same on every backend."""
+
+    mode: str
+    sprt: SPRT | None
+    outcomes: dict[int, tuple[int, int]]
+    luck: dict[int, tuple[float, float]]
+    extras: dict[int, dict] = field(default_factory=dict)
+    """Deal index -> `_deal`'s extra, for the deals played in this run."""
+    prefix: int = 0
+    stop_at: int | None = None
+    """The first deal count at which the SPRT decided."""
+    prefix_pairs: list[int] = field(default_factory=list)
+    prefix_moments: list[float] = field(default_factory=lambda: [0.0, 0.0])
+    """Mode game: sum and sum of squares of the prefix's adjusted pair scores."""
+
+    def __post_init__(self) -> None:
+        self.prefix_pairs = [0] * len(stats.PAIR_VALUES[self.mode])
+
+    def cut(self, stop_at: int, deals: int) -> str | None:
+        """Keep the deals the SPRT decided on; "sprt" when it ended the match short."""
+        self.outcomes = {d: self.outcomes[d] for d in range(stop_at)}
+        return "sprt" if stop_at < deals else None
+
+    def add(self, d: int, x: int, y: int, extra: dict) -> None:
+        self.outcomes[d] = (x, y)
+        self.extras[d] = extra
+        self.luck[d] = extra["luck"]
+
+    def advance(self) -> None:
         """Move the finished prefix on; with an SPRT, stop at its first decision."""
-        nonlocal prefix, stop_at
-        while stop_at is None and prefix in outcomes:
-            x, y = outcomes[prefix]
-            prefix += 1
-            if sprt is None:
+        while self.stop_at is None and self.prefix in self.outcomes:
+            x, y = self.outcomes[self.prefix]
+            self.prefix += 1
+            if self.sprt is None:
                 continue
-            if mode == "game":  # the luck-adjusted scores, as `summarize` tests them
-                p = stats.pair_score(adjusted_deal_score((x, y), luck.get(prefix - 1)))
-                prefix_moments[0] += p
-                prefix_moments[1] += p * p
-                due = sprt_due(prefix)
-                if due and sprt.verdict(sprt.llr_moments(prefix, *prefix_moments)) is not None:
-                    stop_at = prefix
-                continue
-            for i, c in enumerate(stats.pair_counts([(x + y) / 2], mode)):
-                prefix_pairs[i] += c
-            if sprt_due(prefix) and sprt.verdict(sprt.llr(prefix_pairs, mode)) is not None:
-                stop_at = prefix
+            decided = (
+                self._game_decided(self.sprt, x, y) if self.mode == "game" else self._play_decided(self.sprt, x, y)
+            )
+            if decided:
+                self.stop_at = self.prefix
 
-    last_report = [0.0]
+    def _game_decided(self, sprt: SPRT, x: int, y: int) -> bool:
+        # the luck-adjusted scores, as `summarize` tests them
+        p = stats.pair_score(adjusted_deal_score((x, y), self.luck.get(self.prefix - 1)))
+        self.prefix_moments[0] += p
+        self.prefix_moments[1] += p * p
+        return sprt_due(self.prefix) and sprt.verdict(sprt.llr_moments(self.prefix, *self.prefix_moments)) is not None
 
-    def report(final: bool = False) -> None:
-        # the summary reads every deal: at most a few a second, so that a long
-        # match does not spend quadratic time on its progress bar
-        if progress is None or not (final or time.perf_counter() - last_report[0] >= PROGRESS_EVERY):
+    def _play_decided(self, sprt: SPRT, x: int, y: int) -> bool:
+        for i, c in enumerate(stats.pair_counts([(x + y) / 2], self.mode)):
+            self.prefix_pairs[i] += c
+        return sprt_due(self.prefix) and sprt.verdict(sprt.llr(self.prefix_pairs, self.mode)) is not None
+
+
+@dataclass
+class _Report:
+    """`progress(done, total, summary)` after a deal, at most every
+    `PROGRESS_EVERY` seconds: the summary reads every deal, so that a long
+    match does not spend quadratic time on its progress bar."""
+
+    progress: Callable[..., None] | None
+    a: str
+    b: str
+    mode: str
+    seed: int
+    sprt: SPRT | None
+    deals: int
+    last: float = 0.0
+
+    def __call__(self, done: _Deals, final: bool) -> None:
+        if self.progress is None or not (final or time.perf_counter() - self.last >= PROGRESS_EVERY):
             return
-        last_report[0] = time.perf_counter()
-        live = summarize(a, b, mode, seed, outcomes, sprt=sprt, luck=luck) if outcomes else None
-        progress(len(outcomes), deals, live)
+        self.last = time.perf_counter()
+        outcomes = done.outcomes
+        live = (
+            summarize(self.a, self.b, self.mode, self.seed, outcomes, sprt=self.sprt, luck=done.luck)
+            if outcomes
+            else None
+        )
+        self.progress(len(outcomes), self.deals, live)
 
-    advance()
-    todo = [d for d in range(deals) if d not in outcomes]
-    if stop_at is None and todo:
-        jobs = [(a, b, d, seed, mode, budget, rules) for d in todo]
-        try:
-            with contextlib.closing(run_tasks(_deal, jobs, cluster, run)) as results:
-                for _, (d, x, y, extra) in results:
-                    outcomes[d] = (x, y)
-                    extras[d] = extra
-                    luck[d] = extra["luck"]
-                    if on_deal is not None:
-                        on_deal(d, x, y, extra)
-                    advance()
-                    report(final=stop_at is not None or len(outcomes) == deals)
-                    if stop_at is not None:
-                        break
-        except KeyboardInterrupt as exc:
-            stopped = "terminated" if isinstance(exc, Stopped) else "interrupted"
-    if stop_at is not None:
-        outcomes = {d: outcomes[d] for d in range(stop_at)}
-        stopped = "sprt" if stop_at < deals else None
-    result = summarize(a, b, mode, seed, outcomes, budget=budget, sprt=sprt, luck=luck)
-    result.seconds = time.perf_counter() - t0
-    result.think = {
-        side: ThinkTimer.summary([extras[d]["think"][side] for d in result.outcomes if d in extras])
-        | _time_budget(spec, budget or {}, mode)
-        for side, spec in (("a", a), ("b", b))
-    }
-    result.deals_asked = deals
-    result.retried = run.retried
-    result.stopped = stopped if result.deals < deals else None
-    return result
+
+def _play_deals(
+    jobs: list[tuple],
+    cluster: Cluster,
+    run: RunStats,
+    done: _Deals,
+    on_deal: Callable[[int, int, int, dict], None] | None,
+    report: _Report,
+) -> str | None:
+    """Play the deals on `cluster` as they finish, until all are or the
+    SPRT decides; "interrupted" or "terminated" when Ctrl-C or SIGTERM
+    ended the match early."""
+    try:
+        with contextlib.closing(run_tasks(_deal, jobs, cluster, run)) as results:
+            for _, (d, x, y, extra) in results:
+                done.add(d, x, y, extra)
+                if on_deal is not None:
+                    on_deal(d, x, y, extra)
+                done.advance()
+                report(done, final=done.stop_at is not None or len(done.outcomes) == report.deals)
+                if done.stop_at is not None:
+                    break
+    except KeyboardInterrupt as exc:
+        return "terminated" if isinstance(exc, Stopped) else "interrupted"
+    return None
+
+
+def _think(result: MatchResult, extras: Mapping[int, dict], side: str, spec: str, budget: dict, mode: str) -> dict:
+    """One side's thinking times over the deals played in this run, with its time budget."""
+    return ThinkTimer.summary([extras[d]["think"][side] for d in result.outcomes if d in extras]) | _time_budget(
+        spec, budget or {}, mode
+    )
 
 
 def standings(results: Sequence[Mapping[str, Any]], bots: Sequence[str]) -> dict[str, float]:
