@@ -13,7 +13,15 @@ import pytest
 from helpers import run_cli as run
 
 from tacocat.rules.views import View
+from tacocat.search import equilibrium
 from tacocat.search.equilibrium import AUTO_ESTIMATE_MIN_MS, auto_estimate, small_enough
+
+
+@pytest.fixture(autouse=True)
+def not_a_server(monkeypatch):
+    """No `SolveSlots` of earlier tests in this process (their caps would bind auto's estimate)."""
+    monkeypatch.setattr(equilibrium, "_serving_cap", [])
+
 
 # 4 cards each, 12 cards face up: a tree of ~0.3 M sequences (a fraction of a second)
 FOUR = {
@@ -74,13 +82,7 @@ def test_a_five_card_solve_longer_than_the_budget_is_not_chosen():
 
 
 def test_in_a_server_auto_holds_an_estimated_endgame_to_the_slots_cap():
-    from tacocat.search import equilibrium
-
     view = View.from_dict(FOUR)
-    saved = list(equilibrium._serving_cap)
-    try:
-        equilibrium.SolveSlots(max_bytes=1_000_000)  # a server's slots, 1 MB each: the 6 MB tree does not fit
-        assert not small_enough(view, 10_000)
-    finally:
-        equilibrium._serving_cap[:] = saved
     assert small_enough(view, 10_000)
+    equilibrium.SolveSlots(max_bytes=1_000_000)  # a server's slots, 1 MB each: the 6 MB tree does not fit
+    assert not small_enough(view, 10_000)

@@ -648,7 +648,7 @@ def _estimate(eng, enough: float) -> tuple[float, float, float, int]:
 
 def _need(eng, nodes: float, seqs: float, forced: float) -> int:
     """The bytes of a tree of that size in `eng`'s storage (`compact` or float32), its fixed vectors included."""
-    free = COMPACT_SEQUENCE_BYTES if eng.compact else SEQUENCE_BYTES
+    free = COMPACT_SEQUENCE_BYTES if getattr(eng, "compact", False) else SEQUENCE_BYTES  # an older core: float32
     return int(nodes * NODE_BYTES + (seqs - forced) * free + forced * FORCED_SEQUENCE_BYTES + eng.stats()["bytes"])
 
 
@@ -831,18 +831,7 @@ def solve(
     `compact`: the tree's regrets and strategies in 16 bits (None: when its
     float32 form would take over `COMPACT_ABOVE` bytes; `build`).  `core`:
     another build of the core, for benchmarks (`build`)."""
-    if isinstance(endgame, View):
-        if hand_of is None:
-            hand_of = (endgame.player, tuple(endgame.hand))
-        endgame = endgame_from_view(endgame, utilities)
-    if not isinstance(endgame, Endgame):
-        raise TacocatError(f"solve needs an Endgame or a View, got {type(endgame).__name__}")
-    if isinstance(target, bool) or not isinstance(target, (int, float)) or not target >= 0:
-        raise TacocatError(f"target exploitability must be a number >= 0, got {target!r}")
-    if iterations is not None and (isinstance(iterations, bool) or not isinstance(iterations, int) or iterations < 1):
-        raise TacocatError(f"iterations must be a positive integer, got {iterations!r}")
-    if time_ms is not None and (isinstance(time_ms, bool) or not isinstance(time_ms, (int, float)) or not time_ms > 0):
-        raise TacocatError(f"time_ms must be a positive number, got {time_ms!r}")
+    endgame, hand_of = _solve_inputs(endgame, target, iterations, time_ms, utilities, hand_of)
     threads = check_threads(threads)
     if max_bytes is None:
         max_bytes = _max_bytes.get()
@@ -863,7 +852,6 @@ def solve(
         compact=compact,
         core=core,
     )
-    stopped_by = (_cfr if core is None else core).Stopped
     built_s = clock.now() - m0
     if hand_of is not None:
         _check_hand(eng, endgame, *hand_of)
@@ -878,113 +866,174 @@ def solve(
                 "seconds": time.perf_counter() - t0,
             }
         )
-    curve: list[Check] = []
-    stopped = False
+    run = _Iterations(eng, endgame, target, hand_of, t0, (_cfr if core is None else core).Stopped)
+    run.iterate(iterations, deadline, built_s, clock, stop, info, progress)
+    return run.answer(time_ms, stop)
 
-    def measure() -> tuple[float, tuple[float, float], float | None]:
-        # the hand's regret (one more traversal) only matters once the exploitability is in: measured then,
-        # else once at the end
-        e, b = exploitability_of(eng)
-        return e, b, (hand_regret_of(eng, hand_of[0], hand_of[1]) if hand_of is not None and e <= target else None)
 
-    def per(seconds: float, count: int) -> float:
-        return seconds / max(count, 1)
+def _solve_inputs(
+    endgame: Endgame | View,
+    target: float,
+    iterations: int | None,
+    time_ms: float | None,
+    utilities: Sequence[float] | None,
+    hand_of: tuple[int, Sequence[int]] | None,
+) -> tuple[Endgame, tuple[int, Sequence[int]] | None]:
+    """`solve`'s endgame (a view's, its own hand asking by default) and asking hand, the budgets checked."""
+    if isinstance(endgame, View):
+        if hand_of is None:
+            hand_of = (endgame.player, tuple(endgame.hand))
+        endgame = endgame_from_view(endgame, utilities)
+    if not isinstance(endgame, Endgame):
+        raise TacocatError(f"solve needs an Endgame or a View, got {type(endgame).__name__}")
+    if isinstance(target, bool) or not isinstance(target, (int, float)) or not target >= 0:
+        raise TacocatError(f"target exploitability must be a number >= 0, got {target!r}")
+    if iterations is not None and (isinstance(iterations, bool) or not isinstance(iterations, int) or iterations < 1):
+        raise TacocatError(f"iterations must be a positive integer, got {iterations!r}")
+    if time_ms is not None and (isinstance(time_ms, bool) or not isinstance(time_ms, (int, float)) or not time_ms > 0):
+        raise TacocatError(f"time_ms must be a positive number, got {time_ms!r}")
+    return endgame, hand_of
 
-    expl: float | None = None
-    br: tuple[float, float] = (math.nan, math.nan)
-    hreg: float | None = None
-    t_iter = t_measure = 0.0
-    fresh = False
-    measured_at = 0
-    # No check of the uniform profile: it is far from any target (a check costs about an iteration), and
-    # progress starts from the exploitability's bound, half the utility range (b0 <= max u, b1 <= -min u)
-    first = (max(endgame.utilities) - min(endgame.utilities)) / 2.0
-    next_check = FIRST_CHECK
-    while expl is None or expl > target or (hreg is not None and hreg > target):
-        if iterations is not None and eng.iterations >= iterations:
-            stopped = True
-            break
-        if stop is not None and stop.is_set():
-            stopped = True
-            break
-        n = next_check - eng.iterations
+
+class _Iterations:
+    """`solve`'s CFR iterations on a built engine, chunk by chunk between
+    exploitability checks (`next_check_after`), and its answer."""
+
+    def __init__(
+        self, eng, endgame: Endgame, target: float, hand_of, t0: float, stopped_by: type[BaseException]
+    ) -> None:
+        self.eng, self.endgame, self.target, self.hand_of, self.t0 = eng, endgame, target, hand_of, t0
+        self.stopped_by = stopped_by
+        self.curve: list[Check] = []
+        self.stopped = False
+        self.expl: float | None = None
+        self.br: tuple[float, float] = (math.nan, math.nan)
+        self.hreg: float | None = None
+        self.t_iter = self.t_measure = 0.0
+        self.fresh = False
+        """Whether the profile is the one last measured."""
+        self.measured_at = 0
+        self.next_check = FIRST_CHECK
+
+    def done(self) -> bool:
+        """At the target: the exploitability, and the asking hand's regret once it is measured."""
+        return self.expl is not None and self.expl <= self.target and (self.hreg is None or self.hreg <= self.target)
+
+    def measure(self) -> float:
+        """The profile's exploitability (and the asking hand's regret once it is in: one more traversal,
+        else once at the end)."""
+        e, self.br = exploitability_of(self.eng)
+        self.expl = e
+        h = self.hand_of
+        self.hreg = hand_regret_of(self.eng, h[0], h[1]) if h is not None and e <= self.target else None
+        return e
+
+    def chunk(self, iterations: int | None, deadline: float, built_s: float, clock: Clock) -> int:
+        """The iterations to run before the next check; 0: the budget ends the solve here."""
+        eng = self.eng
+        n = self.next_check - eng.iterations
         if iterations is not None:
             n = min(n, iterations - eng.iterations)
-        if deadline and expl is None:
+        if deadline and self.expl is None:
             # nothing measured yet: one iteration, then its check (the core stops either at the deadline), if
             # the guess from the build leaves room for them and the answer; else the budget is said at once
             # rather than overrun by an answer after the deadline (a server stops the solve soon after it)
-            if clock.now() + FIRST_ITERATION_GUESS * built_s > deadline:
-                stopped = True
-                break
-            n = 1
-        elif deadline:
+            return 0 if clock.now() + FIRST_ITERATION_GUESS * built_s > deadline else 1
+        if deadline:
             # leave room for the check after the chunk and for the answer (about one more check)
-            room = deadline - clock.now() - 2 * t_measure
-            n = min(n, int(room / max(t_iter, 1e-9)))
-            if n < 1:
-                stopped = True
-                break
+            room = deadline - clock.now() - 2 * self.t_measure
+            n = min(n, int(room / max(self.t_iter, 1e-9)))
+            return max(n, 0)
+        return max(n, 1)
+
+    def step(self, n: int, clock: Clock) -> bool:
+        """n iterations and a check; False when the budget or `stop` cut them short."""
         tr = clock.now()
         try:
-            fresh = False  # the profile is no longer the one measured
-            eng.run(max(n, 1))
-            t_iter = per(clock.now() - tr, n)
+            self.fresh = False  # the profile is no longer the one measured
+            self.eng.run(max(n, 1))
+            self.t_iter = (clock.now() - tr) / max(n, 1)
             tm = clock.now()
-            expl, br, hreg = measure()
-            t_measure = clock.now() - tm
-            fresh = True
-        except stopped_by:
-            stopped = True
-            break
-        measured_at = eng.iterations
-        curve.append(Check(eng.iterations, time.perf_counter() - t0, expl))
-        next_check = next_check_after(curve, target)
-        if info is not None:
-            info(
-                {
-                    "stage": "iterating",
-                    "iterations": eng.iterations,
-                    "exploitability": expl,
-                    "seconds": curve[-1].seconds,
-                }
-            )
-        if progress is not None and first > 0 and expl > 0:
-            progress(min(1.0, max(0.0, math.log(first / expl) / math.log(first / max(target, 1e-12)))))
-    if expl is None:
-        raise _stopped("running and measuring the first iteration", time_ms, stop)
-    if progress is not None:
-        progress(1.0)
-    # the answer: no deadline (the iterations left it room), `stop` still ends it
-    eng.limit(0.0, stop.is_set if stop is not None else None)
-    try:
-        if hand_of is not None and hreg is None and fresh:
-            hreg = hand_regret_of(eng, hand_of[0], hand_of[1])  # the last best response is the profile's
-        v, _ = eng.values(0)
-    except stopped_by:
-        raise _stopped("evaluating the strategy found", time_ms, stop) from None
-    st = eng.stats()
-    return EquilibriumResult(
-        endgame,
-        v,
-        expl,
-        br,
-        eng.iterations,
-        time.perf_counter() - t0,
-        st["nodes"],
-        st["sequences"],
-        st["bytes"],
-        st["peak_bytes"],
-        tuple(st["hands"]),
-        tuple(curve),
-        stopped,
-        eng,
-        hand_regret=hreg,
-        hand_of=(hand_of[0], hand(hand_of[1])) if hand_of is not None else None,
-        measured_at=measured_at,
-        threads=eng.stats().get("threads", 1),
-        compact=bool(getattr(eng, "compact", False)),
-    )
+            expl = self.measure()
+            self.t_measure = clock.now() - tm
+            self.fresh = True
+        except self.stopped_by:
+            return False
+        self.measured_at = self.eng.iterations
+        self.curve.append(Check(self.eng.iterations, time.perf_counter() - self.t0, expl))
+        self.next_check = next_check_after(self.curve, self.target)
+        return True
+
+    def iterate(
+        self,
+        iterations: int | None,
+        deadline: float,
+        built_s: float,
+        clock: Clock,
+        stop: threading.Event | None,
+        info: Callable[[dict[str, Any]], None] | None,
+        progress: Callable[[float], None] | None,
+    ) -> None:
+        """Iterate to the target, or until `iterations`, the deadline or `stop` (`stopped`)."""
+        # No check of the uniform profile: it is far from any target (a check costs about an iteration), and
+        # progress starts from the exploitability's bound, half the utility range (b0 <= max u, b1 <= -min u)
+        first = (max(self.endgame.utilities) - min(self.endgame.utilities)) / 2.0
+        while not self.done():
+            if (iterations is not None and self.eng.iterations >= iterations) or (stop is not None and stop.is_set()):
+                self.stopped = True
+                return
+            n = self.chunk(iterations, deadline, built_s, clock)
+            if n < 1 or not self.step(n, clock):
+                self.stopped = True
+                return
+            expl = self.curve[-1].exploitability
+            if info is not None:
+                info(
+                    {
+                        "stage": "iterating",
+                        "iterations": self.eng.iterations,
+                        "exploitability": expl,
+                        "seconds": self.curve[-1].seconds,
+                    }
+                )
+            if progress is not None and first > 0 and expl > 0:
+                progress(min(1.0, max(0.0, math.log(first / expl) / math.log(first / max(self.target, 1e-12)))))
+
+    def answer(self, time_ms: float | None, stop: threading.Event | None) -> EquilibriumResult:
+        """The result: the profile's value (and the asking hand's regret if the last chunk was measured)."""
+        eng, hand_of = self.eng, self.hand_of
+        if self.expl is None:
+            raise _stopped("running and measuring the first iteration", time_ms, stop)
+        # the answer: no deadline (the iterations left it room), `stop` still ends it
+        eng.limit(0.0, stop.is_set if stop is not None else None)
+        try:
+            if hand_of is not None and self.hreg is None and self.fresh:
+                self.hreg = hand_regret_of(eng, hand_of[0], hand_of[1])  # the last best response is the profile's
+            v, _ = eng.values(0)
+        except self.stopped_by:
+            raise _stopped("evaluating the strategy found", time_ms, stop) from None
+        st = eng.stats()
+        return EquilibriumResult(
+            self.endgame,
+            v,
+            self.expl,
+            self.br,
+            eng.iterations,
+            time.perf_counter() - self.t0,
+            st["nodes"],
+            st["sequences"],
+            st["bytes"],
+            st["peak_bytes"],
+            tuple(st["hands"]),
+            tuple(self.curve),
+            self.stopped,
+            eng,
+            hand_regret=self.hreg,
+            hand_of=(hand_of[0], hand(hand_of[1])) if hand_of is not None else None,
+            measured_at=self.measured_at,
+            threads=st.get("threads", 1),
+            compact=bool(getattr(eng, "compact", False)),
+        )
 
 
 def _keep_lowest(cards: Hand, attack: Hand) -> Action:
