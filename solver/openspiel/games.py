@@ -59,7 +59,7 @@ round."""
 from __future__ import annotations
 
 from types import SimpleNamespace
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Iterable, Sequence
 
 import numpy as np
 import pyspiel
@@ -220,8 +220,15 @@ class Observer:
 
     def set_from(self, state, player: int) -> None:
         info = state.info(player)
-        t = self.tensor
-        t.fill(0)
+        self.tensor.fill(0)
+        self._set_public(info, player)
+        if self.private:
+            self._set_private(info)
+
+    def _set_public(self, info: dict, player: int) -> None:
+        """What both players see: the board (R2-R5), the phase, the face-up
+        cards and the table, the hand sizes and the pile, the attacker, the
+        discards shown, and the round's events."""
         d = self.dict
         d["player"][player] = 1
         d["phase"][_PHASES.index(info["phase"])] = 1
@@ -230,39 +237,26 @@ class Observer:
             d["covered"][s] = 1
         d["first_replacer"][("both", "p0", "p1").index(info["first_replacer"])] = 1
         d["replace_cap"][0] = -1 if info["replace_cap"] is None else info["replace_cap"]
-        if self.private:
-            for c in info["hand"]:
-                d["hand"][c - 1] += 1
-            for c in info["my_pending"] or ():
-                d["my_pending"][c - 1] += 1
-        for c in info["seen"]:
-            d["seen"][c - 1] += 1
-        for c in info["table"]:
-            d["table"][c - 1] += 1
+        _count(d["seen"], info["seen"])
+        _count(d["table"], info["table"])
         d["hand_sizes"][:] = info["hand_sizes"]
         d["draw_pile"][0] = info["draw_pile"]
         if info["attacker"] is not None:
             d["attacker"][0 if info["attacker"] == player else 1] = 1
         for p, cards in enumerate(info["revealed_discards"]):
-            for c in cards or ():
-                d["revealed_discards"][12 * p + c - 1] += 1
+            _count(d["revealed_discards"], cards or (), 12 * p)
         for i, e in enumerate(info["history"][1 : self.slots + 1]):
-            row = d["history"][i]
-            row[_HISTORY_KINDS.index(e.event)] = 1
-            if isinstance(e, (ReplaceEvent, PlayEvent)):
-                row[5 + e.player] = 1
-                for c in e.cards:
-                    row[7 + 12 * e.player + c - 1] += 1
-            elif isinstance(e, (DuelEvent, ShowdownEvent)):  # one card of each player
-                for p, c in enumerate(e.cards):
-                    row[7 + 12 * p + c - 1] += 1
-            if isinstance(e, PlayEvent) and e.beats:
-                row[31] = 1
-        if self.perfect_recall and self.private:
-            for c in info["dealt"]:
-                d["dealt"][c - 1] += 1
-            for c in info["drawn"]:
-                d["drawn"][c - 1] += 1
+            _set_event(d["history"][i], e)
+
+    def _set_private(self, info: dict) -> None:
+        """What only the player knows: its hand and secret choice (R8-R9);
+        with perfect recall, what it was dealt and drew, and the rounds."""
+        d = self.dict
+        _count(d["hand"], info["hand"])
+        _count(d["my_pending"], info["my_pending"] or ())
+        if self.perfect_recall:
+            _count(d["dealt"], info["dealt"])
+            _count(d["drawn"], info["drawn"])
             d["rounds"][:] = info["rounds"]
 
     def string_from(self, state, player: int) -> str:
@@ -274,25 +268,51 @@ class Observer:
         b = info["board"]
         now = [f"p{player}", f"cat {b.cat} covered [{' '.join(map(str, sorted(b.covered)))}]", info["phase"]]
         if self.private:
-            now.append(f"hand [{format_cards(info['hand'])}]")
-            if self.perfect_recall:
-                now.append(f"dealt [{format_cards(info['dealt'])}] drew [{format_cards(sorted(info['drawn']))}]")
-            if info["my_pending"] is not None:
-                now.append(f"my secret choice [{format_cards(info['my_pending'])}]")
+            now += self._private_text(info)
         now.append(f"seen [{format_cards(info['seen'])}] table [{format_cards(info['table'])}]")
         now.append(f"hands {info['hand_sizes'][0]}:{info['hand_sizes'][1]} pile {info['draw_pile']}")
         if info["attacker"] is not None:
             now.append(f"attacker p{info['attacker']}")
         if any(x is not None for x in info["revealed_discards"]):
-            now.append(
-                "discarding "
-                + " ".join(
-                    f"p{p} [{format_cards(c)}]" for p, c in enumerate(info["revealed_discards"]) if c is not None
-                )
-            )
+            now.append(_discarding_text(info["revealed_discards"]))
         now.append("history: " + "; ".join(map(str, info["history"])))
         parts.append(" | ".join(now))
         return "\n".join(parts)
+
+    def _private_text(self, info: dict) -> list[str]:
+        """What only the player knows: its hand, what it was dealt and
+        drew (perfect recall), its secret choice (R8-R9)."""
+        now = [f"hand [{format_cards(info['hand'])}]"]
+        if self.perfect_recall:
+            now.append(f"dealt [{format_cards(info['dealt'])}] drew [{format_cards(sorted(info['drawn']))}]")
+        if info["my_pending"] is not None:
+            now.append(f"my secret choice [{format_cards(info['my_pending'])}]")
+        return now
+
+
+def _count(vector: np.ndarray, cards: Iterable[int], at: int = 0) -> None:
+    """Count the cards by rank into `vector`, from slot `at`."""
+    for c in cards:
+        vector[at + c - 1] += 1
+
+
+def _set_event(row: np.ndarray, e: Event) -> None:
+    """One history event's slot: its kind, its player and cards, and
+    whether an answer beat."""
+    row[_HISTORY_KINDS.index(e.event)] = 1
+    if isinstance(e, (ReplaceEvent, PlayEvent)):
+        row[5 + e.player] = 1
+        _count(row, e.cards, 7 + 12 * e.player)
+    elif isinstance(e, (DuelEvent, ShowdownEvent)):  # one card of each player
+        for p, c in enumerate(e.cards):
+            row[7 + 12 * p + c - 1] += 1
+    if isinstance(e, PlayEvent) and e.beats:
+        row[31] = 1
+
+
+def _discarding_text(revealed: Sequence[Hand | None]) -> str:
+    """The discards shown so far at a secret replace (R8)."""
+    return "discarding " + " ".join(f"p{p} [{format_cards(c)}]" for p, c in enumerate(revealed) if c is not None)
 
 
 def _round_text(history: Sequence[Event], record: dict, player: int, private: bool) -> str:
