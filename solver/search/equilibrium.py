@@ -701,10 +701,13 @@ def build(
     per_seq = (need - fixed) / max(seqs, 1.0)  # the nodes' and the forced sequences' share included
     hard = int(min(max_sequences, max(0, (max_bytes - fixed)) / per_seq))
     if need > max_bytes:
+        room = NARROW_SECONDS if not deadline else min(NARROW_SECONDS, deadline - clock.now())
+        narrower = _narrower(endgame, eng, max_bytes, room) if core is _cfr else None
         raise EndgameTooLarge(
             f"the endgame needs about {need / 1e6:.0f} MB ({nodes / 1e6:.2g} M public nodes, {seqs / 1e6:.2g} M "
-            f"(node, hand, move) sequences, estimated), over the cap of {max_bytes / 1e6:.0f} MB; "
-            "fewer unseen cards or smaller hands are needed (or use the double-dummy method)"
+            f"(node, hand, move) sequences, estimated), over the cap of {max_bytes / 1e6:.0f} MB"
+            + (f" ({narrower})" if narrower else "")
+            + "; fewer unseen cards or smaller hands are needed (or use the double-dummy method)"
         )
     try:
         reserve = int(min(hard, seqs * 1.1))  # the estimate is within a few per cent
@@ -718,6 +721,56 @@ def build(
             "(or use the double-dummy method)"
         ) from None
     return eng
+
+
+NARROW_SECONDS = 3.0
+"""At most this many CPU seconds a refusal spends looking for the narrower
+hands that would fit (`_narrower`: 0.1-0.3 s an estimate at 6 cards)."""
+NARROW_PROBES = 64
+"""Random paths of each of its estimates (an eighth of the size estimate's)."""
+
+
+def _narrower(endgame: Endgame, eng, max_bytes: int, seconds: float) -> str | None:
+    """How much narrower the hands must be for a refused endgame to fit:
+    the R20 floors (the least rank a hand may hold, from its sacrifices) a
+    history would have to set, the lower floor (both, when equal) raised
+    one rank at a time until the tree's estimate (`NARROW_PROBES` paths,
+    stored as `build` would) is under `max_bytes`; as words for the
+    refusal, or None when none fits (the unseen cards cannot make hands
+    that narrow) or `seconds` of CPU run out."""
+    t0 = time.process_time()
+    floors, pool = list(endgame.floors), endgame.pool
+    k = endgame.sizes
+
+    def holds(f: list[int]) -> bool:  # the unseen cards still make both hands
+        return all(sum(1 for r in pool if r >= f[p]) >= k[p] for p in (0, 1)) and (
+            sum(1 for r in pool if r >= min(f)) >= k[0] + k[1]
+        )
+
+    while time.process_time() - t0 < seconds:
+        low = min(floors)
+        for up in ([p for p in (0, 1) if floors[p] == low], [0], [1]):
+            raised = [f + (p in up) for p, f in enumerate(floors)]
+            if holds(raised):
+                floors = raised
+                break
+        else:
+            return None
+        trial = _cfr.Engine(
+            counts(pool), k[0], k[1], endgame.attacker, counts(endgame.table), floors[0], floors[1], endgame.utilities
+        )
+        trial.keep_lower = eng.keep_lower
+        trial.set_threads(eng.threads)
+        nodes, seqs, forced = trial.estimate(NARROW_PROBES)
+        if _need(trial, nodes, seqs, forced) > COMPACT_ABOVE:
+            trial.set_compact(True)
+        need = _need(trial, nodes, seqs, forced)
+        if need <= max_bytes:
+            return (
+                f"a history whose sacrifices (R20) left player 0 no card below {floors[0]} and player 1 none "
+                f"below {floors[1]} would fit: about {need / 1e6:.0f} MB"
+            )
+    return None
 
 
 FIRST_ITERATION_GUESS = 10.0
