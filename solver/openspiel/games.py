@@ -171,6 +171,11 @@ def _play_events(history: Sequence[Event]) -> list[PlayEvent]:
     return [e for e in history if isinstance(e, PlayEvent)]
 
 
+def _cards_played(events: Sequence[PlayEvent], player: int) -> list[int]:
+    """The cards `player` laid this round, in play order."""
+    return [c for e in events if e.player == player for c in e.cards]
+
+
 # ----------------------------------------------------------------- observers
 
 _PHASES = ("deal", "draw", REPLACE, DUEL, Decision.ATTACK, Decision.ANSWER, "wait", OVER)
@@ -541,17 +546,9 @@ class TacocatPlayState(pyspiel.State):
         n = self.g.hand_size
         dealing = len(self.dealt) < 2 * n
         own = self.dealt[n * player : n * (player + 1)] if dealing else self.hands[player]
-        played = [c for e in self.events if e.player == player for c in e.cards]
-        if dealing:
-            phase = "deal"
-        elif self.done:
-            phase = OVER
-        elif self.current_player() == player:
-            phase = Decision.ANSWER if self.table else Decision.ATTACK
-        else:
-            phase = "wait"
+        played = _cards_played(self.events, player)
         return {
-            "phase": phase,
+            "phase": self._phase_of(player, dealing),
             "board": self.g.board,
             "first_replacer": self.g.board.first_replacer(self.g.rules),
             "replace_cap": None,
@@ -569,6 +566,17 @@ class TacocatPlayState(pyspiel.State):
             "drawn": [],
             "rounds": [0, 0, 0],
         }
+
+    def _phase_of(self, player: int, dealing: bool) -> str:
+        """What `player` does now: watch the deal, attack or answer (R10,
+        R12), wait, or nothing once the round is over."""
+        if dealing:
+            return "deal"
+        if self.done:
+            return OVER
+        if self.current_player() == player:
+            return Decision.ANSWER if self.table else Decision.ATTACK
+        return "wait"
 
     def _history(self) -> list[Event]:
         return [DealEvent(self.g.hand_size, self.g.board.cat), *self.events]
@@ -590,24 +598,34 @@ class TacocatPlayState(pyspiel.State):
         """A world from `player_id`'s information set with the R20 weights
         (module doc); reads only that player's information."""
         n, me = self.g.hand_size, int(player_id)
-        opp = 1 - me
         rng = _SamplerRandom(probability_sampler)
         if len(self.dealt) < 2 * n:
-            mine = self.dealt[n * me : n * (me + 1)]
-            others = list(remove(self.g.rules.deck_cards(), hand(mine)))
-            k = len(self.dealt) - len(mine)
-            theirs, _ = rng.take(others, k)
-            order = (list(mine) + list(theirs)) if me == 0 else (list(theirs) + list(mine))
-            world = self.get_game().new_initial_state()
-            for c in order[: len(self.dealt)]:
-                world.apply_action(c - 1)
-            return world
+            return self._resample_deal(me, rng)
+        return self._resample_play(me, rng)
+
+    def _resample_deal(self, me: int, rng: _SamplerRandom) -> "TacocatPlayState":
+        """While the cards are dealt: the other player's cards so far, uniformly."""
+        n = self.g.hand_size
+        mine = self.dealt[n * me : n * (me + 1)]
+        others = list(remove(self.g.rules.deck_cards(), hand(mine)))
+        k = len(self.dealt) - len(mine)
+        theirs, _ = rng.take(others, k)
+        order = (list(mine) + list(theirs)) if me == 0 else (list(theirs) + list(mine))
+        world = self.get_game().new_initial_state()
+        for c in order[: len(self.dealt)]:
+            world.apply_action(c - 1)
+        return world
+
+    def _resample_play(self, me: int, rng: _SamplerRandom) -> "TacocatPlayState":
+        """In play: the opponent's hand from the unseen cards at or above
+        the floor its sacrifices set (R20), dealt, then the round replayed."""
+        opp = 1 - me
         view = self.view(me)
         floor = hand_floor(_play_events(self.events), opp)
         pool = [c for c in view.unseen_pool if c >= floor]
         opp_hand, _ = rng.take(pool, len(self.hands[opp]))
-        opp_played = [c for e in self.events if e.player == opp for c in e.cards]
-        my_cards = hand(list(self.hands[me]) + [c for e in self.events if e.player == me for c in e.cards])
+        opp_played = _cards_played(self.events, opp)
+        my_cards = hand(list(self.hands[me]) + _cards_played(self.events, me))
         their_cards = hand(list(opp_hand) + opp_played)
         world = self.get_game().new_initial_state()
         for c in my_cards + their_cards if me == 0 else their_cards + my_cards:
@@ -839,19 +857,8 @@ class TacocatState(pyspiel.State):
         gs = self.gs
         rec = self.records[-1][player]
         won = [sum(1 for r in gs.rounds if r["winner"] == p) for p in (0, 1)]
-        drawn_now = list(rec["drawn"])
-        if self.draws:
-            at = 0
-            for p, k in self.draws:
-                if p == player:
-                    drawn_now += self.drawn[at : at + k]
-                at += k
-        revealed: list[Hand | None] = [None, None]
-        for p, a in self.deferred:
-            revealed[p] = a.cards
-        if self.deferred and gs.first_replacer == "both":
-            other = 1 - self.deferred[0][0]
-            revealed[other] = gs.pending[other]
+        drawn_now = list(rec["drawn"]) + self._drawing(player)
+        revealed = self._revealed()
         if self.dealing is not None:
             n = gs.board.hand_size(self.g.rules)
             own = hand(self.dealing[n * player : n * (player + 1)])
@@ -861,13 +868,7 @@ class TacocatState(pyspiel.State):
             sizes = [len(gs.hands[0]), len(gs.hands[1])]
             attacker = gs.attacker
             pending = gs.pending[player] if revealed[player] is None else None
-            if self.is_terminal():
-                phase = OVER
-            elif self._chance():
-                phase = "draw"
-            else:
-                kind = gs.decision(player)
-                phase = kind if kind is not None else "wait"
+            phase = self._phase_of(player)
         return {
             "phase": phase,
             "board": gs.board,
@@ -887,6 +888,37 @@ class TacocatState(pyspiel.State):
             "drawn": drawn_now,
             "rounds": [won[player], won[1 - player], len(gs.rounds) - won[0] - won[1]],
         }
+
+    def _drawing(self, player: int) -> list[int]:
+        """The cards `player` has drawn so far in the replacement being drawn (R7-R8)."""
+        out: list[int] = []
+        at = 0
+        for p, k in self.draws:
+            if p == player:
+                out += self.drawn[at : at + k]
+            at += k
+        return out
+
+    def _revealed(self) -> list[Hand | None]:
+        """The discards shown while the replacements are drawn: each
+        deferred one, and on a two-arrow space the other's choice too (R8)."""
+        revealed: list[Hand | None] = [None, None]
+        for p, a in self.deferred:
+            revealed[p] = a.cards
+        if self.deferred and self.gs.first_replacer == "both":
+            other = 1 - self.deferred[0][0]
+            revealed[other] = self.gs.pending[other]
+        return revealed
+
+    def _phase_of(self, player: int) -> str:
+        """What `player` does now, once dealt: nothing at the end, watch a
+        draw, its decision, or wait."""
+        if self.is_terminal():
+            return OVER
+        if self._chance():
+            return "draw"
+        kind = self.gs.decision(player)
+        return kind if kind is not None else "wait"
 
     def game_state(self) -> GameState:
         if self._chance():
@@ -910,23 +942,7 @@ class TacocatState(pyspiel.State):
         rounds = self.past + ([] if self.is_terminal() else [gs.history])
         plan = []  # per round: [p0 dealt, p1 dealt], [p0 drawn, p1 drawn]
         for r, history in enumerate(rounds):
-            finished = r < len(self.past)
-            opp_cards = [c for e in _play_events(history) if e.player == opp for c in e.cards]
-            opp_cards += [e.cards[opp] for e in history if isinstance(e, (DuelEvent, ShowdownEvent))]
-            if not finished:
-                floor = hand_floor(_play_events(history), opp)
-                view = gs.view(me)
-                pool = [c for c in view.unseen_pool if c >= floor]
-                now, _ = rng.take(pool, len(gs.hands[opp]))
-                opp_cards += list(now)
-            discards = [e.cards for e in history if isinstance(e, ReplaceEvent) and e.player == opp]
-            drawn: list[int] = []
-            if discards:
-                taken, kept = rng.take(hand(opp_cards), len(discards[0]))
-                drawn = list(taken)
-                dealt = hand(list(kept) + list(discards[0]))
-            else:
-                dealt = hand(opp_cards)
+            dealt, drawn = self._opponent_round(history, r < len(self.past), me, rng)
             mine = self.records[r][me]
             pair_dealt: list[Any] = [None, None]
             pair_drawn: list[Any] = [None, None]
@@ -935,35 +951,41 @@ class TacocatState(pyspiel.State):
             plan.append((pair_dealt, pair_drawn))
         return self._replay(plan, me, rng)
 
+    def _opponent_round(
+        self, history: Sequence[Event], finished: bool, me: int, rng: _SamplerRandom
+    ) -> tuple[Hand, list[int]]:
+        """The opponent's deal and draw in one round: the cards it showed
+        (played, dueled, shown down), in the round now its hidden hand from
+        the unseen cards at or above its floor (R20), and of those the
+        cards it drew in place of its discard (R7-R8)."""
+        opp = 1 - me
+        opp_cards = _shown_by(history, opp)
+        if not finished:
+            floor = hand_floor(_play_events(history), opp)
+            view = self.gs.view(me)
+            pool = [c for c in view.unseen_pool if c >= floor]
+            now, _ = rng.take(pool, len(self.gs.hands[opp]))
+            opp_cards += list(now)
+        discards = [e.cards for e in history if isinstance(e, ReplaceEvent) and e.player == opp]
+        if not discards:
+            return hand(opp_cards), []
+        taken, kept = rng.take(hand(opp_cards), len(discards[0]))
+        return hand(list(kept) + list(discards[0])), list(taken)
+
     def _replay(self, plan, me: int, rng: _SamplerRandom) -> "TacocatState":
         world = self.get_game().new_initial_state()
-        actions = list(self.gs.actions)
         opp = 1 - me
-        if self.gs.pending[opp] is not None:  # tacocat_turn: the opponent's secret choice is not replayed
-            last = max(i for i, e in enumerate(actions) if e["player"] == opp)
-            del actions[last]
+        actions = self._actions_to_replay(opp)
         at = 0
         while not world.is_terminal():
-            r = len(world.records) - 1
             if world._chance():
-                dealt, drawn = plan[r]
-                if world.dealing is not None:
-                    card = (list(dealt[0]) + list(dealt[1]))[len(world.dealing)]
-                else:
-                    seq = [c for p, k in world.draws for c in drawn[p][:k]]
-                    card = seq[len(world.drawn)]
-                world.apply_action(card - 1)
+                world.apply_action(_planned_card(world, plan[len(world.records) - 1]) - 1)
                 continue
             if at == len(actions):
                 break
-            player = world.current_player()
-            if player == pyspiel.PlayerId.SIMULTANEOUS:
-                pair = [None, None]
-                for _ in range(2):
-                    entry = actions[at]
-                    pair[entry["player"]] = self.g.codec.encode(Action.from_dict(entry))
-                    at += 1
-                world.apply_actions(pair)
+            if world.current_player() == pyspiel.PlayerId.SIMULTANEOUS:
+                world.apply_actions(self._pair((actions[at], actions[at + 1])))
+                at += 2
                 continue
             entry = actions[at]
             at += 1
@@ -973,6 +995,37 @@ class TacocatState(pyspiel.State):
             legal = world.legal_actions(opp)
             world.apply_action(legal[rng.below(len(legal))])
         return world
+
+    def _actions_to_replay(self, opp: int) -> list[dict]:
+        """The game's actions, less the opponent's secret choice still
+        pending (tacocat_turn, R8-R9): the world draws its own."""
+        actions = list(self.gs.actions)
+        if self.gs.pending[opp] is not None:
+            last = max(i for i, e in enumerate(actions) if e["player"] == opp)
+            del actions[last]
+        return actions
+
+    def _pair(self, entries: tuple[dict, dict]) -> list[Any]:
+        """The two secret choices of a simultaneous node, by seat (R8-R9)."""
+        pair: list[Any] = [None, None]
+        for entry in entries:
+            pair[entry["player"]] = self.g.codec.encode(Action.from_dict(entry))
+        return pair
+
+
+def _shown_by(history: Sequence[Event], player: int) -> list[int]:
+    """The cards `player` showed in a round: played (R10-R15), then dueled
+    and shown down (R9, R16-R17)."""
+    shown = [c for e in _play_events(history) if e.player == player for c in e.cards]
+    return shown + [e.cards[player] for e in history if isinstance(e, (DuelEvent, ShowdownEvent))]
+
+
+def _planned_card(world: TacocatState, planned: tuple[list, list]) -> int:
+    """The next card the plan deals or draws in `world`'s round."""
+    dealt, drawn = planned
+    if world.dealing is not None:
+        return (list(dealt[0]) + list(dealt[1]))[len(world.dealing)]
+    return [c for p, k in world.draws for c in drawn[p][:k]][len(world.drawn)]
 
 
 for _type, _game in ((PLAY_TYPE, TacocatPlayGame), (GAME_TYPE, TacocatGame), (TURN_TYPE, TacocatTurnGame)):
