@@ -23,6 +23,7 @@ from tacocat.search.sampling import world_hands
 
 if TYPE_CHECKING:  # pragma: no cover
     from tacocat.search.equilibrium import EquilibriumResult, Move
+    from tacocat.search.hint import HintResult
 
 
 class Bot(Protocol):
@@ -123,6 +124,72 @@ _KNOBS_AS_GIVEN = ("threads", "exact_cards", "c_uct", "rollout", "inference", "d
 """Budget keys a search bot hands to `Knobs` as they are (same name, no bot default)."""
 
 
+def _check_search_bot(method: str, classic: bool, b: BotBudget) -> None:
+    """A search bot's method and choices; pimc_classic offers none of the
+    later ones (inference, round_search, duel=bayes, replace=game)."""
+    if method not in ("pimc", "ismcts"):
+        raise TacocatError(f"search bot method {method!r} unknown; expected pimc or ismcts")
+    if classic and b.inference not in (None, "uniform", "off"):
+        raise TacocatError(
+            f"bot pimc_classic: inference {b.inference!r} is not offered; the classic search "
+            "weights worlds by R20 alone (use bot pimc for inference)"
+        )
+    if b.round_search not in (0, 1):
+        raise TacocatError(f"search bot: round_search must be 0 (off) or 1 (on), got {b.round_search!r}")
+    if classic and b.round_search:
+        raise TacocatError(
+            "bot pimc_classic: round_search is not offered; the classic search keeps its fixed "
+            "continuation (use bot pimc for the round search)"
+        )
+    if classic and (b.duel, b.replace) != ("matrix", "static"):
+        raise TacocatError(
+            "bot pimc_classic: its duel is the matrix game and its replacement the static search "
+            "(use bot pimc for duel=bayes or replace=game)"
+        )
+
+
+def _play_count(method: str, b: BotBudget) -> int | None:
+    """The play-phase count per decision: PIMC's worlds (`samples`, or its
+    synonym `iterations`), ISMCTS's iterations (or `samples`); without a
+    count or a time, 100 worlds or 20,000 iterations."""
+    if method == "pimc":
+        count = b.samples if b.samples is not None else b.iterations
+        default = 100
+    else:
+        count = b.iterations if b.iterations is not None else b.samples
+        default = 20_000
+    return default if count is None and b.time_ms is None else count
+
+
+def _given_or(value: int | None, default: int) -> int:
+    return value if value is not None else default
+
+
+def _listed_moves(view: View) -> list[Action] | None:
+    """The legal moves, listed once for the search to take as they are;
+    None for a replacement with a choice: two options at least (keep all,
+    or discard one), and listing hundreds of discards costs ms."""
+    if view.decision == REPLACE and view.replace_cap != 0:
+        return None
+    return view.legal_actions()
+
+
+def _played(result: HintResult, kind: str, rng: random.Random) -> Action:
+    """The move a search's answer plays: the duel card drawn from its
+    optimal mix with the seeded RNG (R9), a replacement from the
+    replacement game's mix when it has one, else the best move."""
+    if kind == DUEL:
+        from tacocat.search.decisions import sample_mixed
+
+        assert result.mixed is not None  # a duel always answers its mixed strategy
+        return sample_mixed(result.mixed, rng)
+    if kind == REPLACE and getattr(result.search, "discard_mix", None):
+        from tacocat.search.replace_game import sample_discard
+
+        return sample_discard(result.search, rng)  # the replacement game's mix, like the duel's
+    return result.action
+
+
 class SearchBot:
     """A bot that searches the hidden hands: play-phase decisions by PIMC
     (`method="pimc"`, exact when the opponent's hands are few) or by ISMCTS
@@ -145,25 +212,7 @@ class SearchBot:
         from tacocat.search.pimc import PerfectSolver
 
         b = BotBudget(**budget)
-        if method not in ("pimc", "ismcts"):
-            raise TacocatError(f"search bot method {method!r} unknown; expected pimc or ismcts")
-        if classic and b.inference not in (None, "uniform", "off"):
-            raise TacocatError(
-                f"bot pimc_classic: inference {b.inference!r} is not offered; the classic search "
-                "weights worlds by R20 alone (use bot pimc for inference)"
-            )
-        if b.round_search not in (0, 1):
-            raise TacocatError(f"search bot: round_search must be 0 (off) or 1 (on), got {b.round_search!r}")
-        if classic and b.round_search:
-            raise TacocatError(
-                "bot pimc_classic: round_search is not offered; the classic search keeps its fixed "
-                "continuation (use bot pimc for the round search)"
-            )
-        if classic and (b.duel, b.replace) != ("matrix", "static"):
-            raise TacocatError(
-                "bot pimc_classic: its duel is the matrix game and its replacement the static search "
-                "(use bot pimc for duel=bayes or replace=game)"
-            )
+        _check_search_bot(method, classic, b)
         self.name = f"{method}_classic" if classic else method
         self.method = method
         # pimc_classic: the search as at commit 36be87b (a fixed minimum sample
@@ -175,14 +224,7 @@ class SearchBot:
 
             check_inference(b.inference)  # a bad model name is refused when the bot is made, in one line
         self.inference = b.inference
-        if method == "pimc":
-            self.budget = b.samples if b.samples is not None else b.iterations
-            if self.budget is None and b.time_ms is None:
-                self.budget = 100
-        else:
-            self.budget = b.iterations if b.iterations is not None else b.samples
-            if self.budget is None and b.time_ms is None:
-                self.budget = 20_000
+        self.budget = _play_count(method, b)
         self.time_ms = b.time_ms
         self.clock = clock_named(b.clock)
         # A time budget is spent where it buys strength (issue 24): 240
@@ -193,11 +235,9 @@ class SearchBot:
         # time budget and no count given, the replacement and the duel run
         # until the clock; the classic search keeps its caps whatever its time.
         to_the_clock = b.time_ms is not None and not classic
-        self.replace_samples = (
-            b.replace_samples if b.replace_samples is not None else (MAX_SAMPLES if to_the_clock else 240)
-        )
-        self.duel_samples = b.duel_samples if b.duel_samples is not None else (MAX_SAMPLES if to_the_clock else 24)
-        self.candidates = b.candidates if b.candidates is not None else 24
+        self.replace_samples = _given_or(b.replace_samples, MAX_SAMPLES if to_the_clock else 240)
+        self.duel_samples = _given_or(b.duel_samples, MAX_SAMPLES if to_the_clock else 24)
+        self.candidates = _given_or(b.candidates, 24)
         self.seed = int(b.seed)
         self.threads = b.threads
         self.exact_cards = b.exact_cards
@@ -246,17 +286,12 @@ class SearchBot:
         # the forced-move check below and hint's set-up are inside it.
         start = call.clock.now() if call.start is None else call.start
         self.last_forced = False
-        from tacocat.search.decisions import sample_mixed
         from tacocat.search.hint import hint
 
-        legal = None
-        if view.decision == REPLACE and view.replace_cap != 0:
-            pass  # two options at least (keep all, or discard one); listing hundreds of discards costs ms
-        else:
-            legal = view.legal_actions()
-            if len(legal) == 1:
-                self.last_forced = True  # no search: a match's think time leaves it out
-                return legal[0]
+        legal = _listed_moves(view)
+        if legal is not None and len(legal) == 1:
+            self.last_forced = True  # no search: a match's think time leaves it out
+            return legal[0]
         seed = rng.getrandbits(62) ^ self.seed
         kind = view.decision
         assert kind is not None  # a bot is asked only at its own decision
@@ -273,14 +308,7 @@ class SearchBot:
             knobs=self.knobs,
             legal=legal,  # listed once: the play-phase search takes them as they are
         )
-        action = result.action
-        if kind == DUEL:
-            assert result.mixed is not None  # a duel always answers its mixed strategy
-            action = sample_mixed(result.mixed, rng)
-        elif kind == REPLACE and getattr(result.search, "discard_mix", None):
-            from tacocat.search.replace_game import sample_discard
-
-            action = sample_discard(result.search, rng)  # the replacement game's mix, like the duel's
+        action = _played(result, kind, rng)
         if searched_ms is not None and not self.classic:
             past = self._overruns.setdefault(kind, collections.deque(maxlen=self.OVERRUN_MEMORY))
             past.append(1000.0 * (call.clock.now() - start) - searched_ms)
