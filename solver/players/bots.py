@@ -9,10 +9,11 @@ import random
 import statistics
 import time
 from dataclasses import dataclass, fields
-from typing import TYPE_CHECKING, Callable, Protocol
+from typing import TYPE_CHECKING, Callable, Protocol, Sequence
 
 from tacocat.errors import TacocatError
 from tacocat.rules.actions import Action
+from tacocat.rules.cards import Hand
 from tacocat.rules.events import PLAY_DECISIONS, Decision, Event, PlayEvent
 from tacocat.rules.game import DUEL, REPLACE, GameState
 from tacocat.rules.ruleset import STANDARD
@@ -22,7 +23,7 @@ from tacocat.search.options import check_options
 from tacocat.search.sampling import world_hands
 
 if TYPE_CHECKING:  # pragma: no cover
-    from tacocat.search.equilibrium import EquilibriumResult, Move
+    from tacocat.search.equilibrium import Endgame, EquilibriumResult, Move
     from tacocat.search.hint import HintResult
 
 
@@ -392,13 +393,7 @@ class EquilibriumBot(SearchBot):
         the node it was solved at, else from a new solve (kept in its
         place, given `EQ_SHARE` of `budget`'s time, the bot's own by
         default); None when the budget cannot solve this endgame."""
-        from tacocat.search.equilibrium import (
-            DEFAULT_TARGET,
-            EndgameTooLarge,
-            EquilibriumStopped,
-            endgame_from_view,
-            solve,
-        )
+        from tacocat.search.equilibrium import endgame_from_view
         from tacocat.search.gamevalue import round_utilities
 
         node = _DecisionNode.of(view)
@@ -410,22 +405,31 @@ class EquilibriumBot(SearchBot):
         if tried in self._failed:
             return None
         eg = endgame_from_view(view, round_utilities(view.board, view.player, view.rules, self.utilities))
-        call = self.call_budget(budget)
-        if call.time_ms is None and call.stop is None:
-            result = solve(eg)
-        else:
-            try:
-                time_ms = None if call.time_ms is None else call.time_ms * self.EQ_SHARE
-                result = solve(eg, time_ms=time_ms, stop=call.stop, clock=call.clock)
-            except (EquilibriumStopped, EndgameTooLarge):
-                result = None
-            if result is None or result.exploitability > DEFAULT_TARGET:
-                if not call.stopped():  # a stop says nothing of what the budget can solve
-                    self._failed.add(tried)
-                return None
-        assert result is not None  # a solve that failed returned above
+        result = self._solve(eg, self.call_budget(budget), tried)
+        if result is None:
+            return None
         self._kept = _KeptSolve(node, result)
         return result.strategy(view.player, view.hand, ())
+
+    def _solve(self, eg: Endgame, call: Budget, tried: tuple) -> EquilibriumResult | None:
+        """The endgame solved to the whole budget's end, or within
+        `EQ_SHARE` of its time or until its stop; None (and the endgame
+        remembered as too large for the budget, unless stopped) when that
+        leaves it unsolved or above the target exploitability."""
+        from tacocat.search.equilibrium import DEFAULT_TARGET, EndgameTooLarge, EquilibriumStopped, solve
+
+        if call.time_ms is None and call.stop is None:
+            return solve(eg)
+        try:
+            time_ms = None if call.time_ms is None else call.time_ms * self.EQ_SHARE
+            result = solve(eg, time_ms=time_ms, stop=call.stop, clock=call.clock)
+        except (EquilibriumStopped, EndgameTooLarge):
+            result = None
+        if result is None or result.exploitability > DEFAULT_TARGET:
+            if not call.stopped():  # a stop says nothing of what the budget can solve
+                self._failed.add(tried)
+            return None
+        return result
 
 
 @dataclass(frozen=True)
@@ -464,20 +468,8 @@ class _KeptSolve:
         hand the solve does not hold is refused by its lookup)."""
         from tacocat.errors import PositionError
 
-        root = self.root
-        n = len(root.past)
-        if node.round != root.round or node.past[:n] != root.past:
-            return None
-        if root.table and node.past[n:] and node.past[n] != PlayEvent.attack(self.result.endgame.attacker, root.table):
-            return None  # the round went another way from the root's history
-        if not node.past[n:] and node.table != root.table:
-            return None
-        rest = node.past[n + (1 if root.table else 0) :]
-        since = [e for e in rest if isinstance(e, PlayEvent)]
-        if len(since) != len(rest):
-            return None  # only attacks and answers follow a play-phase node
-        played = [c for e in since for c in e.cards]
-        if sorted(root.seen + root.table + tuple(played)) != sorted(node.seen + node.table):
+        since = self._plays_since(node) if self._follows_root(node) else None
+        if since is None:
             return None
         try:
             moves = self.result.strategy(view.player, view.hand, since)
@@ -486,6 +478,30 @@ class _KeptSolve:
         # A guard: a kept move that is not legal here means the node was misread.
         legal = set(view.legal_actions())
         return moves if moves and all(m.action in legal for m in moves) else None
+
+    def _follows_root(self, node: _DecisionNode) -> bool:
+        """The same round, the root's public history, then the root's
+        attack (or, with nothing since, the root's table)."""
+        root = self.root
+        n = len(root.past)
+        if node.round != root.round or node.past[:n] != root.past:
+            return False
+        if root.table and node.past[n:] and node.past[n] != PlayEvent.attack(self.result.endgame.attacker, root.table):
+            return False  # the round went another way from the root's history
+        return bool(node.past[n:]) or node.table == root.table
+
+    def _plays_since(self, node: _DecisionNode) -> list[PlayEvent] | None:
+        """The attacks and answers since the root's, when the node's face-up
+        cards are the root's and those plays'; else None."""
+        root = self.root
+        rest = node.past[len(root.past) + (1 if root.table else 0) :]
+        since = [e for e in rest if isinstance(e, PlayEvent)]
+        if len(since) != len(rest):
+            return None  # only attacks and answers follow a play-phase node
+        played = [c for e in since for c in e.cards]
+        if sorted(root.seen + root.table + tuple(played)) != sorted(node.seen + node.table):
+            return None
+        return since
 
 
 class OracleBot:
@@ -512,15 +528,7 @@ class OracleBot:
         )
 
     def choose_state(self, state: GameState, player: int, rng: random.Random, budget: Budget | None = None) -> Action:
-        from tacocat.search.decisions import (
-            KnownHandSampler,
-            cell_outcome,
-            replace_eval,
-            sample_mixed,
-            solve_matrix_game,
-        )
         from tacocat.search.gamevalue import round_utilities
-        from tacocat.search.results import MixedMove
 
         view = state.view(player)
         legal = view.legal_actions()
@@ -530,19 +538,42 @@ class OracleBot:
         opp = state.hands[1 - player]
         kind = view.decision
         if kind in PLAY_DECISIONS:
-            assert state.attacker is not None  # the play phase has an attacker
-            scored = []
-            for cards, beats, o in self.solver.move_outcomes(world_hands(view, opp), state.attacker, state.table):
-                own = o if player == 0 else -o
-                scored.append((util[1 - own], Action(kind, cards, beats if kind == Decision.ANSWER else None)))
-            top = max(u for u, _ in scored)
-            best = sorted((a for u, a in scored if u == top), key=lambda a: (a.cards, bool(a.beats)))
-            return rng.choice(best)
+            return self._play(view, kind, state, util, opp, rng)
         if kind == DUEL:
-            mine, theirs = sorted(set(view.hand)), sorted(set(opp))
-            m = [[util[1 - cell_outcome(view.hand, opp, i, j, self.solver)] for j in theirs] for i in mine]
-            x, _, _ = solve_matrix_game(m)
-            return sample_mixed([MixedMove(r, float(p)) for r, p in zip(mine, x, strict=True)], rng)
+            return self._duel(view, util, opp, rng)
+        return self._replace(view, util, opp, rng, budget)
+
+    def _play(
+        self, view: View, kind: Decision, state: GameState, util: Sequence[float], opp: Hand, rng: random.Random
+    ) -> Action:
+        """Perfect play with both hands known (R10-R17): a best move, ties
+        broken by the seeded RNG."""
+        player = view.player
+        assert state.attacker is not None  # the play phase has an attacker
+        scored = []
+        for cards, beats, o in self.solver.move_outcomes(world_hands(view, opp), state.attacker, state.table):
+            own = o if player == 0 else -o
+            scored.append((util[1 - own], Action(kind, cards, beats if kind == Decision.ANSWER else None)))
+        top = max(u for u, _ in scored)
+        best = sorted((a for u, a in scored if u == top), key=lambda a: (a.cards, bool(a.beats)))
+        return rng.choice(best)
+
+    def _duel(self, view: View, util: Sequence[float], opp: Hand, rng: random.Random) -> Action:
+        """The duel as the matrix game with both hands known (R9)."""
+        from tacocat.search.decisions import cell_outcome, sample_mixed, solve_matrix_game
+        from tacocat.search.results import MixedMove
+
+        mine, theirs = sorted(set(view.hand)), sorted(set(opp))
+        m = [[util[1 - cell_outcome(view.hand, opp, i, j, self.solver)] for j in theirs] for i in mine]
+        x, _, _ = solve_matrix_game(m)
+        return sample_mixed([MixedMove(r, float(p)) for r, p in zip(mine, x, strict=True)], rng)
+
+    def _replace(
+        self, view: View, util: Sequence[float], opp: Hand, rng: random.Random, budget: Budget | None
+    ) -> Action:
+        """The replacement by simulating the draws against the known hand (R7-R8)."""
+        from tacocat.search.decisions import KnownHandSampler, replace_eval
+
         seed = rng.getrandbits(62) ^ self.seed
         res = replace_eval(
             view,
