@@ -266,14 +266,24 @@ def _checked(view: Any, method: str, knobs: Any, inference: str | None) -> tuple
     """The one validation of a hint request: the view (or its dict form) at
     a decision, a known method, the knobs, the inference model; the view
     and the model's canonical name, else a one-line `TacocatError`."""
-    from tacocat.search.inference import check_inference
+    view = _as_view(view)
+    if method not in METHODS:
+        raise TacocatError(f"method {method!r} unknown; expected one of {', '.join(METHODS)}")
+    _check_decision(view)
+    return view, _model_asked(knobs, inference)
 
+
+def _as_view(view: Any) -> View:
+    """A `View`, read from its dict form when given one."""
     if isinstance(view, Mapping):
         view = View.from_dict(view)
     if not isinstance(view, View):
         raise TacocatError(f"view: expected a View (or its dict form), got {type(view).__name__}")
-    if method not in METHODS:
-        raise TacocatError(f"method {method!r} unknown; expected one of {', '.join(METHODS)}")
+    return view
+
+
+def _check_decision(view: View) -> None:
+    """The player has a decision: the game is not over (R19)."""
     if view.phase == Phase.OVER:
         raise PositionError("the game is over: there is nothing to decide", "R19")
     if view.decision is None:
@@ -282,6 +292,13 @@ def _checked(view: Any, method: str, knobs: Any, inference: str | None) -> tuple
         )
     if view.board.winner is not None:
         raise PositionError("the cat is in a goal: the game is over", "R19")
+
+
+def _model_asked(knobs: Any, inference: str | None) -> str:
+    """The inference model's canonical name: the call's, else the knobs',
+    else the default; the classic search weights worlds by R20 alone."""
+    from tacocat.search.inference import check_inference
+
     if not isinstance(knobs, Knobs):
         raise TacocatError(f"knobs must be a Knobs, got {type(knobs).__name__}")
     asked = check_inference(
@@ -289,7 +306,7 @@ def _checked(view: Any, method: str, knobs: Any, inference: str | None) -> tuple
     )
     if knobs.classic and asked not in ("off", "uniform"):
         raise TacocatError(f"inference {asked!r}: the classic search weights worlds by R20 alone")
-    return view, asked
+    return asked
 
 
 def _equilibrium_search(ask: _Ask) -> _Found:
@@ -503,9 +520,38 @@ def _answer(ask: _Ask, found: _Found, gw: tuple, seconds: float) -> HintResult:
     # the model that weighted the worlds, if one did
     sampler = found.sampler
     inferred = sampler if isinstance(sampler, InferenceSampler) and sampler.active else None
-    # MoveEval built whole: `dataclasses.replace` costs three times as much,
-    # and a replacement ranks dozens of discards after the time is out
-    moves = tuple(
+    moves = _with_game_win(res.moves, gw)
+    if ask.budget.progress is not None:
+        ask.budget.progress(1.0)
+    exact = used == "exact" and res.exact
+    sampled = used not in ("ismcts", "equilibrium")
+    return HintResult(
+        method=used,
+        exact=bool(exact),
+        decision=ask.decision,
+        moves=moves,
+        seconds=seconds,
+        # A stopped enumeration says how many hands it averaged.
+        samples=res.worlds if sampled and not exact else None,
+        iterations=res.iterations,
+        mixed=res.mixed,
+        utilities=ask.utilities,
+        stopped=bool(res.stopped),
+        worlds=res.worlds if sampled else None,
+        search=res,
+        equilibrium=found.equilibrium,
+        inference=inferred.model.name if inferred is not None else "off",
+        effective_samples=inferred.ess() if inferred is not None else None,
+        subgame=_subgame_of(res),
+    )
+
+
+def _with_game_win(moves: Sequence[MoveEval], gw: tuple) -> tuple[MoveEval, ...]:
+    """Each searched move with its game-win probability (`gw`: the game won
+    after a round won, drawn, lost).  MoveEval built whole:
+    `dataclasses.replace` costs three times as much, and a replacement
+    ranks dozens of discards after the time is out."""
+    return tuple(
         m
         if m.visits == 0
         else MoveEval(
@@ -518,29 +564,7 @@ def _answer(ask: _Ask, found: _Found, gw: tuple, seconds: float) -> HintResult:
             m.win * gw[0] + m.draw * gw[1] + m.loss * gw[2],
             m.visits,
         )
-        for m in res.moves
-    )
-    if ask.budget.progress is not None:
-        ask.budget.progress(1.0)
-    exact = used == "exact" and res.exact
-    return HintResult(
-        method=used,
-        exact=bool(exact),
-        decision=ask.decision,
-        moves=moves,
-        seconds=seconds,
-        # A stopped enumeration says how many hands it averaged.
-        samples=None if exact or used in ("ismcts", "equilibrium") else res.worlds,
-        iterations=res.iterations,
-        mixed=res.mixed,
-        utilities=ask.utilities,
-        stopped=bool(res.stopped),
-        worlds=None if used in ("ismcts", "equilibrium") else res.worlds,
-        search=res,
-        equilibrium=found.equilibrium,
-        inference=inferred.model.name if inferred is not None else "off",
-        effective_samples=inferred.ess() if inferred is not None else None,
-        subgame=_subgame_of(res),
+        for m in moves
     )
 
 
