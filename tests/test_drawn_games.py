@@ -225,7 +225,7 @@ def test_the_analyze_command_says_drawn(drawn_record):
     result = run_cli(["analyze", str(drawn_record), "--player", "0", "--iterations", "8"])
     assert result.exit_code == 0, result.output
     first = result.stdout.splitlines()[0]
-    assert first.endswith("1 rounds, drawn game (max_deals 1 reached, RULES §8)"), first
+    assert first.endswith("1 round, drawn game (max_deals 1 reached, RULES §8)"), first
     assert "unfinished" not in result.stdout and "won by" not in result.stdout
     data = json.loads(run_cli(["analyze", str(drawn_record), "--player", "0", "--iterations", "8", "--json"]).stdout)
     assert data["drawn"] is True and data["winner"] is None
@@ -271,9 +271,13 @@ def test_the_board_never_reads_a_drawn_game_as_a_win():
     if node is None:
         pytest.skip("no node to run board.js's end-of-game functions (apt-get install nodejs)")
     drawn = re.search(r'const DRAWN = "[^"]*";', source).group(0)
+    # The other seat's names, as the board says them in a game against the engine.
+    opponent = [re.search(rf"const {name} = .*;", source).group(0) for name in ("oppName", "oppWord")]
     script = "\n".join(
         [
             drawn,
+            'const S = { mode: "engine" };',
+            *opponent,
             _js_function(source, "winnerOf"),
             _js_function(source, "endOfGameText"),
             """
@@ -293,10 +297,14 @@ console.log(JSON.stringify({
     for text in out["drawn"]:
         assert "drawn game (max_deals reached)" in text
         assert not re.search(r"\bwins?\b|\bwon\b", text, re.I)
-    assert out["mine"][:3] == ["You win the game!", "You won the game. Press R to replay it.", "you win"]
+    assert out["mine"][:3] == [
+        "You win the game!",
+        "You won the game. Press M for a rematch or R to replay it.",
+        "you win",
+    ]
     assert out["theirs"][:3] == [
         "The engine wins the game.",
-        "The engine won the game. Press R to replay it.",
+        "The engine won the game. Press M for a rematch or R to replay it.",
         "the engine wins",
     ]
     assert out["mine"][3] == "player 0 won" and out["theirs"][3] == "player 1 won"

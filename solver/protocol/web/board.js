@@ -156,6 +156,13 @@ function winnerOf(board) {
 
 const DRAWN = "drawn game (max_deals reached)";
 
+// Whose a game or a round is for `seat`: "draw" (no winner), "me" or "engine"
+// (the other seat, a friend's in a friend game).
+function sideOf(winner, seat) {
+  if (winner === null || winner === undefined) return "draw";
+  return winner === seat ? "me" : "engine";
+}
+
 // The end of a game in words, for `seat` (null: no seat, as in a replay):
 // "log" a line of the game log, "prompt" the prompt, "caption" the board's
 // caption after "Game over after N rounds: ", "replay" the replay's caption.
@@ -1107,11 +1114,9 @@ function renderGameOver() {
   const rounds = S.view.rounds;
   const won = [0, 1].map((p) => rounds.filter((r) => r.winner === p).length);
   const drawn = rounds.filter((r) => r.winner === null).length;
-  const side = S.winner === null ? "draw" : S.winner === S.seat ? "me" : "engine";
-  box.dataset.winner = side;
+  box.dataset.winner = sideOf(S.winner, S.seat);
   $("go-title").textContent = `Game over after ${plural(rounds.length, "round")}`;
-  $("go-verdict").textContent = { draw: `A ${DRAWN}: no winner.`, me: "You win the game!",
-    engine: `${oppName()} wins the game.` }[side];
+  $("go-verdict").textContent = endOfGameText(S.winner, S.seat, "log");
   $("go-score").textContent = `Rounds won: you ${won[S.seat]}, ${oppWord()} ${won[1 - S.seat]}` +
     (drawn ? `, ${plural(drawn, "drawn round")}` : "") + ". The cat went the winner's way after every round won (R18).";
   $("go-me-col").textContent = "your last card";
@@ -1120,7 +1125,7 @@ function renderGameOver() {
   body.innerHTML = "";
   rounds.forEach((r, i) => {
     const tr = document.createElement("tr");
-    const to = r.winner === null ? "drawn" : r.winner === S.seat ? "you" : oppWord();
+    const to = { draw: "drawn", me: "you", engine: oppWord() }[sideOf(r.winner, S.seat)];
     if (r.winner === S.seat) tr.className = "mine";
     for (const c of [i + 1, place(r.cat), r.hand_size, r.last[S.seat], r.last[1 - S.seat], to]) {
       const td = document.createElement("td");
