@@ -1954,7 +1954,12 @@ class EngineSeatDoor(Door):
         self.n += 1
         return f"{what}-{self.n}"
 
-    def check(self, answer: Any, what: str, hidden: list[str]) -> None:
+    def check(self, answer: Any, what: str, hidden: list[str], hidden_before: list[str] = ()) -> None:
+        """`hidden`: how the cards the human cannot see now would appear;
+        `hidden_before`: how those it could not see earlier in the game
+        would — except as the cards of an event in this answer (a hand the
+        engine discarded whole is face up in its replace event, R7; a pile
+        the human drew whole is its own)."""
         if not isinstance(answer, dict) or "ok" not in answer:
             self.fail(f"not a response: {_show(answer)} for {what}")
             return
@@ -1963,7 +1968,13 @@ class EngineSeatDoor(Door):
         if answer["ok"] is False and (code not in ERROR_CODES or code == "internal"):
             self.fail(f"{code}: {answer['error'].get('message')} for {what}")
         text = json.dumps(answer)
-        for h in hidden:
+        shown: set[str] = set()
+        for event in (answer.get("result") or {}).get("events") or []:
+            for key in ("cards", "drawn"):
+                cards = event.get(key)
+                if isinstance(cards, list) and all(type(c) is int for c in cards):
+                    shown |= {json.dumps(cards), json.dumps(sorted(cards)), f'"{_plain(cards)}'}
+        for h in [*hidden, *(h for h in hidden_before if h not in shown)]:
             if h in text:
                 self.fail(f"the answer to {what} shows {h}, cards of the engine's seat or the pile: {text[:300]}")
 
@@ -1974,13 +1985,18 @@ class EngineSeatDoor(Door):
         pending: dict[str, tuple[float, str]] = {}
         """Engine replies sent and not yet answered: id -> (sent at, what)."""
         hidden: set[str] = set()
+        """The hidden cards' strings of every state of the game seen so far."""
         game: dict[str, Any] = {}
         bound = ENGINE_CAP_MS / 1000 + DEADLINE_GRACE + BOUNDED_MARGIN_S
 
-        def seen(gid: str | None) -> None:
+        def seen(gid: str | None) -> list[str]:
+            """The hidden cards' strings of the game as it is now (kept in `hidden` too)."""
             state = session._games.get(gid) if gid else None
-            if state is not None and human is not None:
-                hidden.update(hidden_strings(state, human))
+            if state is None or human is None:
+                return []
+            now = hidden_strings(state, human)
+            hidden.update(now)
+            return now
 
         def settle(rid: str, timeout: float) -> Any:
             """The answer to `rid`, checked; None (a failure) if it never came."""
@@ -1994,8 +2010,7 @@ class EngineSeatDoor(Door):
             self.slowest = max(self.slowest, at - sent)
             if at - sent > bound:
                 self.fail(f"answered {at - sent:.2f} s after {what}, past the engine's cap {ENGINE_CAP_MS} ms + margin")
-            seen(game.get("game"))
-            self.check(answer, what, sorted(hidden))
+            self.check(answer, what, seen(game.get("game")), sorted(hidden))
             return answer
 
         def opened() -> bool:
@@ -2067,8 +2082,7 @@ class EngineSeatDoor(Door):
                 self.slowest_quick = max(self.slowest_quick, at - sent)
             if at - sent > QUICK_S:
                 self.fail(f"{step} answered {at - sent:.2f} s after it was sent: {what}")
-            seen(game.get("game"))
-            self.check(answer, what, sorted(hidden))
+            self.check(answer, what, seen(game.get("game")), sorted(hidden))
             if stopped_at is not None:
                 for r in [r for r in pending if not r.startswith("hint")]:
                     got = link.wait(r, STOPPED_WITHIN_S + 30)
