@@ -58,13 +58,14 @@ round."""
 
 from __future__ import annotations
 
+import dataclasses
 from types import SimpleNamespace
 from typing import Any, Callable, Iterable, Sequence
 
 import numpy as np
 import pyspiel
 
-from tacocat.errors import TacocatError
+from tacocat.errors import IllegalMoveError, TacocatError
 from tacocat.openspiel.codec import CHANCE_OUTCOMES, ActionCodec
 from tacocat.rules.actions import Action
 from tacocat.rules.board import Board
@@ -81,7 +82,7 @@ from tacocat.rules.events import (
 )
 from tacocat.rules.game import DUEL, OVER, REPLACE, GameState
 from tacocat.rules.history import hand_floor
-from tacocat.rules.play import answers, attacks
+from tacocat.rules.play import next_attacker
 from tacocat.rules.ruleset import CENTRE, Ruleset, load_ruleset
 from tacocat.rules.views import View
 from tacocat.search.gamevalue import round_utilities
@@ -433,6 +434,7 @@ class TacocatPlayGame(_Game):
         )
         self.cfg = Config(
             rules=rules,
+            one_deal=dataclasses.replace(rules, max_deals=1),
             board=board,
             hand_size=n,
             first_attacker=first,
@@ -447,74 +449,101 @@ class TacocatPlayGame(_Game):
 
 
 class TacocatPlayState(pyspiel.State):
-    """A deal in progress, then the play phase; kept lean (tuples, no
-    copies of the rules) because OpenSpiel's searches clone it per step."""
+    """A deal in progress (one chance node a card), then the round in its
+    play phase as a `GameState` of one deal (`Config.one_deal`): every
+    attack and answer is the GameState's to check and apply, so who attacks
+    next (R13-R14) and the showdown (R16-R17) are the rules' own.  Cloned
+    per step by OpenSpiel's searches: a clone copies the dealt cards and
+    the GameState (`GameState.clone`, lists copied, items shared)."""
 
     def __init__(self, game: TacocatPlayGame) -> None:
         super().__init__(game)
         self.g = game.cfg
-        self.dealt: list[int] = []
-        self.hands: list[Hand] = [(), ()]
-        self.attacker = self.g.first_attacker
-        self.table: Hand = ()
-        self.events: list[PlayEvent] = _Appended()
-        self.done = False
-        self.winner: int | None = None
+        self.dealt: list[int] = _Appended()
+        self.gs: GameState | None = None
+        """The round once both hands are dealt; over after its showdown."""
+
+    # -- the round, read from the GameState
+    @property
+    def hands(self) -> list[Hand]:
+        """Both hands: empty while dealt; at the end the last card each,
+        which the showdown laid face up (R16-R17)."""
+        gs = self.gs
+        if gs is None:
+            return [(), ()]
+        if gs.over:
+            last = self._showdown().cards
+            return [(last[0],), (last[1],)]
+        return gs.hands
+
+    @property
+    def attacker(self) -> int:
+        """Who attacks now (R10, R14); at the end the last trick's winner."""
+        gs = self.gs
+        if gs is None:
+            return self.g.first_attacker
+        if gs.over:
+            answer = self.events[-1]  # the play ends with an answer (R16)
+            return next_attacker(answer.player, answer.beats)
+        assert gs.attacker is not None  # the play phase always has one (R10)
+        return gs.attacker
+
+    @property
+    def table(self) -> Hand:
+        return () if self.gs is None else self.gs.table
+
+    @property
+    def events(self) -> list[PlayEvent]:
+        """The round's attacks and answers so far."""
+        return [] if self.gs is None else _play_events(self.gs.history)
+
+    def _showdown(self) -> ShowdownEvent:
+        assert self.gs is not None and self.gs.over
+        last = self.gs.history[-1]
+        assert isinstance(last, ShowdownEvent)  # a round of one deal ends at its showdown (R17, RULES §8)
+        return last
 
     # -- OpenSpiel API
     def current_player(self) -> int:
-        if self.done:
-            return pyspiel.PlayerId.TERMINAL
-        if len(self.dealt) < 2 * self.g.hand_size:
+        gs = self.gs
+        if gs is None:
             return pyspiel.PlayerId.CHANCE
-        return 1 - self.attacker if self.table else self.attacker
-
-    def _moves(self, player: int) -> list[Action]:
-        if self.done or len(self.dealt) < 2 * self.g.hand_size or player != self.current_player():
-            return []
-        if self.table:
-            return [Action(Decision.ANSWER, c, b) for c, b in answers(self.table, self.hands[player])]
-        return [Action(Decision.ATTACK, a) for a in attacks(self.hands[player])]
+        if gs.over:
+            return pyspiel.PlayerId.TERMINAL
+        return gs.acting_players()[0]
 
     def _legal_actions(self, player: int) -> list[int]:
-        return sorted(self.g.codec.encode(a) for a in self._moves(player))
+        gs = self.gs
+        if gs is None or gs.over:
+            return []
+        return sorted(self.g.codec.encode(a) for a in gs.legal_actions(player))
 
     def chance_outcomes(self) -> list[tuple[int, float]]:
         return _remaining(self.g.rules, self.dealt)
 
     def _apply_action(self, action_id: int) -> None:
-        n = self.g.hand_size
-        if len(self.dealt) < 2 * n:
-            rank = int(action_id) + 1
-            if not any(a == action_id for a, _ in self.chance_outcomes()):
-                raise TacocatError(f"chance outcome {action_id}: no card of rank {rank} is left to deal", "R6")
-            self.dealt.append(rank)
-            if len(self.dealt) == 2 * n:
-                self.hands = [hand(self.dealt[:n]), hand(self.dealt[n:])]
+        if self.gs is None:
+            self._deal(int(action_id) + 1)
             return
         player = self.current_player()
         action = self.g.codec.decode(action_id)
-        if action not in self._moves(player):
-            raise TacocatError(f"action {action_id} ({action}) is not legal for player {player} now", "R10-R13")
-        self.hands[player] = remove(self.hands[player], action.cards)
-        if action.kind == Decision.ATTACK:
-            event = PlayEvent.attack(player, action.cards)
-            self.table = action.cards
-        else:
-            event = PlayEvent.answer(player, action.cards, bool(action.beats))
-            self.table = ()
-            self.attacker = player if action.beats else 1 - player  # R13-R14
-            if len(self.hands[0]) == 1 and len(self.hands[1]) == 1:
-                self._showdown()
-        self.events.append(event)
+        try:
+            self.gs.apply(player, action)
+        except IllegalMoveError:
+            raise TacocatError(
+                f"action {action_id} ({action}) is not legal for player {player} now", "R10-R13"
+            ) from None
 
-    def _showdown(self) -> None:
-        a, b = self.hands[0][0], self.hands[1][0]
-        winner = 0 if a < b else 1 if b < a else None
-        arrow = self.g.board.first_replacer(self.g.rules)
-        if winner is None and self.g.rules.tie == "arrow" and arrow != "both":
-            winner = 0 if arrow == "p0" else 1  # R17 option tie=arrow
-        self.winner, self.done = winner, True
+    def _deal(self, rank: int) -> None:
+        """One dealt card (R6); the last one begins the play (R10)."""
+        n = self.g.hand_size
+        if not any(a == rank - 1 for a, _ in self.chance_outcomes()):
+            raise TacocatError(f"chance outcome {rank - 1}: no card of rank {rank} is left to deal", "R6")
+        self.dealt.append(rank)
+        if len(self.dealt) == 2 * n:
+            self.gs = GameState.at_play_phase(
+                [self.dealt[:n], self.dealt[n:]], self.g.first_attacker, rules=self.g.one_deal, board=self.g.board
+            )
 
     def _action_to_string(self, player: int, action_id: int) -> str:
         if player == pyspiel.PlayerId.CHANCE:
@@ -522,72 +551,75 @@ class TacocatPlayState(pyspiel.State):
         return str(self.g.codec.decode(action_id))
 
     def is_terminal(self) -> bool:
-        return self.done
+        return self.gs is not None and self.gs.over
 
     def returns(self) -> list[float]:
-        if not self.done:
+        if not self.is_terminal():
             return [0.0, 0.0]
-        u = self.g.utilities[0 if self.winner == 0 else 1 if self.winner is None else 2]
+        winner = self._showdown().winner
+        u = self.g.utilities[0 if winner == 0 else 1 if winner is None else 2]
         return [u, -u]
 
     def __str__(self) -> str:
+        hands = self.hands
         return (
-            f"p0 [{format_cards(self.hands[0])}] p1 [{format_cards(self.hands[1])}] "
+            f"p0 [{format_cards(hands[0])}] p1 [{format_cards(hands[1])}] "
             f"attacker p{self.attacker} table [{format_cards(self.table)}] dealt {self.dealt}"
         )
 
     # -- the information set
-    def _seen(self) -> Hand:
-        seen = [c for e in self.events for c in e.cards]
-        return remove(hand(seen), self.table) if self.table else hand(seen)
-
     def info(self, player: int) -> dict[str, Any]:
         """`player`'s information set now (RULES §5); the observers read only this."""
         n = self.g.hand_size
-        dealing = len(self.dealt) < 2 * n
-        own = self.dealt[n * player : n * (player + 1)] if dealing else self.hands[player]
-        played = _cards_played(self.events, player)
+        dealing = self.gs is None
+        events, hands, table = self.events, self.hands, self.table
+        own = self.dealt[n * player : n * (player + 1)] if dealing else hands[player]
+        played = _cards_played(events, player)
+        seen = hand([c for e in events for c in e.cards])
         return {
-            "phase": self._phase_of(player, dealing),
+            "phase": self._phase_of(player),
             "board": self.g.board,
             "first_replacer": self.g.board.first_replacer(self.g.rules),
             "replace_cap": None,
             "hand": hand(own),
             "my_pending": None,
-            "seen": self._seen(),
-            "table": self.table,
-            "hand_sizes": [len(self.hands[0]), len(self.hands[1])] if not dealing else _dealt_sizes(len(self.dealt), n),
+            "seen": remove(seen, table) if table else seen,
+            "table": table,
+            "hand_sizes": _dealt_sizes(len(self.dealt), n) if dealing else [len(hands[0]), len(hands[1])],
             "draw_pile": self.g.rules.deck_size - 2 * n,
             "attacker": None if dealing else self.attacker,
             "revealed_discards": [None, None],
-            "history": self._history(),
+            "history": [DealEvent(n, self.g.board.cat), *events],
             "past": [],
-            "dealt": hand(own) if dealing else hand(list(self.hands[player]) + played),
+            "dealt": hand(own) if dealing else hand(list(hands[player]) + played),
             "drawn": [],
             "rounds": [0, 0, 0],
         }
 
-    def _phase_of(self, player: int, dealing: bool) -> str:
+    def _phase_of(self, player: int) -> str:
         """What `player` does now: watch the deal, attack or answer (R10,
         R12), wait, or nothing once the round is over."""
-        if dealing:
+        gs = self.gs
+        if gs is None:
             return "deal"
-        if self.done:
+        if gs.over:
             return OVER
-        if self.current_player() == player:
-            return Decision.ANSWER if self.table else Decision.ATTACK
-        return "wait"
-
-    def _history(self) -> list[Event]:
-        return [DealEvent(self.g.hand_size, self.g.board.cat), *self.events]
+        kind = gs.decision(player)
+        return kind if kind is not None else "wait"
 
     def game_state(self) -> GameState:
         """This deal as a `GameState` in its play phase (hidden cards
-        included), for the bots that read a whole state (the oracle)."""
-        if len(self.dealt) < 2 * self.g.hand_size:
+        included, the game's own ruleset), for the bots that read a whole
+        state (the oracle): a new one, which the bot may play on."""
+        if self.gs is None:
             raise TacocatError("the cards are still being dealt: no game state yet")
         return GameState.at_play_phase(
-            self.hands, self.attacker, events=self.events, rules=self.g.rules, board=self.g.board, ended=self.done
+            self.hands,
+            self.attacker,
+            events=self.events,
+            rules=self.g.rules,
+            board=self.g.board,
+            ended=self.is_terminal(),
         )
 
     def view(self, player: int) -> View:
@@ -597,9 +629,9 @@ class TacocatPlayState(pyspiel.State):
     def resample_from_infostate(self, player_id: int, probability_sampler) -> "TacocatPlayState":
         """A world from `player_id`'s information set with the R20 weights
         (module doc); reads only that player's information."""
-        n, me = self.g.hand_size, int(player_id)
+        me = int(player_id)
         rng = _SamplerRandom(probability_sampler)
-        if len(self.dealt) < 2 * n:
+        if self.gs is None:
             return self._resample_deal(me, rng)
         return self._resample_play(me, rng)
 
@@ -621,16 +653,17 @@ class TacocatPlayState(pyspiel.State):
         the floor its sacrifices set (R20), dealt, then the round replayed."""
         opp = 1 - me
         view = self.view(me)
-        floor = hand_floor(_play_events(self.events), opp)
+        events, hands = self.events, self.hands
+        floor = hand_floor(events, opp)
         pool = [c for c in view.unseen_pool if c >= floor]
-        opp_hand, _ = rng.take(pool, len(self.hands[opp]))
-        opp_played = _cards_played(self.events, opp)
-        my_cards = hand(list(self.hands[me]) + _cards_played(self.events, me))
+        opp_hand, _ = rng.take(pool, len(hands[opp]))
+        opp_played = _cards_played(events, opp)
+        my_cards = hand(list(hands[me]) + _cards_played(events, me))
         their_cards = hand(list(opp_hand) + opp_played)
         world = self.get_game().new_initial_state()
         for c in my_cards + their_cards if me == 0 else their_cards + my_cards:
             world.apply_action(c - 1)
-        for e in self.events:
+        for e in events:
             world.apply_action(self.g.codec.encode(Action(e.event, e.cards, e.beats)))
         return world
 

@@ -48,13 +48,11 @@ from tacocat.rules.events import (
 )
 from tacocat.rules.history import check_history, consistent, hand_floor, played_by
 from tacocat.rules.play import (
-    DRAW,
-    LOSS,
-    WIN,
     attacks,
     duel_attacker,
     goes_to_showdown,
-    showdown,
+    next_attacker,
+    round_winner,
     why_not_answer,
     why_not_attack,
 )
@@ -357,8 +355,7 @@ class GameState:
         self.discard.extend(self.table + cards)
         self.table = ()
         self.history.append(PlayEvent.answer(player, cards, beats))
-        # R13–R14: the defender wins the trick only if every answer beats.
-        self.attacker = player if beats else 1 - player
+        self.attacker = next_attacker(player, beats)
         if len(self.hands[0]) == 1 and len(self.hands[1]) == 1:
             self._showdown()
 
@@ -366,9 +363,7 @@ class GameState:
         """R17: the lower last card wins; equal ranks draw (or, under the
         `arrow` tie rule on a one-arrow space, the arrow's player wins)."""
         last = (self.hands[0][0], self.hands[1][0])
-        winner = {WIN: 0, LOSS: 1, DRAW: None}[showdown((self.hands[0], self.hands[1]))]
-        if winner is None and self.rules.tie == "arrow" and self.first_replacer != "both":
-            winner = 0 if self.first_replacer == "p0" else 1
+        winner = round_winner((self.hands[0], self.hands[1]), self.rules, self.first_replacer)
         self.history.append(ShowdownEvent(last, winner))
         self.rounds.append(
             {"cat": self.board.cat, "hand_size": self.board.hand_size(self.rules), "last": list(last), "winner": winner}

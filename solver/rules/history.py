@@ -39,7 +39,7 @@ from typing import Any, Iterable, Sequence
 from tacocat.errors import NotationError, PositionError, RecordError
 from tacocat.rules.cards import Hand, contains, format_cards, hand, parse_cards, remove
 from tacocat.rules.events import ANSWER, ATTACK, EventKind, PlayEvent
-from tacocat.rules.play import MIN_SEQUENCE, answers
+from tacocat.rules.play import MIN_SEQUENCE, answers, next_attacker
 
 MAX_EVENTS = 200
 """More events than any round can have (at most 11 tricks of two events at
@@ -253,8 +253,8 @@ def check_history(events: Sequence[PlayEvent], attacker: int | None = None) -> N
             _check_attack_event(where, e, pending, expect_attacker)
             pending = e
         else:
-            attack = _answered(where, e, pending)
-            expect_attacker = e.player if e.beats else attack.player  # R14: the trick's winner attacks next
+            _check_answer_event(where, e, pending)
+            expect_attacker = next_attacker(e.player, e.beats)
             pending = None
     if attacker is not None:
         now = pending.player if pending is not None else expect_attacker
@@ -276,10 +276,9 @@ def _check_attack_event(where: _Where, e: PlayEvent, pending: PlayEvent | None, 
         )
 
 
-def _answered(where: _Where, e: PlayEvent, pending: PlayEvent | None) -> PlayEvent:
-    """The attack this answer answers: an answer follows an attack, by the
-    defender (R12), with cards that can give the result it states
-    (R12-R13)."""
+def _check_answer_event(where: _Where, e: PlayEvent, pending: PlayEvent | None) -> None:
+    """An answer follows an attack (`pending`), by the defender (R12), with
+    cards that can give the result it states (R12-R13)."""
     if pending is None:
         raise PositionError(f"{where}: an answer follows an attack", "R12")
     if e.player == pending.player:
@@ -288,7 +287,6 @@ def _answered(where: _Where, e: PlayEvent, pending: PlayEvent | None) -> PlayEve
         answer_floor(pending.cards, e.cards, bool(e.beats))
     except PositionError as exc:
         raise PositionError(f"{where}: {exc.message}", exc.rule) from None
-    return pending
 
 
 def played_by(events: Sequence[PlayEvent], player: int) -> Hand:

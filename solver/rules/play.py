@@ -191,9 +191,7 @@ class PlayPosition:
             hands[self.attacker] = remove(hands[self.attacker], cards)
             return PlayPosition((hands[0], hands[1]), self.attacker, cards, self.rules)
         hands[self.defender] = remove(hands[self.defender], cards)
-        # R14: the trick's winner attacks next.
-        nxt = self.defender if beats else self.attacker
-        return PlayPosition((hands[0], hands[1]), nxt, (), self.rules)
+        return PlayPosition((hands[0], hands[1]), next_attacker(self.defender, beats), (), self.rules)
 
     def to_dict(self) -> dict:
         return {
@@ -243,6 +241,29 @@ def showdown(hands: tuple[Hand, Hand]) -> int:
     return WIN if a < b else LOSS if a > b else DRAW
 
 
+def next_attacker(answerer: int, beats: bool | None) -> int:
+    """R13-R14: the defender wins the trick only if every answer card
+    beats, and the trick's winner attacks next: the answering player when
+    its answer beats, the attacker otherwise."""
+    return answerer if beats else 1 - answerer
+
+
+def tie_winner(rules: Ruleset, arrow: str) -> int | None:
+    """R17 under the `arrow` tie rule: equal last cards on a one-arrow space
+    (`arrow`, R3: "p0" or "p1") give the round to the arrow's player; None
+    when the round is drawn (the `redeal` rule, or a two-arrow space)."""
+    if rules.tie != "arrow" or arrow == "both":
+        return None
+    return 0 if arrow == "p0" else 1
+
+
+def round_winner(hands: tuple[Hand, Hand], rules: Ruleset, arrow: str) -> int | None:
+    """R17: the player whose last card is lower wins the round; equal ranks
+    draw (None) unless the tie rule gives them to the arrow (`tie_winner`)."""
+    result = showdown(hands)
+    return 0 if result == WIN else 1 if result == LOSS else tie_winner(rules, arrow)
+
+
 def duel_attacker(card0: int, card1: int) -> int | None:
     """R9: the player whose duel card is higher attacks first; equal ranks
     are both discarded and the players duel again (None).  (R9 ruling: a
@@ -282,7 +303,7 @@ def _outcome(hands: tuple[Hand, Hand], attacker: int, table: Hand, utilities: tu
     else:
         mover = 1 - attacker
         children = [
-            _outcome(_take(hands, mover, cards), mover if beats else attacker, (), utilities)
+            _outcome(_take(hands, mover, cards), next_attacker(mover, beats), (), utilities)
             for cards, beats in _answers(table, hands[mover])
         ]
     return max(children, key=worth) if mover == 0 else min(children, key=worth)

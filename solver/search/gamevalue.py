@@ -27,7 +27,7 @@ from typing import Sequence
 
 from tacocat.errors import TacocatError
 from tacocat.rules.board import Board
-from tacocat.rules.play import DEFAULT_UTILITIES
+from tacocat.rules.play import DEFAULT_UTILITIES, tie_winner
 from tacocat.rules.ruleset import SPACES, STANDARD, Ruleset
 
 DATA = Path(__file__).resolve().parents[1] / "data"  # the package's data/ (tacocat/data)
@@ -73,11 +73,11 @@ def round_rates(rules: Ruleset = STANDARD) -> list[tuple[float, float, float]]:
 def _effective(rules: Ruleset, space: int, rates: Sequence[tuple[float, float, float]]) -> tuple[float, float]:
     """(player 0 wins, player 1 wins) of a decided round on `space`."""
     w, d, l = rates[space]
-    if rules.tie == "arrow" and rules.arrows[space] != "both":
-        if rules.arrows[space] == "p0":
-            w += d
-        else:
-            l += d
+    tie = tie_winner(rules, rules.arrows[space])  # R17: a drawn showdown may be the arrow's
+    if tie == 0:
+        w += d
+    elif tie == 1:
+        l += d
     return w, l
 
 
@@ -134,10 +134,9 @@ def outcome_boards(board: Board, player: int, rules: Ruleset = STANDARD) -> tupl
     """The boards after `player` wins, draws and loses the current round."""
     win = board.after_round(player)
     loss = board.after_round(1 - player)
-    draw = board
     arrow = rules.arrows[board.cat] if 0 <= board.cat < SPACES else "both"
-    if rules.tie == "arrow" and arrow != "both":
-        draw = win if arrow == f"p{player}" else loss
+    tie = tie_winner(rules, arrow)  # R17: a drawn round keeps the board, or is the arrow's
+    draw = board if tie is None else win if tie == player else loss
     return win, draw, loss
 
 
