@@ -10,7 +10,8 @@ Seeded: each endgame's estimated tree (as `solve` stores it), and every one
 under the 2 GB cap solved.  Constructed: the history "p1 attacks 9; p0
 answers A sacrifice; p1 attacks 10; p0 answers 12 beat; p0 attacks 11; p1
 answers B sacrifice" for floors A, B of 6..8 (player 0 to attack, six
-cards each, nothing else face up; `--seen` adds face-up cards to some),
+cards each, nothing else face up or, past the first nine, two more cards;
+the ones the unseen cards cannot deal skipped),
 each solved as `solve --equilibrium` solves it for a seeded hand of the
 attacker's: to exploitability 1e-3 and on until that hand's own regret is
 1e-3 too.  A row: sizes, CPU and wall seconds, iterations, the solver's
@@ -52,15 +53,18 @@ def constructed(n: int) -> list[Endgame]:
     """`n` six-card endgames whose histories put both floors at 6..8 (see the module docstring)."""
     out = []
     floors = [(a, b) for a in (8, 7, 6) for b in (8, 7, 6)]
-    i = 0
-    while len(out) < n:
+    for i in range(len(floors) * len(EXTRA_SEEN)):
         a, b = floors[i % len(floors)]
         events = parse_history(HISTORY.format(a=a, b=b))
-        seen = hand([c for e in events for c in e.cards] + list(EXTRA_SEEN[(i // len(floors)) % len(EXTRA_SEEN)]))
+        seen = hand([c for e in events for c in e.cards] + list(EXTRA_SEEN[i // len(floors)]))
         eg = Endgame(STANDARD, seen, events, (), 0, (6, 6))
-        eg.check()
+        try:
+            eg.check()
+        except PositionError:
+            continue  # the unseen cards cannot make both narrow hands (8 and 8: nine cards of rank >= 8 left)
         out.append(eg)
-        i += 1
+        if len(out) == n:
+            break
     return out
 
 

@@ -10,6 +10,7 @@ import re
 import pytest
 
 from tacocat.core import _cfr  # type: ignore[attr-defined]
+from tacocat.errors import PositionError
 from tacocat.rules.cards import counts, hand
 from tacocat.rules.history import parse_history
 from tacocat.rules.ruleset import STANDARD
@@ -18,6 +19,9 @@ from tacocat.search.equilibrium import Endgame, EndgameTooLarge, solve
 # both players sacrificed a 7: six cards each of rank 7 or more (~2 M sequences, tens of MB)
 HISTORY = parse_history(
     "p1 attacks 9; p0 answers 7 sacrifice; p1 attacks 10; p0 answers 12 beat; p0 attacks 11; p1 answers 7 sacrifice"
+)
+HISTORY_88 = (
+    "p1 attacks 9; p0 answers 8 sacrifice; p1 attacks 10; p0 answers 12 beat; p0 attacks 11; p1 answers 8 sacrifice"
 )
 NARROW = Endgame(STANDARD, hand([c for e in HISTORY for c in e.cards]), HISTORY, (), 0, (6, 6))
 WIDE = Endgame(STANDARD, hand([1, 2, 3, 4]), (), (), 0, (6, 6))  # no history: ~100 GB
@@ -58,3 +62,11 @@ def test_a_wide_six_card_endgame_is_refused_with_the_floors_that_would_fit():
         solve(WIDE)
     f0, f1, mb = _suggested(str(err.value))
     assert min(f0, f1) > 1 and mb <= 2000
+
+
+def test_floors_the_unseen_cards_cannot_meet_together_are_refused_naming_r20():
+    events = parse_history(HISTORY_88)
+    eg = Endgame(STANDARD, hand([c for e in events for c in e.cards]), events, (), 0, (6, 6))
+    assert eg.floors == (8, 8)  # each floor alone leaves six cards, both together need twelve of the nine
+    with pytest.raises(PositionError, match="R20: players 0 and 1 must hold 6 and 6 cards of ranks >= 8 and >= 8"):
+        eg.check()

@@ -100,7 +100,7 @@ with a max over each hand's actions against the other's average strategy;
 it is exact up to floating point (checked against a brute force in the tests).
 """
 
-from libc.math cimport fabs, lrint
+from libc.math cimport fabs
 from libc.stdint cimport int16_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t
 from libc.stdlib cimport calloc, free, malloc, qsort, realloc
 from libc.string cimport memcpy, memset
@@ -644,7 +644,7 @@ cdef class Engine:
             ch = &self.nodes[nd.first + c]
             for j in range(ch.nfree):
                 if self.compact:
-                    (<uint16_t*>self.scur)[ch.fseq + j] = <uint16_t>lrint(sig[off + j] * SUM_CODE)
+                    (<uint16_t*>self.scur)[ch.fseq + j] = <uint16_t>(sig[off + j] * SUM_CODE + 0.5)
                 else:
                     (<real*>self.scur)[ch.fseq + j] = <real>sig[off + j]
             off += ch.nseq
@@ -1410,12 +1410,12 @@ cdef class Engine:
             ch = &self.nodes[nd.first + c]
             if average:
                 sc = <uint16_t*>self.ssum + ch.fseq
-                for j in range(ch.nfree):
-                    sc[j] = <uint16_t>min(lrint(v[off + j] * inv), 65535)
+                for j in range(ch.nfree):   # round half up by truncation (libm's lrint is a call here)
+                    sc[j] = <uint16_t>min(<int32_t>(v[off + j] * inv + 0.5), 65535)
             else:
                 rc = <int16_t*>self.sreg + ch.fseq
-                for j in range(ch.nfree):
-                    rc[j] = <int16_t>max(-32767, min(lrint(v[off + j] * inv), 32767))
+                for j in range(ch.nfree):   # the same, shifted to truncate a positive number
+                    rc[j] = <int16_t>max(-32767, min(<int32_t>(v[off + j] * inv + 32768.5) - 32768, 32767))
             off += ch.nseq
 
     cdef void _strategy(self, Scratch* S, int64_t n, double* sig, bint average, const double* src=NULL) noexcept nogil:

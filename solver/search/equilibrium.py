@@ -321,6 +321,13 @@ class Endgame:
                 )
         if len(pool) < k0 + k1:
             raise PositionError(f"{len(pool)} unseen cards cannot make hands of {k0} and {k1}", "R6")
+        # both hands at once: the higher floor's hand from its cards, the other's from what is left above its own
+        if sum(1 for r in pool if r >= min(f0, f1)) < k0 + k1:
+            raise PositionError(
+                f"players 0 and 1 must hold {k0} and {k1} cards of ranks >= {f0} and >= {f1} (their sacrifices, R20), "
+                f"but the unseen cards hold {sum(1 for r in pool if r >= min(f0, f1))} of rank >= {min(f0, f1)}",
+                "R20",
+            )
 
 
 def endgame_from_view(view: View, utilities: Sequence[float] | None = None) -> Endgame:
