@@ -205,89 +205,116 @@ class _Slot:
         self.task: int | None = None
 
 
-def _processes(fn, batches, workers: int, stats: RunStats) -> Generator[tuple[int, Any], None, None]:
-    ctx = multiprocessing.get_context("spawn")
-    todo = collections.deque(range(len(batches)))
-    attempts: collections.Counter[int] = collections.Counter()
-    slots: list[_Slot] = []
-    left = len(batches)
-    try:
-        for _ in range(min(workers, len(batches))):
-            slots.append(_Slot(ctx))
-        stats.worker_pids = [s.proc.pid for s in slots]
+class _Pool:
+    """The local worker processes of one run: a slot per worker, each
+    running at most one batch at a time.  A worker that dies is replaced
+    and its batch requeued first, up to `MAX_ATTEMPTS` runs of it; other
+    batches are not touched, so each item is reported exactly once."""
 
-        def feed(slot: _Slot) -> None:
-            if todo and slot.task is None:
-                slot.task = todo.popleft()
-                attempts[slot.task] += 1
-                try:
-                    slot.conn.send((slot.task, fn, batches[slot.task][1]))
-                except OSError:
-                    pass  # the worker is dead: its sentinel fires and the batch is requeued
+    def __init__(self, fn: Callable[[Any], Any], batches: list[tuple[int, list[Any]]], stats: RunStats) -> None:
+        self.ctx = multiprocessing.get_context("spawn")
+        self.fn, self.batches, self.stats = fn, batches, stats
+        self.todo = collections.deque(range(len(batches)))
+        self.attempts: collections.Counter[int] = collections.Counter()
+        self.slots: list[_Slot] = []
+        self.left = len(batches)
+        """Batches whose results have not arrived yet."""
 
-        def died(slot: _Slot) -> _Slot:
-            """Requeue the dead worker's batch and start a new worker."""
-            with contextlib.suppress(Exception):
-                slot.conn.close()
-            slot.proc.join(1)
+    def start(self, workers: int) -> None:
+        """Start the workers (no more than there are batches) and give each a batch."""
+        for _ in range(min(workers, len(self.batches))):
+            self.slots.append(_Slot(self.ctx))
+        self.stats.worker_pids = [s.proc.pid for s in self.slots]
+        for slot in self.slots:
+            self.feed(slot)
+
+    def feed(self, slot: _Slot) -> None:
+        """Send the next batch to an idle slot, if any is left."""
+        if self.todo and slot.task is None:
+            slot.task = self.todo.popleft()
+            self.attempts[slot.task] += 1
+            try:
+                slot.conn.send((slot.task, self.fn, self.batches[slot.task][1]))
+            except OSError:
+                pass  # the worker is dead: its sentinel fires and the batch is requeued
+
+    def died(self, slot: _Slot) -> None:
+        """Requeue the dead worker's batch and put a new worker, fed, in its slot."""
+        with contextlib.suppress(Exception):
+            slot.conn.close()
+        slot.proc.join(1)
+        if slot.task is not None:
+            if self.attempts[slot.task] >= MAX_ATTEMPTS:
+                start, chunk = self.batches[slot.task]
+                raise TacocatError(
+                    f"items {start}..{start + len(chunk) - 1}: a worker died on each of "
+                    f"{MAX_ATTEMPTS} attempts (exit code {slot.proc.exitcode})"
+                )
+            self.todo.appendleft(slot.task)
+            self.stats.retried += 1
+        fresh = _Slot(self.ctx)
+        self.stats.worker_pids.append(fresh.proc.pid)
+        self.slots[self.slots.index(slot)] = fresh
+        self.feed(fresh)
+
+    def wait(self) -> list[tuple[Any, _Slot]]:
+        """Block until a busy worker answers or any worker's process ends:
+        each ready pipe or sentinel with its slot."""
+        waitables: dict[Any, _Slot] = {}
+        for slot in self.slots:
+            waitables[slot.proc.sentinel] = slot
             if slot.task is not None:
-                if attempts[slot.task] >= MAX_ATTEMPTS:
-                    start, chunk = batches[slot.task]
-                    raise TacocatError(
-                        f"items {start}..{start + len(chunk) - 1}: a worker died on each of "
-                        f"{MAX_ATTEMPTS} attempts (exit code {slot.proc.exitcode})"
-                    )
-                todo.appendleft(slot.task)
-                stats.retried += 1
-            fresh = _Slot(ctx)
-            stats.worker_pids.append(fresh.proc.pid)
-            return fresh
+                waitables[slot.conn] = slot
+        return [(obj, waitables[obj]) for obj in multiprocessing.connection.wait(list(waitables))]
 
-        for slot in slots:
-            feed(slot)
-        while left:
-            waitables: dict[Any, _Slot] = {}
-            for slot in slots:
-                waitables[slot.proc.sentinel] = slot
-                if slot.task is not None:
-                    waitables[slot.conn] = slot
-            ready: list[Any] = multiprocessing.connection.wait(list(waitables))
-            for obj in ready:
-                slot = waitables[obj]
-                if slot not in slots:
-                    continue  # already replaced in this round
-                message: tuple[str, int, Any] | None = None
-                if obj is slot.conn:
-                    try:
-                        message = slot.conn.recv()
-                    except (EOFError, OSError):
-                        message = None
-                if message is None:
-                    if obj is slot.conn or not slot.proc.is_alive():
-                        fresh = died(slot)
-                        slots[slots.index(slot)] = fresh
-                        feed(fresh)
-                    continue
-                kind, task, payload = message
-                if kind == "error":
-                    raise payload
-                slot.task = None
-                left -= 1
-                feed(slot)
-                start = batches[task][0]
-                for k, result in enumerate(payload):
-                    yield start + k, result
-    finally:
-        for slot in slots:
+    def arrived(self, obj: Any, slot: _Slot) -> list[tuple[int, Any]]:
+        """What a ready pipe or sentinel brings: a finished batch's
+        `(index, result)` pairs (its slot fed again), or none (a dead
+        worker replaced; a slot replaced earlier in the same wait)."""
+        if slot not in self.slots:
+            return []  # already replaced in this round
+        message: tuple[str, int, Any] | None = None
+        if obj is slot.conn:
+            try:
+                message = slot.conn.recv()
+            except (EOFError, OSError):
+                message = None
+        if message is None:
+            if obj is slot.conn or not slot.proc.is_alive():
+                self.died(slot)
+            return []
+        kind, task, payload = message
+        if kind == "error":
+            raise payload
+        slot.task = None
+        self.left -= 1
+        self.feed(slot)
+        start = self.batches[task][0]
+        return [(start + k, result) for k, result in enumerate(payload)]
+
+    def close(self) -> None:
+        """Stop every worker: terminate, then kill what is still alive."""
+        for slot in self.slots:
             with contextlib.suppress(Exception):
                 if slot.proc.is_alive():
                     slot.proc.terminate()
-        for slot in slots:
+        for slot in self.slots:
             with contextlib.suppress(Exception):
                 slot.proc.join(2)
                 if slot.proc.is_alive():
                     slot.proc.kill()
                 slot.conn.close()
+
+
+def _processes(fn, batches, workers: int, stats: RunStats) -> Generator[tuple[int, Any], None, None]:
+    pool = _Pool(fn, batches, stats)
+    try:
+        pool.start(workers)
+        while pool.left:
+            for obj, slot in pool.wait():
+                yield from pool.arrived(obj, slot)
+    finally:
+        pool.close()
 
 
 # ------------------------------------------------------------------- Ray
