@@ -30,7 +30,7 @@ const S = {
   // (the friend's seat) until the friend is seen acting; the actions seen.
   mode: "engine", settings: null, invite: null, actions: null, pollTimer: null, pendingSettings: null,
   view: null, legal: [], selected: new Set(), over: false, winner: null,
-  log: [], busy: false, hint: null, replay: null,
+  log: [], busy: false, hint: null, hintAll: false, replay: null,
   // The end of a round waiting for the player to go on: its showdown, the
   // cat's move, and the events that came after it (the next deal).
   roundEnd: null,
@@ -668,12 +668,136 @@ async function resume() {
 
 // ------------------------------------------------------------------ hint
 
+// BEGIN ranking: a direct port of tacocat.search.ranking (rank_moves and
+// its helpers), so the board's table ranks a hint as `tacocat hint` does:
+// the engine's pick first, then the moves the search carried furthest
+// (deals, or ISMCTS iterations), then by value; the moves dropped early
+// (a replacement's sequential halving drops most discards after a deal
+// or two) are summarised.  tests/test_web_board_ranking.py runs this block
+// under node against rank_moves on the same answers: change both together.
+const FEW_SAMPLES = 10;  // fewer deals than this: no margin of its own
+const CARRIED_SHARE = 0.1;  // fewer than this share of the pick's deals: dropped early
+const Z95 = 1.96;
+const isInt = (n) => typeof n === "number" && Number.isInteger(n);
+
+// The deals (or iterations) behind a move's value: its own `visits` when
+// the search spent unequally, else the answer's `samples`; null when exact.
+function samplesOf(move, result) {
+  if (isInt(move.visits)) return move.visits;
+  if (result.exact) return null;
+  return isInt(result.samples) ? result.samples : null;
+}
+
+// The 95% margin of a move's value; null with no stderr or too few deals.
+function marginOf(move, result) {
+  const se = move.stderr;
+  if (typeof se !== "number") return null;
+  const n = samplesOf(move, result);
+  if (n !== null && n < FEW_SAMPLES) return null;
+  return Z95 * se;
+}
+
+// A margin that holds however the move's deals fell (ranking.widest_margin).
+function widestMargin(move, result) {
+  const own = marginOf(move, result);
+  if (own !== null) return own;
+  const n = samplesOf(move, result);
+  if (!n) return Infinity;
+  const u = result.utilities;
+  const spread = Array.isArray(u) && u.length ? Math.max(...u) - Math.min(...u) : 2.0;
+  return Z95 * (spread / 2.0) / Math.sqrt(n);
+}
+
+function sameMove(a, b) {
+  const cards = (m) => JSON.stringify([...(m.cards || [])].sort((x, y) => x - y));
+  return a.kind === b.kind && cards(a) === cards(b) && (a.beats ?? null) === (b.beats ?? null);
+}
+
+// {rows, dropped, withinReach, unit}, as ranking.Ranking.
+function rankMoves(result) {
+  const moves = result.moves || [];
+  const best = result.best;
+  const found = best && typeof best === "object" ? moves.findIndex((m) => sameMove(m, best)) : -1;
+  const pickAt = found >= 0 ? found : 0;
+  const others = bySamplesThenValue(result, moves.map((m, i) => [i, m]).filter(([i]) => i !== pickAt));
+  if (!moves.length) return { rows: [], dropped: [], withinReach: [], unit: "deals" };
+  const pick = moves[pickAt];
+  const unit = result.method === "ismcts" ? "iterations" : "deals";
+  const nPick = samplesOf(pick, result);
+  if (!nPick) return { rows: [pick, ...others], dropped: [], withinReach: [], unit };
+  const carried = [], dropped = [];
+  for (const m of others) {
+    const n = samplesOf(m, result);
+    (n !== null && n < CARRIED_SHARE * nPick ? dropped : carried).push(m);
+  }
+  return { rows: [pick, ...carried], dropped, withinReach: withinReach(result, pick, dropped), unit };
+}
+
+// Most samples first, then by value (no value after a value), then the search's order.
+function bySamplesThenValue(result, items) {
+  const key = ([i, m]) => {
+    const n = samplesOf(m, result);
+    const value = m.value;
+    return typeof value === "number" && n !== 0 ? [-(n || 0), 0, -value, i] : [-(n || 0), 1, 0, i];
+  };
+  const keyed = items.map((item) => [key(item), item[1]]);
+  keyed.sort(([a], [b]) => {
+    for (let k = 0; k < a.length; k++) if (a[k] !== b[k]) return a[k] < b[k] ? -1 : 1;
+    return 0;
+  });
+  return keyed.map(([, m]) => m);
+}
+
+// The dropped moves whose value, at its widest margin, reaches the pick's less its margin.
+function withinReach(result, pick, dropped) {
+  const value = pick.value;
+  const floor = typeof value === "number" ? value - (marginOf(pick, result) || 0.0) : Infinity;
+  return dropped.filter((m) => typeof m.value === "number" && m.value + widestMargin(m, result) >= floor);
+}
+// END ranking
+
+const HINT_ROWS = 8;  // rows shown before "Show all": the board stays one screen on a desktop
+const counted = (n, unit) => `${n} ${n === 1 ? unit.slice(0, -1) : unit}`;
+
+// The moves behind "Show all", in one line: the rows past HINT_ROWS, and
+// the ones the search dropped early (as `tacocat hint` says it): how
+// many, after how few deals, and whether any could still reach the pick.
+function hiddenText(ranking, result) {
+  const parts = [];
+  const extra = ranking.rows.length - HINT_ROWS;
+  if (extra > 0) parts.push(`${extra} more ${extra === 1 ? "move" : "moves"} searched as far`);
+  const dropped = ranking.dropped;
+  if (dropped.length) {
+    const counts = dropped.map((m) => samplesOf(m, result) || 0);
+    const lo = Math.min(...counts), hi = Math.max(...counts);
+    const unit = hi === 1 ? ranking.unit.slice(0, -1) : ranking.unit;
+    const span = lo === hi ? `${lo}` : `${lo}–${hi}`;
+    const head = ranking.unit === "iterations"
+      ? `${dropped.length} more explored in only ${span} ${unit}`
+      : `${dropped.length} more dropped after ${span} ${unit}`;
+    const reach = ranking.withinReach;
+    if (!reach.length) parts.push(`${head}: none within reach of the pick`);
+    else {
+      // the best-supported of them: a one-deal value is the noise the line warns of
+      const top = reach.reduce((a, m) => {
+        const na = samplesOf(a, result) || 0, nm = samplesOf(m, result) || 0;
+        return nm > na || (nm === na && m.value > a.value) ? m : a;
+      });
+      parts.push(`${head}; ${reach.length} not ruled out on so few, ` +
+        `e.g. ${actionText(top)} (game ${pct(top.game_win)}, ${counted(samplesOf(top, result) || 0, ranking.unit)})`);
+    }
+  }
+  return parts.join("; ");
+}
+
 async function hint() {
   if (!myDecision() || S.busy) return;
   clearMessage();
   const status = $("hint-status");
   status.textContent = "Searching…";
-  const fields = { game: S.game, player: S.seat, top: 8 };
+  // Every move, not the best few: the table ranks them by what the search
+  // knows and sums up the ones it dropped early (rankMoves).
+  const fields = { game: S.game, player: S.seat };
   // Sampled play and duel searches stream what they have found so far.
   if (myDecision() !== "replace") Object.assign(fields, { time_ms: 600, info_ms: 150 });
   await run(async () => {
@@ -684,13 +808,21 @@ async function hint() {
       }
     });
     S.hint = result;
-    const how = result.exact ? "exact: every possible opponent hand" : `${result.method}, ${result.samples ?? result.iterations ?? "?"} samples`;
-    status.textContent = `Best: ${actionText(result.best)} — ${how}.`;
+    S.hintAll = false;
+    status.textContent = `Best: ${actionText(result.best)} — ${hintHow(result)}.`;
   }, "Searching for a hint…");
   // On a phone the hint sits below the hand: bring it up once, when it came.
   if (S.hint && window.matchMedia("(max-width: 899px)").matches) {
     $("hint-area").scrollIntoView({ block: "nearest", behavior: "smooth" });
   }
+}
+
+// How the hint was found, in a player's words.
+function hintHow(result) {
+  if (result.exact) return "exact: every possible opponent hand";
+  if (result.method === "ismcts") return `ISMCTS, ${result.iterations ?? result.samples ?? "?"} iterations`;
+  const n = samplesOf(result.best || {}, result);
+  return `${result.method === "pimc" ? "PIMC" : result.method}, ${n === null ? "?" : counted(n, "deals")} on the pick`;
 }
 
 function renderHint() {
@@ -703,11 +835,19 @@ function renderHint() {
     return;
   }
   table.hidden = false;
-  S.hint.moves.forEach((m, i) => {
+  const result = S.hint;
+  const ranking = rankMoves(result);
+  $("hint-n").textContent = ranking.unit === "iterations" ? "iters" : "deals";
+  const shown = S.hintAll ? [...ranking.rows, ...ranking.dropped] : ranking.rows.slice(0, HINT_ROWS);
+  const dropped = new Set(ranking.dropped);
+  shown.forEach((m, i) => {
     const tr = document.createElement("tr");
     tr.tabIndex = 0;
     tr.title = "Select these cards (Enter)";
-    const cells = [i + 1, actionText(m), pct(m.win), pct(m.draw), pct(m.loss), pct(m.game_win)];
+    tr.className = "move" + (dropped.has(m) ? " dropped" : "");
+    const n = samplesOf(m, result);
+    const cells = [i + 1, actionText(m), pct(m.win), pct(m.draw), pct(m.loss), pct(m.game_win),
+      n === null ? (result.exact ? "all" : "–") : n];
     for (const c of cells) { const td = document.createElement("td"); td.textContent = c; tr.append(td); }
     const pick = () => selectCards(m.cards);
     tr.addEventListener("click", pick);
@@ -715,6 +855,22 @@ function renderHint() {
     tr.addEventListener("keydown", (e) => { if (e.key === "Enter") { e.preventDefault(); e.stopPropagation(); pick(); } });
     body.append(tr);
   });
+  const hidden = hiddenText(ranking, result);
+  if (!hidden) return;
+  // One line for the moves not shown, and the toggle that shows them.
+  const tr = document.createElement("tr");
+  tr.className = "more";
+  const td = document.createElement("td");
+  td.colSpan = 7;
+  const toggle = document.createElement("button");
+  toggle.type = "button";
+  toggle.id = "hint-all";
+  toggle.textContent = S.hintAll ? "Show fewer" : "Show all";
+  // the focus stays on the toggle, the list where it was (its top)
+  toggle.addEventListener("click", () => { S.hintAll = !S.hintAll; renderHint(); $("hint-all").focus({ preventScroll: true }); });
+  td.append(S.hintAll ? "" : `${hidden} `, toggle);
+  tr.append(td);
+  body.append(tr);
 }
 
 function selectCards(cards) {
