@@ -12,6 +12,8 @@ import json
 import os
 import sys
 import time
+from dataclasses import dataclass, field
+from typing import Any, Sequence
 
 import click
 
@@ -21,7 +23,7 @@ from tacocat.cli.search_options import CLOCK_HELP, search_options
 from tacocat.cli.terminal import CliError, friendly_errors, progress_bar
 from tacocat.players.bots import BOTS
 from tacocat.players.cluster import Cluster, Stopped, check_reachable, stop_on_sigterm
-from tacocat.players.match import parse_bot, run_match, standings
+from tacocat.players.match import Mode, parse_bot, run_match, standings
 from tacocat.players.stats import SPRT
 from tacocat.rules.files import read_json, write_json
 from tacocat.rules.ruleset import STANDARD, load_ruleset
@@ -106,7 +108,7 @@ def _resume_luck(out_path: str) -> dict[str, dict[int, tuple[float, float]]]:
 @click.argument("bots", nargs=-1, metavar="BOT BOT [BOT...]")
 @click.option(
     "--mode",
-    type=click.Choice(["game", "play"]),
+    type=click.Choice([Mode.GAME.value, Mode.PLAY.value]),
     default="game",
     show_default=True,
     help="game: whole games; play: the play phase alone, from dealt positions.",
@@ -212,31 +214,15 @@ def command(
       tacocat arena pimc random --mode play --deals 2000 --time 2 --sprt elo0=0,elo1=10,alpha=0.05,beta=0.05
       tacocat arena pimc ismcts --deals 1000 --cluster ray --workers 8 --out run.json
       tacocat arena pimc ismcts --deals 4 --seed 1 --time 5 --json > results.json"""
-    if len(bots) < 2:
-        raise CliError(
-            f"name at least two bots, e.g. tacocat arena heuristic random; known bots: {', '.join(sorted(BOTS))}"
-        )
-    unknown = [b for b in bots if b.partition("@")[0] not in BOTS]
-    if unknown:
-        raise CliError(f"unknown bot(s) {', '.join(unknown)}; expected some of {', '.join(sorted(BOTS))}")
-    for b in bots:
-        parse_bot(b)
-    if len(set(bots)) != len(bots):
-        raise CliError(f"a bot is named twice in {' '.join(bots)}; name each bot once")
-    if rules_path is not None and mode != "game":
+    _check_bots(bots)
+    if rules_path is not None and mode != Mode.GAME:
         raise CliError("--rules applies to --mode game; --mode play deals 8 cards from the standard deck")
     rules = load_ruleset(rules_path)
     backend = Cluster.parse(cluster, workers, batch)
     if backend.address:
         check_reachable(backend.address)
     sprt = SPRT.parse(sprt_text) if sprt_text is not None else None
-    budget = {}
-    if time_ms is not None:
-        budget["time_ms"] = time_ms
-    if time_ms is not None or any("time_ms" in parse_bot(b)[1] for b in bots):
-        budget["clock"] = clock  # a count needs no clock: count runs resume as before
-    if iterations is not None:
-        budget["iterations"] = iterations
+    budget = _budget(bots, time_ms, iterations, clock)
     header = {
         "mode": mode,
         "seed": seed,
@@ -249,80 +235,129 @@ def command(
     known = _resume(out_path, header)
     if known:
         click.echo(f"resuming from {out_path}: {sum(len(v) for v in known.values())} deals already played", err=True)
-    results: list[dict] = []
-    outcomes = {k: [[d, x, y] for d, (x, y) in sorted(v.items())] for k, v in known.items()}
     known_luck = _resume_luck(out_path) if known else {}
-    luck = {k: [[d, x, y] for d, (x, y) in sorted(v.items())] for k, v in known_luck.items()}
-    last_save = [0.0]
-
-    def save(force: bool = False) -> None:
-        if out_path and (force or time.monotonic() - last_save[0] >= SAVE_EVERY):
-            write_json(out_path, dict(header, results=results, outcomes=outcomes, luck=luck))
-            last_save[0] = time.monotonic()
-
-    stopped = None
-    pairs = list(itertools.combinations(bots, 2))
-    try:
-        with stop_on_sigterm():
-            for a, b in pairs:
-                key = _key(a, b)
-                rows = outcomes.setdefault(key, [])
-                luck_rows = luck.setdefault(key, [])
-                with progress_bar(key, deals) as bar:
-                    last = [0]
-
-                    def progress(done, total, live, bar=bar, last=last, a=a, b=b):
-                        bar.label = _label(a, b, live)
-                        bar.update(done - last[0])
-                        last[0] = done
-
-                    def on_deal(d, x, y, extra, rows=rows, luck_rows=luck_rows):
-                        rows.append([d, x, y])
-                        if mode == "game":  # in mode play the luck cancels within the deal
-                            luck_rows.append([d, *extra["luck"]])
-                        save()
-
-                    result = run_match(
-                        a,
-                        b,
-                        deals=deals,
-                        seed=seed,
-                        mode=mode,
-                        budget=budget or None,
-                        cluster=backend,
-                        sprt=sprt,
-                        known=known.get(key),
-                        known_luck=known_luck.get(key),
-                        on_deal=on_deal,
-                        progress=progress,
-                        rules=None if rules == STANDARD else rules,
-                    )
-                rows.sort()
-                luck_rows.sort()
-                if result.retried:
-                    click.echo(f"{key}: {result.retried} batch(es) rerun after a worker died", err=True)
-                if result.stopped in ("interrupted", "terminated"):
-                    stopped = result.stopped
-                    if result.deals:
-                        results.append(dict(result.to_dict(), partial=True))
-                    break
-                results.append(result.to_dict())
-                save(force=True)
-    except KeyboardInterrupt as exc:  # between two pairings
-        stopped = "terminated" if isinstance(exc, Stopped) else "interrupted"
-    save(force=True)
+    arena = _Arena(header, out_path, _rows_of(known), _rows_of(known_luck))
+    match = {
+        "deals": deals,
+        "seed": seed,
+        "mode": mode,
+        "budget": budget or None,
+        "cluster": backend,
+        "sprt": sprt,
+        "rules": None if rules == STANDARD else rules,
+    }
+    stopped = arena.play(list(itertools.combinations(bots, 2)), match, known, known_luck)
+    arena.save(force=True)
     if stopped:
         click.echo(
-            f"{stopped}: {len(results)} pairing(s) shown, partial ones marked; "
+            f"{stopped}: {len(arena.results)} pairing(s) shown, partial ones marked; "
             + (f"saved to {out_path}, run the same command to resume" if out_path else "give --out FILE to keep them"),
             err=True,
         )
     if as_json:
-        click.echo(json.dumps(results))
+        click.echo(json.dumps(arena.results))
     else:
-        _table(results, bots, mode, deals, seed, sprt, rules)
+        _table(arena.results, bots, mode, deals, seed, sprt, rules)
     if stopped:
         sys.exit(143 if stopped == "terminated" else 130)
+
+
+def _check_bots(bots: Sequence[str]) -> None:
+    """At least two bots, each known, each spec readable, none named twice."""
+    if len(bots) < 2:
+        raise CliError(
+            f"name at least two bots, e.g. tacocat arena heuristic random; known bots: {', '.join(sorted(BOTS))}"
+        )
+    unknown = [b for b in bots if b.partition("@")[0] not in BOTS]
+    if unknown:
+        raise CliError(f"unknown bot(s) {', '.join(unknown)}; expected some of {', '.join(sorted(BOTS))}")
+    for b in bots:
+        parse_bot(b)
+    if len(set(bots)) != len(bots):
+        raise CliError(f"a bot is named twice in {' '.join(bots)}; name each bot once")
+
+
+def _budget(bots: Sequence[str], time_ms: float | None, iterations: int | None, clock: str) -> dict:
+    """Every bot's budget of the flags; a clock only with a time."""
+    budget: dict = {}
+    if time_ms is not None:
+        budget["time_ms"] = time_ms
+    if time_ms is not None or any("time_ms" in parse_bot(b)[1] for b in bots):
+        budget["clock"] = clock  # a count needs no clock: count runs resume as before
+    if iterations is not None:
+        budget["iterations"] = iterations
+    return budget
+
+
+def _rows_of(known: dict[str, dict[int, tuple]]) -> dict[str, list[list]]:
+    """Finished deals by pairing as the --out file's rows: [deal, first, second]."""
+    return {k: [[d, x, y] for d, (x, y) in sorted(v.items())] for k, v in known.items()}
+
+
+@dataclass
+class _Arena:
+    """One run of the arena: its header (what a resumed --out file must
+    agree with), every finished deal's outcome and luck by pairing, the
+    pairings' results, and the file they are saved to."""
+
+    header: dict
+    out_path: str | None
+    outcomes: dict[str, list[list]]
+    luck: dict[str, list[list]]
+    results: list[dict] = field(default_factory=list)
+    saved_at: float = 0.0
+
+    def save(self, force: bool = False) -> None:
+        if self.out_path and (force or time.monotonic() - self.saved_at >= SAVE_EVERY):
+            data = dict(self.header, results=self.results, outcomes=self.outcomes, luck=self.luck)
+            write_json(self.out_path, data)
+            self.saved_at = time.monotonic()
+
+    def play(self, pairs: list[tuple[str, str]], match: dict, known: dict, known_luck: dict) -> str | None:
+        """Every pairing in turn: None when all finished, else why the run
+        stopped (Ctrl-C: "interrupted", SIGTERM: "terminated")."""
+        try:
+            with stop_on_sigterm():
+                for a, b in pairs:
+                    stopped = self.pairing(a, b, match, known.get(_key(a, b)), known_luck.get(_key(a, b)))
+                    if stopped:
+                        return stopped
+        except KeyboardInterrupt as exc:  # between two pairings
+            return "terminated" if isinstance(exc, Stopped) else "interrupted"
+        return None
+
+    def pairing(self, a: str, b: str, match: dict, known: Any, known_luck: Any) -> str | None:
+        """One pairing played (its deals already known skipped), its deals
+        saved as they finish: None, or why it stopped."""
+        key = _key(a, b)
+        rows = self.outcomes.setdefault(key, [])
+        luck_rows = self.luck.setdefault(key, [])
+        with progress_bar(key, match["deals"]) as bar:
+            last = [0]
+
+            def progress(done, total, live):
+                bar.label = _label(a, b, live)
+                bar.update(done - last[0])
+                last[0] = done
+
+            def on_deal(d, x, y, extra):
+                rows.append([d, x, y])
+                if match["mode"] == Mode.GAME:  # in mode play the luck cancels within the deal
+                    luck_rows.append([d, *extra["luck"]])
+                self.save()
+
+            result = run_match(a, b, known=known, known_luck=known_luck, on_deal=on_deal, progress=progress, **match)
+        rows.sort()
+        luck_rows.sort()
+        if result.retried:
+            click.echo(f"{key}: {result.retried} batch(es) rerun after a worker died", err=True)
+        if result.stopped in ("interrupted", "terminated"):
+            if result.deals:
+                self.results.append(dict(result.to_dict(), partial=True))
+            return result.stopped
+        self.results.append(result.to_dict())
+        self.save(force=True)
+        return None
 
 
 SPENDS = (0.8, 1.2)
@@ -362,7 +397,7 @@ def _think_lines(results: list[dict]) -> list[str]:
 
 def _tested(r: dict, mode: str) -> dict:
     """The scores a pairing's SPRT tested: the luck-adjusted ones in mode game."""
-    return (r.get("luck_adjusted") or r) if mode == "game" else r
+    return (r.get("luck_adjusted") or r) if mode == Mode.GAME else r
 
 
 def _luck_line(adj: dict, width: int) -> str:
@@ -378,7 +413,7 @@ def _luck_line(adj: dict, width: int) -> str:
 
 
 def _table(results: list[dict], bots, mode: str, deals: int, seed: int, sprt: SPRT | None, rules=STANDARD) -> None:
-    unit = "games" if mode == "game" else "play phases"
+    unit = "games" if mode == Mode.GAME else "play phases"
     click.echo(
         f"duplicate {unit}, {deals} deals a pairing (each played twice, seats swapped), seed {seed}"
         + (f", ruleset {rules.name} (max_deals {rules.max_deals})" if rules != STANDARD else "")
@@ -389,50 +424,69 @@ def _table(results: list[dict], bots, mode: str, deals: int, seed: int, sprt: SP
         f"{'score A':>8}  {'95% CI':<18}  {'points A':>8}  {'Elo A [95% CI]':<20}"
     )
     for r in results:
-        mark = "*" if r.get("partial") else ""
-        click.echo(
-            f"  {str(r.get('a')):<{width}}{str(r.get('b')):<{width}}{str(r.get('deals', deals)) + mark:>6}  "
-            f"{r.get('wins', '-'):>6} {r.get('draws', '-'):>6} {r.get('losses', '-'):>6}  "
-            f"{_fmt(r.get('score'), '+.3f'):>8}  {_ci(r.get('ci95')):<18}  {_fmt(r.get('points')):>8}  {_elo(r):<20}"
-        )
-        if mode == "game" and r.get("luck_adjusted"):
+        click.echo(_pairing_row(r, width, deals))
+        if mode == Mode.GAME and r.get("luck_adjusted"):
             click.echo(_luck_line(r["luck_adjusted"], width))
     if any(r.get("partial") for r in results):
         click.echo("  * stopped before the end: the deals finished so far")
     for line in _think_lines(results):
         click.echo(line)
     if sprt is not None:
-        lo, hi = sprt.bounds
-        on = ", on the luck-adjusted scores" if mode == "game" else ""
-        click.echo(f"SPRT {sprt} (normalized Elo of A over B{on}), LLR bounds ({lo:+.2f}, {hi:+.2f}):")
-        for r in results:
-            test = r.get("sprt") or {}
-            verdict = test.get("verdict")
-            if verdict == "H1":
-                text = f"H1 accepted: A is at least {sprt.elo1:g} stronger"
-            elif verdict == "H0":
-                text = f"H0 accepted: A is at most {sprt.elo0:g} stronger"
-            else:
-                text = "undecided"
-            click.echo(
-                f"  {r['a']} vs {r['b']}: {text} after {r['deals']} deals, LLR {_fmt(test.get('llr'), '+.2f')}, "
-                f"normalized Elo {_fmt(_tested(r, mode).get('nelo'), '+.0f')}"
-            )
+        for line in _sprt_lines(results, sprt, mode):
+            click.echo(line)
     if len(bots) > 2 and results:
         click.echo("standing (mean score against the others):")
         for bot, mean in standings(results, bots).items():
             click.echo(f"  {bot:<{width}}{mean:+.3f}")
-    if mode == "game" and any(r.get("draws") for r in results):
+    if mode == Mode.GAME and any(r.get("draws") for r in results):
         click.echo(f"drawn: games that reached max_deals ({rules.max_deals}) deals without a winner (RULES §8)")
-    click.echo("score: A's mean result (+1 won, 0 drawn, -1 lost) per deal over both seatings; 0 = equal;")
-    click.echo("an interval that excludes 0 is a clear difference; points = (score + 1) / 2 (win 1, draw 1/2);")
-    click.echo("Elo: the logistic Elo difference of the points, interval from the per-deal pair scores")
-    if mode == "game":
-        click.echo("luck-adjusted: each game's result less its luck of the cards (every deal and replacement draw")
-        click.echo("valued by a fixed reference; mean 0, so the same expected score with less noise);")
-        click.echo("variance ratio: raw over adjusted per-deal variance (how many times fewer deals it needs)")
-    else:
-        click.echo("luck-adjusted = raw in --mode play: the deal, its only luck, is the same in both seatings")
+    for line in _legend(mode):
+        click.echo(line)
+
+
+def _pairing_row(r: dict, width: int, deals: int) -> str:
+    """A pairing's row: its bots, deals (* when stopped early), results, score, interval, points and Elo."""
+    mark = "*" if r.get("partial") else ""
+    return (
+        f"  {str(r.get('a')):<{width}}{str(r.get('b')):<{width}}{str(r.get('deals', deals)) + mark:>6}  "
+        f"{r.get('wins', '-'):>6} {r.get('draws', '-'):>6} {r.get('losses', '-'):>6}  "
+        f"{_fmt(r.get('score'), '+.3f'):>8}  {_ci(r.get('ci95')):<18}  {_fmt(r.get('points')):>8}  {_elo(r):<20}"
+    )
+
+
+def _sprt_lines(results: list[dict], sprt: SPRT, mode: str) -> list[str]:
+    """The SPRT's bounds, and each pairing's verdict."""
+    lo, hi = sprt.bounds
+    on = ", on the luck-adjusted scores" if mode == Mode.GAME else ""
+    lines = [f"SPRT {sprt} (normalized Elo of A over B{on}), LLR bounds ({lo:+.2f}, {hi:+.2f}):"]
+    verdicts = {
+        "H1": f"H1 accepted: A is at least {sprt.elo1:g} stronger",
+        "H0": f"H0 accepted: A is at most {sprt.elo0:g} stronger",
+    }
+    for r in results:
+        test = r.get("sprt") or {}
+        text = verdicts.get(str(test.get("verdict")), "undecided")
+        lines.append(
+            f"  {r['a']} vs {r['b']}: {text} after {r['deals']} deals, LLR {_fmt(test.get('llr'), '+.2f')}, "
+            f"normalized Elo {_fmt(_tested(r, mode).get('nelo'), '+.0f')}"
+        )
+    return lines
+
+
+def _legend(mode: str) -> list[str]:
+    """What the table's columns mean."""
+    lines = [
+        "score: A's mean result (+1 won, 0 drawn, -1 lost) per deal over both seatings; 0 = equal;",
+        "an interval that excludes 0 is a clear difference; points = (score + 1) / 2 (win 1, draw 1/2);",
+        "Elo: the logistic Elo difference of the points, interval from the per-deal pair scores",
+    ]
+    if mode == Mode.GAME:
+        return lines + [
+            "luck-adjusted: each game's result less its luck of the cards (every deal and replacement draw",
+            "valued by a fixed reference; mean 0, so the same expected score with less noise);",
+            "variance ratio: raw over adjusted per-deal variance (how many times fewer deals it needs)",
+        ]
+    return lines + ["luck-adjusted = raw in --mode play: the deal, its only luck, is the same in both seatings"]
 
 
 command.help = inspect.cleandoc(command.help or "") + "\n\nKnown bots: " + ", ".join(sorted(BOTS))

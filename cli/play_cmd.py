@@ -16,7 +16,7 @@ import secrets
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any, Callable, Sequence
 
 import click
 
@@ -38,6 +38,7 @@ from tacocat.errors import IllegalMoveError, NotationError, RecordError, Tacocat
 from tacocat.players.bots import BOTS, choose, make_bot
 from tacocat.rules.actions import BEAT_WORDS, FORMS, KIND_WORDS, NONE_WORDS, Action
 from tacocat.rules.cards import format_cards, remove
+from tacocat.rules.events import ATTACK, DealEvent, Decision, DuelEvent, Event, PlayEvent, ReplaceEvent, ShowdownEvent
 from tacocat.rules.files import read_json, write_json
 from tacocat.rules.game import DUEL, REPLACE, GameRecord, GameState
 from tacocat.rules.rulebook import rule, rule_numbers, rule_text
@@ -71,7 +72,7 @@ def rounds_needed(board: Any, player: int) -> int:
     return board.rounds_to_win(player)
 
 
-def drawn_cards(before: tuple, after: tuple, discarded: list) -> tuple:
+def drawn_cards(before: tuple, after: tuple, discarded: Sequence[int]) -> tuple:
     """The cards drawn at a replacement: the hand after it less what was
     kept (R7/R8; only the player who drew sees them)."""
     return remove(after, remove(before, tuple(discarded)))
@@ -204,82 +205,108 @@ class Session:
             tail = f"you need {rounds(need[me], 'more')}; the engine needs {rounds(need[1 - me], 'more')}"
         return f"{head}; {tail}"
 
-    def event_text(self, e: Mapping[str, Any], following: Mapping[str, Any] | None = None) -> str:
+    def event_text(self, e: Event, following: Event | None = None) -> str:
         """One public event in words; `following` (the next event, if it
         came with it) tells the last trick and the duel before a showdown
         from one that leads to another trick."""
-        kind = e.get("event")
-        showdown_next = following is not None and following.get("event") == "showdown"
-        if kind == "deal":
-            return f"round dealt: the cat on space {e['cat']}, {e['hand_size']} cards each"
-        if kind == "replace":
-            p, discarded = e["player"], e["cards"]
-            if not discarded:
-                return f"{self.does(p, 'keep')} the whole hand"
-            return (
-                f"{self.does(p, 'discard')} {format_cards(discarded)} "
-                f"and draw{'s' if p != self.seat else ''} {cards(len(discarded))}"
-            )
-        if kind == "duel":
-            c = e["cards"]
-            mine, theirs = c[self.seat], c[1 - self.seat]
-            if mine == theirs:
-                return f"duel: both {mine}, a tie; both discarded, duel again (R9)"
-            if showdown_next:
-                return (
-                    f"duel: you {mine}, the engine {theirs}; one card each is left, "
-                    "so no tricks: straight to the showdown (R9)"
-                )
-            who = "you attack" if mine > theirs else "the engine attacks"
-            return f"duel: you {mine}, the engine {theirs}: {who} first"
-        if kind == "attack":
-            return f"{self.does(e['player'], 'attack')} with {format_cards(e['cards'])}"
-        if kind == "answer":
-            p = e["player"]
-            a = p if e["beats"] else 1 - p
-            how = "every card beats" if e["beats"] else "a sacrifice"
-            if showdown_next:
-                result = f"{how}, {self.does(a, 'win')} the last trick; one card each: showdown"
-            elif e["beats"]:
-                result = f"{how}, {self.does(p, 'win')} the trick and attack{'s' if p != self.seat else ''} next"
-            else:
-                result = f"{how}, {self.does(a, 'win')} the trick and attack{'s' if a != self.seat else ''} again"
-            return f"{self.does(p, 'answer')} {format_cards(e['cards'])}: {result}"
-        if kind == "showdown":
-            c, w = e["cards"], e["winner"]
-            head = f"showdown: you {c[self.seat]}, the engine {c[1 - self.seat]}"
-            if w is None:
-                return f"{head}: equal ranks, the round is drawn and dealt again on the same space (R17)"
-            if w == self.seat:
-                return f"{head}: the lower card wins, you win the round; the cat moves toward your goal"
-            return f"{head}: the lower card wins, the engine wins the round; the cat moves toward its goal"
+        showdown_next = isinstance(following, ShowdownEvent)
+        if isinstance(e, DealEvent):
+            return f"round dealt: the cat on space {e.cat}, {e.hand_size} cards each"
+        if isinstance(e, ReplaceEvent):
+            return self.replace_text(e)
+        if isinstance(e, DuelEvent):
+            return self.duel_text(e, showdown_next)
+        if isinstance(e, PlayEvent) and e.event is ATTACK:
+            return f"{self.does(e.player, 'attack')} with {format_cards(e.cards)}"
+        if isinstance(e, PlayEvent):
+            return self.answer_text(e, showdown_next)
+        if isinstance(e, ShowdownEvent):
+            return self.showdown_text(e)
         return str(e)
 
-    def report(self, events: Sequence[Mapping[str, Any]], drawn: tuple | None = None) -> None:
+    def replace_text(self, e: ReplaceEvent) -> str:
+        """R7/R8: what was discarded, and how many drawn (the cards drawn are
+        secret)."""
+        p, discarded = e.player, e.cards
+        if not discarded:
+            return f"{self.does(p, 'keep')} the whole hand"
+        return (
+            f"{self.does(p, 'discard')} {format_cards(discarded)} "
+            f"and draw{'s' if p != self.seat else ''} {cards(len(discarded))}"
+        )
+
+    def duel_text(self, e: DuelEvent, showdown_next: bool) -> str:
+        """R9: a tie, straight to the showdown, or who attacks first."""
+        mine, theirs = e.cards[self.seat], e.cards[1 - self.seat]
+        if mine == theirs:
+            return f"duel: both {mine}, a tie; both discarded, duel again (R9)"
+        if showdown_next:
+            return (
+                f"duel: you {mine}, the engine {theirs}; one card each is left, "
+                "so no tricks: straight to the showdown (R9)"
+            )
+        who = "you attack" if mine > theirs else "the engine attacks"
+        return f"duel: you {mine}, the engine {theirs}: {who} first"
+
+    def answer_text(self, e: PlayEvent, showdown_next: bool) -> str:
+        """R12/R13: the answer, who won the trick and who attacks next."""
+        p = e.player
+        a = p if e.beats else 1 - p
+        how = "every card beats" if e.beats else "a sacrifice"
+        if showdown_next:
+            result = f"{how}, {self.does(a, 'win')} the last trick; one card each: showdown"
+        elif e.beats:
+            result = f"{how}, {self.does(p, 'win')} the trick and attack{'s' if p != self.seat else ''} next"
+        else:
+            result = f"{how}, {self.does(a, 'win')} the trick and attack{'s' if a != self.seat else ''} again"
+        return f"{self.does(p, 'answer')} {format_cards(e.cards)}: {result}"
+
+    def showdown_text(self, e: ShowdownEvent) -> str:
+        """R17: the last cards, and the round drawn or won."""
+        head = f"showdown: you {e.cards[self.seat]}, the engine {e.cards[1 - self.seat]}"
+        if e.winner is None:
+            return f"{head}: equal ranks, the round is drawn and dealt again on the same space (R17)"
+        if e.winner == self.seat:
+            return f"{head}: the lower card wins, you win the round; the cat moves toward your goal"
+        return f"{head}: the lower card wins, the engine wins the round; the cat moves toward its goal"
+
+    def my_draw(self, e: Event, drawn: tuple | None) -> ReplaceEvent | None:
+        """`e` when it is this seat's own replacement of some cards and the
+        cards it drew are known (only this seat sees them, R8)."""
+        if isinstance(e, ReplaceEvent) and e.player == self.seat and e.cards and drawn is not None:
+            return e
+        return None
+
+    def report(self, events: Sequence[Event], drawn: tuple | None = None) -> None:
         """Tell the public events of the last action(s); `drawn` are the
         cards you drew at a replacement (only you see them)."""
         for i, e in enumerate(events):
-            kind = e.get("event")
             following = events[i + 1] if i + 1 < len(events) else None
-            if kind == "deal":
-                n = len(self.state.rounds) + 1
-                self.say("")
-                self.say(f"=== round {n}: the cat on space {e['cat']}, {e['hand_size']} cards each ===", bold=True)
-                self.show_board()
-                if i == 0 or events[i - 1].get("event") != "showdown":  # else just said after the showdown
-                    self.say(self.score_text(), fg="cyan")
-                continue
-            text = self.event_text(e, following)
-            if kind == "replace" and e["player"] == self.seat and e["cards"] and drawn is not None:
-                text = f"you discard {format_cards(e['cards'])} and draw {format_cards(drawn)}"
-            if kind == "showdown":
-                self.say(
-                    text, bold=True, fg="green" if e["winner"] == self.seat else None if e["winner"] is None else "red"
-                )
-                if not self.state.over:
-                    self.say(self.score_text(), fg="cyan")
+            if isinstance(e, DealEvent):
+                self.report_deal(e, after_showdown=i > 0 and isinstance(events[i - 1], ShowdownEvent))
+            elif isinstance(e, ShowdownEvent):
+                self.report_showdown(e)
+            elif mine := self.my_draw(e, drawn):
+                self.say(f"you discard {format_cards(mine.cards)} and draw {format_cards(drawn or ())}", fg=None)
             else:
-                self.say(text, fg=None if e.get("player", self.seat) == self.seat else "yellow")
+                theirs = getattr(e, "player", self.seat) != self.seat  # a duel is both seats'
+                self.say(self.event_text(e, following), fg="yellow" if theirs else None)
+
+    def report_deal(self, e: DealEvent, after_showdown: bool) -> None:
+        """A new round: its number, the board, and the score (said already
+        just after a showdown)."""
+        self.say("")
+        n = len(self.state.rounds) + 1
+        self.say(f"=== round {n}: the cat on space {e.cat}, {e.hand_size} cards each ===", bold=True)
+        self.show_board()
+        if not after_showdown:
+            self.say(self.score_text(), fg="cyan")
+
+    def report_showdown(self, e: ShowdownEvent) -> None:
+        colour = "green" if e.winner == self.seat else None if e.winner is None else "red"
+        self.say(self.showdown_text(e), bold=True, fg=colour)
+        if not self.state.over:
+            self.say(self.score_text(), fg="cyan")
 
     def drawn_this_round(self) -> tuple | None:
         """The cards you drew at this round's replacement (only you saw
@@ -289,10 +316,10 @@ class Session:
         for entry in self.state.actions:
             before = state.hands[self.seat]
             for e in state.apply(entry["player"], Action.from_dict(entry)):
-                if e.get("event") == "deal":
+                if isinstance(e, DealEvent):
                     drawn = None
-                elif e.get("event") == "replace" and e["player"] == self.seat and e["cards"]:
-                    drawn = drawn_cards(before, state.hands[self.seat], e["cards"])
+                elif isinstance(e, ReplaceEvent) and e.player == self.seat and e.cards:
+                    drawn = drawn_cards(before, state.hands[self.seat], e.cards)
         return drawn
 
     def history_text(self) -> str:
@@ -303,18 +330,18 @@ class Session:
         trick = 0
         for i, e in enumerate(events):
             following = events[i + 1] if i + 1 < len(events) else None
-            if e.get("event") == "attack":
+            if isinstance(e, PlayEvent) and e.event is ATTACK:
                 trick += 1
                 lines.append(f"  trick {trick}: {self.event_text(e)}")
-            elif e.get("event") == "answer":
+            elif isinstance(e, PlayEvent):
                 lines.append(f"           {self.event_text(e, following)}")
-            elif e.get("event") == "replace" and e["player"] == self.seat and e["cards"] and drawn is not None:
-                lines.append(f"  you discard {format_cards(e['cards'])} and draw {format_cards(drawn)}")
+            elif mine := self.my_draw(e, drawn):
+                lines.append(f"  you discard {format_cards(mine.cards)} and draw {format_cards(drawn or ())}")
             else:
                 lines.append(f"  {self.event_text(e, following)}")
         if self.state.table:
             lines.append(f"  now: answer {format_cards(self.state.table)}")
-        if trick == 0 and not any(e.get("event") in ("replace", "duel") for e in events):
+        if trick == 0 and not any(isinstance(e, (ReplaceEvent, DuelEvent)) for e in events):
             lines.append("  (nothing played yet)")
         return "\n".join(lines)
 
@@ -355,9 +382,9 @@ class Session:
         events = self.state.apply(player, action)
         self.save()
         drawn = None
-        mine = [e for e in events if e.get("event") == "replace" and e["player"] == self.seat]
+        mine = [e for e in events if isinstance(e, ReplaceEvent) and e.player == self.seat]
         if mine:
-            drawn = drawn_cards(before, self.state.hands[self.seat], mine[0]["cards"])
+            drawn = drawn_cards(before, self.state.hands[self.seat], mine[0].cards)
         self.report(events, drawn)
 
     def undo(self) -> bool:
@@ -410,7 +437,22 @@ class Session:
             self.say(f"your only legal move, played for you: {legal[0]}{why}")
             self.apply(me, legal[0])
             return
-        if decision == "answer":
+        self.say_what_to_do(decision)
+        while True:
+            line = self.read(f"{decision}> ").strip()
+            words = line.split()
+            if not words:
+                continue
+            done = self.prompt_command(words)
+            if done is None:  # not a command: a move
+                done = self.try_move(line, words[0], decision)
+            if done:
+                return
+
+    def say_what_to_do(self, decision: Decision) -> None:
+        """What the decision asks for, before its first prompt."""
+        s = self.state
+        if decision == Decision.ANSWER:
             n = len(s.table)
             self.say(
                 f"answer the attack {format_cards(s.table)}: "
@@ -420,58 +462,81 @@ class Session:
             self.say(f"you may discard at most {cards(s.replace_cap)} (R7)")
         elif decision == DUEL:
             self.say("duel: choose one card in secret; the higher attacks first (R9)")
-        while True:
-            line = self.read(f"{decision}> ").strip()
-            words = line.split()
-            if not words:
-                continue
-            word = words[0].lower()
-            if word in ("quit", "exit", "q"):
-                raise InputEnded("quit")
-            if word in ("help", "?"):
-                self.say(HELP_TEXT)
-                continue
-            if word in ("moves", "legal"):
-                self.say(self.legal_text())
-                continue
-            if word == "board":
-                self.show_board()
-                self.show_status()
-                continue
-            if word == "score":
-                self.say(self.score_text(), fg="cyan")
-                continue
-            if word == "history":
-                self.say(self.history_text())
-                continue
-            if word == "rules":
-                self.show_rules(words[1:])
-                continue
-            if word == "undo":
-                if self.undo():
-                    return  # the loop asks again from the state it went back to
-                continue
-            if word == "hint":
-                try:
-                    top, time_ms, show_all = parse_hint_args(words[1:])
-                except NotationError as exc:
-                    self.say(f"not understood: {exc.message}", fg="red")
-                    continue
-                self.show_hint(top, time_ms, show_all)
-                continue
-            if word.isalpha() and word not in KIND_WORDS and word not in NONE_WORDS and word not in BEAT_WORDS:
-                self.say(
-                    f"'{words[0]}' is neither a move nor a command (commands: {COMMAND_LIST}; "
-                    f"{'an' if decision[0] in 'aeiou' else 'a'} {decision}: {FORMS[decision]})",
-                    fg="red",
-                )
-                continue
-            try:
-                action = Action.parse(line, decision, s.legal_actions(me))
-                self.apply(me, action)
-                return
-            except (IllegalMoveError, NotationError) as exc:
-                self.refuse(exc, decision)
+
+    def prompt_command(self, words: list[str]) -> bool | None:
+        """A command typed at the prompt, run: True when it ended the turn
+        (an undo), False when the prompt asks again, None when `words` are
+        no command (a move, or neither)."""
+        word = words[0].lower()
+        if word in ("quit", "exit", "q"):
+            raise InputEnded("quit")
+        if word == "undo":
+            return self.undo()  # after an undo the loop asks again from the state it went back to
+        if word == "rules":
+            self.show_rules(words[1:])
+            return False
+        if word == "hint":
+            self.hint_command(words[1:])
+            return False
+        show = self.shows().get(word)
+        if show is None:
+            return None
+        show()
+        return False
+
+    def shows(self) -> dict[str, Callable[[], None]]:
+        """The prompt's commands that only show something, by their words."""
+        return {
+            "help": self.show_help,
+            "?": self.show_help,
+            "moves": self.show_legal,
+            "legal": self.show_legal,
+            "board": self.show_position,
+            "score": self.show_score,
+            "history": self.show_history,
+        }
+
+    def show_help(self) -> None:
+        self.say(HELP_TEXT)
+
+    def show_legal(self) -> None:
+        self.say(self.legal_text())
+
+    def show_position(self) -> None:
+        self.show_board()
+        self.show_status()
+
+    def show_score(self) -> None:
+        self.say(self.score_text(), fg="cyan")
+
+    def show_history(self) -> None:
+        self.say(self.history_text())
+
+    def hint_command(self, words: list[str]) -> None:
+        try:
+            top, time_ms, show_all = parse_hint_args(words)
+        except NotationError as exc:
+            self.say(f"not understood: {exc.message}", fg="red")
+            return
+        self.show_hint(top, time_ms, show_all)
+
+    def try_move(self, line: str, first: str, decision: Decision) -> bool:
+        """The line read as a move and played: True when it was legal."""
+        word = first.lower()
+        if word.isalpha() and word not in KIND_WORDS and word not in NONE_WORDS and word not in BEAT_WORDS:
+            self.say(
+                f"'{first}' is neither a move nor a command (commands: {COMMAND_LIST}; "
+                f"{'an' if decision[0] in 'aeiou' else 'a'} {decision}: {FORMS[decision]})",
+                fg="red",
+            )
+            return False
+        try:
+            action = Action.parse(line, decision, self.state.legal_actions(self.seat))
+            self.apply(self.seat, action)
+            return True
+        except (IllegalMoveError, NotationError) as exc:
+            self.refuse(exc, decision)
+            return False
 
     def show_rules(self, words: list[str]) -> None:
         if not words:
@@ -708,55 +773,109 @@ def command(opponent, strength, time_ms, clock, seat, seed, rules_path, save_pat
       printf 'none\\n12\\n12\\n' | tacocat play --opponent random --seed 11 --save g.json   # scripted"""
     budget = bot_budget(strength, time_ms, clock)
     if resume_path is not None:
-        data = read_json(resume_path, "game record")
-        record = GameRecord.from_dict(data)
-        if rules_path is not None:
-            raise CliError("--rules cannot change the ruleset of a saved game; drop --rules with --resume")
-        state = record.replay()
-        players = data.get("players") if isinstance(data.get("players"), dict) else {}
-        human = [int(k) for k, v in players.items() if v == "human" and k in ("0", "1")]
-        if seat is not None and human and seat != human[0]:
-            raise CliError(f"--seat {seat}: you sat in seat {human[0]} of the saved game; drop --seat with --resume")
-        if seat is None:
-            seat = human[0] if human else 0
-        if opponent is None:
-            saved = players.get(str(1 - seat))
-            opponent = saved if saved in OPPONENTS else DEFAULT_OPPONENT
-        if not budget:
-            budget = saved_budget(data)
-        save: Path | None = Path(save_path or resume_path)
-        if seed is not None and seed != record.seed:
-            raise CliError(f"--seed {seed}: the saved game has seed {record.seed}; drop --seed with --resume")
-        seed = record.seed
-        undos = data.get("undos") if isinstance(data.get("undos"), list) else []
-        if state.over:
-            raise CliError(f"the game in {resume_path} is already over; review it with: tacocat analyze {resume_path}")
+        start = resumed_game(resume_path, rules_path, save_path, seat, seed, opponent, budget)
     else:
-        fresh = seed is None
-        if fresh:
-            seed = secrets.randbelow(1_000_000)  # a new deal each game; printed so it can be replayed
-        state = GameState.new(load_ruleset(rules_path), seed)
-        save = Path(save_path) if save_path else None
-        undos = []
-    seat = 0 if seat is None else seat
-    opponent = opponent or DEFAULT_OPPONENT
+        start = new_game(rules_path, save_path, seat, seed, opponent, budget)
+    check_budget_use(start.opponent, strength, time_ms)
+    bot = build_bot(start.opponent, start.budget)
+    session = Session(
+        start.state, start.seat, bot, start.opponent, start.seed, start.save, hint_time, start.budget, start.undos
+    )
+    session.save()  # an unwritable --save fails here, before the game starts
+    replay = f" (play these deals again with --seed {start.seed})" if start.fresh else ""
+    click.echo(
+        f"tacocat: you are player {start.seat}, the engine ({start.opponent}) player {1 - start.seat}; "
+        f"seed {start.seed}{replay}. Type 'help' for the notation and commands."
+    )
+    code = session.run()
+    if code:
+        sys.exit(code)
+
+
+@dataclass
+class Start:
+    """Where a game at the terminal starts: a new deal or a saved game,
+    with who sits where, the bot's name and budget, and the save file."""
+
+    state: GameState
+    seat: int
+    opponent: str
+    budget: dict
+    save: Path | None
+    seed: int
+    undos: list
+    fresh: bool = False
+    """A seed drawn now (printed, so the deals can be played again)."""
+
+
+def new_game(
+    rules_path: str | None,
+    save_path: str | None,
+    seat: int | None,
+    seed: int | None,
+    opponent: str | None,
+    budget: dict,
+) -> Start:
+    """A new game: a seed drawn when none is given."""
+    fresh = seed is None
+    if seed is None:
+        seed = secrets.randbelow(1_000_000)  # a new deal each game; printed so it can be replayed
+    state = GameState.new(load_ruleset(rules_path), seed)
+    save = Path(save_path) if save_path else None
+    return Start(state, 0 if seat is None else seat, opponent or DEFAULT_OPPONENT, budget, save, seed, [], fresh)
+
+
+def resumed_game(
+    resume_path: str,
+    rules_path: str | None,
+    save_path: str | None,
+    seat: int | None,
+    seed: int | None,
+    opponent: str | None,
+    budget: dict,
+) -> Start:
+    """The saved game to go on with: the options given must agree with it
+    (its ruleset, seat and seed are the record's), the others are read
+    from it."""
+    data = read_json(resume_path, "game record")
+    record = GameRecord.from_dict(data)
+    if rules_path is not None:
+        raise CliError("--rules cannot change the ruleset of a saved game; drop --rules with --resume")
+    state = record.replay()
+    players = data.get("players") if isinstance(data.get("players"), dict) else {}
+    seat = saved_seat(players, seat)
+    if opponent is None:
+        saved = players.get(str(1 - seat))
+        opponent = saved if saved in OPPONENTS else DEFAULT_OPPONENT
+    if not budget:
+        budget = saved_budget(data)
+    save = Path(save_path or resume_path)
+    if seed is not None and seed != record.seed:
+        raise CliError(f"--seed {seed}: the saved game has seed {record.seed}; drop --seed with --resume")
+    undos = data.get("undos") if isinstance(data.get("undos"), list) else []
+    if state.over:
+        raise CliError(f"the game in {resume_path} is already over; review it with: tacocat analyze {resume_path}")
+    return Start(state, seat, opponent, budget, save, record.seed, undos)
+
+
+def saved_seat(players: dict, seat: int | None) -> int:
+    """The human's seat of a saved game (its `players`); --seat must agree."""
+    human = [int(k) for k, v in players.items() if v == "human" and k in ("0", "1")]
+    if seat is not None and human and seat != human[0]:
+        raise CliError(f"--seat {seat}: you sat in seat {human[0]} of the saved game; drop --seat with --resume")
+    if seat is None:
+        seat = human[0] if human else 0
+    return seat
+
+
+def check_budget_use(opponent: str, strength: int | None, time_ms: int | None) -> None:
+    """--strength and --time give a search bot its budget: an error for a bot that does not search."""
     if opponent not in SEARCH_BOTS and (strength is not None or time_ms is not None):
         flag = "--strength" if strength is not None else "--time"
         raise CliError(
             f"{flag} sets the budget of a search bot, but the engine ({opponent}) does not search: drop "
             f"{flag}, or choose a searching --opponent ({', '.join(SEARCH_BOTS)})"
         )
-    bot = build_bot(opponent, budget)
-    session = Session(state, seat, bot, opponent, seed, save, hint_time, budget, undos)
-    session.save()  # an unwritable --save fails here, before the game starts
-    replay = f" (play these deals again with --seed {seed})" if resume_path is None and fresh else ""
-    click.echo(
-        f"tacocat: you are player {seat}, the engine ({opponent}) player {1 - seat}; seed {seed}{replay}. "
-        f"Type 'help' for the notation and commands."
-    )
-    code = session.run()
-    if code:
-        sys.exit(code)
 
 
 command.help = inspect.cleandoc(command.help or "") + (  # after the dedented docstring

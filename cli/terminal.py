@@ -11,6 +11,7 @@ import functools
 import signal
 import sys
 import threading
+from dataclasses import dataclass
 from typing import Any, Callable, Iterator, Mapping, Sequence
 
 import click
@@ -19,11 +20,13 @@ from tacocat.errors import NotationError, PositionError, TacocatError
 from tacocat.rules.actions import KINDS, Action
 from tacocat.rules.board import Board
 from tacocat.rules.cards import format_cards, parse_cards
+from tacocat.rules.events import Decision
 from tacocat.rules.game import PLAY, REPLACE
 from tacocat.rules.history import ATTACK, format_history, hand_floor, parse_history
-from tacocat.rules.ruleset import SPACES, STANDARD, Ruleset
+from tacocat.rules.ruleset import SPACES, STANDARD, Arrow, Ruleset
 from tacocat.rules.views import View, build_view
 from tacocat.rules.views import view_from_json as _view_from_json
+from tacocat.search.options import Method
 from tacocat.search.ranking import FEW_SAMPLES, Ranking, margin_of, rank_moves, samples_of
 
 
@@ -113,9 +116,9 @@ def arrow_text(board: Board, rules: Ruleset, names: Sequence[str] = ("P0", "P1")
     if not 0 <= board.cat < SPACES:
         return ""
     a = rules.arrows[board.cat]
-    if a == "both":
+    if a == Arrow.BOTH:
         return "two arrows: both replace at the same time, in secret (R8)"
-    p = 0 if a == "p0" else 1
+    p = 0 if a == Arrow.P0 else 1
     return f"arrow: {names[p]} replaces first, the other at most as many (R7)"
 
 
@@ -230,48 +233,56 @@ def method_text(result: Mapping[str, Any]) -> str:
     tail = f", {secs:.2f} s" if isinstance(secs, (int, float)) else ""
     if result.get("stopped"):
         tail += " (stopped early)"
-    if method == "equilibrium":
-        e = result.get("exploitability")
-        reached = (
-            f"; exploitability {e:.2g} after {result.get('cfr_iterations')} CFR iterations"
-            if isinstance(e, (int, float))
-            else ""
-        )
-        return (
-            f"method: equilibrium of the endgame with hidden hands (neither side sees the other's cards){reached}{tail}"
-        )
+    if method == Method.EQUILIBRIUM:
+        hidden = "neither side sees the other's cards"
+        return f"method: equilibrium of the endgame with hidden hands ({hidden}){_reached(result)}{tail}"
     if result.get("exact"):
         return (
             f"method: exact enumeration of every possible opponent hand, each solved as if all cards were face "
             f"up after this move (double-dummy average; no sampling error){tail}"
         )
-    if method == "exact":
+    if method == Method.EXACT:
         return (
             f"method: exact enumeration cut short after {result.get('samples')} opponent hands: a partial "
             f"double-dummy average, not exact (give more --time){tail}"
         )
-    moves = list(result.get("moves", []))
-    margins = [x for x in (margin_of(m, result) for m in moves) if x is not None]
-    unc = ""
-    if margins:
-        best = margin_of(moves[0], result)
-        unc = f"; 95% margin of a value up to ±{max(margins):.3f}"
-        if best is not None and max(margins) > best:
-            unc += f" (best move ±{best:.3f})"
-        if len(margins) < sum(1 for m in moves if m.get("visits") != 0):
-            unit = "iterations" if method == "ismcts" else "deals"
-            unc += f"; rows without a margin rest on fewer than {FEW_SAMPLES} {unit}, too few to tell"
-    if method == "pimc":
+    unc = _uncertainty_text(result)
+    if method == Method.PIMC:
         n = result.get("samples", result.get("iterations"))
-        if result.get("decision") == "replace":
+        if result.get("decision") == Decision.REPLACE:
             return (
                 f"method: PIMC, {n} sampled deals shared among the candidate discards by sequential "
                 f"halving (n = deals per move){unc}{tail}"
             )
         return f"method: PIMC over {n} sampled deals, each solved with every card known{unc}{tail}"
-    if method == "ismcts":
+    if method == Method.ISMCTS:
         return f"method: ISMCTS with {result.get('iterations')} iterations{unc}{tail}"
     return f"method: {method}{unc}{tail}"
+
+
+def _reached(result: Mapping[str, Any]) -> str:
+    """How close an equilibrium got: its exploitability after its iterations."""
+    e = result.get("exploitability")
+    if not isinstance(e, (int, float)):
+        return ""
+    return f"; exploitability {e:.2g} after {result.get('cfr_iterations')} CFR iterations"
+
+
+def _uncertainty_text(result: Mapping[str, Any]) -> str:
+    """A sampled hint's 95% margins: the widest, the best move's when
+    narrower, and a word on the rows too thin to have one."""
+    moves = list(result.get("moves", []))
+    margins = [x for x in (margin_of(m, result) for m in moves) if x is not None]
+    if not margins:
+        return ""
+    best = margin_of(moves[0], result)
+    unc = f"; 95% margin of a value up to ±{max(margins):.3f}"
+    if best is not None and max(margins) > best:
+        unc += f" (best move ±{best:.3f})"
+    if len(margins) < sum(1 for m in moves if m.get("visits") != 0):
+        unit = "iterations" if result.get("method") == Method.ISMCTS else "deals"
+        unc += f"; rows without a margin rest on fewer than {FEW_SAMPLES} {unit}, too few to tell"
+    return unc
 
 
 def value_text(result: Mapping[str, Any]) -> str:
@@ -329,31 +340,14 @@ def format_hint(result: Mapping[str, Any], top: int | None = None, show_all: boo
     ranking = rank_moves(result)
     moves = ranking.ranked if show_all else ranking.rows
     shown = moves if top is None else moves[:top]
-    width = max([len(format_action(m)) for m in shown] + [4])
-    has_game = any(isinstance(m.get("game_win"), (int, float)) for m in shown)
-    has_n = any(isinstance(m.get("visits"), int) for m in shown)
-    exact = bool(result.get("exact"))
-    head = f"  #  {'move':<{width}}    win   draw   loss    value    ±95%"
-    if has_game:
-        head += "  game win"
-    if has_n:
-        head += "      n"
-    lines = [method_text(result), head]
-    for i, m in enumerate(shown, 1):
-        margin_ = margin_of(m, result)
-        margin = f"{margin_:7.3f}" if margin_ is not None else "  exact" if exact else "      -"
-        value = m.get("value")
-        value_text_ = f"{value:+7.3f}" if isinstance(value, (int, float)) else "      -"
-        row = (
-            f"{i:3}  {format_action(m):<{width}}  "
-            f"{_pct(m.get('win'))} {_pct(m.get('draw'))} {_pct(m.get('loss'))}  {value_text_}  {margin}"
-        )
-        if has_game:
-            row += f"    {_pct(m.get('game_win'))}"
-        if has_n:
-            n = m.get("visits")
-            row += f"  {n:5}" if isinstance(n, int) else "      -"
-        lines.append(row)
+    table = _HintTable(
+        width=max([len(format_action(m)) for m in shown] + [4]),
+        game=any(isinstance(m.get("game_win"), (int, float)) for m in shown),
+        n=any(isinstance(m.get("visits"), int) for m in shown),
+        exact=bool(result.get("exact")),
+    )
+    lines = [method_text(result), table.head()]
+    lines += [table.row(i, m, result) for i, m in enumerate(shown, 1)]
     if len(moves) > len(shown):
         lines.append(f"  ... {len(moves) - len(shown)} more (--top)")
     if not show_all:
@@ -361,43 +355,95 @@ def format_hint(result: Mapping[str, Any], top: int | None = None, show_all: boo
         if summary:
             lines.append(summary)
     lines.append(value_text(result))
+    lines += mixed_text(result)
+    lines += replacement_game_text(result)
+    best = best_text(result, ranking, table.n)
+    if best:
+        lines.append(best)
+    return "\n".join(lines)
+
+
+@dataclass(frozen=True)
+class _HintTable:
+    """The columns of a hint's table: the move's width, and whether the
+    game-win and the samples columns are shown."""
+
+    width: int
+    game: bool
+    n: bool
+    exact: bool
+    """Every row exact: no margin to show."""
+
+    def head(self) -> str:
+        head = f"  #  {'move':<{self.width}}    win   draw   loss    value    ±95%"
+        if self.game:
+            head += "  game win"
+        if self.n:
+            head += "      n"
+        return head
+
+    def row(self, i: int, m: Mapping[str, Any], result: Mapping[str, Any]) -> str:
+        margin_ = margin_of(m, result)
+        margin = f"{margin_:7.3f}" if margin_ is not None else "  exact" if self.exact else "      -"
+        value = m.get("value")
+        value_text_ = f"{value:+7.3f}" if isinstance(value, (int, float)) else "      -"
+        row = (
+            f"{i:3}  {format_action(m):<{self.width}}  "
+            f"{_pct(m.get('win'))} {_pct(m.get('draw'))} {_pct(m.get('loss'))}  {value_text_}  {margin}"
+        )
+        if self.game:
+            row += f"    {_pct(m.get('game_win'))}"
+        if self.n:
+            n = m.get("visits")
+            row += f"  {n:5}" if isinstance(n, int) else "      -"
+        return row
+
+
+def mixed_text(result: Mapping[str, Any]) -> list[str]:
+    """A mixed strategy's lines (a duel, an equilibrium): the moves with
+    their odds, and the Bayesian game a duel was solved as."""
     mixed = [
         m
         for m in result.get("mixed") or result.get("strategy") or []
         if not isinstance(m.get("probability"), (int, float)) or m["probability"] > 0.0005
     ]
-    if mixed:
-        kind = result.get("decision") or "duel"
-        lines.append(
-            "equilibrium strategy (play at random with these odds):"
-            if result.get("method") == "equilibrium"
-            else "mixed strategy (a simultaneous choice: play at random with these odds):"
+    if not mixed:
+        return []
+    kind = result.get("decision") or "duel"
+    lines = [
+        "equilibrium strategy (play at random with these odds):"
+        if result.get("method") == Method.EQUILIBRIUM
+        else "mixed strategy (a simultaneous choice: play at random with these odds):"
+    ]
+    lines.append(
+        "  "
+        + ", ".join(
+            f"{format_action({'kind': m.get('kind', kind), 'cards': m.get('cards', ()), 'beats': m.get('beats')})} "
+            f"{_pct(m.get('probability')).strip()}"
+            for m in mixed
         )
+    )
+    sub = result.get("subgame")
+    if isinstance(sub, dict):
         lines.append(
-            "  "
-            + ", ".join(
-                f"{format_action({'kind': m.get('kind', kind), 'cards': m.get('cards', ()), 'beats': m.get('beats')})} "
-                f"{_pct(m.get('probability')).strip()}"
-                for m in mixed
-            )
+            f"  solved as a Bayesian game over {sub.get('my_types')} x {sub.get('opponent_types')} hands "
+            f"(each hand of either player its own card), exploitability {sub.get('exploitability', 0):.1e}"
         )
-        sub = result.get("subgame")
-        if isinstance(sub, dict):
-            lines.append(
-                f"  solved as a Bayesian game over {sub.get('my_types')} x {sub.get('opponent_types')} hands "
-                f"(each hand of either player its own card), exploitability {sub.get('exploitability', 0):.1e}"
-            )
-    lines += replacement_game_text(result)
+    return lines
+
+
+def best_text(result: Mapping[str, Any], ranking: Ranking, has_n: bool) -> str | None:
+    """The engine's pick, and what it rests on."""
     best = result.get("best")
-    if best:
-        line = f"best: {format_action(best)}"
-        n = samples_of(ranking.rows[0], result) if ranking.rows else None
-        if has_n and n:
-            line += f" (the engine's pick, on {n} {ranking.unit if n != 1 else ranking.unit[:-1]})"
-        elif result.get("method") == "equilibrium":
-            line += " (the engine's pick: the move the strategy plays most)"
-        lines.append(line)
-    return "\n".join(lines)
+    if not best:
+        return None
+    line = f"best: {format_action(best)}"
+    n = samples_of(ranking.rows[0], result) if ranking.rows else None
+    if has_n and n:
+        line += f" (the engine's pick, on {n} {ranking.unit if n != 1 else ranking.unit[:-1]})"
+    elif result.get("method") == Method.EQUILIBRIUM:
+        line += " (the engine's pick: the move the strategy plays most)"
+    return line
 
 
 def replacement_game_text(result: Mapping[str, Any]) -> list[str]:

@@ -129,7 +129,7 @@ def test_view_is_the_information_set():
     assert state.acting_players() == [0, 1]
     state.apply(0, Action("replace", state.hands[0][:2]))
     v1 = state.view(1)
-    assert v1.my_pending is None and v1.history[-1]["event"] == "deal"  # P0's choice stays secret
+    assert v1.my_pending is None and v1.history[-1].event == "deal"  # P0's choice stays secret
     assert state.view(0).my_pending == state.hands[0][:2]
     state.apply(1, Action("replace", ()))
     assert state.phase == DUEL
@@ -188,7 +188,7 @@ def test_answer_without_beats_is_resolved_when_unambiguous():
     s = GameState.at_play_phase([(1, 2), (3, 9, 12)], 0, events=[PlayEvent.attack(0, (8,))])
     assert s.table == (8,) and s.decision(1) == "answer"
     s.apply(1, Action("answer", (9,)))
-    assert s.history[-1]["beats"] is True and s.attacker == 1
+    assert s.history[-1].beats is True and s.attacker == 1
 
 
 def test_malformed_records_give_one_line_errors():
@@ -234,13 +234,13 @@ def test_apply_returns_the_public_events_it_caused():
     state = GameState.new(STANDARD, 21)
     assert state.apply(0, Action("replace", ())) == []  # R8: a secret choice reveals nothing yet
     events = state.apply(1, Action("replace", ()))
-    assert [e["event"] for e in events] == ["replace", "replace"]
+    assert [e.event for e in events] == ["replace", "replace"]
     seen_showdown = False
     rng = random.Random(4)
     while not state.over and not seen_showdown:
         p = state.acting_players()[0]
         events = state.apply(p, rng.choice(state.legal_actions(p)))
-        kinds = [e["event"] for e in events]
+        kinds = [e.event for e in events]
         if "showdown" in kinds:
             seen_showdown = True
             if not state.over:

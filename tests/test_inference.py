@@ -24,6 +24,7 @@ from tacocat.errors import TacocatError
 from tacocat.players.bots import make_bot, play_game
 from tacocat.rules.actions import Action
 from tacocat.rules.cards import hand
+from tacocat.rules.events import DuelEvent, ReplaceEvent
 from tacocat.rules.game import GameState
 from tacocat.rules.ruleset import STANDARD, Ruleset
 from tacocat.search.budget import Budget
@@ -175,9 +176,9 @@ def test_observations_read_the_opponents_round():
         discard, cap, duels, _ = observations(v)
         o = 1 - v.player
         events = v.history
-        if any(e["event"] == "replace" and e["player"] == o for e in events):
+        if any(isinstance(e, ReplaceEvent) and e.player == o for e in events):
             assert discard is not None and len(discard) <= cap
-        assert len(duels) == sum(1 for e in events if e["event"] == "duel")
+        assert len(duels) == sum(1 for e in events if isinstance(e, DuelEvent))
 
 
 def test_a_bad_inference_option_is_one_line():

@@ -48,6 +48,7 @@ import math
 import random
 import time
 from dataclasses import asdict, dataclass, field
+from enum import StrEnum
 from typing import Any, Callable, Mapping, Sequence
 
 from tacocat.errors import TacocatError
@@ -60,7 +61,16 @@ from tacocat.rules.game import GameState
 from tacocat.rules.ruleset import STANDARD, Ruleset
 from tacocat.search.options import parse_options
 
-MODES = ("play", "game")
+
+class Mode(StrEnum):
+    """A match's deals: `play`, the play phase of 8-card hands dealt from the
+    standard deck; `game`, whole games under a ruleset."""
+
+    PLAY = "play"
+    GAME = "game"
+
+
+MODES = tuple(m.value for m in Mode)
 PLAY_HAND = 8
 PROGRESS_EVERY = 0.2
 """Seconds between two progress reports of `run_match`."""
@@ -345,7 +355,7 @@ def summarize(
     e, e_ci = stats.elo_interval(pairs, mode)
     ci95 = [max(-1.0, mean - half), min(1.0, mean + half)]
     luck = _luck_of(luck, order, mode)
-    if mode == "game":
+    if mode == Mode.GAME:
         adjusted = [adjusted_deal_score(outcomes[d], luck.get(d)) for d in order]
         luck_adjusted = _luck_adjusted(per_deal, adjusted, n - len(luck))
     else:  # the deal is the same in both seatings: its luck cancels within the deal
@@ -390,7 +400,7 @@ def _mean_and_half(scores: Sequence[float]) -> tuple[float, float]:
 
 def _luck_of(luck: Mapping[int, Sequence[float]] | None, order: Sequence[int], mode: str) -> dict:
     """The luck corrections of the finished deals (mode game only)."""
-    return {d: luck[d] for d in order if d in luck} if luck and mode == "game" else {}
+    return {d: luck[d] for d in order if d in luck} if luck and mode == Mode.GAME else {}
 
 
 def _results(games: Sequence[int]) -> tuple[int, int, int]:
@@ -403,7 +413,7 @@ def _sprt_test(sprt: SPRT | None, mode: str, adjusted: Sequence[float], pairs: l
     game) or the pentanomial pair counts (mode play)."""
     if sprt is None:
         return None
-    if mode == "game":
+    if mode == Mode.GAME:
         llr = sprt.llr_scores([stats.pair_score(x) for x in adjusted])
     else:
         llr = sprt.llr(pairs, mode)
@@ -521,7 +531,7 @@ def _check_match(mode: str, deals: int, workers: int, rules: Ruleset | None) -> 
         raise TacocatError(f"deals must be a positive integer, got {deals!r}")
     if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
         raise TacocatError(f"workers must be a positive integer, got {workers!r}")
-    if rules is not None and mode != "game":
+    if rules is not None and mode != Mode.GAME:
         raise TacocatError("a ruleset applies to mode game only; mode play deals 8 cards from the standard deck")
 
 
@@ -586,7 +596,7 @@ class _Deals:
             if self.sprt is None:
                 continue
             decided = (
-                self._game_decided(self.sprt, x, y) if self.mode == "game" else self._play_decided(self.sprt, x, y)
+                self._game_decided(self.sprt, x, y) if self.mode == Mode.GAME else self._play_decided(self.sprt, x, y)
             )
             if decided:
                 self.stop_at = self.prefix

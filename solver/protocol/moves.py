@@ -27,8 +27,9 @@ from tacocat.players.bots import BOTS, SEAT_BOTS, searches
 from tacocat.protocol.streaming import SearchSignal, ticker
 from tacocat.protocol.wire import ActionDict, ProtocolError, action_dict
 from tacocat.rules.actions import Action
-from tacocat.rules.events import Decision
+from tacocat.rules.events import DealEvent, Decision, Event, ReplaceEvent
 from tacocat.rules.game import GameState
+from tacocat.rules.ruleset import Arrow
 from tacocat.rules.views import View
 from tacocat.search.options import check_options
 
@@ -112,21 +113,19 @@ def round_search_budget(request: Mapping[str, Any]) -> dict[str, int]:
     return {"round_search": 1} if value else {}
 
 
-def seat_events(
-    events: Sequence[Mapping[str, Any]], player: int, before: Sequence[int], after: Sequence[int]
-) -> list[dict]:
-    """The public events of one action, as `player` sees them: every event
-    is face up (R15, RULES section 5), and the seat's own secrets are added —
-    the cards it drew in its replacement (`drawn`) and its new hand after a
-    deal (`hand`).  Nothing of the other seat's hand or draws is added.
-    `before`/`after`: the seat's hand around the action."""
-    out = [dict(e) for e in events]
-    dealt = any(e["event"] == "deal" for e in out)
-    for e in out:
-        if e["event"] == "replace" and e.get("player") == player and not dealt:
-            kept = Counter(before) - Counter(e["cards"])
-            e["drawn"] = sorted((Counter(after) - kept).elements())
-    if out and out[-1]["event"] == "deal":
+def seat_events(events: Sequence[Event], player: int, before: Sequence[int], after: Sequence[int]) -> list[dict]:
+    """The public events of one action in their wire form, as `player` sees
+    them: every event is face up (R15, RULES section 5), and the seat's own
+    secrets are added — the cards it drew in its replacement (`drawn`) and
+    its new hand after a deal (`hand`).  Nothing of the other seat's hand or
+    draws is added.  `before`/`after`: the seat's hand around the action."""
+    out = [e.to_json() for e in events]
+    dealt = any(isinstance(e, DealEvent) for e in events)
+    for e, wire in zip(events, out):
+        if isinstance(e, ReplaceEvent) and e.player == player and not dealt:
+            kept = Counter(before) - Counter(e.cards)
+            wire["drawn"] = sorted((Counter(after) - kept).elements())
+    if events and isinstance(events[-1], DealEvent):
         out[-1]["hand"] = list(after)
     return out
 
@@ -199,7 +198,8 @@ def seat_turn(
         decision = None if state is None else state.decision(seat)
         if state is None or decision is None:
             return None
-        simultaneous = decision == Decision.DUEL or (decision == Decision.REPLACE and state.first_replacer == "both")
+        secret_replace = decision == Decision.REPLACE and state.first_replacer == Arrow.BOTH
+        simultaneous = decision == Decision.DUEL or secret_replace
         return decision, state.view(seat), simultaneous, rng(state)  # the view: the seat's information set
 
     looked = session.read_games(look)

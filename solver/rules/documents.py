@@ -14,7 +14,7 @@ from tacocat.errors import shorten as _short
 from tacocat.rules.actions import Action
 from tacocat.rules.board import Board
 from tacocat.rules.cards import hand
-from tacocat.rules.events import DealEvent, Event, EventKind, ShowdownEvent, event_of
+from tacocat.rules.events import DealEvent, DuelEvent, Event, EventKind, PlayEvent, ReplaceEvent, event_of
 from tacocat.rules.ruleset import HAND_SIZES, SPACES, Ruleset
 
 SEED_LIMIT = 2**63
@@ -271,8 +271,8 @@ def check_round_history(history: Sequence[Event], board: Board, hand_size: int, 
         raise PositionError("the history's deal event is not this board's deal", "R6")
     shown: list[int] = []
     for e in history[1:]:
-        if isinstance(e, (DealEvent, ShowdownEvent)):
+        if not isinstance(e, (ReplaceEvent, DuelEvent, PlayEvent)):  # a deal or a showdown
             raise PositionError(f"a {e.event} event inside a round's history", "R6")
-        shown += e["cards"]
+        shown += e.cards
     if sorted(shown) != sorted(face_up):
         raise PositionError("the history's face-up cards are not the discard pile and table", "R15")

@@ -10,17 +10,16 @@ Every public event of a round (RULES §5: all of them are face up) has a
 frozen type: `DealEvent` (R6), `ReplaceEvent` (R7/R8), `DuelEvent` (R9),
 `PlayEvent` for an attack (R10) or an answer (R12/R13), `ShowdownEvent`
 (R17).  `str(event)` is its one text form; `event.to_json()` its wire form,
-the object a state document, a view or a protocol answer carries.  An event
-also reads as that object (`event["cards"]`, `event.get("beats")`, `dict(event)`)
-and compares equal to it, so code written against the wire form keeps
-working while it moves to the fields."""
+the object a state document, a view or a protocol answer carries.  Readers
+read the fields (`event.cards`, `isinstance(event, ReplaceEvent)`); only the
+documents and the protocol make the wire form, and `event_of` reads it back."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any, ClassVar, Iterator
+from typing import Any, ClassVar
 
 from tacocat.rules.cards import Hand, format_cards
 
@@ -62,7 +61,7 @@ class EventKind(StrEnum):
 ATTACK, ANSWER = EventKind.ATTACK, EventKind.ANSWER
 
 
-class Event(Mapping[str, Any]):
+class Event:
     """A public event: immutable, so shared rather than copied (a deep copy
     of a state or a view copies no event)."""
 
@@ -70,27 +69,10 @@ class Event(Mapping[str, Any]):
     _FIELDS: ClassVar[tuple[str, ...]] = ()
     """The wire form's fields after `event`, in order."""
 
-    def _fields(self) -> tuple[str, ...]:
-        return self._FIELDS
-
-    def __getitem__(self, key: str) -> Any:
-        if key == "event":
-            return self.event.value  # the plain word, as the wire form has it
-        if key not in self._fields():
-            raise KeyError(key)
-        value = getattr(self, key)
-        return list(value) if isinstance(value, tuple) else value
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(("event", *self._fields()))
-
-    def __len__(self) -> int:
-        return 1 + len(self._fields())
-
     def to_json(self) -> dict[str, Any]:
         """The wire form: plain JSON values only."""
         out: dict[str, Any] = {"event": self.event.value}
-        for key in self._fields():
+        for key in self._FIELDS:
             value = getattr(self, key)
             out[key] = list(value) if isinstance(value, tuple) else value
         return out
@@ -98,8 +80,6 @@ class Event(Mapping[str, Any]):
     def __eq__(self, other: object) -> bool:
         if isinstance(other, Event):
             return type(self) is type(other) and self._key() == other._key()
-        if isinstance(other, Mapping):
-            return self.to_json() == dict(other)
         return NotImplemented
 
     def __hash__(self) -> int:
@@ -180,19 +160,11 @@ class PlayEvent(Event):
     def answer(cls, player: int, cards: Hand, beats: bool) -> "PlayEvent":
         return cls(ANSWER, player, cards, bool(beats))
 
-    def _fields(self) -> tuple[str, ...]:
-        return ("player", "cards", "beats") if self.event == ANSWER else ("player", "cards")
-
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"event": self.event.value, "player": self.player, "cards": list(self.cards)}
         if self.event == ANSWER:
             out["beats"] = bool(self.beats)
         return out
-
-    def __getitem__(self, key: str) -> Any:
-        if key == "beats" and self.event == ANSWER:
-            return bool(self.beats)
-        return super().__getitem__(key)
 
     def __str__(self) -> str:
         if self.event == ATTACK:
@@ -215,7 +187,7 @@ class ShowdownEvent(Event):
         return f"showdown {self.cards[0]}:{self.cards[1]} {who}"
 
 
-def event_of(data: Mapping[str, Any]) -> Event:
+def event_of(data: Mapping[str, Any] | Event) -> Event:
     """The typed event of a wire-form object whose fields were already read
     and checked (`tacocat.rules.game` reads documents); an event is itself."""
     if isinstance(data, Event):

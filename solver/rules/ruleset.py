@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import tomllib
 from dataclasses import dataclass, field
+from enum import StrEnum
 from pathlib import Path
 from typing import Any, Iterable, Mapping
 
@@ -20,7 +21,18 @@ from tacocat.rules.files import TooDeep, loads_json
 
 SPACES = 7
 CENTRE = 3
-ARROW_CHOICES = ("both", "p0", "p1")
+
+
+class Arrow(StrEnum):
+    """R3: a space's arrow, toward the player who replaces first, or both
+    (they replace at the same time, R8).  Also a view's `first_replacer`."""
+
+    BOTH = "both"
+    P0 = "p0"
+    P1 = "p1"
+
+
+ARROW_CHOICES = tuple(a.value for a in Arrow)
 TIE_CHOICES = ("redeal", "arrow")
 MAX_COUNT = 8
 """RULES §8: each rank's deck count is 0..8."""

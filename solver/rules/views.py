@@ -34,7 +34,7 @@ from tacocat.rules.history import (
     is_attack,
     parse_history,
 )
-from tacocat.rules.ruleset import ARROW_CHOICES, HAND_SIZES, STANDARD, Ruleset, load_ruleset
+from tacocat.rules.ruleset import ARROW_CHOICES, HAND_SIZES, STANDARD, Arrow, Ruleset, load_ruleset
 
 if TYPE_CHECKING:
     from tacocat.rules.game import GameState
@@ -338,7 +338,7 @@ class View:
         first replacer, then the second (R7); at a secret choice, whoever
         has not chosen (R8, R9: only your own choice is known to you)."""
         acting = list(self.acting)
-        secret = self.phase == DUEL or (self.phase == REPLACE and self.first_replacer == "both")
+        secret = self.phase == DUEL or (self.phase == REPLACE and self.first_replacer == Arrow.BOTH)
         if self.my_pending is not None and not secret:
             raise PositionError(
                 f"my_pending is a secret choice of a replace on a two-arrow space or of a duel, "
@@ -365,7 +365,7 @@ class View:
             assert self.attacker is not None  # validate refused a play phase without one (R10)
             return [[1 - self.attacker] if self.table else [self.attacker]]
         if not secret:
-            first = 0 if self.first_replacer == "p0" else 1
+            first = 0 if self.first_replacer == Arrow.P0 else 1
             return [[first] if self.replace_cap is None else [1 - first]]
         return self._secret_choosers()
 

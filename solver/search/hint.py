@@ -44,7 +44,7 @@ from tacocat.rules.ruleset import Ruleset
 from tacocat.rules.views import View
 from tacocat.search.budget import Budget, budget_of, scaled_minimum
 from tacocat.search.gamevalue import ROUND_UTILITIES, round_game_wins, round_utilities
-from tacocat.search.options import METHODS
+from tacocat.search.options import METHODS, Method
 from tacocat.search.pimc import MIN_SAMPLES, PerfectSolver, WorldSearch, exact_play, pimc_play
 from tacocat.search.results import MixedMove, MoveEval, PlayResult, add_known
 from tacocat.search.sampling import DEFAULT_EXACT_BUDGET, HandSampler
@@ -356,12 +356,12 @@ def _world_search(ask: _Ask) -> _Found:
         worlds["actions"] = ask.legal  # listed once, by the caller
     res = None
     if ask.method in ("exact", "auto"):
-        if ask.method == "exact" and (n_hands := sampler.count()) > EXACT_LIMIT:
+        if ask.method == Method.EXACT and (n_hands := sampler.count()) > EXACT_LIMIT:
             raise TacocatError(
                 f"method exact: the opponent may hold {n_hands} distinct hands, more than "
                 f"{EXACT_LIMIT}; use auto, pimc or ismcts"
             )
-        limit = EXACT_LIMIT if ask.method == "exact" else ask.exact_budget
+        limit = EXACT_LIMIT if ask.method == Method.EXACT else ask.exact_budget
         res = exact_play(ask.view, ask.left(), max_hands=limit, minimum=ask.minimum, partial=not ask.classic, **worlds)
     if res is not None:
         return _Found(res, "exact", sampler)
@@ -379,7 +379,7 @@ def _duel_search(ask: _Ask) -> _Found:
     if k.duel_exact_budget is not None:
         limit = k.duel_exact_budget
     elif ask.method in ("exact", "auto"):
-        limit = EXACT_LIMIT if ask.method == "exact" else ask.exact_budget
+        limit = EXACT_LIMIT if ask.method == Method.EXACT else ask.exact_budget
     else:
         limit = -1
     samples = k.duel_samples if k.duel_samples is not None else ask.budget.samples
@@ -454,7 +454,7 @@ def _search_of(ask: _Ask) -> Callable[[_Ask], _Found]:
     kind = ask.decision
     if kind not in PLAY_DECISIONS:
         return _DECISION_SEARCHES[kind]
-    if ask.method == "auto" and _equilibrium_fits(ask.view, ask.budget.time_ms, ask.knobs.equilibrium_cards):
+    if ask.method == Method.AUTO and _equilibrium_fits(ask.view, ask.budget.time_ms, ask.knobs.equilibrium_cards):
         return _equilibrium_search
     return _PLAY_SEARCHES[ask.method]
 
@@ -523,7 +523,7 @@ def _answer(ask: _Ask, found: _Found, gw: tuple, seconds: float) -> HintResult:
     moves = _with_game_win(res.moves, gw)
     if ask.budget.progress is not None:
         ask.budget.progress(1.0)
-    exact = used == "exact" and res.exact
+    exact = used == Method.EXACT and res.exact
     sampled = used not in ("ismcts", "equilibrium")
     return HintResult(
         method=used,

@@ -61,7 +61,8 @@ from typing import Callable, Protocol, Sequence
 from tacocat.core.exact import packed
 from tacocat.errors import TacocatError
 from tacocat.rules.cards import Hand, counts, hand
-from tacocat.rules.events import PLAY_DECISIONS
+from tacocat.rules.events import DealEvent, DuelEvent, PlayEvent, ReplaceEvent
+from tacocat.rules.ruleset import Arrow
 from tacocat.rules.views import View
 from tacocat.search.sampling import DEFAULT_EXACT_BUDGET, HandSampler
 
@@ -270,19 +271,18 @@ def observations(view: View) -> tuple[Hand | None, int, list[int], list[int]]:
     duels: list[int] = []
     played: list[int] = []
     for e in view.history:
-        kind = e.get("event")
-        if kind == "deal":
-            n = e.get("hand_size", n)
-        elif kind == "replace":
-            if e.get("player") == o:
-                discard = hand(e["cards"])
+        if isinstance(e, DealEvent):
+            n = e.hand_size
+        elif isinstance(e, ReplaceEvent):
+            if e.player == o:
+                discard = hand(e.cards)
             else:
-                mine = len(e["cards"])
-        elif kind == "duel":
-            duels.append(e["cards"][o])
-        elif kind in PLAY_DECISIONS and e.get("player") == o:
-            played.extend(e["cards"])
-    if view.first_replacer == "both" or view.first_replacer == f"p{o}":
+                mine = len(e.cards)
+        elif isinstance(e, DuelEvent):
+            duels.append(e.cards[o])
+        elif isinstance(e, PlayEvent) and e.player == o:
+            played.extend(e.cards)
+    if view.first_replacer in (Arrow.BOTH, (Arrow.P0, Arrow.P1)[o]):
         cap = n
     else:
         cap = mine  # R7: the second replacer discards at most the first's count

@@ -23,6 +23,7 @@ from tacocat.rules.cards import counts
 from tacocat.rules.views import View
 from tacocat.search.budget import Budget, Clock, budget_of
 from tacocat.search.gamevalue import ROUND_UTILITIES
+from tacocat.search.options import Rollout
 from tacocat.search.pimc import check_play_view
 from tacocat.search.results import MoveEval, PlayResult
 from tacocat.search.sampling import HandSampler
@@ -33,11 +34,11 @@ DEFAULT_C = 1.0
 DEFAULT_EXACT_CARDS = 4
 """Rollouts switch to the exact solver at this many cards per hand."""
 CHUNK_SECONDS = 0.02
-ROLLOUTS = {"random": 0, "greedy": 1}
+ROLLOUTS: dict[str, int] = {Rollout.RANDOM: 0, Rollout.GREEDY: 1}
 """Rollout policies: uniform random moves, or answers that beat as cheaply
 as possible else sacrifice the lowest cards (a random answer 1 time in 8);
 attacks are uniform random in both."""
-DEFAULT_ROLLOUT = "random"
+DEFAULT_ROLLOUT = Rollout.RANDOM.value
 
 
 def _tree(

@@ -16,6 +16,7 @@ the search (the rest: how a bot spends its budget, what it plays for)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from enum import StrEnum
 from typing import Any, Callable, Mapping
 
 from tacocat.errors import TacocatError, shorten
@@ -144,10 +145,26 @@ def _inference(text: str) -> str:
     return check_inference(text)
 
 
-METHODS = ("auto", "exact", "pimc", "ismcts", "equilibrium")
-"""The hint methods (`tacocat.search.hint`)."""
-ROLLOUT_NAMES = ("random", "greedy")
-"""ISMCTS's rollout policies (`tacocat.search.ismcts.ROLLOUTS`, checked to agree by a test)."""
+class Method(StrEnum):
+    """The hint methods (`tacocat.search.hint`): `auto` picks one of the others."""
+
+    AUTO = "auto"
+    EXACT = "exact"
+    PIMC = "pimc"
+    ISMCTS = "ismcts"
+    EQUILIBRIUM = "equilibrium"
+
+
+class Rollout(StrEnum):
+    """ISMCTS's rollout policies (`tacocat.search.ismcts.ROLLOUTS`, checked to agree by a test)."""
+
+    RANDOM = "random"
+    GREEDY = "greedy"
+
+
+METHODS = tuple(m.value for m in Method)
+"""The hint methods' words, as the options, the protocol and the CLI take them."""
+ROLLOUT_NAMES = tuple(r.value for r in Rollout)
 
 OPTIONS: dict[str, Option] = {
     o.name: o

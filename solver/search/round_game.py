@@ -50,7 +50,7 @@ import random
 from dataclasses import dataclass, field
 from functools import lru_cache
 from math import comb
-from typing import Iterator
+from typing import Iterator, Sequence
 
 import numpy as np
 
@@ -58,7 +58,8 @@ from tacocat.errors import TacocatError
 from tacocat.rules.actions import Action, legal_actions_of
 from tacocat.rules.board import Board
 from tacocat.rules.cards import Hand, hand, remove
-from tacocat.rules.events import Decision, EventKind
+from tacocat.rules.events import Decision, DuelEvent, EventKind, PlayEvent, ReplaceEvent
+from tacocat.rules.events import Event as GameEvent
 from tacocat.rules.game import DUEL, REPLACE, GameState
 from tacocat.rules.play import DRAW, LOSS, WIN, duel_attacker, goes_to_showdown, showdown
 from tacocat.rules.ruleset import CENTRE, Ruleset
@@ -491,18 +492,17 @@ def _with(s: _S, **changes) -> _S:
     return _S(**d)
 
 
-def events_of(history: list[dict]) -> tuple[Event, ...]:
+def events_of(history: Sequence[GameEvent]) -> tuple[Event, ...]:
     """A `GameState` round history in this module's event tuples (the deal
     and the showdown left out)."""
     out: list[Event] = []
     for e in history:
-        kind = e["event"]
-        if kind == EventKind.REPLACE:
-            out.append((EventKind.REPLACE, e["player"], tuple(e["cards"])))
-        elif kind == EventKind.DUEL:
-            out.append((EventKind.DUEL, e["cards"][0], e["cards"][1]))
-        elif kind == EventKind.ATTACK:
-            out.append((EventKind.ATTACK, e["player"], tuple(e["cards"])))
-        elif kind == EventKind.ANSWER:
-            out.append((EventKind.ANSWER, e["player"], tuple(e["cards"]), bool(e["beats"])))
+        if isinstance(e, ReplaceEvent):
+            out.append((EventKind.REPLACE, e.player, tuple(e.cards)))
+        elif isinstance(e, DuelEvent):
+            out.append((EventKind.DUEL, e.cards[0], e.cards[1]))
+        elif isinstance(e, PlayEvent) and e.event is EventKind.ATTACK:
+            out.append((EventKind.ATTACK, e.player, tuple(e.cards)))
+        elif isinstance(e, PlayEvent):
+            out.append((EventKind.ANSWER, e.player, tuple(e.cards), bool(e.beats)))
     return tuple(out)
