@@ -8,7 +8,10 @@
   seeing it (the pending choice stays hidden, as in `GameState`), for
   algorithms that need turns (ISMCTS, MCTS).
 * `tacocat_play` — the play phase alone (R10-R17) from a fresh deal of
-  `hand_size` cards each, `attacker` attacking first.
+  `hand_size` cards each, `attacker` attacking first.  Both games hold a
+  `GameState` and play through it (`tacocat_play` one of a single deal,
+  from the moment the hands are dealt), so the rules are `tacocat.rules`'
+  own; OpenSpiel adds the chance nodes and the information sets.
 
 Chance: every dealt card and every card drawn after a replacement is one
 chance node; its outcomes are the ranks (outcome r - 1) with probability
