@@ -17,7 +17,7 @@ import math
 import re
 import sys
 from dataclasses import dataclass
-from typing import Any, TextIO
+from typing import Any, Callable, TextIO
 
 import click
 
@@ -133,37 +133,9 @@ def format_result(result: SolveResult) -> str:
         f"value {_value_text(result.value)}{tail}   [player 0's utilities: win {u[0]}, draw {u[1]}, loss {u[2]}]"
     )
     if result.moves is not None:
-        mover = pos.to_move
-        if not result.moves:
-            lines.append("no moves: both hold one card, showdown (R17)")
-        else:
-            what = f"answers of P{mover} to {format_cards(pos.table)}" if pos.table else f"attacks of P{mover}"
-            lines.append(f"{what} (value for player 0; * best for P{mover}):")
-            width = max(len(format_cards(m.cards)) for m in result.moves) + (10 if pos.table else 0)
-            for m in result.moves:
-                label = format_cards(m.cards)
-                if m.beats is not None:
-                    label += " beat" if m.beats else " sacrifice"
-                star = "*" if m.value == result.value else " "
-                lines.append(f"  {star} {label:<{width}}  {_value_text(m.value)}")
+        lines += _moves_lines(result)
     if result.pv or result.showdown:
-        lines.append("principal variation:")
-        trick: list[str] = [f"(P{pos.attacker} attacked {format_cards(pos.table)})"] if pos.table else []
-        n = 0
-        for step in result.pv:
-            trick.append(str(step))
-            if step.beats is not None:
-                n += 1
-                lines.append(f"  {n}. " + ", ".join(trick))
-                trick = []
-        if trick:
-            lines.append(f"  {n + 1}. " + ", ".join(trick))
-        if result.showdown:
-            a, b = result.showdown
-            verdict = "P0 wins (lower card)" if a < b else "P1 wins (lower card)" if a > b else "drawn round"
-            lines.append(f"  showdown: P0 {a}, P1 {b}: {verdict} (R17)")
-        table = [PVStep(pos.attacker, pos.table, None)] if pos.table else []
-        lines.append("  line: " + line_of_play(table + list(result.pv), result.showdown, ("P0", "P1")))
+        lines += _pv_lines(result)
     t = result.tt
     rate = f" ({100 * t.hit_rate:.0f}%)" if t.probes else ""
     lines.append(
@@ -171,6 +143,47 @@ def format_result(result: SolveResult) -> str:
         f"{t.stores} stores, {t.entries} entries"
     )
     return "\n".join(lines)
+
+
+def _moves_lines(result: SolveResult) -> list[str]:
+    """Every move of the player to move, with its value, the best starred."""
+    pos = result.position
+    mover = pos.to_move
+    if not result.moves:
+        return ["no moves: both hold one card, showdown (R17)"]
+    what = f"answers of P{mover} to {format_cards(pos.table)}" if pos.table else f"attacks of P{mover}"
+    lines = [f"{what} (value for player 0; * best for P{mover}):"]
+    width = max(len(format_cards(m.cards)) for m in result.moves) + (10 if pos.table else 0)
+    for m in result.moves:
+        label = format_cards(m.cards)
+        if m.beats is not None:
+            label += " beat" if m.beats else " sacrifice"
+        star = "*" if m.value == result.value else " "
+        lines.append(f"  {star} {label:<{width}}  {_value_text(m.value)}")
+    return lines
+
+
+def _pv_lines(result: SolveResult) -> list[str]:
+    """The principal variation trick by trick, its showdown, and the line of play."""
+    pos = result.position
+    lines = ["principal variation:"]
+    trick: list[str] = [f"(P{pos.attacker} attacked {format_cards(pos.table)})"] if pos.table else []
+    n = 0
+    for step in result.pv:
+        trick.append(str(step))
+        if step.beats is not None:
+            n += 1
+            lines.append(f"  {n}. " + ", ".join(trick))
+            trick = []
+    if trick:
+        lines.append(f"  {n + 1}. " + ", ".join(trick))
+    if result.showdown:
+        a, b = result.showdown
+        verdict = "P0 wins (lower card)" if a < b else "P1 wins (lower card)" if a > b else "drawn round"
+        lines.append(f"  showdown: P0 {a}, P1 {b}: {verdict} (R17)")
+    table = [PVStep(pos.attacker, pos.table, None)] if pos.table else []
+    lines.append("  line: " + line_of_play(table + list(result.pv), result.showdown, ("P0", "P1")))
+    return lines
 
 
 def _solve_line(
@@ -547,28 +560,10 @@ def command(
             "are enumerated), not both"
         )
     rules = load_ruleset(rules_path)
-    if not equilibrium and (target is not None or time_ms is not None or threads is not None):
-        flag = "--time" if time_ms is not None else "--exploitability" if target is not None else "--threads"
-        raise CliError(f"{flag} budgets --equilibrium: add --equilibrium (with --hand), or drop {flag}")
-    if (
-        hand is not None
-        and click.get_current_context().get_parameter_source("tt_mb") != click.core.ParameterSource.DEFAULT
-    ):
-        raise CliError(
-            "--tt-mb sizes the table of --hands (every card known); --hand enumerates hands with its "
-            "own tables: drop --tt-mb"
-        )
+    _check_equilibrium_budget(hand, equilibrium, target, time_ms, threads)
     endgame = EndgameFlags(hand, seen, history, opponent, attacker, table, player, board_text, score, utilities, rules)
     if equilibrium:
-        if hand is None:
-            raise CliError(
-                "--equilibrium solves an endgame from your side: give --hand (your cards), e.g. "
-                '--equilibrium --hand "2 9 10" --seen "1 3"'
-            )
-        if max_hands is not None or pv_lines is not None or value_only:
-            raise CliError(
-                "--max-hands, --lines and --value-only belong to the double-dummy endgame, not --equilibrium"
-            )
+        _check_equilibrium_flags(hand, max_hands, pv_lines, value_only)
         _equilibrium(endgame, json_path, target, time_ms, threads)
         return
     if (workers, cluster, batch) != (1, None, 0) and (json_path is None or hand is not None):
@@ -590,33 +585,15 @@ def command(
     backend = Cluster.parse(cluster, workers, batch)
     if backend.address:
         check_reachable(backend.address)
-
-    def batch_lines(stream: TextIO) -> int:
-        if backend == Cluster():
-            return _json_lines(stream, rules, utils, solver, value_only)
-        return _json_lines_on(backend, stream, rules, utils, tt_mb, value_only)
-
     if json_path is not None:
-        if hands is not None:
-            raise CliError("give positions either with --hands or with --json, not both")
-        given = [name for name, value in (("--attacker", attacker), ("--table", table)) if value not in (None, "")]
-        if given:
-            raise CliError(
-                f"{' and '.join(given)} {'belongs' if len(given) == 1 else 'belong'} to --hands; "
-                "each JSON Lines position carries its own "
-                f"(keys attacker, table): drop {', '.join(given)}"
-            )
-        if json_path == "-":
-            failed = batch_lines(sys.stdin)
-        else:
-            try:
-                with open(json_path, encoding="utf-8") as stream:
-                    failed = batch_lines(stream)
-            except OSError as exc:
-                raise RecordError(f"cannot read positions file {json_path!r}: {exc.strerror or exc}") from None
-            except UnicodeDecodeError:
-                raise RecordError(f"positions file {json_path!r} is not a text file; expected JSON Lines") from None
-        if failed:
+        _check_batch_flags(hands, attacker, table)
+
+        def batch_lines(stream: TextIO) -> int:
+            if backend == Cluster():
+                return _json_lines(stream, rules, utils, solver, value_only)
+            return _json_lines_on(backend, stream, rules, utils, tt_mb, value_only)
+
+        if _positions_read(json_path, batch_lines):
             sys.exit(2)
         return
     if hands is None:
@@ -629,6 +606,58 @@ def command(
     position = PlayPosition((h0, h1), 0 if attacker is None else attacker, parse_cards(table, "--table"), rules)
     result = solver.solve(position, utils or DEFAULT_UTILITIES, moves=not value_only)
     click.echo(format_result(result))
+
+
+def _check_equilibrium_budget(hand, equilibrium: bool, target, time_ms, threads) -> None:
+    """The equilibrium's budget only with --equilibrium; --tt-mb not with --hand."""
+    if not equilibrium and (target is not None or time_ms is not None or threads is not None):
+        flag = "--time" if time_ms is not None else "--exploitability" if target is not None else "--threads"
+        raise CliError(f"{flag} budgets --equilibrium: add --equilibrium (with --hand), or drop {flag}")
+    if (
+        hand is not None
+        and click.get_current_context().get_parameter_source("tt_mb") != click.core.ParameterSource.DEFAULT
+    ):
+        raise CliError(
+            "--tt-mb sizes the table of --hands (every card known); --hand enumerates hands with its "
+            "own tables: drop --tt-mb"
+        )
+
+
+def _check_equilibrium_flags(hand, max_hands, pv_lines, value_only: bool) -> None:
+    """--equilibrium solves your endgame: --hand, none of the double-dummy flags."""
+    if hand is None:
+        raise CliError(
+            "--equilibrium solves an endgame from your side: give --hand (your cards), e.g. "
+            '--equilibrium --hand "2 9 10" --seen "1 3"'
+        )
+    if max_hands is not None or pv_lines is not None or value_only:
+        raise CliError("--max-hands, --lines and --value-only belong to the double-dummy endgame, not --equilibrium")
+
+
+def _check_batch_flags(hands, attacker, table) -> None:
+    """--json positions carry their own hands, attacker and table."""
+    if hands is not None:
+        raise CliError("give positions either with --hands or with --json, not both")
+    given = [name for name, value in (("--attacker", attacker), ("--table", table)) if value not in (None, "")]
+    if given:
+        raise CliError(
+            f"{' and '.join(given)} {'belongs' if len(given) == 1 else 'belong'} to --hands; "
+            "each JSON Lines position carries its own "
+            f"(keys attacker, table): drop {', '.join(given)}"
+        )
+
+
+def _positions_read(json_path: str, batch_lines: Callable[[TextIO], int]) -> int:
+    """The positions of --json (a file, or "-" for stdin) solved: how many lines failed."""
+    if json_path == "-":
+        return batch_lines(sys.stdin)
+    try:
+        with open(json_path, encoding="utf-8") as stream:
+            return batch_lines(stream)
+    except OSError as exc:
+        raise RecordError(f"cannot read positions file {json_path!r}: {exc.strerror or exc}") from None
+    except UnicodeDecodeError:
+        raise RecordError(f"positions file {json_path!r} is not a text file; expected JSON Lines") from None
 
 
 @dataclass(frozen=True)
