@@ -12,13 +12,15 @@ Skips, with a one-line reason, where Playwright or Chromium is missing."""
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import json
 from pathlib import Path
+from typing import Any, Iterator
 
 import pytest
 import test_web_board  # skips, as it does, where Playwright or Chromium is missing
-from test_web_board import inside_viewport, wait_turn
+from test_web_board import inside_viewport, step, wait_turn
 from test_web_board_private import SHORT, STANDARD, Watch, board_server, new_game_requests, new_page
 
 browser = test_web_board.browser  # the module-scoped Chromium (see test_web_board_private)
@@ -51,6 +53,19 @@ def open_board(page, url: str) -> None:
     page.wait_for_function("document.body.dataset.ready === '1'")
 
 
+@contextlib.contextmanager
+def board_page(browser, rules=SHORT, size: tuple[int, int] = (1280, 800)) -> Iterator[tuple[Any, Any]]:
+    """The board open on a server of its own (`board_server`): the page
+    and the server's session; closed after, and no page error on the way."""
+    errors: list = []
+    with board_server(rules) as (url, session, _):
+        page = new_page(browser, errors, *size)
+        open_board(page, url)
+        yield page, session
+        page.close()
+    assert errors == []
+
+
 def start(page, opponent: str, seed: int | None = None) -> None:
     page.select_option("#opponent", opponent)
     page.fill("#seed", "" if seed is None else str(seed))
@@ -68,11 +83,8 @@ def refuse_a_duel(page) -> None:
 
 
 def test_opponents_are_named_in_words_and_ordered_by_measured_strength(browser):
-    errors: list = []
     doc = json.loads((ROOT / "solver" / "protocol" / "web" / "opponents.json").read_text())
-    with board_server(SHORT) as (url, _, _):
-        page = new_page(browser, errors)
-        open_board(page, url)
+    with board_page(browser) as (page, _):
         options = page.eval_on_selector_all("#opponent option", "os => os.map(o => [o.value, o.textContent])")
         values = [v for v, _ in options]
         measured = [o["value"] for o in doc["opponents"] if o["value"] in values]
@@ -85,15 +97,10 @@ def test_opponents_are_named_in_words_and_ordered_by_measured_strength(browser):
         assert "weakest first" in page.text_content("label:has(#opponent)")
         # the legend of the board's symbols is on the page, not only in a tooltip
         assert page.is_visible("#track-legend") and "replaces first" in page.text_content("#track-legend")
-        page.close()
-    assert errors == []
 
 
 def test_a_new_game_asks_first_and_the_last_game_comes_back(browser):
-    errors: list = []
-    with board_server(SHORT) as (url, _, _):
-        page = new_page(browser, errors)
-        open_board(page, url)
+    with board_page(browser) as (page, _):
         start(page, "level:2", seed=3)
         first = page.evaluate("JSON.parse(localStorage.getItem('tacocat-board')).game")
         assert not page.is_visible("#restore")
@@ -118,15 +125,10 @@ def test_a_new_game_asks_first_and_the_last_game_comes_back(browser):
         wait_turn(page)
         assert page.evaluate("JSON.parse(localStorage.getItem('tacocat-board-last')).game") == second
         assert "Restored" in page.text_content("#log")
-        page.close()
-    assert errors == []
 
 
 def test_a_refused_move_s_message_clears_after_esc_a_hint_and_the_next_move(browser):
-    errors: list = []
-    with board_server(STANDARD) as (url, _, _):
-        page = new_page(browser, errors)
-        open_board(page, url)
+    with board_page(browser, STANDARD) as (page, _):
         start(page, "level:1", seed=5)
         page.locator("#play").focus()
         page.keyboard.press("Enter")  # keep all: the duel follows
@@ -150,18 +152,13 @@ def test_a_refused_move_s_message_clears_after_esc_a_hint_and_the_next_move(brow
         page.keyboard.press("Enter")  # a legal duel
         wait_turn(page)
         assert page.text_content("#message") == ""
-        page.close()
-    assert errors == []
 
 
 @pytest.mark.slow
 def test_the_round_s_earlier_tricks_have_a_scroll_cue(browser):
     """At a round's end on a short window the trick list scrolls: the cue
     says so, and takes the list back to its first line."""
-    errors: list = []
-    with board_server(STANDARD) as (url, _, _):
-        page = new_page(browser, errors, 1280, 640)
-        open_board(page, url)
+    with board_page(browser, STANDARD, (1280, 640)) as (page, _):
         start(page, "level:2", seed=7)
         seen_cue = False
         for n in range(400):
@@ -179,43 +176,21 @@ def test_the_round_s_earlier_tricks_have_a_scroll_cue(browser):
                     page.wait_for_selector("#tricks-cue", state="hidden")
                     seen_cue = True
                     break
-                page.keyboard.press("Enter")
-                continue
-            page.locator("#play").focus()
-            if decision == "answer":
-                page.locator("#legal .chip").first.click()
-            else:
-                if decision != "replace":
-                    page.keyboard.press("1")
-                page.keyboard.press("Enter")
+            step(page, decision)
         assert seen_cue, "no round end overflowed its trick list in this game"
-        page.close()
-    assert errors == []
 
 
 @pytest.mark.slow
 def test_the_game_ends_on_a_panel_with_the_score_a_rematch_and_the_replay(browser):
-    errors: list = []
-    with board_server(SHORT) as (url, session, _):
-        page = new_page(browser, errors)
-        watch = Watch(page)
-        open_board(page, url)
+    with board_page(browser) as (page, session):
+        watch = Watch(page)  # the new games' requests, from here on
         page.select_option("#seat", "1")
         start(page, "level:2", seed=9)
         for _ in range(300):
             decision = wait_turn(page)
             if decision == "over":
                 break
-            if decision == "round-end":
-                page.keyboard.press("Enter")
-                continue
-            page.locator("#play").focus()
-            if decision == "answer":
-                page.locator("#legal .chip").first.click()
-            else:
-                if decision != "replace":
-                    page.keyboard.press("1")
-                page.keyboard.press("Enter")
+            step(page, decision)
         assert wait_turn(page) == "over"
         page.wait_for_selector("#game-over:not([hidden])")
         gid = page.evaluate("JSON.parse(localStorage.getItem('tacocat-board')).game")
@@ -239,5 +214,3 @@ def test_the_game_ends_on_a_panel_with_the_score_a_rematch_and_the_replay(browse
         wait_turn(page)
         first, again = new_game_requests(watch)[-2:]
         assert first == again == {"engine": {"seat": 0, "level": 2}, "seed": 9}
-        page.close()
-    assert errors == []
