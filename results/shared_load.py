@@ -24,7 +24,6 @@ import http.client
 import json
 import os
 import random
-import shutil
 import statistics
 import subprocess
 import sys
@@ -36,8 +35,9 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 OUT = HERE / "shared_load.md"
 sys.path.insert(0, str(HERE))
+sys.path.insert(0, str(HERE.parent / "tests"))
 from provenance import source_commit  # noqa: E402
-from stop_move import free_port  # noqa: E402
+from servers import free_port, start_serve  # noqa: E402 - the tests' server start
 
 
 class Client:
@@ -139,22 +139,10 @@ def main() -> None:
     args = ap.parse_args()
     port = free_port()
     store = tempfile.mkdtemp(prefix="shared-load-") + "/games.sqlite3"
-    proc = subprocess.Popen(
-        [shutil.which("tacocat") or "tacocat", "serve", "--port", str(port), "--store", store, "--log-level", "warning"]
-        + ["--no-access-log"],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
+    proc, _ = start_serve(
+        "--store", store, "--log-level", "warning", "--no-access-log", port=port, stderr=subprocess.DEVNULL
     )
     try:
-        probe = Client(port, "127.0.0.1")
-        for _ in range(600):
-            try:
-                probe.post("hello")
-                break
-            except OSError:
-                time.sleep(0.05)
-        else:
-            raise SystemExit(f"tacocat serve did not answer on port {port}")
         load0 = os.getloadavg()[0]
         until = time.monotonic() + args.seconds
         counts = {"applies": 0, "moves": 0, "busy": 0}

@@ -18,7 +18,6 @@ import json
 import os
 import queue
 import shutil
-import socket
 import statistics
 import subprocess
 import sys
@@ -31,7 +30,9 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 OUT = HERE / "stop_move.md"
 sys.path.insert(0, str(HERE))
+sys.path.insert(0, str(HERE.parent / "tests"))
 from provenance import source_commit  # noqa: E402
+from servers import start_serve, to_play_phase  # noqa: E402 - the tests' server and driver
 
 BUDGETS = {"4,000 ms": {"time_ms": 4000}, "a billion samples": {"iterations": 10**9}}
 
@@ -75,35 +76,18 @@ class Lines:
         self.proc.wait(10)
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 class Http:
     """`tacocat serve` on a free loopback port."""
 
     def __init__(self) -> None:
-        self.port = free_port()
         store = tempfile.mkdtemp(prefix="stop-move-") + "/games.sqlite3"
-        self.proc = subprocess.Popen(
-            [shutil.which("tacocat") or "tacocat", "serve", "--port", str(self.port), "--store", store]
-            + ["--max-time-ms", "3600000", "--log-level", "warning"],
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
+        self.proc, self.base = start_serve(
+            "--store", store, "--max-time-ms", "3600000", "--log-level", "warning", stderr=subprocess.DEVNULL
         )
-        for _ in range(200):
-            try:
-                self.post("hello")
-                return
-            except OSError:
-                time.sleep(0.05)
-        raise SystemExit("tacocat serve did not start")
 
     def post(self, cmd: str, **fields) -> dict:
         req = urllib.request.Request(
-            f"http://127.0.0.1:{self.port}/v1/{cmd}",
+            f"{self.base}/v1/{cmd}",
             data=json.dumps(fields).encode(),
             headers={"Content-Type": "application/json"},
         )
@@ -113,17 +97,6 @@ class Http:
     def close(self) -> None:
         self.proc.terminate()
         self.proc.wait(10)
-
-
-def to_play(result, game: str, seats: list[str]) -> int:
-    for _ in range(20):
-        status = next(g for g in result("games", tokens=seats)["games"] if g["game"] == game)
-        for p in status["acting"]:
-            legal = result("legal", game=game, player=p, token=seats[p])
-            if legal["decision"] in ("attack", "answer"):
-                return p
-            result("apply", game=game, player=p, token=seats[p], action=legal["actions"][0])
-    raise SystemExit("no play-phase decision")
 
 
 def opened(ask, seed: int) -> tuple[str, list[str], int]:
@@ -137,7 +110,7 @@ def opened(ask, seed: int) -> tuple[str, list[str], int]:
 
     g = result("new_game", seed=seed)
     game, seats = g["game"], g["tokens"]["seats"]
-    return game, seats, to_play(result, game, seats)
+    return game, seats, to_play_phase(result, game, seats)
 
 
 def trial_lines(eng: Lines, budget: dict, seed: int) -> float | None:

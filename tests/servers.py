@@ -63,6 +63,20 @@ def start_serve(
     raise RuntimeError(f"tacocat serve did not start (exit status {proc.returncode}): {log!r}")
 
 
+def to_play_phase(result, game: str, seats: list[str]) -> int:
+    """Apply the first legal action of each acting seat until a seat has a
+    play-phase decision; that seat.  `result(cmd, **fields)` is any
+    transport's request that returns the answer's result (JSON Lines, HTTP)."""
+    for _ in range(20):
+        status = next(g for g in result("games", tokens=seats)["games"] if g["game"] == game)
+        for player in status["acting"]:
+            legal = result("legal", game=game, player=player, token=seats[player])
+            if legal["decision"] in ("attack", "answer"):
+                return player
+            result("apply", game=game, player=player, token=seats[player], action=legal["actions"][0])
+    raise AssertionError("no play-phase decision in 20 steps")
+
+
 def peer_client(base: str, address: str = "127.0.0.2", timeout: float = CLIENT_TIMEOUT_S) -> httpx.Client:
     """A client of the server at `base` from another loopback address: a
     distinct peer, with its own shares of games and searches."""

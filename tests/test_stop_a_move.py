@@ -16,7 +16,7 @@ import time
 
 import pytest
 from positions import PLAY_VIEW
-from servers import running_server
+from servers import running_server, to_play_phase
 from test_engine_cli import EngineProcess
 
 from tacocat.players.bots import make_bot
@@ -70,19 +70,6 @@ def test_a_count_budget_plays_the_same_with_an_unset_stop():
             state.apply(p, plain)
 
 
-def _to_play_phase(result, game: str, seats: list[str]) -> int:
-    """Apply the first legal action of each acting seat until a seat has a
-    play-phase decision; that seat."""
-    for _ in range(20):
-        status = next(g for g in result("games", tokens=seats)["games"] if g["game"] == game)
-        for player in status["acting"]:
-            legal = result("legal", game=game, player=player, token=seats[player])
-            if legal["decision"] in ("attack", "answer"):
-                return player
-            result("apply", game=game, player=player, token=seats[player], action=legal["actions"][0])
-    raise AssertionError("no play-phase decision in 20 steps")
-
-
 @pytest.mark.parametrize(
     "budget",
     [{"time_ms": 4000}, {"iterations": 10**9}, {"bot": "ismcts", "iterations": 10**9}],
@@ -93,7 +80,7 @@ def test_stop_ends_a_running_move_over_json_lines(budget):
     try:
         opened = engine.result("new_game", seed=11)
         game, seats = opened["game"], opened["tokens"]["seats"]
-        player = _to_play_phase(engine.result, game, seats)
+        player = to_play_phase(engine.result, game, seats)
         rid = engine.send("move", game=game, player=player, token=seats[player], apply=False, **budget)
         time.sleep(0.3)
         assert engine.ask("stop")["result"]["stopped"] == 1
@@ -119,7 +106,7 @@ def test_stop_ends_a_running_move_over_http():
 
         opened = result("new_game", seed=11)
         game, seats = opened["game"], opened["tokens"]["seats"]
-        player = _to_play_phase(result, game, seats)
+        player = to_play_phase(result, game, seats)
         out: dict = {}
 
         def move() -> None:
