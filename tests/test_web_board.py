@@ -359,6 +359,16 @@ def play_to(page, wanted: str, after_tricks: int = 0) -> None:
     raise AssertionError(f"no {wanted} in 300 steps")
 
 
+def play_out(page, most: int = 600) -> None:
+    """Play on, with the page's own keys and clicks, until the game is over."""
+    for _ in range(most):
+        decision = wait_turn(page)
+        if decision == "over":
+            return
+        step(page, decision)
+    raise AssertionError(f"the game did not end in {most} steps")
+
+
 @pytest.mark.slow
 def test_the_board_is_one_screen_on_a_desktop_and_no_wider_than_a_phone(browser, board_url):
     errors: list = []
@@ -423,12 +433,7 @@ def test_screenshots_of_the_deal_a_hint_a_round_end_and_the_replay(browser, boar
         return t.width >= r.width - 4 && t.height >= r.height - 4; })()""")  # the whole space, not a bar
     assert fits() and inside_viewport(page, "#round-end") and inside_viewport(page, "#track")
     shot("3-round-end")
-    for _ in range(600):
-        decision = wait_turn(page)
-        if decision == "over":
-            break
-        step(page, decision)
-    assert wait_turn(page) == "over"
+    play_out(page)
     page.keyboard.press("r")
     page.wait_for_selector("#replay:not([hidden])")
     page.keyboard.press("Home")

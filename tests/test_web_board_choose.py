@@ -20,7 +20,7 @@ from typing import Any, Iterator
 
 import pytest
 import test_web_board  # skips, as it does, where Playwright or Chromium is missing
-from test_web_board import inside_viewport, step, wait_turn
+from test_web_board import inside_viewport, play_out, step, wait_turn
 from test_web_board_private import SHORT, STANDARD, Watch, board_server, new_game_requests, new_page
 
 browser = test_web_board.browser  # the module-scoped Chromium (see test_web_board_private)
@@ -186,12 +186,7 @@ def test_the_game_ends_on_a_panel_with_the_score_a_rematch_and_the_replay(browse
         watch = Watch(page)  # the new games' requests, from here on
         page.select_option("#seat", "1")
         start(page, "level:2", seed=9)
-        for _ in range(300):
-            decision = wait_turn(page)
-            if decision == "over":
-                break
-            step(page, decision)
-        assert wait_turn(page) == "over"
+        play_out(page, 300)
         page.wait_for_selector("#game-over:not([hidden])")
         gid = page.evaluate("JSON.parse(localStorage.getItem('tacocat-board')).game")
         rounds = session._games[gid].rounds
