@@ -249,3 +249,22 @@ def test_a_stopped_enumeration_is_not_called_exact_and_says_how_many_hands():
     # The hands averaged come from a seeded shuffle of the hands, so the
     # partial answer is reproducible.
     assert hint(v, Budget(stop=stop, seed=3), method="exact").to_dict()["moves"] == d["moves"]
+
+
+@pytest.mark.parametrize("tie", ["redeal", "arrow"])
+def test_round_units_score_a_tied_showdown_as_the_round_it_is(tie):
+    # R17: under tie=arrow a tie on a one-arrow space is the arrow's player's
+    # round (it was scored 0, a drawn round, by --score round); elsewhere a
+    # drawn round.  The board each outcome leads to says which.
+    from tacocat.rules.ruleset import Ruleset
+    from tacocat.search.gamevalue import outcome_boards
+
+    rules = Ruleset.from_dict({"tie": tie})
+    for cat in range(7):
+        board = Board(cat=cat)
+        for player in (0, 1):
+            win_board, draw_board, loss_board = outcome_boards(board, player, rules)
+            expected = 1.0 if draw_board == win_board else -1.0 if draw_board == loss_board else 0.0
+            assert round_utilities(board, player, rules, "round") == (1.0, expected, -1.0)
+            if tie == "redeal" or rules.arrows[cat] == "both":
+                assert expected == 0.0

@@ -229,7 +229,8 @@ def test_apply_and_move_events_over_whole_games():
                 result = ok(session.handle({"cmd": "move", "game": "g1", "player": player, "level": 2}))
                 action = type(shadow.legal_actions(player)[0]).from_dict(result["action"])
             public = shadow.apply(player, action)
-            assert [{k: v for k, v in e.items() if k not in ("drawn", "hand")} for e in result["events"]] == public
+            shown = [{k: v for k, v in e.items() if k not in ("drawn", "hand")} for e in result["events"]]
+            assert shown == [e.to_json() for e in public]
             _check_seat_events(shadow, player, result, before)
         assert shadow.over
         record = ok(session.handle({"cmd": "record", "game": "g1"}))["record"]

@@ -148,15 +148,24 @@ def round_game_wins(board: Board, player: int, rules: Ruleset = STANDARD) -> tup
     return tuple(game_win(b, player, rules) for b in outcome_boards(board, player, rules))  # type: ignore[return-value]
 
 
+def _round_units(board: Board, player: int, rules: Ruleset) -> tuple[float, float, float]:
+    win, draw, loss = ROUND_UTILITIES
+    arrow = rules.arrows[board.cat] if 0 <= board.cat < SPACES else "both"
+    tie = tie_winner(rules, arrow)  # R17, as outcome_boards reads it
+    return (win, draw if tie is None else win if tie == player else loss, loss)
+
+
 def round_utilities(
     board: Board, player: int, rules: Ruleset = STANDARD, kind: str | Sequence[float] = "game"
 ) -> tuple[float, float, float]:
-    """`player`'s utilities of (win, drawn round, loss) of the current round:
+    """`player`'s utilities of (win, tied showdown, loss) of the current round:
     "game" = game equity 2G - 1 of the board each outcome leads to,
-    "round" = (1, 0, -1), or an explicit triple."""
+    "round" = (1, 0, -1) — a tie being the round of the arrow's player where
+    the tie rule gives it to the arrow (R17: +1 or -1 in the middle) —, or an
+    explicit triple."""
     if isinstance(kind, str):
         if kind == "round":
-            return ROUND_UTILITIES
+            return _round_units(board, player, rules)
         if kind == "game":
             return tuple(2.0 * g - 1.0 for g in round_game_wins(board, player, rules))  # type: ignore[return-value]
         raise TacocatError(f"utilities {kind!r} unknown; expected 'game', 'round' or three numbers")
