@@ -11,7 +11,7 @@ and the pure-Python reference on a subset of the same positions, in the same
 run (`tacocat.rules.play.play_value` / `move_values`, its lru_caches cleared before
 each position).  Reports median and p95 times, nodes per second, the
 table's hit rate, peak memory, the speed ratio and the fixed bench's node
-count (`tacocat.core.exact.bench_signature`), and writes results/bench_solver.md.
+count (`tacocat.search.bench.bench_signature`), and writes results/bench_solver.md.
 
     python results/bench_solver.py            # the full run (about a minute)
     python results/bench_solver.py --quick    # fewer positions
@@ -30,10 +30,11 @@ import time
 import tracemalloc
 from pathlib import Path
 
-from tacocat.core.exact import BENCH_SEED, Solver, bench_positions, bench_signature
+from tacocat.core.exact import Solver
 from tacocat.rules import play
 from tacocat.rules.play import PlayPosition
 from tacocat.rules.ruleset import STANDARD
+from tacocat.search.bench import BENCH_SEED, bench_positions, bench_signature
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from provenance import source_commit  # noqa: E402
@@ -229,7 +230,7 @@ def main() -> None:
         "",
         f"bench signature: {signature} nodes",
         "",
-        f"(`tacocat.core.exact.bench_signature()`: full solves of `bench_positions()` — 6 seeded deals (seed "
+        f"(`tacocat.search.bench.bench_signature()`: full solves of `bench_positions()` — 6 seeded deals (seed "
         f"{BENCH_SEED}) per hand size 2..8, {len(bench_positions())} positions, a fresh 2^16-entry table each; "
         f"{bench_s * 1e3:.0f} ms. Deterministic; `tests/test_solver.py` checks it against this line, so a change "
         "of search, ordering or table policy shows as drift: rerun this script when it is intended.)",

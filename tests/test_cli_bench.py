@@ -8,7 +8,7 @@ from pathlib import Path
 
 from helpers import one_line_error, run_cli
 
-from tacocat.core.exact import bench_signature
+from tacocat.search.bench import bench_signature
 
 RECORDED = Path(__file__).resolve().parent.parent / "results" / "bench_solver.md"
 SMALL = ["--repeat", "2", "--positions", "1", "--deals", "20", "--iterations", "500"]

@@ -19,7 +19,6 @@ from tacocat.core import _search
 from tacocat.core.exact import (
     MAX_HAND,
     Solver,
-    bench_signature,
     position_from_dict,
     result_to_dict,
     solve,
@@ -29,6 +28,7 @@ from tacocat.core.exact import (
 from tacocat.errors import NotationError, PositionError, RecordError
 from tacocat.rules.play import PlayPosition, _answers, _outcome, answers, attacks, move_values, play_value
 from tacocat.rules.ruleset import STANDARD, Ruleset
+from tacocat.search.bench import bench_signature
 
 RESULTS = Path(__file__).resolve().parents[1] / "results"
 

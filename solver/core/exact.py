@@ -27,7 +27,6 @@ Answer generation follows an exact characterisation of R12–R13 (proof in
 
 from __future__ import annotations
 
-import random
 import threading
 import time
 from dataclasses import dataclass
@@ -53,8 +52,6 @@ __all__ = [
     "position_from_dict",
     "result_to_dict",
     "solve_json",
-    "bench_positions",
-    "bench_signature",
 ]
 
 DEFAULT_UTILITIES: tuple[int, int, int] = (1, 0, -1)
@@ -557,33 +554,3 @@ def solve_json(data: Any, rules: Ruleset | None = None, *, tt: Solver | None = N
     dict (the shape `tacocat solve --json` prints)."""
     position, utilities = position_from_dict(data, rules)
     return result_to_dict(solve(position, utilities, tt=tt))
-
-
-# ------------------------------------------------------------------ bench
-
-BENCH_SEED = 20240601
-"""Seed of the fixed bench (`bench_positions`)."""
-
-
-def bench_positions(
-    seed: int = BENCH_SEED, sizes: Sequence[int] = range(2, 9), per_size: int = 6
-) -> list[PlayPosition]:
-    """The fixed bench: for each hand size, `per_size` seeded deals from the
-    standard deck with an empty table and a random attacker."""
-    rng = random.Random(seed)
-    deck = STANDARD.deck_cards()
-    out = []
-    for size in sizes:
-        for _ in range(per_size):
-            cards = rng.sample(deck, 2 * size)
-            out.append(PlayPosition((tuple(sorted(cards[:size])), tuple(sorted(cards[size:]))), rng.randrange(2)))
-    return out
-
-
-def bench_signature() -> int:
-    """Total nodes of full solves (value, every root move, variation) of the
-    fixed bench with a fresh 2**16-entry table per position.  Deterministic:
-    it changes only when the search changes (move ordering, pruning, table
-    policy), so results/bench_solver.md records it and a test compares."""
-    solver = Solver(tt_entries=1 << 16, keep_tt=False)
-    return sum(solver.solve(pos).nodes for pos in bench_positions())

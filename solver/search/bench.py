@@ -2,7 +2,7 @@
 chess engines: a seeded set of positions, a node count that changes only
 when the search changes, and the speed of each search on this machine.
 
-- exact: full solves of `tacocat.core.exact.bench_positions()` (6 seeded
+- exact: full solves of `bench_positions()` (6 seeded
   deals per hand size 2..8, both hands known); the node total is
   `bench_signature()`, the number tests/test_solver.py and
   results/bench_solver.md pin;
@@ -18,12 +18,41 @@ from __future__ import annotations
 import random
 import statistics
 import time
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
 
-from tacocat.core.exact import BENCH_SEED, bench_positions, bench_signature
+from tacocat.core.exact import Solver
 from tacocat.errors import TacocatError
+from tacocat.rules.play import PlayPosition
 from tacocat.rules.ruleset import STANDARD
 from tacocat.rules.views import View
+
+BENCH_SEED = 20240601
+"""Seed of the fixed bench (`bench_positions`)."""
+
+
+def bench_positions(
+    seed: int = BENCH_SEED, sizes: Sequence[int] = range(2, 9), per_size: int = 6
+) -> list[PlayPosition]:
+    """The fixed bench: for each hand size, `per_size` seeded deals from the
+    standard deck with an empty table and a random attacker."""
+    rng = random.Random(seed)
+    deck = STANDARD.deck_cards()
+    out = []
+    for size in sizes:
+        for _ in range(per_size):
+            cards = rng.sample(deck, 2 * size)
+            out.append(PlayPosition((tuple(sorted(cards[:size])), tuple(sorted(cards[size:]))), rng.randrange(2)))
+    return out
+
+
+def bench_signature() -> int:
+    """Total nodes of full solves (value, every root move, variation) of the
+    fixed bench with a fresh 2**16-entry table per position.  Deterministic:
+    it changes only when the search changes (move ordering, pruning, table
+    policy), so results/bench_solver.md records it and a test compares."""
+    solver = Solver(tt_entries=1 << 16, keep_tt=False)
+    return sum(solver.solve(pos).nodes for pos in bench_positions())
+
 
 VIEW_SEED = 0
 """Seed of the PIMC / ISMCTS views (`bench_views`)."""
