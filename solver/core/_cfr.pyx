@@ -175,6 +175,7 @@ cdef enum:
     KIND_LAST_ATTACK = 4   # an attack with two cards each, played with the higher card in place (`keep_lower`)
     BREAKDOWN_FIELDS = 4
     MAX_KEEP = 256      # distinct tables of the last answers (an attack of h - 1 cards: at most ~80)
+    NZ_MAX = 128        # the hands `_nonzero` lists on the stack (a level-2 vector: at most 78, 12 ranks)
     MAX_THREADS = 16    # threads of one traversal (`threads`)
     SPLIT_MIN = 20000   # sequences below which a traversal stays on one thread (a thread's start costs ~50 us)
 
@@ -1839,10 +1840,18 @@ cdef class Engine:
         cdef Factors fc
         cdef double W
         cdef double sv[7]
+        cdef uint16_t nz[NZ_MAX]
+        cdef const uint16_t* dl = olive
+        cdef int ndl = nolive
         if self._poll(S):
             return
         self._chance(c0, c1, &base)
         self._factors(p, dfd, &base, c0, c1, &fc)
+        if p == att and nolive <= NZ_MAX:
+            # the defender's hands it plays at all, once for the (up to 12) last answers below, each a pass
+            # over them: most of a late iteration's reach is 0 (regret matching zeroes the worse moves)
+            ndl = _nonzero(opp, olive, nolive, nz)
+            dl = nz
         for y in range(13):
             used[y] = False
         if p != att:
@@ -1883,8 +1892,7 @@ cdef class Engine:
             sv[4], sv[5], sv[6] = fc.mP[iy], fc.tP[iy], fc.gP[iy]
             self._factor_at(p, dfd, &after, c0 + (a if att == 0 else 0), c1 + (a if att == 1 else 0), &fc, iy)
             if p == att:   # the values of p's last card x after attacking with y, read below
-                self._last_single(dfd, self.single_slot[y], p, opp, grp[y], &fc, W, self.every1, n1, olive, nolive,
-                                  False)
+                self._last_single(dfd, self.single_slot[y], p, opp, grp[y], &fc, W, self.every1, n1, dl, ndl, False)
             else:
                 self._last_single(dfd, self.single_slot[y], p, grp[y], out, &fc, W, live, nlive, self.every1, n1, True)
             fc.m[iy], fc.t[iy], fc.ga[iy], fc.fw[iy] = sv[0], sv[1], sv[2], sv[3]
@@ -1945,10 +1953,14 @@ cdef class Engine:
         cdef double val[16]
         cdef Factors fc
         cdef double w
+        cdef uint16_t nz[NZ_MAX]
         if self._poll(S):
             return
         if k == 2:
             self._factors(p, who, base, c0, c1, &fc)
+            if who != p and nolive <= NZ_MAX:   # the defender's hands it plays at all (as `_last_attack`)
+                nolive = _nonzero(opp, olive, nolive, nz)
+                olive = nz
             self._last_single(who, slot, p, opp, out, &fc, base.W, live, nlive, olive, nolive, False)
             return
         if who == p:
@@ -2017,8 +2029,7 @@ cdef class Engine:
         cdef double dT[16]    # the opponent's factor's change, once the defender answered with that card, times its reach
         cdef double H[16]     # the defender's reach by kept card, times W_r / W and its factor (summed over groups)
         cdef double E[16]     # ... times W_r / W and the draw's factor
-        cdef double LP[16]    # group r's share of H below (LP) and above (LS) rank r's card: the correction
-        cdef double LS[16]
+        cdef double L[32]     # group r's share of H below (L[r]) and above (L[16 + r]) rank r's card: the correction
         cdef double pre[17]
         cdef double u_lo, u_hi, u_eq, w, h, tot, lo, hi, v
         if p == 0:
@@ -2051,8 +2062,8 @@ cdef class Engine:
         for i in range(n1):
             H[i] = 0.0
             E[i] = 0.0
-            LP[i] = 0.0
-            LS[i] = 0.0
+            L[i] = 0.0
+            L[16 + i] = 0.0
         for j in range(nolive):
             d = olive[j]
             w = opp[d]
@@ -2063,8 +2074,7 @@ cdef class Engine:
             h = m[16 + e] * w
             E[y] += m[32 + e] * w
             H[y] += h
-            LP[pi] += h * (y < pi)
-            LS[pi] += h * (y > pi)
+            L[pi + 16 * (y > pi)] += h * (y != pi)   # one read-modify-write, not two (one of them adding 0)
         pre[0] = 0.0
         for i in range(n1):
             pre[i + 1] = pre[i] + H[i]
@@ -2072,7 +2082,7 @@ cdef class Engine:
         for j in range(nlive):   # p's last card x: every group's showdown, group x's factors put right
             i = live[j]
             v = (m[i] * (pre[i] * u_lo + (tot - pre[i + 1]) * u_hi) + E[i] * u_eq
-                 + (fc.mP[i] - m[i]) * (LP[i] * u_lo + LS[i] * u_hi))
+                 + (fc.mP[i] - m[i]) * (L[i] * u_lo + L[16 + i] * u_hi))
             if add:
                 out[i] += v
             else:
@@ -2350,6 +2360,16 @@ cdef void _scratch_free(Scratch* s) noexcept nogil:
         free(s.pbuf[d][0]); free(s.pbuf[d][1]); free(s.vbuf[d]); free(s.cbuf[d]); free(s.sbuf[d]); free(s.qbuf[d])
     free(s.gmark); free(s.gbuf); free(s.rbuf); free(s.tbuf)
     memset(s, 0, sizeof(Scratch))
+
+
+cdef inline int _nonzero(const double* w, const uint16_t* hands, int n, uint16_t* out) noexcept nogil:
+    # the hands of `hands` whose weight in `w` is not 0, in order, into `out`; their count.  Branch-free
+    # (whether a reach is 0 is a coin flip to the branch predictor): every hand written, kept by advancing
+    cdef int j, m = 0
+    for j in range(n):
+        out[m] = hands[j]
+        m += w[hands[j]] != 0.0
+    return m
 
 
 cdef inline int _group_slot(int32_t* gmark, int pi, int* ng) noexcept nogil:
