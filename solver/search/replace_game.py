@@ -441,11 +441,16 @@ def build_replace_game(
     my_rng = random.Random(f"replace_game my types {b.seed}")
     pile_rng = random.Random(f"replace_game piles {b.seed}")
     opponents = _OpponentTypes(sampler, exact_budget, n, opp_rng)
-    mine, prior, my_exact = _my_types(view, my_rng, len(opponents) if opponents.exact else n, my_types, exact_budget)
+    shape = _shape(view)
+    if shape.order == "last":
+        # the opponent replaced already: nothing in the game reads my hand, so my other hands change nothing
+        mine, prior, my_exact = [view.hand], np.ones(1), True
+    else:
+        n_opp = len(opponents) if opponents.exact else n
+        mine, prior, my_exact = _my_types(view, my_rng, n_opp, my_types, exact_budget)
     pub = hand(view.unseen_pool + view.hand)
     pub_counts = np.array(counts(pub)[1:], dtype=np.intp)
     my_counts = _count_rows(mine)
-    shape = _shape(view)
     game = ReplaceGame(my_exact=my_exact, duel_leaves=len(view.hand) <= DUEL_LEAF_CARDS)
     leaves = _Leaves(utilities, solver, game.duel_leaves)
     root = game.node(CHANCE, 0)
