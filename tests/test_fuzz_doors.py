@@ -554,7 +554,6 @@ def test_the_record_door_notices_a_planted_bug(monkeypatch, tmp_path):
     assert any("unknown key" in f for f in door.failures), door.failures
 
 
-@pytest.mark.xfail(strict=True, reason="open: `beats` on an action that is not an answer is dropped unread")
 def test_a_records_beats_on_a_replacement_is_refused():
     """Found by the record door: docs/protocol.md says `beats` is for
     answers only, yet `{"kind": "replace", "cards": [], "beats": "yes"}` in a

@@ -115,6 +115,8 @@ class Action:
             raise RecordError("action is missing 'cards'")
         cards = parse_cards(data["cards"], f"{kind} cards")
         beats = data.get("beats")
+        if kind != Decision.ANSWER and beats is not None:  # a field read, not dropped unread
+            raise RecordError(f"'beats' is an answer's (R13); a {kind} has none, got {_short(beats)}")
         if kind == Decision.ANSWER and beats is not None and not isinstance(beats, bool):
             raise RecordError(f"answer 'beats' must be true or false, got {_short(beats)}")
         return cls(kind, cards, beats if kind == Decision.ANSWER else None)
