@@ -236,7 +236,6 @@ def command(
         if given:
             raise CliError(f"--example brings its own position; drop {', '.join(given)} (or drop --example)")
         typed.update(EXAMPLE)
-        click.echo(f"example: {EXAMPLE_TEXT}", err=True)
     if top is not None and as_json:
         raise CliError("--top shortens the printed table but --json prints every move: drop one of --top and --json")
     if show_all and as_json:
@@ -258,6 +257,8 @@ def command(
             **typed, player=player, board=parse_board(board_text, cat, covered), rules=load_ruleset(rules_path)
         )
     require_decision(view)
+    if example:  # after the checks: a refusal is its one error line
+        click.echo(f"example: {EXAMPLE_TEXT}", err=True)
     stop = threading.Event()
     with interrupt_sets(stop):  # Ctrl-C: the best answer so far, not a traceback
         result = run_hint(

@@ -608,7 +608,6 @@ def test_a_processs_first_duel_answers_its_stop_at_once():
     assert first < 0.1, f"the first stopped duel took {first:.2f} s, the second {second:.3f} s"
 
 
-@pytest.mark.xfail(strict=True, reason="open: hint --example prints its example line before the error")
 def test_hint_example_refused_is_one_error_line():
     """Found by the CLI door (results/fuzz.md): `tacocat hint --player 1
     --example` exits 2 with two lines on stderr, the example it used and
