@@ -12,7 +12,7 @@ from tacocat.cli.option_table import ranged_option
 from tacocat.cli.terminal import friendly_errors
 from tacocat.protocol.commands import MAX_BYTES
 from tacocat.protocol.jsonlines import DEFAULT_MAX_LINE, serve_stdio
-from tacocat.protocol.session import EngineSession
+from tacocat.protocol.session import EngineSession, warm_search
 from tacocat.protocol.store import GameStore
 from tacocat.rules.ruleset import load_ruleset
 
@@ -81,6 +81,7 @@ def command(
     store = GameStore(store_path) if store_path is not None else None
     # caps: --max-time-ms, --max-searches, --max-queue, --max-games, by their EngineSession names
     session = EngineSession(rules, **caps, limits={"max_line_bytes": max_line}, store=store)
+    warm_search()
     try:
         serve_stdio(session, max_line)
     finally:

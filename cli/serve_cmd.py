@@ -18,7 +18,7 @@ from tacocat.cli.option_table import ranged_option
 from tacocat.cli.terminal import friendly_errors
 from tacocat.errors import TacocatError
 from tacocat.protocol.commands import MAX_BYTES
-from tacocat.protocol.session import MIN_ADMIN_TOKEN
+from tacocat.protocol.session import MIN_ADMIN_TOKEN, warm_search
 from tacocat.rules.ruleset import load_ruleset
 
 
@@ -166,6 +166,7 @@ def command(
         limits={"idle_timeout_s": idle_timeout, "max_connections": max_connections},
         admin_token=admin_token,
     )
+    warm_search()
     app = create_app(
         session,
         max_body=max_body,

@@ -328,6 +328,16 @@ def _command_of(request: Any) -> Command:
     return command
 
 
+def warm_search() -> None:
+    """Import what the searches import on first use (numpy, the duel's
+    matrix games and scipy's linear programs): a server does it before its
+    first answer, since a search inside an import is one no stop or cap
+    reaches (0.2-3 s for a process's first duel)."""
+    import scipy.optimize  # noqa: F401
+
+    import tacocat.search.decisions  # noqa: F401
+
+
 def _check_seat_request(request: Mapping[str, Any], seat: int | str, over: bool, seats_when_over: bool) -> None:
     """Forbidden unless a seat token's request is for its own `player` (or,
     with `seats_when_over`, for the whole game once it is over)."""

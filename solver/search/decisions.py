@@ -638,7 +638,11 @@ def duel_eval(
         view.hand, worlds, utilities, solver, stop, progress, deadline, minimum, partial, round_search, b.clock
     )
     mean = cells["su"] / cells["w"]
-    if partial and deadline is not None:
+    if partial and stop is not None and stop.is_set():
+        # Stopped: the best mix so far at once, without the linear program
+        # (a process's first one imports scipy, seconds no stop reaches).
+        x, y, value = solve_matrix_game_fast(mean, 0.0, b.clock)
+    elif partial and deadline is not None:
         x, y, value = solve_matrix_game_fast(mean, deadline - b.now(), b.clock)
     else:
         x, y, value = solve_matrix_game(mean)
