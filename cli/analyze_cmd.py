@@ -365,18 +365,19 @@ def _cost_line(result, d, game_scale: bool) -> str:
         flag = "  (too few samples to be sure)"
     else:
         flag = "  (within the sampling noise of the two values)"
+    better = format_action(d.best.action) if d.best else "-"
     if game_scale:
         points = result.points(d.margin)
         margin = f" ±{_small(points, 1)}" if points is not None and not d.exact else ""
         return (
             f"     played {format_action(d.played)} ({_win(d.played_value)}), "
-            f"better {format_action(d.best or {})} ({_win(d.best_value)}): "
+            f"better {better} ({_win(d.best_value)}): "
             f"cost {result.points(d.cost):.1f} points{margin}{flag}"
         )
     margin = f" ±{_small(d.margin, 3)}" if d.margin is not None and not d.exact else ""
     return (
         f"     played {format_action(d.played)} ({_value(d.played_value)}), "
-        f"better {format_action(d.best or {})} ({_value(d.best_value)}): cost {d.cost:.3f}{margin}{flag}"
+        f"better {better} ({_value(d.best_value)}): cost {d.cost:.3f}{margin}{flag}"
     )
 
 

@@ -273,14 +273,12 @@ def command(
             replace=replace,
             stop=stop,
         )
-    data = result.to_dict()
-    if round_search:  # off: the answer as before the option existed
-        data = said_round_search(data)
     if as_json:
-        click.echo(json.dumps(data))
+        data = result.to_dict()
+        click.echo(json.dumps(said_round_search(data) if round_search else data))  # off: as before the option
         return
     names = ("you", "the opponent") if view.player == 0 else ("the opponent", "you")
     click.echo(describe_view(view, names))
-    click.echo(format_hint(data, top, show_all))
+    click.echo(format_hint(result, top, show_all))
     if round_search:
-        click.echo(ROUND_SEARCH_NOTES.get(data["decision"], ROUND_SEARCH_NOTES["play"]))
+        click.echo(ROUND_SEARCH_NOTES.get(result.decision, ROUND_SEARCH_NOTES["play"]))

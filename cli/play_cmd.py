@@ -582,7 +582,7 @@ class Session:
             self.say(f"round so far (tacocat hint --history takes it): {format_history(view.play_history)}")
         if stop.is_set():
             self.say("hint stopped by Ctrl-C: what the search found so far (the game goes on)", fg="yellow")
-        self.say(format_hint(result.to_dict(), top=top, show_all=show_all))
+        self.say(format_hint(result, top=top, show_all=show_all))
 
     def bot_turn(self, player: int) -> None:
         # One RNG per decision, keyed by the position in the game: a resumed

@@ -282,20 +282,19 @@ def format_endgame(result: EndgameResult) -> str:
     view = result.view
     names = ["", ""]
     names[view.player], names[1 - view.player] = "you", "the opponent"
-    data = result.to_dict()
     out = [describe_view(view, names)]
     out.append(
         f"exact: all {result.hands} possible opponent hands enumerated (RULES §5, R20), each weighted by its exact "
         f"probability and solved with both hands known, {result.seconds:.2f} s"
     )
-    table = format_hint(data).splitlines()
+    table = format_hint(result.result).splitlines()
     out.extend(table[1:] if table and table[0].startswith("method:") else table)
-    if list(data["utilities"]) == [1.0, 0.0, -1.0]:
+    if list(result.result.utilities) == [1.0, 0.0, -1.0]:
         out.append(
             "scoring: the round alone, solve's default for an endgame; tacocat hint scores the game by "
             "default (the same odds, other values): --score game ranks as hint does"
         )
-    best = data["best"]
+    best = result.best.action
     n = result.best_hands
     out.append(
         f"{format_action(best)} against the {result.hands} hands: wins vs {n['win']}, draws vs {n['draw']}, "

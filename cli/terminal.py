@@ -12,7 +12,7 @@ import signal
 import sys
 import threading
 from dataclasses import dataclass
-from typing import Any, Callable, Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Iterator, Mapping, Sequence
 
 import click
 
@@ -28,6 +28,10 @@ from tacocat.rules.views import View, build_view
 from tacocat.rules.views import view_from_json as _view_from_json
 from tacocat.search.options import Method
 from tacocat.search.ranking import FEW_SAMPLES, Ranking, margin_of, rank_moves, samples_of
+from tacocat.search.results import MoveEval
+
+if TYPE_CHECKING:
+    from tacocat.search.hint import HintResult
 
 
 # --------------------------------------------------------------- errors
@@ -226,52 +230,52 @@ def format_action(action: Action | Mapping[str, Any]) -> str:
 
 
 # ------------------------------------------------------------ hint output
-def method_text(result: Mapping[str, Any]) -> str:
+def method_text(result: HintResult) -> str:
     """How a hint was computed and how sure it is, in one line."""
-    method = result.get("method")
-    secs = result.get("seconds")
-    tail = f", {secs:.2f} s" if isinstance(secs, (int, float)) else ""
-    if result.get("stopped"):
+    method = result.method
+    tail = f", {result.seconds:.2f} s"
+    if result.stopped:
         tail += " (stopped early)"
     if method == Method.EQUILIBRIUM:
         hidden = "neither side sees the other's cards"
         return f"method: equilibrium of the endgame with hidden hands ({hidden}){_reached(result)}{tail}"
-    if result.get("exact"):
+    if result.exact:
         return (
             f"method: exact enumeration of every possible opponent hand, each solved as if all cards were face "
             f"up after this move (double-dummy average; no sampling error){tail}"
         )
     if method == Method.EXACT:
         return (
-            f"method: exact enumeration cut short after {result.get('samples')} opponent hands: a partial "
+            f"method: exact enumeration cut short after {result.samples} opponent hands: a partial "
             f"double-dummy average, not exact (give more --time){tail}"
         )
     unc = _uncertainty_text(result)
     if method == Method.PIMC:
-        n = result.get("samples", result.get("iterations"))
-        if result.get("decision") == Decision.REPLACE:
+        n = result.samples if result.samples is not None else result.iterations
+        if result.decision == Decision.REPLACE:
             return (
                 f"method: PIMC, {n} sampled deals shared among the candidate discards by sequential "
                 f"halving (n = deals per move){unc}{tail}"
             )
         return f"method: PIMC over {n} sampled deals, each solved with every card known{unc}{tail}"
     if method == Method.ISMCTS:
-        return f"method: ISMCTS with {result.get('iterations')} iterations{unc}{tail}"
+        return f"method: ISMCTS with {result.iterations} iterations{unc}{tail}"
     return f"method: {method}{unc}{tail}"
 
 
-def _reached(result: Mapping[str, Any]) -> str:
+def _reached(result: HintResult) -> str:
     """How close an equilibrium got: its exploitability after its iterations."""
-    e = result.get("exploitability")
+    found = result.equilibrium or {}
+    e = found.get("exploitability")
     if not isinstance(e, (int, float)):
         return ""
-    return f"; exploitability {e:.2g} after {result.get('cfr_iterations')} CFR iterations"
+    return f"; exploitability {e:.2g} after {found.get('cfr_iterations')} CFR iterations"
 
 
-def _uncertainty_text(result: Mapping[str, Any]) -> str:
+def _uncertainty_text(result: HintResult) -> str:
     """A sampled hint's 95% margins: the widest, the best move's when
     narrower, and a word on the rows too thin to have one."""
-    moves = list(result.get("moves", []))
+    moves = result.moves
     margins = [x for x in (margin_of(m, result) for m in moves) if x is not None]
     if not margins:
         return ""
@@ -279,16 +283,16 @@ def _uncertainty_text(result: Mapping[str, Any]) -> str:
     unc = f"; 95% margin of a value up to ±{max(margins):.3f}"
     if best is not None and max(margins) > best:
         unc += f" (best move ±{best:.3f})"
-    if len(margins) < sum(1 for m in moves if m.get("visits") != 0):
-        unit = "iterations" if result.get("method") == Method.ISMCTS else "deals"
+    if len(margins) < sum(1 for m in moves if m.visits != 0):
+        unit = "iterations" if result.method == Method.ISMCTS else "deals"
         unc += f"; rows without a margin rest on fewer than {FEW_SAMPLES} {unit}, too few to tell"
     return unc
 
 
-def value_text(result: Mapping[str, Any]) -> str:
+def value_text(result: HintResult) -> str:
     """What `value` means for this result."""
-    u = result.get("utilities")
-    if isinstance(u, (list, tuple)) and len(u) == 3 and list(u) != [1.0, 0.0, -1.0]:
+    u = result.utilities
+    if len(u) == 3 and list(u) != [1.0, 0.0, -1.0]:
         return (
             f"value: expected game equity (2 x game-win chance - 1) after this round; "
             f"round won {_signed(u[0])}, drawn {_signed(u[1])}, lost {_signed(u[2])}"
@@ -304,7 +308,7 @@ def _pct(x: Any) -> str:
     return f"{100 * x:5.1f}%" if isinstance(x, (int, float)) else "    - "
 
 
-def dropped_text(ranking: Ranking, result: Mapping[str, Any]) -> str | None:
+def dropped_text(ranking: Ranking[MoveEval], result: HintResult) -> str | None:
     """One line for the moves the search dropped early (`Ranking.dropped`):
     how many, after how few deals, and whether any could still reach the pick."""
     dropped = ranking.dropped
@@ -323,15 +327,15 @@ def dropped_text(ranking: Ranking, result: Mapping[str, Any]) -> str | None:
     if not reach:
         return f"{head}: none within reach of the pick (--all lists them)"
     # the best-supported of them: a one-deal value is the noise the line warns of
-    top = max(reach, key=lambda m: (samples_of(m, result) or 0, float(m["value"])))
+    top = max(reach, key=lambda m: (samples_of(m, result) or 0, float(m.value)))
     n = samples_of(top, result) or 0
     return (
-        f"{head}: {len(reach)} of them not ruled out on so few {ranking.unit}, e.g. {format_action(top)} "
-        f"at {float(top['value']):+.3f} on {n} (--all lists them)"
+        f"{head}: {len(reach)} of them not ruled out on so few {ranking.unit}, e.g. {format_action(top.action)} "
+        f"at {float(top.value):+.3f} on {n} (--all lists them)"
     )
 
 
-def format_hint(result: Mapping[str, Any], top: int | None = None, show_all: bool = False) -> str:
+def format_hint(result: HintResult, top: int | None = None, show_all: bool = False) -> str:
     """A hint as a table: move, win/draw/loss % of the round, expected
     value, its 95% margin and the deals behind it, ranked by what the search
     knows (`tacocat.search.ranking.rank_moves`): the engine's pick first,
@@ -341,10 +345,10 @@ def format_hint(result: Mapping[str, Any], top: int | None = None, show_all: boo
     moves = ranking.ranked if show_all else ranking.rows
     shown = moves if top is None else moves[:top]
     table = _HintTable(
-        width=max([len(format_action(m)) for m in shown] + [4]),
-        game=any(isinstance(m.get("game_win"), (int, float)) for m in shown),
-        n=any(isinstance(m.get("visits"), int) for m in shown),
-        exact=bool(result.get("exact")),
+        width=max([len(format_action(m.action)) for m in shown] + [4]),
+        game=any(m.game_win is not None for m in shown),
+        n=any(m.visits is not None for m in shown),
+        exact=result.exact,
     )
     lines = [method_text(result), table.head()]
     lines += [table.row(i, m, result) for i, m in enumerate(shown, 1)]
@@ -382,48 +386,42 @@ class _HintTable:
             head += "      n"
         return head
 
-    def row(self, i: int, m: Mapping[str, Any], result: Mapping[str, Any]) -> str:
+    def row(self, i: int, m: MoveEval, result: HintResult) -> str:
         margin_ = margin_of(m, result)
         margin = f"{margin_:7.3f}" if margin_ is not None else "  exact" if self.exact else "      -"
-        value = m.get("value")
-        value_text_ = f"{value:+7.3f}" if isinstance(value, (int, float)) else "      -"
         row = (
-            f"{i:3}  {format_action(m):<{self.width}}  "
-            f"{_pct(m.get('win'))} {_pct(m.get('draw'))} {_pct(m.get('loss'))}  {value_text_}  {margin}"
+            f"{i:3}  {format_action(m.action):<{self.width}}  "
+            f"{_pct(m.win)} {_pct(m.draw)} {_pct(m.loss)}  {m.value:+7.3f}  {margin}"
         )
         if self.game:
-            row += f"    {_pct(m.get('game_win'))}"
+            row += f"    {_pct(m.game_win)}"
         if self.n:
-            n = m.get("visits")
-            row += f"  {n:5}" if isinstance(n, int) else "      -"
+            row += f"  {m.visits:5}" if m.visits is not None else "      -"
         return row
 
 
-def mixed_text(result: Mapping[str, Any]) -> list[str]:
+def mixed_text(result: HintResult) -> list[str]:
     """A mixed strategy's lines (a duel, an equilibrium): the moves with
     their odds, and the Bayesian game a duel was solved as."""
-    mixed = [
-        m
-        for m in result.get("mixed") or result.get("strategy") or []
-        if not isinstance(m.get("probability"), (int, float)) or m["probability"] > 0.0005
+    kind = result.decision or "duel"
+    # a duel's mix is typed; an equilibrium's strategy is its wire form (`HintResult.equilibrium`)
+    odds = [(format_action(Action(kind, (m.card,))), m.probability) for m in result.mixed or ()] or [
+        (
+            format_action({"kind": m.get("kind", kind), "cards": m.get("cards", ()), "beats": m.get("beats")}),
+            m.get("probability"),
+        )
+        for m in (result.equilibrium or {}).get("strategy") or []
     ]
+    mixed = [(a, p) for a, p in odds if not isinstance(p, (int, float)) or p > 0.0005]
     if not mixed:
         return []
-    kind = result.get("decision") or "duel"
     lines = [
         "equilibrium strategy (play at random with these odds):"
-        if result.get("method") == Method.EQUILIBRIUM
+        if result.method == Method.EQUILIBRIUM
         else "mixed strategy (a simultaneous choice: play at random with these odds):"
     ]
-    lines.append(
-        "  "
-        + ", ".join(
-            f"{format_action({'kind': m.get('kind', kind), 'cards': m.get('cards', ()), 'beats': m.get('beats')})} "
-            f"{_pct(m.get('probability')).strip()}"
-            for m in mixed
-        )
-    )
-    sub = result.get("subgame")
+    lines.append("  " + ", ".join(f"{a} {_pct(p).strip()}" for a, p in mixed))
+    sub = result.subgame
     if isinstance(sub, dict):
         lines.append(
             f"  solved as a Bayesian game over {sub.get('my_types')} x {sub.get('opponent_types')} hands "
@@ -432,24 +430,23 @@ def mixed_text(result: Mapping[str, Any]) -> list[str]:
     return lines
 
 
-def best_text(result: Mapping[str, Any], ranking: Ranking, has_n: bool) -> str | None:
+def best_text(result: HintResult, ranking: Ranking[MoveEval], has_n: bool) -> str | None:
     """The engine's pick, and what it rests on."""
-    best = result.get("best")
-    if not best:
+    if not result.moves:
         return None
-    line = f"best: {format_action(best)}"
+    line = f"best: {format_action(result.action)}"
     n = samples_of(ranking.rows[0], result) if ranking.rows else None
     if has_n and n:
         line += f" (the engine's pick, on {n} {ranking.unit if n != 1 else ranking.unit[:-1]})"
-    elif result.get("method") == Method.EQUILIBRIUM:
+    elif result.method == Method.EQUILIBRIUM:
         line += " (the engine's pick: the move the strategy plays most)"
     return line
 
 
-def replacement_game_text(result: Mapping[str, Any]) -> list[str]:
+def replacement_game_text(result: HintResult) -> list[str]:
     """What a replacement solved as a game was, in a player's words (none
     for any other search)."""
-    sub = result.get("subgame")
+    sub = result.subgame
     if not isinstance(sub, dict) or sub.get("solved") != "replacement game":
         return []
     reply = (
@@ -458,7 +455,7 @@ def replacement_game_text(result: Mapping[str, Any]) -> list[str]:
         else "the opponent has replaced already"
     )
     mix = ", ".join(
-        f"{format_action({'kind': 'replace', 'cards': m.get('cards', ())})} {_pct(m.get('probability')).strip()}"
+        f"{format_action(Action('replace', tuple(m.get('cards', ()))))} {_pct(m.get('probability')).strip()}"
         for m in sub.get("mix") or []
     )
     return [

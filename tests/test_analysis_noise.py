@@ -4,6 +4,7 @@ the cost labels of its PNG apart (issue 35, item 2)."""
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import json
 import re
@@ -15,6 +16,8 @@ from helpers import run_cli as run
 from tacocat.players.analysis import Analysis, CurvePoint, DecisionReview, analyze
 from tacocat.players.bots import make_bot, play_game
 from tacocat.rules.actions import Action
+from tacocat.search.hint import HintResult
+from tacocat.search.results import MoveEval
 
 
 def review(**values) -> DecisionReview:
@@ -56,25 +59,12 @@ def fake_hint(view, budget, *, method="auto", utilities="game"):
     legal = view.legal_actions()
     favourite = legal[0] if budget.samples >= SPENT else legal[-1]
     moves = [
-        {**a.to_dict(), "value": 0.9 if a == favourite else 0.0, "stderr": 0.001, "visits": budget.samples}
-        for a in legal
+        MoveEval(a, 0.5, 0.0, 0.5, 0.9 if a == favourite else 0.0, stderr=0.001, visits=budget.samples) for a in legal
     ]
-    moves.sort(key=lambda m: -m["value"])
-
-    class Result:
-        search = None
-
-        def to_dict(self):
-            return {
-                "method": "pimc",
-                "exact": False,
-                "samples": budget.samples,
-                "moves": moves,
-                "best": moves[0],
-                "utilities": [1.0, 0.0, -1.0],
-            }
-
-    return Result()
+    moves.sort(key=lambda m: -m.value)
+    return HintResult(
+        "pimc", False, view.decision or "", moves, 0.0, samples=budget.samples, utilities=(1.0, 0.0, -1.0)
+    )
 
 
 def test_a_mistake_that_was_the_engines_pick_with_less_search_says_so(monkeypatch):
@@ -99,12 +89,13 @@ def test_an_equilibriums_cost_is_measured_against_its_exploitability(monkeypatch
 
     def equilibrium_hint(view, budget, *, method="auto", utilities="game"):
         result = fake_hint(view, budget, method=method, utilities=utilities)
-        data = {**result.to_dict(), "method": "equilibrium", "exploitability": 1e-3}
-        for m in data["moves"]:
-            del m["stderr"], m["visits"]
-        data["samples"] = None
-        result.to_dict = lambda: data
-        return result
+        return dataclasses.replace(
+            result,
+            method="equilibrium",
+            equilibrium={"exploitability": 1e-3},
+            moves=tuple(dataclasses.replace(m, stderr=None, visits=None) for m in result.moves),
+            samples=None,
+        )
 
     monkeypatch.setattr(tacocat.search.hint, "hint", equilibrium_hint)
     record = play_game((make_bot("random"), make_bot("random")), seed=5).record()

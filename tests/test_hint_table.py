@@ -14,10 +14,13 @@ from helpers import run_cli as run
 from tacocat.cli.play_cmd import parse_hint_args
 from tacocat.cli.terminal import format_hint
 from tacocat.protocol.session import EngineSession
+from tacocat.rules.actions import Action
 from tacocat.rules.board import Board
 from tacocat.rules.cards import parse_cards
 from tacocat.rules.views import build_view
-from tacocat.search.ranking import CARRIED_SHARE, FEW_SAMPLES, margin_of, rank_moves
+from tacocat.search.hint import HintResult
+from tacocat.search.ranking import CARRIED_SHARE, FEW_SAMPLES, margin_of, rank_answer, rank_moves
+from tacocat.search.results import MoveEval
 
 # The replacement: by value, eight one-deal rows at "100 % win" came
 # first and the engine's pick, replace 4 on 1,104 deals, only on the best: line.
@@ -76,8 +79,8 @@ def test_json_says_how_far_the_search_carried_each_move():
     assert all(isinstance(m["visits"], int) and m["visits"] >= 1 for m in moves)
     visits = [m["visits"] for m in moves]
     assert visits == sorted(visits, reverse=True) and visits[0] > 10 * visits[-1]
-    # the text table ranks the JSON's moves in the JSON's own order
-    assert [m["cards"] for m in rank_moves(data).ranked] == [m["cards"] for m in moves]
+    # the wire answer ranks in its own order, as the board shows it
+    assert [m["cards"] for m in rank_answer(data).ranked] == [m["cards"] for m in moves]
 
 
 def test_protocol_hint_top_keeps_the_ranking_the_board_shows():
@@ -95,21 +98,11 @@ def test_protocol_hint_top_keeps_the_ranking_the_board_shows():
 
 
 def move(cards, value, visits, stderr=None, win=0.5):
-    m = {"kind": "replace", "cards": cards, "value": value, "visits": visits, "win": win, "draw": 0.0}
-    m["loss"] = 1 - win
-    if stderr is not None:
-        m["stderr"] = stderr
-    return m
+    return MoveEval(Action("replace", tuple(cards)), win, 0.0, 1 - win, value, stderr=stderr, visits=visits)
 
 
 def result_of(*moves):
-    return {
-        "method": "pimc",
-        "decision": "replace",
-        "utilities": [1.0, 0.0, -1.0],
-        "moves": list(moves),
-        "best": moves[0],
-    }
+    return HintResult("pimc", False, "replace", moves, seconds=0.0, utilities=(1.0, 0.0, -1.0))
 
 
 def rows_of(text):
@@ -118,7 +111,7 @@ def rows_of(text):
 
 def test_a_margin_on_two_deals_is_not_printed_as_zero():
     result = result_of(move([4], 0.3, 400, 0.02), move([5], 0.2, 200, 0.03), move([6], 1.0, 2, 0.0, win=1.0))
-    assert margin_of(result["moves"][2], result) is None
+    assert margin_of(result.moves[2], result) is None
     text = format_hint(result, show_all=True)
     assert "0.000" not in text
     six = next(line for line in text.splitlines() if "replace 6" in line)
@@ -140,7 +133,10 @@ def test_dropped_moves_are_one_line_saying_whether_any_reaches_the_pick():
         "2 more dropped after 1–60 deals: 1 of them not ruled out on so few deals, e.g. replace 1 11 at +1.000 on 1"
         in format_hint(near)
     )
-    assert rank_moves(near).within_reach == [near["moves"][3]]
+    assert rank_moves(near).within_reach == [near.moves[3]]
+    # the wire form ranks the same
+    wire = near.to_dict()
+    assert rank_answer(wire).within_reach == [wire["moves"][3]]
 
 
 def test_the_pick_is_row_one_even_when_a_thinner_move_values_higher():

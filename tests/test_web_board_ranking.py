@@ -3,10 +3,12 @@ engine's pick first, then the moves by how far the search carried them
 (deals or ISMCTS iterations), the moves dropped early summed up in one line
 with a "Show all" toggle, and each row's deals shown.
 
-board.js ranks with a port of `tacocat.search.ranking.rank_moves` (the
+board.js ranks with a port of `tacocat.search.ranking.rank_answer` (the
 block between its "BEGIN ranking" and "END ranking" lines): run under node
-here against `rank_moves` on the same answers, seeded made-up ones of every
-shape the protocol sends and real ones of the search.  Then, in Debian's
+here against `rank_answer` on the same answers, seeded made-up ones of every
+shape the protocol sends and real ones of the search, and against
+`rank_moves` on the typed results whose wire form the board gets (the
+terminal's ranking).  Then, in Debian's
 Chromium, the replacement position that put one-deal rows on top (`tacocat
 hint --phase replace --board "cat=4 covered=1,2,3" --hand "1 2 4 5 6 7 9 11
 11"`): the pick is row 1, and no row resting on fewer than a tenth of the
@@ -24,11 +26,13 @@ from pathlib import Path
 
 import pytest
 
+from tacocat.rules.actions import Action
 from tacocat.rules.game import GameState
 from tacocat.rules.ruleset import load_ruleset
 from tacocat.search.budget import Budget
-from tacocat.search.hint import hint
-from tacocat.search.ranking import CARRIED_SHARE, rank_moves
+from tacocat.search.hint import HintResult, hint
+from tacocat.search.ranking import CARRIED_SHARE, rank_answer, rank_moves
+from tacocat.search.results import MoveEval
 
 BOARD_JS = Path(__file__).resolve().parents[1] / "solver" / "protocol" / "web" / "board.js"
 STANDARD = load_ruleset(None)
@@ -90,11 +94,34 @@ def made_up_answer(rng: random.Random) -> dict:
     return result
 
 
-def real_answers() -> list[dict]:
+def typed_of(answer: dict) -> HintResult:
+    """A typed result of a made-up answer's shape: its moves (a move
+    without a value at 0, the pick its first move), method, samples and
+    utilities."""
+    moves = [
+        MoveEval(
+            Action(m["kind"], tuple(m["cards"]), m.get("beats")),
+            m.get("win", 0.5),
+            m.get("draw", 0.0),
+            m.get("loss", 0.5),
+            m.get("value") if m.get("value") is not None else 0.0,
+            stderr=m.get("stderr"),
+            game_win=m.get("game_win"),
+            visits=m.get("visits"),
+        )
+        for m in answer["moves"]
+    ]
+    u = answer.get("utilities") or [1.0, 0.0, -1.0]
+    return HintResult(
+        answer["method"], bool(answer.get("exact")), "attack", moves, 0.0, answer.get("samples"), utilities=tuple(u)
+    )
+
+
+def real_answers() -> list[HintResult]:
     """Hints of the search itself, small budgets: a replacement at the
     issue's position (sequential halving), and seeded games' decisions by
     PIMC and by ISMCTS."""
-    answers = [hint(issue_state().view(0), Budget(samples=1104, seed=1)).to_dict()]
+    answers = [hint(issue_state().view(0), Budget(samples=1104, seed=1))]
     rng = random.Random(7)
     state = GameState.new(STANDARD, seed=7)
     for step in range(60):
@@ -103,7 +130,7 @@ def real_answers() -> list[dict]:
         player = state.acting_players()[0]
         if step % 6 == 0:
             for method in ("auto", "ismcts"):
-                answers.append(hint(state.view(player), Budget(samples=60, seed=step), method=method).to_dict())
+                answers.append(hint(state.view(player), Budget(samples=60, seed=step), method=method))
         state.apply(player, rng.choice(state.legal_actions(player)))
     return answers
 
@@ -127,11 +154,12 @@ def issue_state() -> GameState:
     return GameState.from_dict(doc)
 
 
-def python_ranking(result: dict) -> dict:
-    """rank_moves's answer as indices into the answer's moves."""
-    moves = result.get("moves") or []
+def python_ranking(result: dict | HintResult) -> dict:
+    """rank_answer's ranking of a wire answer, or rank_moves's of a typed
+    result, as indices into its moves."""
+    r = rank_moves(result) if isinstance(result, HintResult) else rank_answer(result)
+    moves = result.moves if isinstance(result, HintResult) else result.get("moves") or []
     at = lambda m: next(i for i, x in enumerate(moves) if x is m)  # noqa: E731
-    r = rank_moves(result)
     return {
         "rows": [at(m) for m in r.rows],
         "dropped": [at(m) for m in r.dropped],
@@ -161,18 +189,23 @@ def js_rankings(answers: list[dict]) -> list[dict]:
     return json.loads(done.stdout)
 
 
-def same_rankings(answers: list[dict]) -> list[dict]:
-    """Each answer's ranking, board.js's and rank_moves's being equal."""
-    answers = json.loads(json.dumps(answers))  # as the board receives them: through JSON
-    js = js_rankings(answers)
+def same_rankings(answers: list[dict] | list[HintResult]) -> list[dict]:
+    """Each answer's ranking, board.js's and rank_answer's being equal (a
+    typed result: board.js's on its wire form and rank_moves's on it)."""
+    wire = [a.to_dict() if isinstance(a, HintResult) else a for a in answers]
+    wire = json.loads(json.dumps(wire))  # as the board receives them: through JSON
+    js = js_rankings(wire)
     assert len(js) == len(answers)
-    ours = [python_ranking(a) for a in answers]
-    for i, (answer, theirs, mine) in enumerate(zip(answers, js, ours)):
+    ours = [python_ranking(a) for a in wire]
+    for i, (answer, theirs, mine) in enumerate(zip(wire, js, ours)):
         assert theirs == mine, f"answer {i} ranks differently: {json.dumps(answer)[:400]}"
+    for i, (answer, theirs) in enumerate(zip(answers, js)):
+        if isinstance(answer, HintResult):
+            assert python_ranking(answer) == theirs, f"typed result {i} ranks differently: {wire[i]}"[:400]
     return ours
 
 
-def test_the_board_ranks_made_up_hints_as_rank_moves_does():
+def test_the_board_ranks_made_up_hints_as_rank_answer_does():
     rng = random.Random(35)
     ours = same_rankings([made_up_answer(rng) for _ in range(400)])
     # the comparison saw every case: a summary line with moves within reach
@@ -180,6 +213,14 @@ def test_the_board_ranks_made_up_hints_as_rank_moves_does():
     assert any(r["dropped"] and not r["withinReach"] for r in ours)
     assert any(r["withinReach"] for r in ours) and any(r["unit"] == "iterations" for r in ours)
     assert any(r["rows"] and not r["dropped"] for r in ours) and any(not r["rows"] for r in ours)
+
+
+def test_the_board_ranks_the_wire_form_of_typed_results_as_the_terminal_does():
+    rng = random.Random(32)
+    typed = [typed_of(made_up_answer(rng)) for _ in range(400)]
+    ours = same_rankings(typed)
+    assert any(r["dropped"] and not r["withinReach"] for r in ours)
+    assert any(r["withinReach"] for r in ours) and any(r["unit"] == "iterations" for r in ours)
 
 
 @pytest.mark.slow
@@ -206,7 +247,7 @@ def test_the_board_puts_the_pick_first_and_sums_up_the_moves_dropped_early():
     """The issue's replacement, opened on the board (resumed from its saved
     seat, as test_drawn_games opens a game): row 1 is the pick on the most
     deals, no row on fewer than a tenth of the pick's deals stands above a
-    row on more, the table is `rank_moves`'s on the answer the page got, and
+    row on more, the table is `rank_answer`'s on the answer the page got, and
     "Show all" lists every move and folds them back."""
     test_web_board = pytest.importorskip("test_web_board")  # skips, as it does, without Playwright or Chromium
     from servers import running_server
@@ -242,7 +283,7 @@ def test_the_board_puts_the_pick_first_and_sums_up_the_moves_dropped_early():
             finally:
                 browser.close()
     assert errors == []
-    ranking = rank_moves(answer)
+    ranking = rank_answer(answer)
     text = lambda m: ("replace " + " ".join(map(str, m["cards"]))) if m["cards"] else "keep all (replace nothing)"  # noqa: E731
     # row 1: the engine's pick, on the most deals
     assert rows[0][0] == text(answer["best"]) and status.startswith(f"Best: {text(answer['best'])} ")
@@ -252,7 +293,7 @@ def test_the_board_puts_the_pick_first_and_sums_up_the_moves_dropped_early():
     for i, n in enumerate(deals):
         if n < CARRIED_SHARE * deals[0]:
             assert all(later <= n for later in deals[i:]), deals
-    # the rows are rank_moves's, the dropped ones summed up in one line
+    # the rows are rank_answer's, the dropped ones summed up in one line
     assert [m for m, _ in rows] == [text(m) for m in ranking.rows[:8]]
     assert len(ranking.dropped) > 300
     assert summary.startswith(f"{len(ranking.dropped)} more dropped after ") and "Show all" in summary

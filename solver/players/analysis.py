@@ -27,7 +27,7 @@ negative: a game has one winner, R19, or is drawn at 0 for both, RULES §8)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Mapping
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping
 
 from tacocat.errors import RecordError
 from tacocat.rules.actions import Action
@@ -35,6 +35,10 @@ from tacocat.rules.cards import Hand
 from tacocat.rules.events import Decision
 from tacocat.rules.game import GameRecord
 from tacocat.search.ranking import margin_of, samples_of
+from tacocat.search.results import MoveEval
+
+if TYPE_CHECKING:
+    from tacocat.search.hint import HintResult
 
 POINTS_PER_EQUITY = 50.0
 """Game-win percentage points per unit of game equity (2 G - 1)."""
@@ -97,8 +101,8 @@ class DecisionReview:
     """95% margin of `played_value` (`tacocat.search.ranking.margin_of`)."""
     played_samples: int | None = None
     """Deals (ISMCTS: iterations) behind `played_value`."""
-    best: dict | None = None
-    """The engine's best move (a move dict of `HintResult`)."""
+    best: MoveEval | None = None
+    """The engine's best move."""
     best_value: float | None = None
     best_stderr: float | None = None
     best_margin: float | None = None
@@ -111,8 +115,8 @@ class DecisionReview:
     exact: bool = False
     """True when the values are exact (no sampling error)."""
     seconds: float = 0.0
-    hint: dict | None = field(default=None, repr=False)
-    """The whole `HintResult.to_dict()` (kept when asked)."""
+    hint: HintResult | None = field(default=None, repr=False)
+    """The engine's whole answer (kept when asked)."""
 
     @property
     def forced(self) -> bool:
@@ -160,7 +164,7 @@ class DecisionReview:
             "legal": self.legal,
             "played_value": self.played_value,
             "played_stderr": self.played_stderr,
-            "best": self.best,
+            "best": self.best.to_dict() if self.best is not None else None,
             "best_value": self.best_value,
             "best_stderr": self.best_stderr,
             "played_samples": self.played_samples,
@@ -174,7 +178,7 @@ class DecisionReview:
             "seconds": round(self.seconds, 4),
         }
         if with_hint:
-            d["hint"] = self.hint
+            d["hint"] = self.hint.to_dict() if self.hint is not None else None
         return d
 
 
@@ -260,11 +264,12 @@ class Analysis:
         }
 
 
-def _matches(move: Mapping[str, Any], action: Action) -> bool:
-    if move.get("kind") != action.kind or tuple(sorted(move.get("cards", ()))) != action.cards:
+def _matches(move: Action, action: Action) -> bool:
+    """`move` is `action`, an answer's beat/sacrifice compared only when both say it."""
+    if move.kind != action.kind or move.cards != action.cards:
         return False
-    if action.kind == Decision.ANSWER and action.beats is not None and move.get("beats") is not None:
-        return bool(move["beats"]) == bool(action.beats)
+    if action.kind == Decision.ANSWER and action.beats is not None and move.beats is not None:
+        return bool(move.beats) == bool(action.beats)
     return True
 
 
@@ -276,13 +281,13 @@ def _stopped(stop: Any) -> bool:
     return bool(stop())
 
 
-def _spent(result: Any, data: Mapping[str, Any]) -> int | None:
+def _spent(result: HintResult) -> int | None:
     """What a search spent, in its budget's unit: a replacement's (candidate,
     deal) evaluations, else its deals or iterations."""
-    evaluations = getattr(getattr(result, "search", None), "evaluations", None)
+    evaluations = getattr(result.search, "evaluations", None)
     if isinstance(evaluations, int) and evaluations > 0:
         return evaluations
-    n = data.get("iterations") if data.get("method") == "ismcts" else data.get("samples")
+    n = result.iterations if result.method == "ismcts" else result.samples
     return n if isinstance(n, int) and n > 0 else None
 
 
@@ -311,7 +316,7 @@ class _Ask:
     def event(self) -> Any:
         return self.stop if hasattr(self.stop, "is_set") else None
 
-    def hint(self, view: Any, index: int, samples: int | None = None, method: str | None = None) -> Any:
+    def hint(self, view: Any, index: int, samples: int | None = None, method: str | None = None) -> HintResult:
         """`hint` on decision `index` (seed `seed + index`): the analysis's
         budget, or `samples` deals of `method` (a search run again with less)."""
         from tacocat.search.budget import Budget
@@ -437,35 +442,34 @@ def _search(review: DecisionReview, view: Any, ask: _Ask) -> None:
     value and the played move's, their margins, and whether a costly move
     played was the engine's own pick with less search."""
     result = ask.hint(view, review.index)
-    data = result.to_dict()
-    _read_hint(review, data)
-    if review.significant and not review.exact and data.get("method") in ("pimc", "ismcts"):
-        review.pick_at = _pick_at(review, view, ask, _spent(result, data) or 0, data["method"])
+    _read_hint(review, result)
+    if review.significant and not review.exact and result.method in ("pimc", "ismcts"):
+        review.pick_at = _pick_at(review, view, ask, _spent(result) or 0, result.method)
     if ask.keep_hints:
-        review.hint = data
+        review.hint = result
 
 
-def _read_hint(review: DecisionReview, data: Mapping[str, Any]) -> None:
-    """The values of the best move and of the move played, as the hint's answer gives them."""
-    moves = data.get("moves", [])
-    best = data.get("best") or (moves[0] if moves else None)
-    review.method = data.get("method")
-    review.exact = bool(data.get("exact"))
-    review.seconds = _num(data.get("seconds")) or 0.0
+def _read_hint(review: DecisionReview, result: HintResult) -> None:
+    """The values of the best move and of the move played, as the hint gives them."""
+    moves = result.moves
+    best = result.best if moves else None
+    review.method = result.method
+    review.exact = result.exact
+    review.seconds = _num(result.seconds) or 0.0
     review.best = best
     if best is not None:
-        review.best_value = _num(best.get("value"))
-        review.best_stderr = _num(best.get("stderr"))
-        review.best_margin = margin_of(best, data)
-        review.best_samples = samples_of(best, data)
-    mine = next((m for m in moves if _matches(m, review.played)), None)
+        review.best_value = _num(best.value)
+        review.best_stderr = _num(best.stderr)
+        review.best_margin = margin_of(best, result)
+        review.best_samples = samples_of(best, result)
+    mine = next((m for m in moves if _matches(m.action, review.played)), None)
     if mine is not None:
-        review.played_value = _num(mine.get("value"))
-        review.played_stderr = _num(mine.get("stderr"))
-        review.played_margin = margin_of(mine, data)
-        review.played_samples = samples_of(mine, data)
-    noise = _num(data.get("exploitability"))
-    if data.get("method") == "equilibrium" and noise is not None:
+        review.played_value = _num(mine.value)
+        review.played_stderr = _num(mine.stderr)
+        review.played_margin = margin_of(mine, result)
+        review.played_samples = samples_of(mine, result)
+    noise = _num((result.equilibrium or {}).get("exploitability"))
+    if result.method == "equilibrium" and noise is not None:
         # CFR's values are as good as its exploitability: no sampling, no standard error
         review.best_margin = review.played_margin = noise
 
@@ -475,8 +479,8 @@ def _pick_at(review: DecisionReview, view: Any, ask: _Ask, spent: int, method: s
     is the move played: {"share", "samples"}, else None."""
     for share in LOWER_BUDGETS if spent else ():
         samples = max(1, int(spent * share))
-        pick = ask.hint(view, review.index, samples=samples, method=method).to_dict().get("best")
-        if pick is not None and _matches(pick, review.played):
+        again = ask.hint(view, review.index, samples=samples, method=method)
+        if again.moves and _matches(again.action, review.played):
             return {"share": round(share, 4), "samples": samples}
     return None
 

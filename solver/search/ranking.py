@@ -5,15 +5,23 @@ halving drops most candidates after a deal or two, and a table sorted by
 value alone put those one-deal "100 % win" rows above the pick and its
 thousand deals; an ISMCTS tree likewise visits bad moves little.
 
-Works on the dict form of a result (`HintResult.to_dict()`, the protocol's
-hint answer), so the terminal and the protocol's readers share it, and it
-loads nothing heavy."""
+`rank_moves` ranks a `HintResult`, what the terminal formats; `rank_answer`
+ranks the wire form of one (`HintResult.to_dict()`, the protocol's hint
+answer) read as leniently as the web board reads it, the ranking board.js
+ports.  Both read each move into the same few numbers (`_Measured`) and
+rank those in one place.  Loads nothing heavy (the hint's search only for
+type checking)."""
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Generic, Mapping, Sequence, TypeVar
+
+from tacocat.search.results import MoveEval
+
+if TYPE_CHECKING:
+    from tacocat.search.hint import HintResult
 
 FEW_SAMPLES = 10
 """A move measured on fewer deals (or iterations) than this has no margin
@@ -23,50 +31,124 @@ CARRIED_SHARE = 0.1
 """A move the search carried to fewer than this share of its pick's deals
 (or iterations) was dropped early: it is summarised, not ranked."""
 Z95 = 1.96
+ROUND_SPREAD = 2.0
+"""The spread of the round's utilities (+1 won, -1 lost): the widest margin's
+spread when an answer names no utilities."""
+
+M = TypeVar("M")
 
 
-def samples_of(move: Mapping[str, Any], result: Mapping[str, Any]) -> int | None:
+# ------------------------------------------------------------ one move
+def samples_of(move: MoveEval, result: HintResult) -> int | None:
     """The deals (or ISMCTS iterations) behind a move's value: its own
     `visits` when the search spent different amounts on different moves (a
     replacement's sequential halving, ISMCTS), else the result's `samples`
     (every move on the same deals).  None when exact or unknown."""
-    n = move.get("visits")
-    if isinstance(n, int) and not isinstance(n, bool):
-        return n
-    if result.get("exact"):
-        return None
-    n = result.get("samples")
-    return n if isinstance(n, int) and not isinstance(n, bool) else None
+    if move.visits is not None:
+        return move.visits
+    return None if result.exact else result.samples
 
 
-def margin_of(move: Mapping[str, Any], result: Mapping[str, Any]) -> float | None:
+def margin_of(move: MoveEval, result: HintResult) -> float | None:
     """The 95% margin of a move's value, None when it has none worth
     printing: no standard error, or fewer than `FEW_SAMPLES` behind it."""
-    se = move.get("stderr")
-    if not isinstance(se, (int, float)) or isinstance(se, bool):
-        return None
-    n = samples_of(move, result)
-    if n is not None and n < FEW_SAMPLES:
-        return None
-    return Z95 * float(se)
+    return _margin(move.stderr, samples_of(move, result))
 
 
-def widest_margin(move: Mapping[str, Any], result: Mapping[str, Any]) -> float:
+def widest_margin(move: MoveEval, result: HintResult) -> float:
     """A margin that holds however the move's deals fell: its own when it
     has one, else the one of the widest spread its values allow (a standard
     deviation of half the range of the utilities), infinite with no deal."""
-    own = margin_of(move, result)
+    return _widest(margin_of(move, result), samples_of(move, result), _spread(result.utilities))
+
+
+def _margin(stderr: float | None, n: int | None) -> float | None:
+    if stderr is None or (n is not None and n < FEW_SAMPLES):
+        return None
+    return Z95 * float(stderr)
+
+
+def _widest(own: float | None, n: int | None, spread: float) -> float:
     if own is not None:
         return own
-    n = samples_of(move, result)
     if not n:
         return math.inf
-    u = result.get("utilities")
-    spread = max(u) - min(u) if isinstance(u, (list, tuple)) and u else 2.0
     return Z95 * (spread / 2.0) / math.sqrt(n)
 
 
+def _spread(utilities: Sequence[float] | None) -> float:
+    return max(utilities) - min(utilities) if utilities else ROUND_SPREAD
+
+
+def _unit(method: Any) -> str:
+    return "iterations" if method == "ismcts" else "deals"
+
+
+@dataclass(frozen=True)
+class _Measured:
+    """What the ranking reads of one move."""
+
+    samples: int | None
+    value: float | None
+    margin: float | None
+    widest: float
+
+
+# ------------------------------------------------------------ the ranking
+@dataclass(frozen=True)
+class Ranking(Generic[M]):
+    """A hint's moves as the table shows them (moves of the ranked result:
+    `MoveEval`s of a `HintResult`, move dicts of a wire answer)."""
+
+    rows: list[M]
+    """The pick first, then the moves the search carried on, most deals first."""
+    dropped: list[M]
+    """Moves dropped early (fewer than `CARRIED_SHARE` of the pick's deals), most deals first."""
+    within_reach: list[M]
+    """The dropped moves whose value, with the widest margin its deals allow,
+    still reaches the pick's value less its margin."""
+    unit: str
+    """What the counts count: "deals" or "iterations"."""
+
+    @property
+    def ranked(self) -> list[M]:
+        """Every move: the rows, then the dropped ones."""
+        return self.rows + self.dropped
+
+
+def rank_moves(result: HintResult) -> Ranking[MoveEval]:
+    """The moves of `result` ranked by what the search knows (module
+    docstring); its pick is its first move."""
+    spread = _spread(result.utilities)
+    measured = []
+    for m in result.moves:
+        n = samples_of(m, result)
+        own = _margin(m.stderr, n)
+        measured.append(_Measured(n, float(m.value), own, _widest(own, n, spread)))
+    return _ranked(list(result.moves), measured, 0, _unit(result.method))
+
+
+def rank_answer(answer: Mapping[str, Any]) -> Ranking[Mapping[str, Any]]:
+    """`rank_moves` on a hint's wire form: its pick the listed move its
+    `best` names (the first when none), a field that is missing, null or
+    not a number read as unknown."""
+    moves: list[Mapping[str, Any]] = list(answer.get("moves") or [])
+    best = answer.get("best")
+    pick_at = next((i for i, m in enumerate(moves) if isinstance(best, Mapping) and same_move(m, best)), 0)
+    u = answer.get("utilities")
+    spread = _spread(u if isinstance(u, (list, tuple)) else None)
+    shared = None if answer.get("exact") else _count(answer.get("samples"))
+    measured = []
+    for m in moves:
+        visits = _count(m.get("visits"))
+        n = visits if visits is not None else shared
+        own = _margin(_number(m.get("stderr")), n)
+        measured.append(_Measured(n, _number(m.get("value")), own, _widest(own, n, spread)))
+    return _ranked(moves, measured, pick_at, _unit(answer.get("method")))
+
+
 def same_move(a: Mapping[str, Any], b: Mapping[str, Any]) -> bool:
+    """Two wire moves are the same move (their cards in any order)."""
     return (
         a.get("kind") == b.get("kind")
         and sorted(a.get("cards", ())) == sorted(b.get("cards", ()))
@@ -74,82 +156,60 @@ def same_move(a: Mapping[str, Any], b: Mapping[str, Any]) -> bool:
     )
 
 
-@dataclass(frozen=True)
-class Ranking:
-    """A hint's moves as the table shows them."""
-
-    rows: list[Mapping[str, Any]]
-    """The pick first, then the moves the search carried on, most deals first."""
-    dropped: list[Mapping[str, Any]]
-    """Moves dropped early (fewer than `CARRIED_SHARE` of the pick's deals), most deals first."""
-    within_reach: list[Mapping[str, Any]]
-    """The dropped moves whose value, with the widest margin its deals allow,
-    still reaches the pick's value less its margin."""
-    unit: str
-    """What the counts count: "deals" or "iterations"."""
-
-    @property
-    def ranked(self) -> list[Mapping[str, Any]]:
-        """Every move: the rows, then the dropped ones."""
-        return self.rows + self.dropped
+def _count(x: Any) -> int | None:
+    return x if isinstance(x, int) and not isinstance(x, bool) else None
 
 
-def rank_moves(result: Mapping[str, Any]) -> Ranking:
-    """The moves of `result` ranked by what the search knows (module docstring)."""
-    moves: Sequence[Mapping[str, Any]] = list(result.get("moves") or [])
-    best = result.get("best")
-    pick_at = next((i for i, m in enumerate(moves) if isinstance(best, Mapping) and same_move(m, best)), 0)
-    others = _by_samples_then_value(result, [(i, m) for i, m in enumerate(moves) if i != pick_at])
+def _number(x: Any) -> float | None:
+    return float(x) if isinstance(x, (int, float)) and not isinstance(x, bool) else None
+
+
+def _ranked(moves: list[M], measured: list[_Measured], pick_at: int, unit: str) -> Ranking[M]:
+    """The ranking of `moves` (each read as `measured`), the pick first."""
     if not moves:
         return Ranking([], [], [], "deals")
-    pick = moves[pick_at]
-    unit = "iterations" if result.get("method") == "ismcts" else "deals"
-    n_pick = samples_of(pick, result)
+    others = _by_samples_then_value(measured, [i for i in range(len(moves)) if i != pick_at])
+    n_pick = measured[pick_at].samples
     if not n_pick:
-        return Ranking([pick, *others], [], [], unit)
-    carried, dropped = _carried_and_dropped(result, others, n_pick)
-    return Ranking([pick, *carried], dropped, _within_reach(result, pick, dropped), unit)
+        return Ranking([moves[pick_at], *(moves[i] for i in others)], [], [], unit)
+    carried, dropped = _carried_and_dropped(measured, others, n_pick)
+    reach = _within_reach(measured, pick_at, dropped)
+    return Ranking(
+        [moves[pick_at], *(moves[i] for i in carried)], [moves[i] for i in dropped], [moves[i] for i in reach], unit
+    )
 
 
-def _by_samples_then_value(
-    result: Mapping[str, Any], moves: list[tuple[int, Mapping[str, Any]]]
-) -> list[Mapping[str, Any]]:
-    """The moves, most samples first, then by value (a move without a
-    value after those with one), then in the search's order."""
+def _by_samples_then_value(measured: list[_Measured], at: list[int]) -> list[int]:
+    """The moves at `at`, most samples first, then by value (a move without
+    a value after those with one), then in the search's order."""
 
-    def key(item: tuple[int, Mapping[str, Any]]) -> tuple:
-        i, m = item
-        n = samples_of(m, result)
-        value = m.get("value")
-        if isinstance(value, (int, float)) and not isinstance(value, bool) and n != 0:
-            return (-(n or 0), False, -float(value), i)
+    def key(i: int) -> tuple:
+        n, value = measured[i].samples, measured[i].value
+        if value is not None and n != 0:
+            return (-(n or 0), False, -value, i)
         return (-(n or 0), True, 0.0, i)
 
-    return [m for _, m in sorted(moves, key=key)]
+    return sorted(at, key=key)
 
 
-def _carried_and_dropped(
-    result: Mapping[str, Any], others: list[Mapping[str, Any]], n_pick: int
-) -> tuple[list[Mapping[str, Any]], list[Mapping[str, Any]]]:
+def _carried_and_dropped(measured: list[_Measured], others: list[int], n_pick: int) -> tuple[list[int], list[int]]:
     """The moves searched at least `CARRIED_SHARE` as much as the pick,
     and the others."""
-    carried: list[Mapping[str, Any]] = []
-    dropped: list[Mapping[str, Any]] = []
-    for m in others:
-        n = samples_of(m, result)
-        (dropped if n is not None and n < CARRIED_SHARE * n_pick else carried).append(m)
+    carried: list[int] = []
+    dropped: list[int] = []
+    for i in others:
+        n = measured[i].samples
+        (dropped if n is not None and n < CARRIED_SHARE * n_pick else carried).append(i)
     return carried, dropped
 
 
-def _within_reach(
-    result: Mapping[str, Any], pick: Mapping[str, Any], dropped: list[Mapping[str, Any]]
-) -> list[Mapping[str, Any]]:
+def _within_reach(measured: list[_Measured], pick_at: int, dropped: list[int]) -> list[int]:
     """The dropped moves whose value, at its widest margin, reaches the
     pick's value less its margin."""
-    value = pick.get("value")
-    floor = float(value) - (margin_of(pick, result) or 0.0) if isinstance(value, (int, float)) else math.inf
-    return [
-        m
-        for m in dropped
-        if isinstance(m.get("value"), (int, float)) and float(m["value"]) + widest_margin(m, result) >= floor
-    ]
+    pick = measured[pick_at]
+    floor = pick.value - (pick.margin or 0.0) if pick.value is not None else math.inf
+    return [i for i in dropped if _reaches(measured[i], floor)]
+
+
+def _reaches(move: _Measured, floor: float) -> bool:
+    return move.value is not None and move.value + move.widest >= floor
