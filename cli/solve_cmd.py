@@ -17,7 +17,7 @@ import math
 import re
 import sys
 from dataclasses import dataclass
-from typing import Any, Callable, TextIO
+from typing import Any, Callable, Sequence, TextIO
 
 import click
 
@@ -86,20 +86,17 @@ def _verb(name: str, verb: str) -> str:
 
 
 def line_of_play(
-    steps: list, showdown: tuple[int, int] | None, names: tuple[str, str], order: tuple[int, int] = (0, 1)
+    steps: Sequence[PVStep], showdown: tuple[int, int] | None, names: tuple[str, str], order: tuple[int, int] = (0, 1)
 ) -> str:
     """A line of play as one readable line: tricks separated by "; ", each
     "X attacks C, Y answers D (beats|sacrifice)", then the showdown.
-    `steps`: PVStep objects or their dicts; `names[p]` names player p
-    ("you" takes the plain verb); `showdown` holds player 0's and player
-    1's last cards, shown in the player order `order`."""
+    `names[p]` names player p ("you" takes the plain verb); `showdown`
+    holds player 0's and player 1's last cards, shown in the player order
+    `order`."""
     parts: list[str] = []
     trick = ""
     for step in steps:
-        if isinstance(step, PVStep):
-            player, cards, beats = step.player, step.cards, step.beats
-        else:
-            player, cards, beats = step["player"], step["cards"], step.get("beats")
+        player, cards, beats = step.player, step.cards, step.beats
         if beats is None:
             if trick:
                 parts.append(trick)
