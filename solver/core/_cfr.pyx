@@ -1891,8 +1891,10 @@ cdef class Engine:
             sv[0], sv[1], sv[2], sv[3] = fc.m[iy], fc.t[iy], fc.ga[iy], fc.fw[iy]
             sv[4], sv[5], sv[6] = fc.mP[iy], fc.tP[iy], fc.gP[iy]
             self._factor_at(p, dfd, &after, c0 + (a if att == 0 else 0), c1 + (a if att == 1 else 0), &fc, iy)
-            if p == att:   # the values of p's last card x after attacking with y, read below
-                self._last_single(dfd, self.single_slot[y], p, opp, grp[y], &fc, W, self.every1, n1, dl, ndl, False)
+            if p == att:   # the values of p's last card x <= y after attacking with y (level 1 is in rank
+                # order: the first iy + 1 cards), read below
+                self._last_single(dfd, self.single_slot[y], p, opp, grp[y], &fc, W, self.every1, iy + 1, dl, ndl,
+                                  False)
             else:
                 self._last_single(dfd, self.single_slot[y], p, grp[y], out, &fc, W, live, nlive, self.every1, n1, True)
             fc.m[iy], fc.t[iy], fc.ga[iy], fc.fw[iy] = sv[0], sv[1], sv[2], sv[3]
@@ -2047,6 +2049,16 @@ cdef class Engine:
                 pre[i + 1] = pre[i] + t[i] * opp[i]
                 dT[i] = (fc.tP[i] - t[i]) * opp[i]
             tot = pre[n1]
+            if add:   # two loops, not a test of `add` in one (which kept the loop's values off the registers)
+                for j in range(nlive):
+                    d = live[j]
+                    pi = kplay[d]
+                    y = kept[d]
+                    lo = pre[y] + dT[pi] * (pi < y)
+                    hi = (tot - pre[y + 1]) + dT[pi] * (pi > y)
+                    e = y + 64 * (y == pi)
+                    out[d] += fw[pi] * (m[e] * (lo * u_lo + hi * u_hi) + m[32 + e] * opp[y] * u_eq)
+                return
             for j in range(nlive):
                 d = live[j]
                 pi = kplay[d]
@@ -2054,11 +2066,7 @@ cdef class Engine:
                 lo = pre[y] + dT[pi] * (pi < y)
                 hi = (tot - pre[y + 1]) + dT[pi] * (pi > y)
                 e = y + 64 * (y == pi)
-                v = fw[pi] * (m[e] * (lo * u_lo + hi * u_hi) + m[32 + e] * opp[y] * u_eq)
-                if add:
-                    out[d] += v
-                else:
-                    out[d] = v
+                out[d] = fw[pi] * (m[e] * (lo * u_lo + hi * u_hi) + m[32 + e] * opp[y] * u_eq)
             return
         for i in range(n1):
             H[i] = 0.0
