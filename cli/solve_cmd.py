@@ -745,9 +745,16 @@ class EquilibriumProgress:
         self.checks: list[tuple[int, float, float]] = []
         """(iterations, seconds, exploitability) of each check so far."""
         self.progress = Progress("equilibrium")
-        self.progress.report(note="sizing and building the endgame's public tree (every hand, every move)")
+        # Sizing may end in a refusal (over the memory cap), one error line:
+        # a pipe hears nothing until the estimate has accepted the tree.
+        self.progress.quiet_when_piped = True
+        self.progress.report(note="sizing the endgame's public tree (every hand, every move)")
 
     def __call__(self, info: dict) -> None:
+        if info.get("stage") == "sized":
+            self.progress.quiet_when_piped = False
+            self.progress.report(note="building the endgame's public tree (every hand, every move)")
+            return
         if info.get("stage") == "built":
             self.built_s = float(info["seconds"])
             self.progress.say(

@@ -532,6 +532,9 @@ class Progress:
         self.shown = 0
         """Characters of the terminal line drawn last (0: none shown)."""
         self.drawn_at = -1e9
+        self.quiet_when_piped = False
+        """While set, a pipe gets no line: a step that may end in a refusal,
+        whose one `error:` line must stand alone on stderr."""
         self._lock = threading.Lock()
         self._over = threading.Event()
         self._thread: Any = None
@@ -651,7 +654,7 @@ class Progress:
             self.draw()
 
     def draw(self) -> None:
-        if not self.enabled:
+        if not self.enabled or (self.quiet_when_piped and not self.tty):
             return
         with self._lock:
             self.drawn_at = self._now()

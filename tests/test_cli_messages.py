@@ -194,3 +194,15 @@ def test_a_refused_equilibrium_says_what_works_instead():
         "fewer cards",
         "would fit",  # the history that would narrow it enough (R20)
     )
+
+
+def test_a_refusal_after_a_long_sizing_is_still_one_line(monkeypatch):
+    # On a loaded machine the sizing of a refused endgame outlasts the
+    # piped progress's first line: the pipe hears nothing until the
+    # estimate accepts the tree, so the refusal stands alone.
+    from tacocat.cli import terminal
+
+    monkeypatch.setattr(terminal.Progress, "PIPE_EVERY_S", 0.01)
+    one_line_error(
+        run(["solve", "--equilibrium", "--hand", "1 2 3 4 5 6", "--attacker", "0"]), "would fit", "fewer cards"
+    )

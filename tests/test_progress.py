@@ -152,11 +152,14 @@ def test_equilibrium_progress_says_the_tree_and_each_check():
         mp.setattr("sys.stderr", stream)
         mp.setenv("COLUMNS", "200")  # the whole line: a narrower terminal cuts the note
         with EquilibriumProgress(0.001) as info:
+            time.sleep(0.3)
+            info({"stage": "sized"})
+            time.sleep(0.3)
             info({"stage": "built", "nodes": 257517, "sequences": 1795985, "bytes": 30.5e6, "seconds": 1.7})
             info({"stage": "iterating", "iterations": 8, "exploitability": 0.0078, "seconds": 5.5})
             time.sleep(0.3)
     text = stream.getvalue()
-    assert "sizing and building the endgame's public tree" in text
+    assert "sizing the endgame's public tree" in text and "building the endgame's public tree" in text
     assert "tree built: 257,517 public nodes, 1,795,985 sequences, 30.5 MB in 1.7 s" in text
     assert "CFR: 8 iterations, exploitability 0.0078 (target 0.001)" in text
     assert BAR.search(text) and LEFT.search(text), text

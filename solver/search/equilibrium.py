@@ -672,6 +672,7 @@ def build(
     threads: int = 1,
     compact: bool | None = None,
     core=None,
+    sized: Callable[[], None] | None = None,
 ):
     """The core engine of an endgame (the public tree, every hand; with
     `keep_lower_answers` (and `keep_lower`), the last answers below the
@@ -686,7 +687,8 @@ def build(
     `compact`: 16-bit entries (None: when the float32 tree is estimated over
     `COMPACT_ABOVE`).  `core`: another build of the core (`tacocat.search.
     bench.core_build`, for benchmarks; one without threads or compact
-    storage ignores them)."""
+    storage ignores them).  `sized()` is called once the estimate has
+    accepted the tree, before it is built."""
     core = _cfr if core is None else core
     eng = _engine(endgame, core)
     newer = hasattr(eng, "set_threads")  # an older build has neither threads nor compact storage
@@ -716,6 +718,8 @@ def build(
             + (f" ({narrower})" if narrower else "")
             + "; fewer unseen cards or smaller hands are needed (or use the double-dummy method)"
         )
+    if sized is not None:
+        sized()
     try:
         reserve = int(min(hard, seqs * 1.1))  # the estimate is within a few per cent
         eng.build(hard, reserve, int(reserve * (1.0 - forced / max(seqs, 1.0))))
@@ -879,7 +883,8 @@ def solve(
     cut short keeps the exploitability last measured (`measured_at`).
     Stopped before a strategy exists: `EquilibriumStopped`.  Other
     `TacocatError`s for bad input.  `info`, if given, hears how it goes:
-    once the tree is built {"stage": "built", "nodes", "sequences",
+    once the estimate accepts the tree {"stage": "sized"}, once the tree
+    is built {"stage": "built", "nodes", "sequences",
     "bytes", "seconds"}, then after every exploitability check {"stage":
     "iterating", "iterations", "exploitability", "seconds"} (a front door
     shows it; the build of a large endgame takes much of the time).
@@ -911,6 +916,7 @@ def solve(
         threads=threads,
         compact=compact,
         core=core,
+        sized=None if info is None else lambda: info({"stage": "sized"}),
     )
     built_s = clock.now() - m0
     if hand_of is not None:
