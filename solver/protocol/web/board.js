@@ -657,8 +657,12 @@ async function resume() {
     await refresh();
   } catch (err) {
     if (joined) { showError(new Error(`the invite link does not open a game here (${err.message})`)); }
-    localStorage.removeItem(STORE);
-    sessionStorage.removeItem(STORE);
+    if (err instanceof ApiError) {  // the server answered: the game is gone, or not this seat's
+      localStorage.removeItem(STORE);
+      sessionStorage.removeItem(STORE);
+    } else if (!joined) {  // no answer (the server down, or a reload cut the request): the game is kept
+      showError(new Error(`the saved game could not be resumed (${err.message}); reload the page to try again`));
+    }
     Object.assign(S, { game: null, token: null, view: null, log: [] });
     return false;
   }
