@@ -772,10 +772,8 @@ def command(opponent, strength, time_ms, clock, seat, seed, rules_path, save_pat
       tacocat play --resume game.json
       printf 'none\\n12\\n12\\n' | tacocat play --opponent random --seed 11 --save g.json   # scripted"""
     budget = bot_budget(strength, time_ms, clock)
-    if resume_path is not None:
-        start = resumed_game(resume_path, rules_path, save_path, seat, seed, opponent, budget)
-    else:
-        start = new_game(rules_path, save_path, seat, seed, opponent, budget)
+    asked = Asked(rules_path, save_path, seat, seed, opponent, budget)
+    start = new_game(asked) if resume_path is None else resumed_game(resume_path, asked)
     check_budget_use(start.opponent, strength, time_ms)
     bot = build_bot(start.opponent, start.budget)
     session = Session(
@@ -808,15 +806,23 @@ class Start:
     """A seed drawn now (printed, so the deals can be played again)."""
 
 
-def new_game(
-    rules_path: str | None,
-    save_path: str | None,
-    seat: int | None,
-    seed: int | None,
-    opponent: str | None,
-    budget: dict,
-) -> Start:
+@dataclass(frozen=True)
+class Asked:
+    """The game options the command line gave (None: not given)."""
+
+    rules_path: str | None
+    save_path: str | None
+    seat: int | None
+    seed: int | None
+    opponent: str | None
+    budget: dict
+
+
+def new_game(asked: Asked) -> Start:
     """A new game: a seed drawn when none is given."""
+    rules_path, save_path, seat, seed, opponent, budget = (
+        asked.rules_path, asked.save_path, asked.seat, asked.seed, asked.opponent, asked.budget
+    )
     fresh = seed is None
     if seed is None:
         seed = secrets.randbelow(1_000_000)  # a new deal each game; printed so it can be replayed
@@ -825,18 +831,13 @@ def new_game(
     return Start(state, 0 if seat is None else seat, opponent or DEFAULT_OPPONENT, budget, save, seed, [], fresh)
 
 
-def resumed_game(
-    resume_path: str,
-    rules_path: str | None,
-    save_path: str | None,
-    seat: int | None,
-    seed: int | None,
-    opponent: str | None,
-    budget: dict,
-) -> Start:
+def resumed_game(resume_path: str, asked: Asked) -> Start:
     """The saved game to go on with: the options given must agree with it
     (its ruleset, seat and seed are the record's), the others are read
     from it."""
+    rules_path, save_path, seat, seed, opponent, budget = (
+        asked.rules_path, asked.save_path, asked.seat, asked.seed, asked.opponent, asked.budget
+    )
     data = read_json(resume_path, "game record")
     record = GameRecord.from_dict(data)
     if rules_path is not None:

@@ -123,15 +123,20 @@ def main() -> None:
     os.chdir(tempfile.mkdtemp(prefix="tacocat-fuzz-cwd-"))  # fuzzed --save/--out paths land there
     rows: list[tuple[fz.Door, float]] = []
 
-    def timed(door: fz.Door, total: int, strategy, send) -> None:
+    def timed(door: fz.Door, total: int, strategy, send, close: bool = False) -> None:
+        """Send `total` fuzzed inputs through `door` (closing it after when it holds processes or sockets)."""
         t0 = time.perf_counter()
 
         def counted(item):
             send(item)
             progress(door, total, t0)
 
-        if total:
-            run(strategy, total, args.seed, counted)
+        try:
+            if total:
+                run(strategy, total, args.seed, counted)
+        finally:
+            if close:
+                door.close()
         rows.append((door, time.perf_counter() - t0))
 
     print("protocol ...", file=sys.stderr)
@@ -170,17 +175,11 @@ def main() -> None:
     session = EngineSession(max_time_ms=None, max_games=200, max_searches=2, max_queue=2, hint_fn=fz.waiting_hint)
     with fz.http_server(session) as base:
         client = fz.CrossClientDoor(base, session)
-        try:
-            timed(client, args.cross_client, fz.cross_client_requests(), client.send_http)
-        finally:
-            client.close()
+        timed(client, args.cross_client, fz.cross_client_requests(), client.send_http, close=True)
 
     print("two-process ...", file=sys.stderr)
     two = fz.TwoProcessDoor()
-    try:
-        timed(two, args.two_process, fz.intruders(), two.send)
-    finally:
-        two.close()
+    timed(two, args.two_process, fz.intruders(), two.send, close=True)
 
     print("browser-origin ...", file=sys.stderr)
     session = EngineSession(max_time_ms=100, max_games=200)
@@ -194,10 +193,7 @@ def main() -> None:
 
     print("engine-seat ...", file=sys.stderr)
     engine = fz.EngineSeatDoor()
-    try:
-        timed(engine, args.engine_seat, fz.engine_seat_games(), engine.send)
-    finally:
-        engine.close()
+    timed(engine, args.engine_seat, fz.engine_seat_games(), engine.send, close=True)
 
     print("fair-share ...", file=sys.stderr)
     session = EngineSession(
@@ -205,10 +201,7 @@ def main() -> None:
     )
     with fz.http_server(session, **fz.FAIR_LIMITS) as base:
         fair = fz.FairShareDoor(base, session)
-        try:
-            timed(fair, args.fair_share, fz.fair_share_floods(), fair.send)
-        finally:
-            fair.close()
+        timed(fair, args.fair_share, fz.fair_share_floods(), fair.send, close=True)
 
     print("operator-flags ...", file=sys.stderr)
     flags = fz.OperatorFlagsDoor()

@@ -139,26 +139,34 @@ def lp_value(weight, my_types, opp_types, solver) -> tuple[float, dict]:
 
 def responses(weight, my_types, opp_types, cells, x, y) -> tuple[float, float, float]:
     """(value of x against y, my best response to y, its best response to x), by loops."""
+
+    def per_card(own, others, value_of) -> dict:
+        """Each card of hand `own`: its value summed over the other side's hands and mixes."""
+        sums = {c: 0.0 for c in set(own)}
+        for other in others:
+            for c in set(own):
+                for d in set(other):
+                    sums[c] += value_of(own, c, other, d)
+        return sums
+
+    def cell(m, i, o, j):
+        # pairs of hands the history rules out have no cell
+        w = weight.get((m, o), 0.0)
+        return w * cells[(m, i, o, j)] if w else 0.0
+
+    def mine_vs_y(m, i, o, j):
+        return y[(o, j)] * cell(m, i, o, j)
+
+    def theirs_vs_x(o, j, m, i):
+        return x[(m, i)] * cell(m, i, o, j)
+
     value = mine = theirs = 0.0
     for m in my_types:
-        per_card = {i: 0.0 for i in set(m)}
-        for o in opp_types:
-            w = weight.get((m, o), 0.0)
-            for i in set(m):
-                for j in set(o):
-                    if w:
-                        per_card[i] += w * y[(o, j)] * cells[(m, i, o, j)]
-        mine += max(per_card.values())
-        value += sum(x[(m, i)] * v for i, v in per_card.items())
+        sums = per_card(m, opp_types, mine_vs_y)
+        mine += max(sums.values())
+        value += sum(x[(m, i)] * v for i, v in sums.items())
     for o in opp_types:
-        per_card = {j: 0.0 for j in set(o)}
-        for m in my_types:
-            w = weight.get((m, o), 0.0)
-            for i in set(m):
-                for j in set(o):
-                    if w:
-                        per_card[j] += w * x[(m, i)] * cells[(m, i, o, j)]
-        theirs += min(per_card.values())
+        theirs += min(per_card(o, my_types, theirs_vs_x).values())
     return value, mine, theirs
 
 
