@@ -34,6 +34,7 @@ from tacocat.rules.actions import Action
 from tacocat.rules.cards import Hand
 from tacocat.rules.events import Decision
 from tacocat.rules.game import GameRecord
+from tacocat.search.options import Method
 from tacocat.search.ranking import margin_of, samples_of
 from tacocat.search.results import MoveEval
 
@@ -287,7 +288,7 @@ def _spent(result: HintResult) -> int | None:
     evaluations = getattr(result.search, "evaluations", None)
     if isinstance(evaluations, int) and evaluations > 0:
         return evaluations
-    n = result.iterations if result.method == "ismcts" else result.samples
+    n = result.iterations if result.method == Method.ISMCTS else result.samples
     return n if isinstance(n, int) and n > 0 else None
 
 
@@ -443,7 +444,7 @@ def _search(review: DecisionReview, view: Any, ask: _Ask) -> None:
     played was the engine's own pick with less search."""
     result = ask.hint(view, review.index)
     _read_hint(review, result)
-    if review.significant and not review.exact and result.method in ("pimc", "ismcts"):
+    if review.significant and not review.exact and result.method in (Method.PIMC, Method.ISMCTS):
         review.pick_at = _pick_at(review, view, ask, _spent(result) or 0, result.method)
     if ask.keep_hints:
         review.hint = result
@@ -469,7 +470,7 @@ def _read_hint(review: DecisionReview, result: HintResult) -> None:
         review.played_margin = margin_of(mine, result)
         review.played_samples = samples_of(mine, result)
     noise = _num((result.equilibrium or {}).get("exploitability"))
-    if result.method == "equilibrium" and noise is not None:
+    if result.method == Method.EQUILIBRIUM and noise is not None:
         # CFR's values are as good as its exploitability: no sampling, no standard error
         review.best_margin = review.played_margin = noise
 

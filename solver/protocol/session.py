@@ -83,7 +83,7 @@ from tacocat.rules.events import PLAY_DECISIONS, Event
 from tacocat.rules.game import DUEL, REPLACE, GameRecord, GameState
 from tacocat.rules.ruleset import Ruleset, load_ruleset
 from tacocat.rules.views import View, view_from_json
-from tacocat.search.options import describe_options
+from tacocat.search.options import Method, describe_options
 
 log = logging.getLogger("tacocat.engine")
 T = TypeVar("T")
@@ -118,10 +118,10 @@ def default_hint(
     stop=None,
     utilities="game",
     inference=None,
-    round_search=False,
-    duel="matrix",
-    replace="static",
+    **knobs,
 ):
+    """The package's hint: the protocol's budget fields as a `Budget`, the
+    search's shape (`round_search`, `duel`, `replace`) as its `Knobs`."""
     from tacocat.search.budget import Budget
     from tacocat.search.hint import Knobs, hint  # imported on first use: searches load the heavy modules
 
@@ -141,7 +141,7 @@ def default_hint(
         method=method,
         utilities=utilities,
         inference=inference,
-        knobs=Knobs(round_search=bool(round_search), duel=duel, replace=replace),
+        knobs=Knobs(**knobs),
     )
 
 
@@ -1210,7 +1210,7 @@ class EngineSession:
             )
         time_ms, iterations = self._budget(request)
         seed, method = request.get("seed", 0), request.get("method", "auto")
-        if method == "equilibrium" and time_ms is None and view.decision in PLAY_DECISIONS:
+        if method == Method.EQUILIBRIUM and time_ms is None and view.decision in PLAY_DECISIONS:
             time_ms = self.max_time_ms  # the solve plans for the cap rather than being cut by it
         score, top = request.get("score", "game"), request.get("top")
         round_search = request.get("round_search", False)  # a boolean: the command table checked it

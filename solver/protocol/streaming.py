@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, AsyncIterator, Awaitable, Callable
 
 from tacocat.protocol.wire import InfoMessage, Message
+from tacocat.search.options import Method
 
 if TYPE_CHECKING:  # pragma: no cover
     from tacocat.protocol.session import SearchJob
@@ -165,7 +166,7 @@ def merge_hints(parts: list[dict]) -> dict:
     if len(parts) == 1:
         return dict(parts[0])
     last = parts[-1]
-    ismcts = last.get("method") == "ismcts"
+    ismcts = last.get("method") == Method.ISMCTS
     ranked = _ranked([s.merged(ismcts) for s in _summed(parts).values()], ismcts)
     out = {k: v for k, v in last.items() if k not in ("moves", "best", "mixed", "stopped")}
     out["exact"] = False

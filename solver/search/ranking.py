@@ -18,6 +18,7 @@ import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Generic, Mapping, Sequence, TypeVar
 
+from tacocat.search.options import Method
 from tacocat.search.results import MoveEval
 
 if TYPE_CHECKING:
@@ -81,7 +82,7 @@ def _spread(utilities: Sequence[float] | None) -> float:
 
 
 def _unit(method: Any) -> str:
-    return "iterations" if method == "ismcts" else "deals"
+    return "iterations" if method == Method.ISMCTS else "deals"
 
 
 @dataclass(frozen=True)
