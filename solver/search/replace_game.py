@@ -87,7 +87,7 @@ from tacocat.search.duel_game import _count_multisets, _count_rows, _my_types, _
 from tacocat.search.gamevalue import ROUND_UTILITIES
 from tacocat.search.pimc import PerfectSolver, rank_moves
 from tacocat.search.results import MoveEval, PlayResult
-from tacocat.search.round_game import CHANCE, TERMINAL, _multisets, _take
+from tacocat.search.round_game import CHANCE, TERMINAL, draw_outcomes, freeze_tree
 from tacocat.search.sampling import DEFAULT_EXACT_BUDGET, HandSampler, WorldSampler, rng_from
 
 DEFAULT_EVALUATIONS = 6000
@@ -211,31 +211,14 @@ class ReplaceGame:
 
     def finish(self) -> None:
         """The arrays `round_exploitability` reads; the root's chance made a distribution."""
-        self.kind = np.array(self._kind, dtype=np.int8)
-        self.depth = np.array(self._depth, dtype=np.int32)
-        self.node_iset = np.array(self._iset, dtype=np.int64)
-        self.utility = np.array(self._util, dtype=np.float64)
         self.leaf_wdl = np.array(self._wdl, dtype=np.float64).reshape(len(self._wdl), 3)
-        self.edge_parent = np.array(self._ep, dtype=np.int64)
-        self.edge_child = np.array(self._ec, dtype=np.int64)
-        self.edge_prob = np.array(self._eprob, dtype=np.float64)
-        self.edge_slot = np.array(self._eslot, dtype=np.int64)
+        del self._wdl
+        freeze_tree(self)
         root = self.edge_parent == 0
         total = self.edge_prob[root].sum()
         if total <= 0:  # pragma: no cover - my real hand meets every opponent type
             raise TacocatError("the replacement's game has no pair of compatible hands")
         self.edge_prob[root] /= total
-        self.iset_player_arr = np.array(self.iset_player, dtype=np.int8)
-        sizes = [len(a) for a in self.iset_actions]
-        self.slot_iset = np.repeat(np.arange(len(self.keys)), sizes).astype(np.int64)
-        del self._kind, self._depth, self._iset, self._util, self._wdl, self._ep, self._ec, self._eprob, self._eslot
-        d = np.full(len(self.keys), -1, dtype=np.int64)
-        dec = np.nonzero((self.kind == 0) | (self.kind == 1))[0]
-        d[self.node_iset[dec]] = self.depth[dec]
-        if np.any(d[self.node_iset[dec]] != self.depth[dec]):  # pragma: no cover - the layout keeps them level
-            raise TacocatError("internal: an information set spans two depths")
-        self.iset_depth = d
-        self.max_depth = int(self.depth.max())
 
     @property
     def nodes(self) -> int:
@@ -269,14 +252,7 @@ class _Draws:
                 rest = rest[: len(rest) - k]
                 got.append(hand(drawn))
             return [(tuple(got), 1.0, rest)]
-        out: list[tuple[tuple[Hand, ...], float, Any]] = [((), 1.0, pile)]
-        for k in sizes:
-            grown = []
-            for got_, p, left in out:
-                for m, q in _multisets(left, k):
-                    grown.append((got_ + (m,), p * q, _take(left, m)))
-            out = grown
-        return out
+        return list(draw_outcomes(pile, sizes))
 
 
 @functools.lru_cache(maxsize=4096)

@@ -109,6 +109,44 @@ def _take(counts: tuple[int, ...], cards: Hand) -> tuple[int, ...]:
     return tuple(c)
 
 
+def draw_outcomes(pile: tuple[int, ...], sizes: Sequence[int]) -> list[tuple[tuple[Hand, ...], float, tuple[int, ...]]]:
+    """Every way to draw `sizes` cards in turn from a pile given as counts
+    (R7-R8: each replacer draws as many as it discarded, in GameState's
+    order): (the multisets drawn, their probability under the shuffle, the
+    pile left), in one fixed order."""
+    out: list[tuple[tuple[Hand, ...], float, tuple[int, ...]]] = [((), 1.0, pile)]
+    for k in sizes:
+        out = [(got + (m,), p * q, _take(left, m)) for got, p, left in out for m, q in _multisets(left, k)]
+    return out
+
+
+def freeze_tree(tree) -> None:
+    """A tree's building lists made the arrays `round_exploitability`
+    reads (a `RoundGame`, a `ReplaceGame`): the nodes' `kind`, `depth`,
+    `node_iset`, `utility`, the edges', each action slot's information set
+    and each information set's depth, which is one: the best response
+    decides each set from its children, level by level."""
+    tree.kind = np.array(tree._kind, dtype=np.int8)
+    tree.depth = np.array(tree._depth, dtype=np.int32)
+    tree.node_iset = np.array(tree._iset, dtype=np.int64)
+    tree.utility = np.array(tree._util, dtype=np.float64)
+    tree.edge_parent = np.array(tree._ep, dtype=np.int64)
+    tree.edge_child = np.array(tree._ec, dtype=np.int64)
+    tree.edge_prob = np.array(tree._eprob, dtype=np.float64)
+    tree.edge_slot = np.array(tree._eslot, dtype=np.int64)
+    tree.iset_player_arr = np.array(tree.iset_player, dtype=np.int8)
+    sizes = [len(a) for a in tree.iset_actions]
+    tree.slot_iset = np.repeat(np.arange(len(tree.keys)), sizes).astype(np.int64)
+    del tree._kind, tree._depth, tree._iset, tree._util, tree._ep, tree._ec, tree._eprob, tree._eslot
+    d = np.full(len(tree.keys), -1, dtype=np.int64)
+    dec = np.nonzero((tree.kind == 0) | (tree.kind == 1))[0]
+    d[tree.node_iset[dec]] = tree.depth[dec]
+    if np.any(d[tree.node_iset[dec]] != tree.depth[dec]):
+        raise TacocatError("internal: an information set spans two depths")
+    tree.iset_depth = d
+    tree.max_depth = int(tree.depth.max())
+
+
 @lru_cache(maxsize=None)
 def _actions(kind: str, own: Hand, cap: int | None, table: Hand) -> tuple[Action, ...]:
     """The package's legal actions (RULES §6): the list GameState and View give."""
@@ -277,15 +315,7 @@ class RoundGame:
         """The chance outcomes of a draw node: the multisets drawn by each
         player in `s.to_draw` (in GameState's order), with probabilities."""
         sizes = [len(s.pending[p] or ()) for p in s.to_draw]
-
-        def rec(i: int, pile: tuple[int, ...], got: tuple[Hand, ...], prob: float):
-            if i == len(sizes):
-                yield got, prob, pile
-                return
-            for m, q in _multisets(pile, sizes[i]):
-                yield from rec(i + 1, _take(pile, m), got + (m,), prob * q)
-
-        for got, prob, pile in rec(0, s.pile, (), 1.0):
+        for got, prob, pile in draw_outcomes(s.pile, sizes):
             hands, drawn = list(s.hands), list(s.drawn)
             for p, m in zip(s.to_draw, got, strict=True):
                 hands[p] = hand(remove(hands[p], s.pending[p]) + m)  # type: ignore[arg-type]
@@ -375,28 +405,7 @@ class RoundGame:
 
     # ----------------------------------------------------------------- arrays
     def _finish(self) -> None:
-        self.kind = np.array(self._kind, dtype=np.int8)
-        self.depth = np.array(self._depth, dtype=np.int32)
-        self.node_iset = np.array(self._iset, dtype=np.int64)
-        self.utility = np.array(self._util, dtype=np.float64)
-        self.edge_parent = np.array(self._ep, dtype=np.int64)
-        self.edge_child = np.array(self._ec, dtype=np.int64)
-        self.edge_prob = np.array(self._eprob, dtype=np.float64)
-        self.edge_slot = np.array(self._eslot, dtype=np.int64)
-        self.iset_player_arr = np.array(self.iset_player, dtype=np.int8)
-        self.slot_iset = np.repeat(np.arange(len(self.keys)), [len(a) for a in self.iset_actions]).astype(np.int64)
-        del self._kind, self._depth, self._iset, self._util, self._ep, self._ec, self._eprob, self._eslot
-        # Every node of an information set at one depth: the best response
-        # decides each set from its children, level by level.
-        d = np.full(len(self.keys), -1, dtype=np.int64)
-        dec = self.kind >= 0
-        dec &= self.kind <= 1
-        idx = np.nonzero(dec)[0]
-        d[self.node_iset[idx]] = self.depth[idx]
-        if np.any(d[self.node_iset[idx]] != self.depth[idx]):
-            raise TacocatError("internal: an information set spans two depths")
-        self.iset_depth = d
-        self.max_depth = int(self.depth.max())
+        freeze_tree(self)
 
     # ------------------------------------------------------------------ sizes
     @property
