@@ -27,7 +27,13 @@ from tacocat.search import round_exploitability as rx
 from tacocat.search.budget import Budget
 from tacocat.search.decisions import world_duel
 from tacocat.search.pimc import PerfectSolver
-from tacocat.search.replace_game import build_replace_game, replace_game
+from tacocat.search.replace_game import (
+    GUIDED_KEEP,
+    GuidedReplaceResult,
+    build_replace_game,
+    guided_replace,
+    replace_game,
+)
 from tacocat.search.round_game import _multisets
 from tacocat.search.sampling import HandSampler
 
@@ -261,3 +267,75 @@ def test_the_protocol_hint_takes_the_option():
     assert r["result"]["subgame"]["solved"] == "replacement game"
     bad = EngineSession().handle({"id": 2, "cmd": "hint", "view": view.to_dict(), "replace": "dynamic"})
     assert not bad["ok"] and "replace" in bad["error"]["message"]
+
+
+# ------------------------------------------------- the guided replacement
+
+
+def seven_card_rules(centre: str) -> Ruleset:
+    """The standard deck, every space dealing 7 (no world duel in the leaves), the centre's arrow `centre`."""
+    d = STANDARD.to_dict()
+    d.update(name=f"seven-{centre}", board=[7] * 7, arrows=["p1", "p1", "p1", centre, "p0", "p0", "p0"])
+    return Ruleset.from_dict(d)
+
+
+def test_the_guided_correction_is_zero_where_the_game_is_the_static_evaluation():
+    """Replacing last (R7, the opponent replaced already) on 7-card hands,
+    the game has no reply and its leaves duel the highest cards, as the
+    static evaluation does: on the game's own worlds the two agree, so
+    every correction is 0 and the scores are the static values."""
+    state = GameState.new(seven_card_rules("p0"), 3)
+    state.apply(0, next(a for a in state.legal_actions(0) if len(a.cards) == 3))
+    r = guided_replace(state.view(1), Budget(samples=300, seed=4), utilities=U)
+    assert not r.exact_draws and not r.opponent_replies and r.my_types == 1 and r.opponent_types >= 2
+    assert len(r.corrections) == len(r.static_values) == GUIDED_KEEP
+    assert all(abs(c) < 1e-12 for _, c in r.corrections)
+    static = dict(r.static_values)
+    assert [m.value for m in r.moves[:GUIDED_KEEP]] == pytest.approx(sorted(static.values(), reverse=True), abs=1e-12)
+
+
+def test_the_guided_choice_is_the_best_static_value_plus_correction():
+    """As the first replacer (R7) the reply is in the game: each kept
+    discard's score is its static value plus its correction, the best is
+    played (a pure choice), and the kept discards are the static search's
+    best, which the same seed ranks the same way alone."""
+    from tacocat.search.decisions import replace_eval
+
+    view = first_view(seven_card_rules("p0"), 5)
+    b = Budget(samples=300, seed=9)
+    r = guided_replace(view, b, utilities=U)
+    static = replace_eval(view, b, utilities=U)
+    assert [d for d, _ in r.static_values] == [m.action.cards for m in static.moves[:GUIDED_KEEP]]
+    assert r.opponent_replies and r.static_evaluations == static.evaluations
+    score = {d: v + c for (d, v), (_, c) in zip(r.static_values, r.corrections, strict=True)}
+    assert [m.value for m in r.moves[:GUIDED_KEEP]] == pytest.approx(sorted(score.values(), reverse=True), abs=1e-12)
+    assert r.discard_mix == ((r.moves[0].action.cards, 1.0),) and r.moves[0].action.cards in score
+    assert {d for d, _ in r.game_mix} == set(score) and abs(sum(p for _, p in r.game_mix) - 1) < 1e-9
+    again = guided_replace(view, b, utilities=U)
+    assert [(m.action, m.value) for m in again.moves] == [(m.action, m.value) for m in r.moves]
+    # every kept discard of the game's own: the static evaluation on its worlds differs from the game's value
+    assert any(abs(c) > 1e-9 for _, c in r.corrections)
+
+
+def test_the_guided_replacement_scores_by_the_game_where_the_draws_are_exact():
+    view = first_view(tiny("p0", 3, (4, 4, 4)), 1)
+    r = guided_replace(view, Budget(samples=200, seed=0), utilities=U)
+    assert r.exact_draws and r.corrections == () and r.opponent_types == len(HandSampler(view).enumerate())
+    solved = {m.action.cards: m.value for m in r.moves[: len(r.static_values)]}
+    assert set(solved) == {d for d, _ in r.static_values}
+
+
+def test_the_guided_replacement_is_asked_for_by_the_declared_option():
+    from tacocat.players.bots import make_bot
+    from tacocat.search.hint import Knobs, hint
+
+    _, view = standard_view(3)
+    res = hint(view, Budget(samples=40, seed=1), knobs=Knobs(replace="guided"))
+    assert res.to_dict()["subgame"]["solved"] == "replacement game"
+    assert isinstance(res.search, GuidedReplaceResult) and res.action.cards == res.search.discard_mix[0][0]
+    bot = make_bot("pimc", replace="guided", replace_samples=40, candidates=6, seed=2)
+    assert bot.choose(view, random.Random(0)) == bot.choose(view, random.Random(0))
+    with pytest.raises(TacocatError, match="pimc_static: its replacement is the static search"):
+        make_bot("pimc_static", replace="guided")
+    with pytest.raises(TacocatError, match="round_search"):
+        guided_replace(view, Budget(samples=2), round_search=True)

@@ -297,8 +297,9 @@ OPTIONS: dict[str, Option] = {
             "static",
             "The replacement's search: static (my discards ranked against an opponent replying by a fixed "
             "policy) or game (the replacement solved as a game: the opponent's reply a strategy with its own "
-            "hands, tacocat.search.replace_game).",
-            choices=("static", "game"),
+            "hands, tacocat.search.replace_game) or guided (the static search's best discards corrected by "
+            "the game on common worlds, tacocat.search.replace_game.guided_replace).",
+            choices=("static", "game", "guided"),
         ),
         Option(
             "method",

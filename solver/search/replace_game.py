@@ -63,7 +63,7 @@ from __future__ import annotations
 import functools
 import math
 import random
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields, replace
 from typing import Any, Sequence, cast
 
 import numpy as np
@@ -77,8 +77,10 @@ from tacocat.search import round_exploitability as rx
 from tacocat.search.budget import Budget, budget_of
 from tacocat.search.decisions import (
     DEFAULT_CANDIDATES,
+    MIN_STAGE_DEALS,
     _opponent_cap,
     _ranked_discards,
+    replace_eval,
     duel_then_play,
     static_discard,
     world_duel,
@@ -158,6 +160,10 @@ class ReplaceGame:
     """The leaves' duel is the world's matrix game (else both duel their highest card)."""
     leaf_solves: int = 0
     """Distinct pairs of hands whose round was solved for a leaf."""
+    real_worlds: list[tuple[int, Hand, Any, float]] = field(default_factory=list)
+    """My real hand's subtrees: (its node, the opponent's hand, its draws
+    (`_Draws`), its chance weight), the worlds the static search's
+    evaluation replays (`guided_replace`)."""
 
     def __post_init__(self) -> None:
         self._index: dict[tuple, int] = {}
@@ -331,10 +337,15 @@ def _pair_subtree(
     candidates: int | None,
     replies: int | None,
     real: bool,
+    real_discards: tuple[Action, ...] | None = None,
 ) -> int:
     """One pair of types' subtree (module docstring), its root at depth 1;
-    `real`: my real hand (my sampled other hands keep fewer discards)."""
-    mine = _my_discards(me, shape.cap, remove(pub, me), candidates if real or game.my_exact else OTHER_CANDIDATES)
+    `real`: my real hand (my sampled other hands keep fewer discards);
+    `real_discards`: my real hand's discards when the caller names them."""
+    if real and real_discards is not None:
+        mine = real_discards
+    else:
+        mine = _my_discards(me, shape.cap, remove(pub, me), candidates if real or game.my_exact else OTHER_CANDIDATES)
     i = game.iset(("me", me), 0, mine)
     node, off = game.node(0, 1, i), game.iset_offset[i]
     for a_i, act in enumerate(mine):
@@ -401,6 +412,8 @@ def build_replace_game(
     deadline: float | None = None,
     start: float | None = None,
     max_nodes: int = MAX_NODES,
+    real_discards: tuple[Action, ...] | None = None,
+    piles: int = 1,
 ) -> ReplaceGame:
     """The subgame at `view` (module docstring).  The opponent's types from
     `sampler` (listed when at most `exact_budget`; else drawn until the
@@ -408,7 +421,12 @@ def build_replace_game(
     count and no time), mine listed when few (as the Bayesian duel lists
     them), else `my_types` draws besides my real hand.
     The tree grows opponent type by opponent type; `deadline` (on the
-    budget's clock), a stop or `max_nodes` ends it once `minimum` are in."""
+    budget's clock), a stop or `max_nodes` ends it once `minimum` are in.
+    `real_discards`: my real hand's discards (default: the static score's
+    best `candidates`); `piles`: sampled orders of the draw pile a pair of
+    types carries when the draws are sampled, each weighing 1/piles (with
+    one, the opponent's reply knows its own draw in every world it tells
+    apart)."""
     b = budget
     t0 = b.now() if start is None else start
     evaluations = b.samples if b.samples is not None else (DEFAULT_EVALUATIONS if b.time_ms is None else None)
@@ -449,13 +467,19 @@ def build_replace_game(
                 sizes = [shape.cap] + ([shape.opp_cap(shape.cap)] if shape.opp_cap else [])
                 game.exact_draws = all(_count_multisets(left, k, EXACT_DRAWS) <= EXACT_DRAWS for k in sizes)
             if game.exact_draws:
-                draws = _Draws(True, tuple(counts(left)[1:]))
+                worlds = [_Draws(True, tuple(counts(left)[1:]))]
             else:
-                order = list(left)
-                pile_rng.shuffle(order)
-                draws = _Draws(False, order)
-            child = _pair_subtree(game, shape, me, opp, draws, pub, leaves, candidates, replies, a == 0)
-            game.edge(root, child, float(w[a]))
+                worlds = []
+                for _ in range(max(1, piles)):
+                    order = list(left)
+                    pile_rng.shuffle(order)
+                    worlds.append(_Draws(False, order))
+            for draws in worlds:
+                child = _pair_subtree(game, shape, me, opp, draws, pub, leaves, candidates, replies, a == 0, real_discards)
+                weight = float(w[a]) / len(worlds)
+                game.edge(root, child, weight)
+                if a == 0:
+                    game.real_worlds.append((child, opp, draws, weight))
             game.pairs += 1
             seen.add(me)
         game.opp_hands.append(opp)
@@ -556,6 +580,178 @@ def replace_game(
     tree = cast(Any, game)  # the round solver's array form (`ReplaceGame`'s docstring)
     sol = rx.solve(tree, iterations=iterations, target=target, check_every=CHECK_EVERY, until=until, measure=False)
     return _answer(view, game, sol, b, t0)
+
+
+GUIDED_KEEP = 3
+"""My discards the guided replacement's game compares: the static search's best."""
+GUIDED_STATIC_SHARE = 0.5
+"""Share of a time budget the guided replacement's static search takes."""
+GUIDED_PILES = 2
+"""Sampled pile orders a pair of types carries in the guided replacement's game."""
+
+
+@dataclass(frozen=True)
+class GuidedReplaceResult(ReplaceGameResult):
+    """A `ReplaceGameResult` whose moves are the static search's best
+    discards scored by its value plus the game's correction, the one played
+    first (`discard_mix` is that pure choice; `game_mix` the game's own)."""
+
+    game_mix: tuple[tuple[Hand, float], ...] = ()
+    """My real hand's average strategy in the game (among the kept discards)."""
+    static_values: tuple[tuple[Hand, float], ...] = ()
+    """The kept discards' values by the static search (its deals)."""
+    corrections: tuple[tuple[Hand, float], ...] = ()
+    """The game's value less the static evaluation on the game's own worlds, per kept discard."""
+    static_evaluations: int = 0
+    static_deals: int = 0
+
+
+def guided_replace(
+    view: View,
+    budget: Budget | None = None,
+    *,
+    utilities: Sequence[float] = ROUND_UTILITIES,
+    solver: PerfectSolver | None = None,
+    sampler: WorldSampler | None = None,
+    candidates: int | None = DEFAULT_CANDIDATES,
+    keep: int = GUIDED_KEEP,
+    static_share: float = GUIDED_STATIC_SHARE,
+    piles: int = GUIDED_PILES,
+    my_types: int = DEFAULT_MY_TYPES,
+    exact_budget: int | None = DEFAULT_EXACT_BUDGET,
+    replies: int | None = DEFAULT_REPLIES,
+    minimum: int = MIN_TYPES,
+    iterations: int = DEFAULT_ITERATIONS,
+    target: float = DEFAULT_TARGET,
+    partial: bool = True,
+    round_search: bool = False,
+    min_stage_deals: int = MIN_STAGE_DEALS,
+) -> GuidedReplaceResult:
+    """The replacement ranked by the static search and corrected by the game
+    (issue 34, a control variate): `replace_eval` ranks my discards on its
+    deals in `static_share` of a time budget; its best `keep` are my real
+    hand's discards in the game (`build_replace_game`, each pair of types
+    carrying `piles` pile orders), solved in the rest.  On each of the
+    game's worlds (an opponent hand and a pile order) my real hand's
+    discards are also evaluated as the static search evaluates them (the
+    opponent's static reply, both duel their highest card), and a
+    discard's correction is its game value less that evaluation, over the
+    same worlds with the same weights: what the opponent's reply as a
+    strategy (and the world's duel at small hands) changes.  A discard's
+    score is its static value (hundreds of deals) plus its correction
+    (common worlds, so far less noisy than the game's value alone); the
+    best score is played.  Where the draws are exact chance (small
+    rulesets) the game's own values score the discards.  A count budget
+    (`budget.samples`) is spent whole by each part."""
+    if round_search:
+        raise TacocatError("guided replace: round_search is replace_eval's (the game solves the reply itself)")
+    b = budget_of(budget, "guided_replace")
+    if not isinstance(view, View):
+        raise TacocatError(f"expected a View, got {type(view).__name__}")
+    if view.decision != REPLACE:
+        raise PositionError(f"player {view.player} has no replace decision here (decision {view.decision})", "R7-R8")
+    t0 = b.now()
+    begun = t0 if b.start is None else b.start
+    solver = solver or PerfectSolver(view.rules)
+    sampler = sampler or HandSampler(view)
+    deadline = b.deadline(t0)
+    static_budget = b if b.time_ms is None else b.with_(time_ms=b.time_ms * static_share, start=begun)
+    static = replace_eval(
+        view,
+        static_budget,
+        candidates=candidates,
+        min_stage_deals=min_stage_deals,
+        utilities=utilities,
+        solver=solver,
+        sampler=sampler,
+        partial=partial,
+    )
+    kept = tuple(m.action for m in static.moves[: max(1, keep)])
+    build_end = None
+    if b.time_ms is not None:
+        build_end = begun + (static_share + (1 - static_share) * BUILD_SHARE) * b.time_ms / 1000
+    game = build_replace_game(
+        view,
+        b,
+        solver,
+        sampler,
+        utilities=utilities,
+        my_types=my_types,
+        exact_budget=exact_budget,
+        candidates=candidates,
+        replies=replies,
+        minimum=minimum,
+        deadline=build_end,
+        start=t0,
+        real_discards=kept,
+        piles=piles,
+    )
+
+    def until(done: int) -> bool:
+        return done >= MIN_ITERATIONS and b.out(deadline)
+
+    sol = rx.solve(cast(Any, game), iterations=iterations, target=target, check_every=CHECK_EVERY, until=until, measure=False)
+    solved = _answer(view, game, sol, b, t0)
+    return _guided(view, static, solved, game, utilities, solver)
+
+
+def _guided(
+    view: View,
+    static: PlayResult,
+    solved: ReplaceGameResult,
+    game: ReplaceGame,
+    utilities: Sequence[float],
+    solver: PerfectSolver,
+) -> GuidedReplaceResult:
+    """The kept discards scored (static value + correction), the best first."""
+    static_value = {m.action.cards: m.value for m in static.moves}
+    game_value = {m.action.cards: m.value for m in solved.moves}
+    opp_cap = _opponent_cap(view)
+    correction: dict[Hand, float] = {}
+    if game.opp_exact and game.exact_draws:  # every world of mine is in the game: its values are the round's
+        score = dict(game_value)
+    else:
+        total = sum(w for *_, w in game.real_worlds)
+        for d in game_value:
+            same = sum(w * _static_value(view, d, opp, draws, opp_cap, utilities, solver) for _, opp, draws, w in game.real_worlds)
+            correction[d] = game_value[d] - same / total
+        score = {d: static_value[d] + correction[d] for d in game_value}
+    rank = {m.action.cards: i for i, m in enumerate(static.moves)}
+    order = sorted(score, key=rank.__getitem__)  # the static search's ranking
+    moves = sorted(
+        (replace(m, value=score[m.action.cards]) for m in solved.moves),
+        key=lambda m: (-round(m.value, 9), rank[m.action.cards]),
+    )
+    chosen = moves[0].action.cards
+    rest = tuple(m for m in static.moves if m.action.cards not in score)
+    return GuidedReplaceResult(
+        **{
+            **{f.name: getattr(solved, f.name) for f in fields(solved)},
+            "moves": tuple(moves) + rest,
+            "seconds": solved.seconds,
+            "discard_mix": ((chosen, 1.0),),
+            "candidates": static.candidates,
+        },
+        game_mix=solved.discard_mix,
+        static_values=tuple((d, static_value[d]) for d in order),
+        corrections=tuple((d, correction[d]) for d in order if d in correction),
+        static_evaluations=static.evaluations or 0,
+        static_deals=static.worlds,
+    )
+
+
+def _static_value(view: View, d: Hand, opp: Hand, draws: _Draws, opp_cap, utilities: Sequence[float], solver) -> float:
+    """My discard `d`'s value on one world of the game (the opponent's hand
+    and its draws) as `replace_eval` evaluates a deal: the opponent's static
+    reply, both duel their highest card (`decisions._replace_outcome`, its
+    expectation where the draws are exact chance)."""
+    kept = remove(view.hand, d)
+    e = static_discard(opp, opp_cap(len(d)), view.unseen_pool) if opp_cap is not None else ()
+    value = 0.0
+    for got, p, _ in draws.outcomes(draws.pile, (len(d), len(e)) if e else (len(d),)):
+        o = hand(remove(opp, e) + got[1]) if e else opp
+        value += p * utilities[1 - duel_then_play(hand(kept + got[0]), o, solver)]
+    return value
 
 
 def _answer(view: View, game: ReplaceGame, sol: rx.Solution, b: Budget, t0: float) -> ReplaceGameResult:
