@@ -52,11 +52,13 @@ from tacocat.rules.play import (
     duel_attacker,
     goes_to_showdown,
     next_attacker,
+    play_ends,
+    player_to_play,
     round_winner,
     why_not_answer,
     why_not_attack,
 )
-from tacocat.rules.ruleset import ARROW_CHOICES, HAND_SIZES, STANDARD, Ruleset
+from tacocat.rules.ruleset import ARROW_CHOICES, HAND_SIZES, STANDARD, Arrow, Ruleset, arrow_player
 from tacocat.rules.views import View
 
 REPLACE, DUEL, PLAY, OVER = Phase.REPLACE, Phase.DUEL, Phase.PLAY, Phase.OVER
@@ -205,22 +207,15 @@ class GameState:
         return who(self) if who is not None else []
 
     def _replacers(self) -> list[int]:
-        """R7: the first replacer, then the other; R8: on a two-arrow space
-        whoever has not chosen."""
-        if self.first_replacer == "both":
-            return self._choosers()
-        first = 0 if self.first_replacer == "p0" else 1
-        return [first] if not self.replaced[first] else [1 - first]
+        return replacers(self.first_replacer, self.replaced, self.pending)
 
     def _choosers(self) -> list[int]:
-        """R8-R9: at a secret choice, whoever has not chosen yet."""
-        return [p for p in (0, 1) if self.pending[p] is None]
+        return choosers(self.pending)
 
     def _player_to_play(self) -> list[int]:
-        """R10, R12: the attacker, or the defender facing the table."""
         attacker = self.attacker
         assert attacker is not None  # the play phase always has one (R10; check_document)
-        return [1 - attacker] if self.table else [attacker]
+        return [player_to_play(attacker, self.table)]
 
     def decision(self, player: int) -> Decision | None:
         """The kind of action `player` takes now, or None."""
@@ -300,7 +295,7 @@ class GameState:
         return why_not_answer(self.table, own, action.cards, action.beats)
 
     def _replace(self, player: int, cards: Hand) -> None:
-        if self.first_replacer == "both":
+        if self.first_replacer == Arrow.BOTH:
             # R8: both choose in secret; reveal and draw when both are in.
             self.pending[player] = cards
             if None in self.pending:
@@ -356,7 +351,7 @@ class GameState:
         self.table = ()
         self.history.append(PlayEvent.answer(player, cards, beats))
         self.attacker = next_attacker(player, beats)
-        if len(self.hands[0]) == 1 and len(self.hands[1]) == 1:
+        if play_ends(self.hands):
             self._showdown()
 
     def _showdown(self) -> None:
@@ -516,7 +511,7 @@ class GameState:
             raise PositionError(
                 f"in the replace phase both hands hold {n} cards (space {self.board.cat}), got {h0} and {h1}", "R6"
             )
-        need = self._secret_draws_to_come(n) if self.first_replacer == "both" else self._draws_to_come(n)
+        need = self._secret_draws_to_come(n) if self.first_replacer == Arrow.BOTH else self._draws_to_come(n)
         if len(self.draw_pile) < need:
             raise PositionError(
                 f"the draw pile holds {len(self.draw_pile)} cards but the replacements still to come may draw {need}",
@@ -535,7 +530,7 @@ class GameState:
     def _draws_to_come(self, n: int) -> int:
         """On a one-arrow space the first replacer goes first, in the open,
         and caps the second (R7)."""
-        first = 0 if self.first_replacer == "p0" else 1
+        first = 0 if self.first_replacer == Arrow.P0 else 1
         if self.pending != [None, None]:
             raise PositionError("a one-arrow replacement is not secret: no pending choices", "R7")
         if self.replaced[1 - first] or self.replaced[first] != (self.replace_cap is not None):
@@ -568,6 +563,21 @@ class GameState:
     def view(self, player: int) -> "View":
         """Player `player`'s information set (RULES §5)."""
         return View.of(self, player)
+
+
+def replacers(arrow: str, replaced: Sequence[bool], pending: Sequence[Hand | None]) -> list[int]:
+    """Who replaces now: R7, on a one-arrow space, the arrow's player first
+    (`arrow_player`), then the other; R8, on a two-arrow space, whoever has
+    not chosen yet (`choosers`)."""
+    first = arrow_player(arrow)
+    if first is None:
+        return choosers(pending)
+    return [first] if not replaced[first] else [1 - first]
+
+
+def choosers(pending: Sequence[Hand | None]) -> list[int]:
+    """R8-R9: at a secret choice, whoever has not chosen yet."""
+    return [p for p in (0, 1) if pending[p] is None]
 
 
 _WHO_ACTS = {REPLACE: GameState._replacers, DUEL: GameState._choosers, PLAY: GameState._player_to_play}

@@ -11,7 +11,7 @@ from typing import Iterable, Sequence
 
 from tacocat.errors import PositionError
 from tacocat.rules.cards import Hand, counts, format_cards, hand, remove
-from tacocat.rules.ruleset import STANDARD, Ruleset
+from tacocat.rules.ruleset import STANDARD, Ruleset, Tie, arrow_player
 
 WIN, DRAW, LOSS = 1, 0, -1
 DEFAULT_UTILITIES = (1.0, 0.0, -1.0)
@@ -169,11 +169,11 @@ class PlayPosition:
 
     @property
     def to_move(self) -> int:
-        return self.defender if self.table else self.attacker
+        return player_to_play(self.attacker, self.table)
 
     @property
     def is_showdown(self) -> bool:
-        return not self.table and len(self.hands[0]) == 1 and len(self.hands[1]) == 1
+        return not self.table and play_ends(self.hands)
 
     def moves(self) -> list[tuple[Hand, bool | None]]:
         """The legal moves here: attacks (beats None) or answers."""
@@ -248,13 +248,23 @@ def next_attacker(answerer: int, beats: bool | None) -> int:
     return answerer if beats else 1 - answerer
 
 
+def player_to_play(attacker: int, table: Hand) -> int:
+    """R10, R12: who moves in the play phase: the attacker, or the
+    defender when an attack lies on the table to answer."""
+    return 1 - attacker if table else attacker
+
+
+def play_ends(hands: Sequence[Hand]) -> bool:
+    """R16: play continues until both players hold one card (then the
+    showdown, R17)."""
+    return len(hands[0]) == 1 and len(hands[1]) == 1
+
+
 def tie_winner(rules: Ruleset, arrow: str) -> int | None:
     """R17 under the `arrow` tie rule: equal last cards on a one-arrow space
     (`arrow`, R3: "p0" or "p1") give the round to the arrow's player; None
     when the round is drawn (the `redeal` rule, or a two-arrow space)."""
-    if rules.tie != "arrow" or arrow == "both":
-        return None
-    return 0 if arrow == "p0" else 1
+    return arrow_player(arrow) if rules.tie == Tie.ARROW else None
 
 
 def round_winner(hands: tuple[Hand, Hand], rules: Ruleset, arrow: str) -> int | None:
@@ -294,7 +304,7 @@ def move_values(
 @lru_cache(maxsize=1_000_000)
 def _outcome(hands: tuple[Hand, Hand], attacker: int, table: Hand, utilities: tuple) -> int:
     # Returns the outcome (1, 0, -1) for player 0 under minimax of utilities.
-    if not table and len(hands[0]) == 1 and len(hands[1]) == 1:
+    if not table and play_ends(hands):
         return showdown(hands)
     worth = lambda o: utilities[1 - o]  # noqa: E731
     if not table:

@@ -33,7 +33,22 @@ class Arrow(StrEnum):
 
 
 ARROW_CHOICES = tuple(a.value for a in Arrow)
-TIE_CHOICES = ("redeal", "arrow")
+
+
+def arrow_player(arrow: str) -> int | None:
+    """R3: the player an arrow points to, who replaces first (R7); None
+    on a two-arrow space (both replace at the same time, R8)."""
+    return None if arrow == Arrow.BOTH else 0 if arrow == Arrow.P0 else 1
+
+
+class Tie(StrEnum):
+    """R17's tie rule: a drawn round is dealt again, or won by the arrow's player."""
+
+    REDEAL = "redeal"
+    ARROW = "arrow"
+
+
+TIE_CHOICES = tuple(t.value for t in Tie)
 MAX_COUNT = 8
 """RULES §8: each rank's deck count is 0..8."""
 HAND_SIZES = (2, 12)

@@ -34,6 +34,7 @@ from tacocat.rules.history import (
     is_attack,
     parse_history,
 )
+from tacocat.rules.play import player_to_play
 from tacocat.rules.ruleset import ARROW_CHOICES, HAND_SIZES, STANDARD, Arrow, Ruleset, load_ruleset
 
 if TYPE_CHECKING:
@@ -384,7 +385,7 @@ def _acting_in_play(phase: Phase, attacker: int | None, table: Sequence[int]) ->
     attacker, or the defender facing the table (R10, R12); else unknown."""
     if phase != PLAY or attacker not in (0, 1):
         return []
-    return [1 - attacker] if table else [attacker]
+    return [player_to_play(attacker, tuple(table))]
 
 
 def _check_table(table: Sequence[int], att: int) -> None:
@@ -452,7 +453,7 @@ def build_view(
     replace_cap = None
     if phase == PLAY:
         attacker, opponent = _play_seats(player, attacker, opponent, hand, table, notes)
-        acting = [1 - attacker] if table else [attacker]
+        acting = [player_to_play(attacker, table)]
     else:
         attacker = None
         opponent, first_replacer, replace_cap, acting = _seats_before_play(

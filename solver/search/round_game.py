@@ -55,19 +55,21 @@ from typing import Iterator, Sequence
 import numpy as np
 
 from tacocat.errors import TacocatError
-from tacocat.rules.actions import Action, legal_actions_of
+from tacocat.rules.actions import Action, decision_of, legal_actions_of
 from tacocat.rules.board import Board
 from tacocat.rules.cards import Hand, hand, remove
 from tacocat.rules.events import Decision, DuelEvent, EventKind, PlayEvent, ReplaceEvent
 from tacocat.rules.events import Event as GameEvent
-from tacocat.rules.game import DUEL, REPLACE, GameState
-from tacocat.rules.play import DRAW, LOSS, WIN, duel_attacker, goes_to_showdown, showdown
-from tacocat.rules.ruleset import CENTRE, Ruleset
+from tacocat.rules.game import DUEL, PLAY, REPLACE, GameState, choosers, replacers
+from tacocat.rules.play import duel_attacker, goes_to_showdown, next_attacker, play_ends, player_to_play, round_winner
+from tacocat.rules.ruleset import CENTRE, Arrow, Ruleset
 from tacocat.rules.views import View
 from tacocat.search.gamevalue import round_utilities
 
 CHANCE, TERMINAL = -1, 2
 """Node kinds besides the players 0 and 1."""
+DRAWS = "draw"
+"""The phase of a state whose replacers draw next (a chance node), and a path's step of their draws."""
 DEFAULT_MAX_NODES = 3_000_000
 """A tree larger than this is refused before it fills the memory."""
 
@@ -272,29 +274,20 @@ class RoundGame:
     def acting(self, s: _S) -> int:
         """Who acts at `s` (player 0 first at a simultaneous decision)."""
         if s.phase == REPLACE:
-            if self.first == "both":
-                return 0 if s.pending[0] is None else 1
-            first = 0 if self.first == "p0" else 1
-            return first if not s.replaced[first] else 1 - first
+            return replacers(self.first, s.replaced, s.pending)[0]
         if s.phase == DUEL:
-            return 0 if s.pending[0] is None else 1
-        attacker = int(s.attacker or 0)  # set whenever the phase is play (R9)
-        return attacker if not s.table else 1 - attacker
+            return choosers(s.pending)[0]
+        return player_to_play(int(s.attacker or 0), s.table)  # the attacker is set whenever the phase is play (R9)
 
     def legal(self, s: _S, player: int) -> tuple[Action, ...]:
-        if s.phase == REPLACE:
-            kind: str = REPLACE
-        elif s.phase == DUEL:
-            kind = DUEL
-        else:
-            kind = Decision.ANSWER if s.table else Decision.ATTACK
-        return _actions(kind, s.hands[player], s.cap if self.first != "both" else None, s.table)
+        """The legal actions of `player`, who acts at `s` (the cap is set on a one-arrow space only, R7)."""
+        return _actions(decision_of(player, (player,), s.phase, s.table), s.hands[player], s.cap, s.table)
 
     def _expand(self, s: _S, depth: int, path: tuple) -> int:
-        if s.phase == "draw":
+        if s.phase == DRAWS:
             node = self._node(CHANCE, depth)
             for outcome, prob, nxt in self.draws(s):
-                self._edge(node, self._expand(nxt, depth + 1, path + (("draw", outcome),)), prob, -1)
+                self._edge(node, self._expand(nxt, depth + 1, path + ((DRAWS, outcome),)), prob, -1)
             return node
         player = self.acting(s)
         actions = self.legal(s, player)
@@ -341,7 +334,7 @@ class RoundGame:
         if s.phase == REPLACE:
             pending = list(s.pending)
             pending[player] = action.cards
-            if self.first == "both":
+            if self.first == Arrow.BOTH:
                 if player == 0:
                     return _with(s, pending=(pending[0], pending[1]))
                 events: tuple[Event, ...] = (
@@ -353,12 +346,12 @@ class RoundGame:
             else:
                 events = ((EventKind.REPLACE, player, action.cards),)  # R7: face up at once
                 to_draw = (player,)
-                cap = len(action.cards) if s.cap is None else s.cap
+                cap = len(action.cards) if s.cap is None else s.cap  # R7: the first replacer's count caps the second's
             return _with(
                 s,
                 pending=(pending[0], pending[1]),
                 history=s.history + events,
-                phase="draw",
+                phase=DRAWS,
                 to_draw=to_draw,
                 cap=cap,
             )
@@ -373,7 +366,7 @@ class RoundGame:
             first = duel_attacker(c0, c1)
             if first is None:  # R9: equal ranks, duel again
                 return _with(s, hands=hands, history=hist, pending=(None, None))
-            return _with(s, hands=hands, history=hist, pending=(None, None), phase="play", attacker=first)
+            return _with(s, hands=hands, history=hist, pending=(None, None), phase=PLAY, attacker=first)
         held = list(s.hands)
         held[player] = remove(held[player], action.cards)
         hands = (held[0], held[1])
@@ -384,10 +377,9 @@ class RoundGame:
                 table=action.cards,
                 history=s.history + ((EventKind.ATTACK, player, action.cards),),
             )
-        # R13-R14: the defender wins the trick only if every answer beats.
-        attacker = player if action.beats else 1 - player
-        if len(hands[0]) == 1 and len(hands[1]) == 1:
-            return self._showdown((hands[0], hands[1]))
+        attacker = next_attacker(player, action.beats)
+        if play_ends(hands):
+            return self._showdown(hands)
         return _with(
             s,
             hands=(hands[0], hands[1]),
@@ -397,11 +389,10 @@ class RoundGame:
         )
 
     def _showdown(self, hands: tuple[Hand, Hand]) -> float:
-        result = showdown(hands)
-        if result == DRAW and self.rules.tie == "arrow" and self.first != "both":
-            result = WIN if self.first == "p0" else LOSS
+        """R17: player 0's utility of the round's end (the tie on an arrow included, `round_winner`)."""
+        winner = round_winner(hands, self.rules, self.first)
         win, draw, loss = self.util
-        return {WIN: win, DRAW: draw, LOSS: loss}[result]
+        return win if winner == 0 else loss if winner == 1 else draw
 
     # ----------------------------------------------------------------- arrays
     def _finish(self) -> None:
@@ -433,7 +424,7 @@ class RoundGame:
         (_, h0, h1), rest = path[0], path[1:]
         draws: list[Hand] = []
         for step in rest:
-            if step[0] == "draw":
+            if step[0] == DRAWS:
                 draws.extend(step[1])
         pile = list(remove(self.rules.deck_cards(), tuple(sorted(h0 + h1))))
         tail: list[int] = []
@@ -444,7 +435,7 @@ class RoundGame:
         state.hands = [h0, h1]
         state.draw_pile = pile + tail
         for step in rest:
-            if step[0] != "draw":
+            if step[0] != DRAWS:
                 state.apply(step[0], step[1])
         return state
 
@@ -467,14 +458,14 @@ class RoundGame:
         )
         path: tuple = ((EventKind.DEAL, h0, h1),)
         while not isinstance(s, float):
-            if s.phase == "draw":
+            if s.phase == DRAWS:
                 outs = list(self.draws(s))
                 x, acc = rng.random(), 0.0
                 for got, prob, nxt in outs:
                     acc += prob
                     if x < acc:
                         break
-                path += (("draw", got),)
+                path += ((DRAWS, got),)
                 s = nxt
                 continue
             player = self.acting(s)
