@@ -4,13 +4,18 @@ showdown (R17) — as an explicit two-player zero-sum extensive-form game
 
 The tree is built from the package's own rules: every decision's legal
 actions come from `tacocat.rules.actions.legal_actions_of` (what `GameState` and
-`View` list), attacks and answers from `tacocat.rules.play`, the duel and
-the showdown from `duel_attacker`, `goes_to_showdown` and `showdown`.  The
-state is kept compactly (hands, the draw pile's counts, the public history)
-because `GameState.apply` deep-copies its events on every move and the tree
-has hundreds of thousands of nodes; `tests/test_round_game.py` walks random
-paths of the tree through a real `GameState` and checks that both list the
-same actions, the same public history and the same result, and
+`View` list), and every rule decision calls the function of `tacocat.rules`
+that states it, as `GameState` does: who acts (`replacers`, `choosers`,
+`player_to_play`), the duel (`duel_attacker`, `goes_to_showdown`), who
+attacks next (`next_attacker`), the end of play (`play_ends`) and the
+round's winner with R17's tie (`round_winner`).  Only the state is its own:
+kept compactly (hands, the draw pile's counts, the public history), because
+the tree has hundreds of thousands of nodes and a step on it (legal actions,
+who acts, apply) costs 4 us where a `GameState` step (its checked `apply`
+on a clone, which copies lists, not events) costs 31-33 us (h3-r2 and
+h3-r3-p0, 1,800 steps of random paths, same run at 3265bfc, load 2.6).  `tests/test_round_game.py`
+walks random paths of the tree through a real `GameState` and checks that
+both list the same actions, the same public history and the same result, and
 `state_of(path)` rebuilds the real `GameState` of any node (the bots are
 asked on its `View`).
 
@@ -42,7 +47,7 @@ Utility: player 0's result of the round, `round_utilities(kind="round")`
 = (+1 won, 0 drawn, -1 lost); zero-sum.  A drawn round (R17, tie rule
 `redeal`) scores 0: the redeal is the next round, not this one.  Under the
 `arrow` tie rule a drawn round on a one-arrow space is won by the arrow's
-player, as `GameState._showdown` does."""
+player (`round_winner`, as `GameState._showdown` reads it)."""
 
 from __future__ import annotations
 
