@@ -411,24 +411,50 @@ def solve_bayesian(
 
 
 @dataclass(frozen=True)
-class DuelGameResult(PlayResult):
-    """A `PlayResult` (moves, mixed, game_value: my real hand's value, and
-    opponent_mix: the opponent's duel cards as my real hand meets them)
-    with what the game was: its types, iterations and exploitability."""
+class SubgameResult(PlayResult):
+    """A `PlayResult` of a decision solved as a game over both players'
+    hands (the Bayesian duel, the replacement game): what the game was."""
 
     my_types: int = 0
     """My hands in the game, the real one included."""
     opponent_types: int = 0
-    """The opponent's hands in the game (those whose cells were solved)."""
+    """The opponent's hands in the game (those whose subtrees or cells were solved)."""
     pairs: int = 0
     """Compatible (my hand, its hand) pairs."""
-    whole_value: float = 0.0
-    """The game's value over the joint deal of both hands."""
     exploitability: float = 0.0
     """What both sides' best responses gain together against the average strategies (the game's units)."""
     my_gain: float = 0.0
     opponent_gain: float = 0.0
     """What the opponent gains by a best response to my average strategy."""
+
+
+def start_subgame(
+    view: View, budget: Budget | None, decision: str, where: str, rule: str, round_search: bool
+) -> Budget:
+    """The budget of a subgame search `where` at `view`'s `decision`
+    (`rule`: the rules it plays), after the checks each such search begins
+    with: `round_search` is the static searches' (refused), the view a
+    `View` at that decision."""
+    if round_search:
+        raise TacocatError(
+            f"{where}: round_search is the static search's (the game solves the opponent's choice itself)"
+        )
+    b = budget_of(budget, where)
+    if not isinstance(view, View):
+        raise TacocatError(f"expected a View, got {type(view).__name__}")
+    if view.decision != decision:
+        raise PositionError(f"player {view.player} has no {decision} decision here (decision {view.decision})", rule)
+    return b
+
+
+@dataclass(frozen=True)
+class DuelGameResult(SubgameResult):
+    """A `SubgameResult` (moves, mixed, game_value: my real hand's value, and
+    opponent_mix: the opponent's duel cards as my real hand meets them)
+    with the whole game's value and how exact its types are."""
+
+    whole_value: float = 0.0
+    """The game's value over the joint deal of both hands."""
     real_gain: float = 0.0
     """What my real hand would gain by a best response (its value units)."""
     my_exact: bool = False
@@ -463,13 +489,7 @@ def duel_game(
     for `duel_eval`'s callers: the clock is read between opponent types
     whatever it says.  `round_search` (the cells' play searched over the
     worlds) is not a cell this game has."""
-    if round_search:
-        raise TacocatError("duel_game values its cells with both hands known; round_search is duel_eval's")
-    b = budget_of(budget, "duel_game")
-    if not isinstance(view, View):
-        raise TacocatError(f"expected a View, got {type(view).__name__}")
-    if view.decision != DUEL:
-        raise PositionError(f"player {view.player} has no duel decision here (decision {view.decision})", "R9")
+    b = start_subgame(view, budget, DUEL, "duel_game", "R9", round_search)
     t0 = b.now()
     solver = solver or PerfectSolver(view.rules)
     sampler = sampler or HandSampler(view)

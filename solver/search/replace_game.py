@@ -64,28 +64,36 @@ import functools
 import math
 import random
 from dataclasses import dataclass, field, fields, replace
-from typing import Any, Sequence, cast
+from typing import Any, Sequence, TypedDict, Unpack, cast
 
 import numpy as np
 
-from tacocat.errors import PositionError, TacocatError
+from tacocat.errors import TacocatError
 from tacocat.rules.actions import Action
 from tacocat.rules.cards import Hand, counts, hand, remove
 from tacocat.rules.game import REPLACE, View
 from tacocat.rules.play import goes_to_showdown, showdown
 from tacocat.search import round_exploitability as rx
-from tacocat.search.budget import Budget, budget_of
+from tacocat.search.budget import Budget
 from tacocat.search.decisions import (
     DEFAULT_CANDIDATES,
     MIN_STAGE_DEALS,
     _opponent_cap,
     _ranked_discards,
-    replace_eval,
     duel_then_play,
+    replace_eval,
     static_discard,
     world_duel,
 )
-from tacocat.search.duel_game import _count_multisets, _count_rows, _my_types, _OpponentTypes, opponent_given
+from tacocat.search.duel_game import (
+    SubgameResult,
+    _count_multisets,
+    _count_rows,
+    _my_types,
+    _OpponentTypes,
+    opponent_given,
+    start_subgame,
+)
 from tacocat.search.gamevalue import ROUND_UTILITIES
 from tacocat.search.pimc import PerfectSolver, rank_moves
 from tacocat.search.results import MoveEval, PlayResult
@@ -475,7 +483,9 @@ def build_replace_game(
                     pile_rng.shuffle(order)
                     worlds.append(_Draws(False, order))
             for draws in worlds:
-                child = _pair_subtree(game, shape, me, opp, draws, pub, leaves, candidates, replies, a == 0, real_discards)
+                child = _pair_subtree(
+                    game, shape, me, opp, draws, pub, leaves, candidates, replies, a == 0, real_discards
+                )
                 weight = float(w[a]) / len(worlds)
                 game.edge(root, child, weight)
                 if a == 0:
@@ -495,91 +505,133 @@ def build_replace_game(
 
 
 @dataclass(frozen=True)
-class ReplaceGameResult(PlayResult):
-    """A `PlayResult` (each of my real hand's discards with its value against
-    the opponent's average strategy) with what the game was."""
+class ReplaceGameResult(SubgameResult):
+    """A `SubgameResult` (each of my real hand's discards with its value
+    against the opponent's average strategy) with my real hand's mix and
+    the tree's size."""
 
     discard_mix: tuple[tuple[Hand, float], ...] = ()
     """My real hand's average strategy: (discard, probability), likeliest first."""
-    my_types: int = 0
-    opponent_types: int = 0
-    pairs: int = 0
     leaves: int = 0
     my_sets: int = 0
     opponent_sets: int = 0
-    exploitability: float = 0.0
-    """What both sides' best responses gain together against the average strategies (utility units)."""
-    my_gain: float = 0.0
-    opponent_gain: float = 0.0
-    """What the opponent gains by a best response to my average strategy."""
     opponent_replies: bool = False
     """Whether the opponent's replacement is in the game (it had not replaced yet)."""
     exact_draws: bool = False
     duel_leaves: bool = False
 
 
-def replace_game(
+class GameOptions(TypedDict, total=False):
+    """The options `replace_game` and `guided_replace` share, each optional
+    (the defaults: `_DEFAULTS`): `utilities` mine of (win, draw, loss);
+    `solver` the perfect-information solver; `sampler` the opponent's
+    hands (RULES §5, R20; an inference sampler weights them); `my_types`
+    my hands drawn besides the real one when they are not listed;
+    `exact_budget` the opponent's hands listed up to this many (negative:
+    always sampled); `candidates` my discards (the static score's best,
+    as `replace_eval`), `replies` the opponent's; `minimum` opponent types
+    built whatever the clock; `iterations` and `target` (exploitability)
+    end CFR+.  `partial` and `min_stage_deals` are `replace_eval`'s (the
+    game reads the clock between opponent types whatever they say; the
+    guided search hands them to its static part); `round_search` is
+    refused (the game solves the reply itself)."""
+
+    utilities: Sequence[float]
+    solver: PerfectSolver | None
+    sampler: WorldSampler | None
+    my_types: int
+    exact_budget: int | None
+    candidates: int | None
+    replies: int | None
+    minimum: int
+    iterations: int
+    target: float
+    partial: bool
+    round_search: bool
+    min_stage_deals: int | None
+
+
+_DEFAULTS: dict[str, Any] = {
+    "utilities": ROUND_UTILITIES,
+    "solver": None,
+    "sampler": None,
+    "my_types": DEFAULT_MY_TYPES,
+    "exact_budget": DEFAULT_EXACT_BUDGET,
+    "candidates": DEFAULT_CANDIDATES,
+    "replies": DEFAULT_REPLIES,
+    "minimum": MIN_TYPES,
+    "iterations": DEFAULT_ITERATIONS,
+    "target": DEFAULT_TARGET,
+    "partial": True,
+    "round_search": False,
+    "min_stage_deals": None,
+}
+
+
+def _started(view: View, budget: Budget | None, where: str, options: GameOptions) -> tuple[Budget, float, dict]:
+    """A replacement game's budget, its start and its options (defaults filled, the solver and sampler made)."""
+    unknown = set(options) - set(_DEFAULTS)
+    if unknown:
+        raise TypeError(f"{where}() got unexpected keyword arguments {sorted(unknown)}")
+    o = {**_DEFAULTS, **options}
+    b = start_subgame(view, budget, REPLACE, where, "R7-R8", o["round_search"])
+    t0 = b.now()
+    o["solver"] = o["solver"] or PerfectSolver(view.rules)
+    o["sampler"] = o["sampler"] or HandSampler(view)
+    return b, t0, o
+
+
+def _solved(
     view: View,
-    budget: Budget | None = None,
-    *,
-    utilities: Sequence[float] = ROUND_UTILITIES,
-    solver: PerfectSolver | None = None,
-    sampler: WorldSampler | None = None,
-    my_types: int = DEFAULT_MY_TYPES,
-    exact_budget: int | None = DEFAULT_EXACT_BUDGET,
-    candidates: int | None = DEFAULT_CANDIDATES,
-    replies: int | None = DEFAULT_REPLIES,
-    minimum: int = MIN_TYPES,
-    iterations: int = DEFAULT_ITERATIONS,
-    target: float = DEFAULT_TARGET,
-    partial: bool = True,
-    round_search: bool = False,
-    min_stage_deals: int | None = None,
-) -> ReplaceGameResult:
+    b: Budget,
+    t0: float,
+    o: dict,
+    build_end: float | None,
+    real_discards: tuple[Action, ...] | None = None,
+    piles: int = 1,
+) -> tuple[ReplaceGame, ReplaceGameResult]:
+    """The game built until `build_end` and solved by CFR+ until the budget's end."""
+    game = build_replace_game(
+        view,
+        b,
+        o["solver"],
+        o["sampler"],
+        utilities=o["utilities"],
+        my_types=o["my_types"],
+        exact_budget=o["exact_budget"],
+        candidates=o["candidates"],
+        replies=o["replies"],
+        minimum=o["minimum"],
+        deadline=build_end,
+        start=t0,
+        real_discards=real_discards,
+        piles=piles,
+    )
+    deadline = b.deadline(t0)
+
+    def until(done: int) -> bool:
+        return done >= MIN_ITERATIONS and b.out(deadline)
+
+    tree = cast(Any, game)  # the round solver's array form (`ReplaceGame`'s docstring)
+    sol = rx.solve(
+        tree, iterations=o["iterations"], target=o["target"], check_every=CHECK_EVERY, until=until, measure=False
+    )
+    return game, _answer(view, game, sol, b, t0)
+
+
+def replace_game(view: View, budget: Budget | None = None, **options: Unpack[GameOptions]) -> ReplaceGameResult:
     """R7/R8 solved as a game (module docstring) at my replace decision.
     `budget.samples` counts the leaves of a game on sampled opponent types
     (as `replace_eval` counts its evaluations; the types are listed instead
     when at most `exact_budget`, a negative budget: always sampled);
     `budget.time_ms` ends the tree's growth at `BUILD_SHARE` of it (after
     `minimum` opponent types) and the iterations at its end (after
-    `MIN_ITERATIONS`); `budget.seed` draws the types and the piles.
-    `candidates`: my discards (the static score's best, as `replace_eval`);
-    `replies`: the opponent's.  `partial` and `min_stage_deals` are
-    accepted for `replace_eval`'s callers (the clock is read between
-    opponent types whatever they say); `round_search` is not this game's."""
-    if round_search:
-        raise TacocatError("replace game: round_search is replace_eval's (the game solves the reply itself)")
-    b = budget_of(budget, "replace_game")
-    if not isinstance(view, View):
-        raise TacocatError(f"expected a View, got {type(view).__name__}")
-    if view.decision != REPLACE:
-        raise PositionError(f"player {view.player} has no replace decision here (decision {view.decision})", "R7-R8")
-    t0 = b.now()
-    solver = solver or PerfectSolver(view.rules)
-    sampler = sampler or HandSampler(view)
+    `MIN_ITERATIONS`); `budget.seed` draws the types and the piles.  The
+    options: `GameOptions`."""
+    b, t0, o = _started(view, budget, "replace_game", options)
     deadline = b.deadline(t0)
     build_end = None if deadline is None or b.time_ms is None else deadline - (1 - BUILD_SHARE) * b.time_ms / 1000
-    game = build_replace_game(
-        view,
-        b,
-        solver,
-        sampler,
-        utilities=utilities,
-        my_types=my_types,
-        exact_budget=exact_budget,
-        candidates=candidates,
-        replies=replies,
-        minimum=minimum,
-        deadline=build_end,
-        start=t0,
-    )
-
-    def until(done: int) -> bool:
-        return done >= MIN_ITERATIONS and b.out(deadline)
-
-    tree = cast(Any, game)  # the round solver's array form (`ReplaceGame`'s docstring)
-    sol = rx.solve(tree, iterations=iterations, target=target, check_every=CHECK_EVERY, until=until, measure=False)
-    return _answer(view, game, sol, b, t0)
+    return _solved(view, b, t0, o, build_end)[1]
 
 
 GUIDED_KEEP = 3
@@ -610,89 +662,47 @@ def guided_replace(
     view: View,
     budget: Budget | None = None,
     *,
-    utilities: Sequence[float] = ROUND_UTILITIES,
-    solver: PerfectSolver | None = None,
-    sampler: WorldSampler | None = None,
-    candidates: int | None = DEFAULT_CANDIDATES,
     keep: int = GUIDED_KEEP,
     static_share: float = GUIDED_STATIC_SHARE,
     piles: int = GUIDED_PILES,
-    my_types: int = DEFAULT_MY_TYPES,
-    exact_budget: int | None = DEFAULT_EXACT_BUDGET,
-    replies: int | None = DEFAULT_REPLIES,
-    minimum: int = MIN_TYPES,
-    iterations: int = DEFAULT_ITERATIONS,
-    target: float = DEFAULT_TARGET,
-    partial: bool = True,
-    round_search: bool = False,
-    min_stage_deals: int = MIN_STAGE_DEALS,
+    **options: Unpack[GameOptions],
 ) -> GuidedReplaceResult:
     """The replacement ranked by the static search and corrected by the game
     (issue 34, a control variate): `replace_eval` ranks my discards on its
     deals in `static_share` of a time budget; its best `keep` are my real
     hand's discards in the game (`build_replace_game`, each pair of types
     carrying `piles` pile orders), solved in the rest.  On each of the
-    game's worlds (an opponent hand and a pile order) my real hand's
-    discards are also evaluated as the static search evaluates them (the
-    opponent's static reply, both duel their highest card), and a
-    discard's correction is its game value less that evaluation, over the
-    same worlds with the same weights: what the opponent's reply as a
-    strategy (and the world's duel at small hands) changes.  A discard's
-    score is its static value (hundreds of deals) plus its correction
-    (common worlds, so far less noisy than the game's value alone); the
-    best score is played.  Where the draws are exact chance (small
-    rulesets) the game's own values score the discards.  A count budget
-    (`budget.samples`) is spent whole by each part."""
-    if round_search:
-        raise TacocatError("guided replace: round_search is replace_eval's (the game solves the reply itself)")
-    b = budget_of(budget, "guided_replace")
-    if not isinstance(view, View):
-        raise TacocatError(f"expected a View, got {type(view).__name__}")
-    if view.decision != REPLACE:
-        raise PositionError(f"player {view.player} has no replace decision here (decision {view.decision})", "R7-R8")
-    t0 = b.now()
+    game's worlds (an opponent hand and its draws) my real hand's discards
+    are also evaluated as the static search evaluates them (the opponent's
+    static reply, both duel their highest card), and a discard's
+    correction is its game value less that evaluation, over the same
+    worlds with the same weights: what the opponent's reply as a strategy
+    (and the world's duel at small hands) changes.  A discard's score is
+    its static value (hundreds of deals) plus its correction (common
+    worlds, so less noisy than the game's value alone); the best score is
+    played.  Where every world is in the game (the opponent's hands
+    listed, the draws exact chance: small rulesets) the game's own values
+    score the discards.  A count budget (`budget.samples`) is spent whole
+    by each part.  The options: `GameOptions`."""
+    b, t0, o = _started(view, budget, "guided_replace", options)
     begun = t0 if b.start is None else b.start
-    solver = solver or PerfectSolver(view.rules)
-    sampler = sampler or HandSampler(view)
-    deadline = b.deadline(t0)
     static_budget = b if b.time_ms is None else b.with_(time_ms=b.time_ms * static_share, start=begun)
     static = replace_eval(
         view,
         static_budget,
-        candidates=candidates,
-        min_stage_deals=min_stage_deals,
-        utilities=utilities,
-        solver=solver,
-        sampler=sampler,
-        partial=partial,
+        candidates=o["candidates"],
+        min_stage_deals=MIN_STAGE_DEALS if o["min_stage_deals"] is None else o["min_stage_deals"],
+        utilities=o["utilities"],
+        solver=o["solver"],
+        sampler=o["sampler"],
+        partial=o["partial"],
     )
     kept = tuple(m.action for m in static.moves[: max(1, keep)])
     build_end = None
     if b.time_ms is not None:
         build_end = begun + (static_share + (1 - static_share) * BUILD_SHARE) * b.time_ms / 1000
-    game = build_replace_game(
-        view,
-        b,
-        solver,
-        sampler,
-        utilities=utilities,
-        my_types=my_types,
-        exact_budget=exact_budget,
-        candidates=candidates,
-        replies=replies,
-        minimum=minimum,
-        deadline=build_end,
-        start=t0,
-        real_discards=kept,
-        piles=piles,
-    )
-
-    def until(done: int) -> bool:
-        return done >= MIN_ITERATIONS and b.out(deadline)
-
-    sol = rx.solve(cast(Any, game), iterations=iterations, target=target, check_every=CHECK_EVERY, until=until, measure=False)
-    solved = _answer(view, game, sol, b, t0)
-    return _guided(view, static, solved, game, utilities, solver)
+    game, solved = _solved(view, b, t0, o, build_end, kept, piles)
+    return _guided(view, static, solved, game, o["utilities"], o["solver"])
 
 
 def _guided(
@@ -713,7 +723,10 @@ def _guided(
     else:
         total = sum(w for *_, w in game.real_worlds)
         for d in game_value:
-            same = sum(w * _static_value(view, d, opp, draws, opp_cap, utilities, solver) for _, opp, draws, w in game.real_worlds)
+            same = sum(
+                w * _static_value(view, d, opp, draws, opp_cap, utilities, solver)
+                for _, opp, draws, w in game.real_worlds
+            )
             correction[d] = game_value[d] - same / total
         score = {d: static_value[d] + correction[d] for d in game_value}
     rank = {m.action.cards: i for i, m in enumerate(static.moves)}
