@@ -76,17 +76,18 @@ def test_batches_past_the_deadline_hold_one_world_each():
 
 
 class _Seen:
-    """What `hint` was handed by a bot: its budget and its `legal` list."""
+    """What a bot's search (`hint`, or the module's `search`) was handed:
+    its budget and its `legal` list."""
 
-    def __init__(self, monkeypatch) -> None:
+    def __init__(self, monkeypatch, module=hint_module, search: str = "hint") -> None:
         self.calls: list[tuple[Budget, list | None, float]] = []
-        real = hint_module.hint
+        real = getattr(module, search)
 
-        def spy(view, budget=None, **kw):
+        def spy(view, budget=None, *args, **kw):
             self.calls.append((budget, kw.get("legal"), time.perf_counter()))
-            return real(view, budget, **kw)
+            return real(view, budget, *args, **kw)
 
-        monkeypatch.setattr(hint_module, "hint", spy)
+        monkeypatch.setattr(module, search, spy)
 
 
 def test_the_bot_s_clock_starts_when_choose_is_called(monkeypatch):
@@ -139,7 +140,9 @@ def test_the_time_a_kind_ran_over_is_kept_back_from_its_next_search(monkeypatch)
 
 
 def test_the_classic_bot_keeps_nothing_back(monkeypatch):
-    seen = _Seen(monkeypatch)
+    from tacocat.players import reference
+
+    seen = _Seen(monkeypatch, reference, "classic_search")
     bot = make_bot("pimc_classic", time_ms=10, seed=0)
     bot.choose(ATTACK, random.Random(0))
     bot.choose(ATTACK, random.Random(1))

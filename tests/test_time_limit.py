@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import pytest
 
+from tacocat.players.reference import classic_search
 from tacocat.rules.views import build_view
 from tacocat.search.budget import Budget, scaled_minimum
 from tacocat.search.decisions import solve_matrix_game, solve_matrix_game_fast
@@ -17,7 +18,6 @@ from tacocat.search.pimc import MIN_SAMPLES
 
 ATTACK = build_view(hand=(2, 3, 5, 7, 8, 9, 10, 12), opponent=8)
 DUEL = build_view(hand=(2, 4, 8, 9, 12, 12, 6), phase="duel")
-CLASSIC = Knobs(classic=True)
 
 
 @pytest.mark.parametrize(
@@ -29,14 +29,14 @@ def test_the_minimum_sample_scales_with_the_budget(ms, want):
 
 def test_a_1ms_play_search_no_longer_solves_30_worlds_first():
     new = hint(ATTACK, Budget(time_ms=1, seed=1), method="pimc")
-    old = hint(ATTACK, Budget(time_ms=1, seed=1), method="pimc", knobs=CLASSIC)
+    old = classic_search(ATTACK, Budget(time_ms=1, seed=1))
     assert old.samples >= MIN_SAMPLES
     assert 1 <= new.samples < MIN_SAMPLES
 
 
 def test_a_1ms_duel_reads_the_clock_within_its_first_world():
     new = hint(DUEL, Budget(time_ms=1, seed=1), method="pimc", knobs=Knobs(duel_exact_budget=-1))
-    old = hint(DUEL, Budget(time_ms=1, seed=1), method="pimc", knobs=Knobs(duel_exact_budget=-1, classic=True))
+    old = classic_search(DUEL, Budget(time_ms=1, seed=1))  # pimc_classic's duel always samples
     assert old.search.worlds >= MIN_SAMPLES
     assert new.search.worlds < MIN_SAMPLES
     assert sum(m.probability for m in new.mixed) == pytest.approx(1.0)
@@ -45,7 +45,7 @@ def test_a_1ms_duel_reads_the_clock_within_its_first_world():
 def test_a_sample_budget_is_untouched_by_the_time_limit_change():
     for view in (ATTACK, DUEL):
         a = hint(view, Budget(samples=40, seed=2), method="pimc").to_dict()
-        b = hint(view, Budget(samples=40, seed=2), method="pimc", knobs=CLASSIC).to_dict()
+        b = classic_search(view, Budget(samples=40, seed=2)).to_dict()
         a.pop("seconds"), b.pop("seconds")
         assert a == b
 

@@ -19,7 +19,7 @@ from tacocat.rules.game import DUEL, REPLACE, GameState
 from tacocat.rules.ruleset import STANDARD
 from tacocat.rules.views import View
 from tacocat.search.budget import MAX_SAMPLES, Budget, clock_named
-from tacocat.search.options import check_options
+from tacocat.search.options import Method, check_options
 from tacocat.search.sampling import world_hands
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -85,11 +85,11 @@ class BotBudget:
     thread's CPU time: a match's default, so that a budget buys the same
     work whatever else the machine runs; `tacocat.search.budget.CPU`)."""
     replace_samples: int | None = None
-    """Replacement: evaluations per decision (None: 240; with `time_ms`,
-    except for the classic search, as many as the time allows)."""
+    """Replacement: evaluations per decision (None: `REPLACE_EVALS`; with
+    `time_ms`, except for pimc_classic, as many as the time allows)."""
     duel_samples: int | None = None
-    """Duel: sampled deals per decision (None: 24; with `time_ms`, except
-    for the classic search, as many as the time allows)."""
+    """Duel: sampled deals per decision (None: `DUEL_DEALS`; with `time_ms`,
+    except for pimc_classic, as many as the time allows)."""
     candidates: int | None = None
     """Replacement: discard sets compared."""
     seed: int = 0
@@ -123,37 +123,25 @@ BUDGET_KEYS = frozenset(f.name for f in fields(BotBudget))
 options of `tacocat.search.options.OPTIONS`, a test holds them equal)."""
 _KNOBS_AS_GIVEN = ("threads", "exact_cards", "c_uct", "rollout", "inference", "duel", "replace")
 """Budget keys a search bot hands to `Knobs` as they are (same name, no bot default)."""
+REPLACE_EVALS = 240
+DUEL_DEALS = 24
+"""A search bot's replacement evaluations and duel deals per decision when
+no count is given and no time (`SearchBot.decision_counts`)."""
 
 
-def _check_search_bot(method: str, classic: bool, b: BotBudget) -> None:
-    """A search bot's method and choices; pimc_classic offers none of the
-    later ones (inference, round_search, duel=bayes, replace=game)."""
-    if method not in ("pimc", "ismcts"):
+def _check_search_bot(method: str, b: BotBudget) -> None:
+    """A search bot's method and its round search's setting."""
+    if method not in (Method.PIMC, Method.ISMCTS):
         raise TacocatError(f"search bot method {method!r} unknown; expected pimc or ismcts")
-    if classic and b.inference not in (None, "uniform", "off"):
-        raise TacocatError(
-            f"bot pimc_classic: inference {b.inference!r} is not offered; the classic search "
-            "weights worlds by R20 alone (use bot pimc for inference)"
-        )
     if b.round_search not in (0, 1):
         raise TacocatError(f"search bot: round_search must be 0 (off) or 1 (on), got {b.round_search!r}")
-    if classic and b.round_search:
-        raise TacocatError(
-            "bot pimc_classic: round_search is not offered; the classic search keeps its fixed "
-            "continuation (use bot pimc for the round search)"
-        )
-    if classic and (b.duel, b.replace) != ("matrix", "static"):
-        raise TacocatError(
-            "bot pimc_classic: its duel is the matrix game and its replacement the static search "
-            "(use bot pimc for duel=bayes or replace=game)"
-        )
 
 
 def _play_count(method: str, b: BotBudget) -> int | None:
     """The play-phase count per decision: PIMC's worlds (`samples`, or its
     synonym `iterations`), ISMCTS's iterations (or `samples`); without a
     count or a time, 100 worlds or 20,000 iterations."""
-    if method == "pimc":
+    if method == Method.PIMC:
         count = b.samples if b.samples is not None else b.iterations
         default = 100
     else:
@@ -162,7 +150,7 @@ def _play_count(method: str, b: BotBudget) -> int | None:
     return default if count is None and b.time_ms is None else count
 
 
-def _given_or(value: int | None, default: int) -> int:
+def given_or(value: int | None, default: int) -> int:
     return value if value is not None else default
 
 
@@ -175,7 +163,7 @@ def _listed_moves(view: View) -> list[Action] | None:
     return view.legal_actions()
 
 
-def _played(result: HintResult, kind: str, rng: random.Random) -> Action:
+def played(result: HintResult, kind: str, rng: random.Random) -> Action:
     """The move a search's answer plays: the duel card drawn from its
     optimal mix with the seeded RNG (R9), a replacement from the
     replacement game's mix when it has one, else the best move."""
@@ -206,20 +194,17 @@ class SearchBot:
     the worlds, `tacocat.search.inference`) and `round_search` (1: replace
     and duel searched with the round's real continuation,
     `tacocat.search.decisions`); both off by default (results/strength_whole.md),
-    and with both off `pimc` plays as `pimc_classic` under sample budgets."""
+    and with both off `pimc` plays as `pimc_classic` (`tacocat.players.reference`)
+    under sample budgets."""
 
-    def __init__(self, method: str = "pimc", *, classic: bool = False, **budget) -> None:
+    def __init__(self, method: str = "pimc", **budget) -> None:
         from tacocat.search.hint import Knobs
         from tacocat.search.pimc import PerfectSolver
 
         b = BotBudget(**budget)
-        _check_search_bot(method, classic, b)
-        self.name = f"{method}_classic" if classic else method
+        _check_search_bot(method, b)
+        self.name = method
         self.method = method
-        # pimc_classic: the search as at commit 36be87b (a fixed minimum sample
-        # before the clock is read, worlds weighted by R20 alone), the
-        # baseline every strength table is measured against (issue 24).
-        self.classic = bool(classic)
         if b.inference is not None:
             from tacocat.search.inference import check_inference
 
@@ -228,17 +213,8 @@ class SearchBot:
         self.budget = _play_count(method, b)
         self.time_ms = b.time_ms
         self.clock = clock_named(b.clock)
-        # A time budget is spent where it buys strength (issue 24): 240
-        # evaluations leave a replacement 0.062 of a round short of its own
-        # search's best (2,000 evaluations: 0.011), and 24 deals leave a duel
-        # 0.018 short (results/decision_noise.md), while either takes a few
-        # ms; spent, they gain +0.11 at 20 and 100 ms (strength_whole.md).  With a
-        # time budget and no count given, the replacement and the duel run
-        # until the clock; the classic search keeps its caps whatever its time.
-        to_the_clock = b.time_ms is not None and not classic
-        self.replace_samples = _given_or(b.replace_samples, MAX_SAMPLES if to_the_clock else 240)
-        self.duel_samples = _given_or(b.duel_samples, MAX_SAMPLES if to_the_clock else 24)
-        self.candidates = _given_or(b.candidates, 24)
+        self.replace_samples, self.duel_samples = self.decision_counts(b)
+        self.candidates = given_or(b.candidates, 24)
         self.seed = int(b.seed)
         self.threads = b.threads
         self.exact_cards = b.exact_cards
@@ -256,9 +232,23 @@ class SearchBot:
             replace_samples=self.replace_samples,
             candidates=self.candidates,
             equilibrium_cards=0,  # plain PIMC stays PIMC; EquilibriumBot adds it
-            classic=self.classic,
             round_search=bool(b.round_search),
             **{key: getattr(b, key) for key in _KNOBS_AS_GIVEN},
+        )
+
+    def decision_counts(self, b: BotBudget) -> tuple[int, int]:
+        """The replacement's evaluations and the duel's deals per decision:
+        the budget's, else `REPLACE_EVALS` and `DUEL_DEALS`, or with a time
+        budget as many as the time allows.  A time budget is spent where it
+        buys strength (issue 24): 240 evaluations leave a replacement 0.062
+        of a round short of its own search's best (2,000 evaluations:
+        0.011), and 24 deals leave a duel 0.018 short
+        (results/decision_noise.md), while either takes a few ms; spent,
+        they gain +0.11 at 20 and 100 ms (strength_whole.md)."""
+        to_the_clock = b.time_ms is not None
+        return (
+            given_or(b.replace_samples, MAX_SAMPLES if to_the_clock else REPLACE_EVALS),
+            given_or(b.duel_samples, MAX_SAMPLES if to_the_clock else DUEL_DEALS),
         )
 
     def call_budget(self, budget: Budget | None) -> Budget:
@@ -287,8 +277,6 @@ class SearchBot:
         # the forced-move check below and hint's set-up are inside it.
         start = call.clock.now() if call.start is None else call.start
         self.last_forced = False
-        from tacocat.search.hint import hint
-
         legal = _listed_moves(view)
         if legal is not None and len(legal) == 1:
             self.last_forced = True  # no search: a match's think time leaves it out
@@ -296,23 +284,33 @@ class SearchBot:
         seed = rng.getrandbits(62) ^ self.seed
         kind = view.decision
         assert kind is not None  # a bot is asked only at its own decision
+        return self.decide(view, kind, call.with_(seed=seed, start=start), legal, rng)
+
+    def decide(self, view: View, kind: str, call: Budget, legal: list[Action] | None, rng: random.Random) -> Action:
+        """The move `hint` finds for a `kind` decision within the call's
+        time less what `reserve_ms` keeps back (the call starts at `choose`);
+        how far it ran past that time is remembered.  `legal`: the moves,
+        listed once."""
+        from tacocat.search.hint import hint
+
         searched_ms = call.time_ms
-        if searched_ms is not None and not self.classic:
+        if searched_ms is not None:
             searched_ms -= self.reserve_ms(kind, searched_ms)
         result = hint(
             view,
-            call.with_(time_ms=searched_ms, seed=seed, start=start),
-            method="auto" if self.method == "pimc" else "ismcts",
+            call.with_(time_ms=searched_ms),
+            method=Method.AUTO if self.method == Method.PIMC else Method.ISMCTS,
             utilities=self.utilities,
             exact_budget=self.exact_budget,
             solver=self.solver,
             knobs=self.knobs,
             legal=legal,  # listed once: the play-phase search takes them as they are
         )
-        action = _played(result, kind, rng)
-        if searched_ms is not None and not self.classic:
+        action = played(result, kind, rng)
+        if searched_ms is not None:
+            assert call.start is not None  # `choose` starts the call's clock
             past = self._overruns.setdefault(kind, collections.deque(maxlen=self.OVERRUN_MEMORY))
-            past.append(1000.0 * (call.clock.now() - start) - searched_ms)
+            past.append(1000.0 * (call.clock.now() - call.start) - searched_ms)
         return action
 
     last_forced = False
@@ -332,8 +330,8 @@ class SearchBot:
         the last `OVERRUN_MEMORY` decisions of this kind ran past their
         search's time (a median, so that one decision the machine delayed
         moves it little), at least 0 and at most `RESERVE_SHARE` of the
-        budget (`time_ms`: the decision's, the bot's own by default).  The
-        classic search keeps nothing back."""
+        budget (`time_ms`: the decision's, the bot's own by default).
+        pimc_classic keeps nothing back (`tacocat.players.reference`)."""
         time_ms = self.time_ms if time_ms is None else time_ms
         assert time_ms is not None  # only a time budget is kept back from
         past = self._overruns.get(decision)
@@ -498,8 +496,8 @@ class _KeptSolve:
         since = [e for e in rest if isinstance(e, PlayEvent)]
         if len(since) != len(rest):
             return None  # only attacks and answers follow a play-phase node
-        played = [c for e in since for c in e.cards]
-        if sorted(root.seen + root.table + tuple(played)) != sorted(node.seen + node.table):
+        cards = [c for e in since for c in e.cards]
+        if sorted(root.seen + root.table + tuple(cards)) != sorted(node.seen + node.table):
             return None
         return since
 
@@ -595,6 +593,19 @@ def _search_factory(method: str) -> Callable[..., Bot]:
     return make
 
 
+def _reference(name: str) -> Callable[..., Bot]:
+    """The factory of a reference bot, frozen in a module of its own
+    (`tacocat.players.reference`, which builds on `SearchBot`)."""
+
+    def make(**budget) -> Bot:
+        from tacocat.players import reference
+
+        return reference.REFERENCE_BOTS[name](**budget)
+
+    make.__name__ = name
+    return make
+
+
 def _plain(cls) -> Callable[..., Bot]:
     def make(**budget) -> Bot:
         return cls()
@@ -612,22 +623,9 @@ BOTS: dict[str, Callable[..., Bot]] = {
     "ismcts": _search_factory("ismcts"),
     "oracle": OracleBot,
     "pimc_eq": lambda **budget: EquilibriumBot("pimc", **budget),
-    "pimc_classic": lambda **budget: SearchBot("pimc", classic=True, **budget),
-    "pimc_static": lambda **budget: _static(**budget),
+    "pimc_classic": _reference("pimc_classic"),
+    "pimc_static": _reference("pimc_static"),
 }
-
-
-def _static(**budget) -> "SearchBot":
-    """`pimc` as it played before the duel and the replacement were solved
-    as games (issue 34): the duel a matrix game over the worlds.  Kept as a
-    reference whatever `pimc`'s defaults become."""
-    if budget.get("duel", "matrix") != "matrix":
-        raise TacocatError("bot pimc_static: its duel is the matrix game (use bot pimc for duel=bayes)")
-    if budget.get("replace", "static") != "static":
-        raise TacocatError("bot pimc_static: its replacement is the static search (use bot pimc for replace=game)")
-    bot = SearchBot("pimc", **{**budget, "duel": "matrix", "replace": "static"})
-    bot.name = "pimc_static"
-    return bot
 
 
 def searches(name: str) -> bool:

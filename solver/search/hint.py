@@ -89,16 +89,13 @@ class Knobs:
     """Play phase, method auto: the hidden-hand equilibrium for endgames of at
     most this many cards a hand (None: `tacocat.search.equilibrium.AUTO_CARDS`;
     0: never, as plain PIMC bots ask)."""
-    classic: bool = False
-    """The search as at commit 36be87b (bot `pimc_classic`): a fixed minimum
-    sample (`tacocat.search.pimc.MIN_SAMPLES`) before a time limit is read,
-    and worlds weighted by R20 alone (no inference)."""
     inference: str | None = None
     """The model of the opponent's choices that weights the worlds
     (`tacocat.search.inference.MODELS`); None: the hint's own default."""
     round_search: bool = False
     """Replacement and duel searched with the round's real continuation
-    (`tacocat.search.decisions`, module docstring); off: the classic search."""
+    (`tacocat.search.decisions`, module docstring); off: each world's own
+    continuation (the search `pimc_classic` keeps, `tacocat.players.reference`)."""
     duel: str = "matrix"
     """The duel's search: "matrix" (`tacocat.search.decisions.duel_eval`) or
     "bayes" (a Bayesian game over both players' hands, `tacocat.search.duel_game`)."""
@@ -196,9 +193,14 @@ def _round_values(board: Board, player: int, rules: Ruleset, utilities: str) -> 
     return round_utilities(board, player, rules, utilities), round_game_wins(board, player, rules)
 
 
+LEAST_LEFT_MS = 0.01
+"""The least time a search is handed when the set-up ate its budget (`Ask.left`)."""
+
+
 @dataclass(frozen=True)
-class _Ask:
-    """One hint request once checked: what every search of the table reads."""
+class Ask:
+    """One hint request once checked (`ask_of`): what every search of the
+    table reads, and what `answer` makes the hint's answer with."""
 
     view: View
     budget: Budget
@@ -212,10 +214,10 @@ class _Ask:
     legal: Sequence[Action] | None
     t_call: float
     """The budget's clock at the start of its time: the budget's `start`, else the call."""
-
-    @property
-    def classic(self) -> bool:
-        return self.knobs.classic
+    t_asked: float
+    """The budget's clock when the hint was asked (its answer's `seconds` count from it)."""
+    game_wins: tuple[float, float, float]
+    """The game won after a round won, drawn, lost (`round_game_wins`)."""
 
     @property
     def decision(self) -> str:
@@ -225,34 +227,46 @@ class _Ask:
         return kind
 
     @property
+    def exact_limit(self) -> int | None:
+        """The opponent's hands a search enumerates exactly, at most:
+        `EXACT_LIMIT` for method exact, the exact budget for auto; None for
+        the sampled methods."""
+        if self.method == Method.EXACT:
+            return EXACT_LIMIT
+        return self.exact_budget if self.method == Method.AUTO else None
+
+    @property
     def minimum(self) -> int:
         """The worlds a play-phase search collects before it reads the clock
-        (issue 24: a time budget is a limit, so the minimum scales with it;
-        the classic search keeps its fixed one)."""
-        return MIN_SAMPLES if self.classic else scaled_minimum(MIN_SAMPLES, self.budget.time_ms)
+        (issue 24: a time budget is a limit, so the minimum scales with it)."""
+        return scaled_minimum(MIN_SAMPLES, self.budget.time_ms)
 
-    def left(self, samples: int | None | str = "budget", ms: float | None | str = "budget") -> Budget:
-        """The budget with what is left of its time after the set-up (the
-        classic search: never less than 1 ms; else at least 10
-        microseconds), its clock starting when the search does; `samples`
-        and `ms` replace the budget's own when given."""
+    def left(
+        self, samples: int | None | str = "budget", ms: float | None | str = "budget", least_ms: float = LEAST_LEFT_MS
+    ) -> Budget:
+        """The budget with what is left of its time after the set-up (at
+        least `least_ms`), its clock starting when the search does;
+        `samples` and `ms` replace the budget's own when given."""
         b = self.budget
         samples = b.samples if samples == "budget" else samples
         ms = b.time_ms if ms == "budget" else ms
         if ms is not None:
-            ms = max(float(ms) - 1000.0 * (b.now() - self.t_call), 1.0 if self.classic else 0.01)
+            ms = max(float(ms) - 1000.0 * (b.now() - self.t_call), least_ms)
         return b.with_(samples=samples, time_ms=ms, start=None)
 
     def worlds(self, sampler: HandSampler | None = None) -> WorldSearch:
-        """What every world search is given besides its budget."""
+        """What every play-phase world search is given besides its budget
+        (the legal actions when the caller listed them: listed once)."""
         w: WorldSearch = {"utilities": self.utilities, "solver": self.solver}
         if sampler is not None:
             w["sampler"] = sampler
+        if self.legal is not None:
+            w["actions"] = self.legal
         return w
 
 
 @dataclass
-class _Found:
+class Found:
     """What a search of the table found, and how."""
 
     result: PlayResult
@@ -296,28 +310,25 @@ def _check_decision(view: View) -> None:
 
 def _model_asked(knobs: Any, inference: str | None) -> str:
     """The inference model's canonical name: the call's, else the knobs',
-    else the default; the classic search weights worlds by R20 alone."""
+    else the default."""
     from tacocat.search.inference import check_inference
 
     if not isinstance(knobs, Knobs):
         raise TacocatError(f"knobs must be a Knobs, got {type(knobs).__name__}")
-    asked = check_inference(
+    return check_inference(
         inference if inference is not None else knobs.inference if knobs.inference is not None else DEFAULT_INFERENCE
     )
-    if knobs.classic and asked not in ("off", "uniform"):
-        raise TacocatError(f"inference {asked!r}: the classic search weights worlds by R20 alone")
-    return asked
 
 
-def _equilibrium_search(ask: _Ask) -> _Found:
+def _equilibrium_search(ask: Ask) -> Found:
     """The hidden-hand equilibrium of a play-phase endgame (`tacocat.search.equilibrium`)."""
     from tacocat.search.equilibrium import hint_moves
 
     res, equilibrium = hint_moves(ask.view, ask.utilities, ask.left())
-    return _Found(res, "equilibrium", equilibrium=equilibrium)
+    return Found(res, Method.EQUILIBRIUM, equilibrium=equilibrium)
 
 
-def _ismcts_search(ask: _Ask) -> _Found:
+def _ismcts_search(ask: Ask) -> Found:
     """ISMCTS; PIMC where the hands or the pool are too big for its packed search (said in `method`)."""
     from tacocat.search.ismcts import DEFAULT_C, DEFAULT_EXACT_CARDS, DEFAULT_ROLLOUT, check_ismcts_view, ismcts_play
 
@@ -325,11 +336,8 @@ def _ismcts_search(ask: _Ask) -> _Found:
         check_ismcts_view(ask.view)
     except PositionError:
         # an iteration count is no deal count: PIMC's own default, within the time given
-        worlds = ask.worlds()
-        if ask.legal is not None:
-            worlds["actions"] = ask.legal
-        res = pimc_play(ask.view, ask.left(None), minimum=ask.minimum, partial=not ask.classic, **worlds)
-        return _Found(res, "pimc")
+        res = pimc_play(ask.view, ask.left(None), minimum=ask.minimum, partial=True, **ask.worlds())
+        return Found(res, Method.PIMC)
     k = ask.knobs
     res = ismcts_play(
         ask.view,
@@ -341,10 +349,10 @@ def _ismcts_search(ask: _Ask) -> _Found:
         c_uct=DEFAULT_C if k.c_uct is None else k.c_uct,
         rollout=DEFAULT_ROLLOUT if k.rollout is None else k.rollout,
     )
-    return _Found(res, "ismcts")
+    return Found(res, Method.ISMCTS)
 
 
-def _world_search(ask: _Ask) -> _Found:
+def _world_search(ask: Ask) -> Found:
     """Every consistent opponent hand with its exact probability when they
     are few enough (method exact: up to `EXACT_LIMIT`; auto: up to
     `exact_budget`), else (or when the enumeration did not fit) PIMC."""
@@ -352,38 +360,33 @@ def _world_search(ask: _Ask) -> _Found:
 
     sampler = inference_sampler(ask.view, ask.inference)
     worlds = ask.worlds(sampler)
-    if ask.legal is not None:
-        worlds["actions"] = ask.legal  # listed once, by the caller
     res = None
-    if ask.method in ("exact", "auto"):
+    if (limit := ask.exact_limit) is not None:
         if ask.method == Method.EXACT and (n_hands := sampler.count()) > EXACT_LIMIT:
             raise TacocatError(
                 f"method exact: the opponent may hold {n_hands} distinct hands, more than "
                 f"{EXACT_LIMIT}; use auto, pimc or ismcts"
             )
-        limit = EXACT_LIMIT if ask.method == Method.EXACT else ask.exact_budget
-        res = exact_play(ask.view, ask.left(), max_hands=limit, minimum=ask.minimum, partial=not ask.classic, **worlds)
+        res = exact_play(ask.view, ask.left(), max_hands=limit, minimum=ask.minimum, partial=True, **worlds)
     if res is not None:
-        return _Found(res, "exact", sampler)
+        return Found(res, Method.EXACT, sampler)
     b = ask.budget
     spend = ask.left(DEFAULT_HINT_SAMPLES, DEFAULT_HINT_MS) if b.unlimited else ask.left()
-    res = pimc_play(ask.view, spend, minimum=ask.minimum, partial=not ask.classic, **worlds)
-    return _Found(res, "pimc", sampler)
+    res = pimc_play(ask.view, spend, minimum=ask.minimum, partial=True, **worlds)
+    return Found(res, Method.PIMC, sampler)
 
 
-def _duel_search(ask: _Ask) -> _Found:
+def _duel_search(ask: Ask) -> Found:
     """The duel's matrix game over the worlds (`tacocat.search.decisions.duel_eval`)."""
     from tacocat.search import decisions
 
     k = ask.knobs
     if k.duel_exact_budget is not None:
         limit = k.duel_exact_budget
-    elif ask.method in ("exact", "auto"):
-        limit = EXACT_LIMIT if ask.method == Method.EXACT else ask.exact_budget
     else:
-        limit = -1
+        limit = -1 if ask.exact_limit is None else ask.exact_limit
     samples = k.duel_samples if k.duel_samples is not None else ask.budget.samples
-    least = ask.minimum if ask.classic else scaled_minimum(decisions.MIN_DUEL_WORLDS, ask.budget.time_ms)
+    least = scaled_minimum(decisions.MIN_DUEL_WORLDS, ask.budget.time_ms)
     if k.duel == "bayes":
         from tacocat.search.duel_game import duel_game
 
@@ -397,15 +400,14 @@ def _duel_search(ask: _Ask) -> _Found:
     return _decision_search(ask, search, samples)
 
 
-def _replace_search(ask: _Ask) -> _Found:
+def _replace_search(ask: Ask) -> Found:
     """The replacement's discards ranked by simulated draws (`tacocat.search.decisions.replace_eval`)."""
     from tacocat.search import decisions
 
     k = ask.knobs
     samples = k.replace_samples if k.replace_samples is not None else ask.budget.samples
     cand = k.candidates if k.candidates is not None else decisions.DEFAULT_CANDIDATES
-    time_ms = ask.budget.time_ms
-    stage = decisions.MIN_STAGE_DEALS if ask.classic else scaled_minimum(decisions.MIN_STAGE_DEALS, time_ms)
+    stage = scaled_minimum(decisions.MIN_STAGE_DEALS, ask.budget.time_ms)
     if k.replace == "game":
         from tacocat.search.replace_game import GAME_CANDIDATES, replace_game
 
@@ -426,38 +428,37 @@ def _replace_search(ask: _Ask) -> _Found:
     return _decision_search(ask, search, samples)
 
 
-def _decision_search(ask: _Ask, search: Callable[..., PlayResult], samples: int | None) -> _Found:
+def _decision_search(ask: Ask, search: Callable[..., PlayResult], samples: int | None) -> Found:
     """A duel or a replacement search run on the hint's worlds."""
     from tacocat.search.inference import inference_sampler
 
     sampler = inference_sampler(ask.view, ask.inference)
-    # the classic search reads the clock between worlds only (not `partial`)
     res = search(
         ask.view,
         ask.left(samples),
-        partial=not ask.classic,
+        partial=True,  # the clock read within a world or a deal too
         round_search=ask.knobs.round_search,
         utilities=ask.utilities,
         solver=ask.solver,
         sampler=sampler,
     )
-    return _Found(res, "exact" if res.exact else "pimc", sampler)  # a replacement draws unknown cards: never exact
+    return Found(res, Method.EXACT if res.exact else Method.PIMC, sampler)  # a replacement draws unknown cards: never exact
 
 
-_PLAY_SEARCHES: dict[str, Callable[[_Ask], _Found]] = {
-    "equilibrium": _equilibrium_search,
-    "ismcts": _ismcts_search,
-    "exact": _world_search,
-    "pimc": _world_search,
-    "auto": _world_search,
+_PLAY_SEARCHES: dict[str, Callable[[Ask], Found]] = {
+    Method.EQUILIBRIUM: _equilibrium_search,
+    Method.ISMCTS: _ismcts_search,
+    Method.EXACT: _world_search,
+    Method.PIMC: _world_search,
+    Method.AUTO: _world_search,
 }
 """A play-phase decision's search by method ("auto" looks first whether the
 endgame's equilibrium fits, `_search_of`)."""
-_DECISION_SEARCHES: dict[str, Callable[[_Ask], _Found]] = {DUEL: _duel_search, REPLACE: _replace_search}
+_DECISION_SEARCHES: dict[str, Callable[[Ask], Found]] = {DUEL: _duel_search, REPLACE: _replace_search}
 """The duel's and the replacement's searches, whatever the method."""
 
 
-def _search_of(ask: _Ask) -> Callable[[_Ask], _Found]:
+def _search_of(ask: Ask) -> Callable[[Ask], Found]:
     kind = ask.decision
     if kind not in PLAY_DECISIONS:
         return _DECISION_SEARCHES[kind]
@@ -493,6 +494,17 @@ def hint(
     view's legal actions when the caller has listed them (a bot skipping
     forced moves), so a play-phase search does not list them again; they
     must be `view.legal_actions()`."""
+    ask = ask_of(view, budget, method, utilities, exact_budget, solver, knobs, inference, legal)
+    return answer(ask, _search_of(ask)(ask))
+
+
+def ask_of(
+    view: Any, budget: Budget | None, method: str, utilities: Any, exact_budget: int, solver: Any, knobs: Any,
+    inference: str | None, legal: Sequence[Action] | None,
+) -> Ask:  # fmt: skip
+    """A request checked (`_checked`, the one validation; `hint`'s
+    arguments) with its round values and its clock's start, ready for a
+    search of the table (or of a reference bot's own, `tacocat.players.reference`)."""
     b = budget_of(budget, "hint")
     t_now = b.now()
     view, asked = _checked(view, method, knobs, inference)
@@ -501,7 +513,7 @@ def hint(
     else:
         util = round_utilities(view.board, view.player, view.rules, utilities)
         gw = round_game_wins(view.board, view.player, view.rules)
-    ask = _Ask(
+    return Ask(
         view,
         b,
         method,
@@ -513,25 +525,26 @@ def hint(
         legal,
         # the budget's clock: from its start (a bot's `choose`), else from now
         t_now if b.start is None else b.start,
+        t_now,
+        gw,
     )
-    found = _search_of(ask)(ask)
-    return _answer(ask, found, gw, b.now() - t_now)
 
 
-def _answer(ask: _Ask, found: _Found, gw: tuple, seconds: float) -> HintResult:
-    """The hint's answer from what its search found: each move's game-win
-    probability added (`gw`: the game won after a round won, drawn, lost)."""
+def answer(ask: Ask, found: Found) -> HintResult:
+    """The hint's answer from what its search found, its seconds counted
+    from the request: each move's game-win probability added."""
     from tacocat.search.inference import InferenceSampler
 
+    seconds = ask.budget.now() - ask.t_asked
     res, used = found.result, found.method
     # the model that weighted the worlds, if one did
     sampler = found.sampler
     inferred = sampler if isinstance(sampler, InferenceSampler) and sampler.active else None
-    moves = _with_game_win(res.moves, gw)
+    moves = _with_game_win(res.moves, ask.game_wins)
     if ask.budget.progress is not None:
         ask.budget.progress(1.0)
     exact = used == Method.EXACT and res.exact
-    sampled = used not in ("ismcts", "equilibrium")
+    sampled = used not in (Method.ISMCTS, Method.EQUILIBRIUM)
     return HintResult(
         method=used,
         exact=bool(exact),
