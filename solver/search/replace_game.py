@@ -97,7 +97,7 @@ from tacocat.search.duel_game import (
 from tacocat.search.gamevalue import ROUND_UTILITIES
 from tacocat.search.pimc import PerfectSolver, rank_moves
 from tacocat.search.results import MoveEval, PlayResult
-from tacocat.search.round_game import CHANCE, TERMINAL, draw_outcomes, freeze_tree
+from tacocat.search.round_game import CHANCE, TERMINAL, add_iset, draw_outcomes, freeze_tree
 from tacocat.search.sampling import DEFAULT_EXACT_BUDGET, HandSampler, WorldSampler, rng_from
 
 DEFAULT_EVALUATIONS = 6000
@@ -203,18 +203,7 @@ class ReplaceGame:
         self._eslot.append(slot)
 
     def iset(self, key: tuple, player: int, actions: tuple[Action, ...]) -> int:
-        i = self._index.get(key)
-        if i is None:
-            i = len(self.keys)
-            self._index[key] = i
-            self.keys.append(key)
-            self.iset_player.append(player)
-            self.iset_actions.append(actions)
-            self.iset_offset.append(self.slots)
-            self.slots += len(actions)
-        elif self.iset_actions[i] != actions:  # pragma: no cover - actions are a function of the key
-            raise TacocatError(f"internal: information set {key} lists different actions at two nodes")
-        return i
+        return add_iset(self, key, player, actions)
 
     def iset_index(self, key: tuple) -> int | None:
         return self._index.get(key)

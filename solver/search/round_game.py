@@ -127,6 +127,25 @@ def draw_outcomes(pile: tuple[int, ...], sizes: Sequence[int]) -> list[tuple[tup
     return out
 
 
+def add_iset(tree, key: tuple, player: int, actions: tuple[Action, ...]) -> int:
+    """The number of the information set `key` in a tree (a `RoundGame`,
+    a `ReplaceGame`), added with its player, actions and action slots when
+    new; a set lists the same actions at every node (they are a function
+    of what the player knows)."""
+    i = tree._index.get(key)
+    if i is None:
+        i = len(tree.keys)
+        tree._index[key] = i
+        tree.keys.append(key)
+        tree.iset_player.append(player)
+        tree.iset_actions.append(actions)
+        tree.iset_offset.append(tree.slots)
+        tree.slots += len(actions)
+    elif tree.iset_actions[i] != actions:
+        raise TacocatError(f"internal: information set {key} lists different actions at two nodes")
+    return i
+
+
 def freeze_tree(tree) -> None:
     """A tree's building lists made the arrays `round_exploitability`
     reads (a `RoundGame`, a `ReplaceGame`): the nodes' `kind`, `depth`,
@@ -243,19 +262,9 @@ class RoundGame:
         return (player, s.dealt[player], s.drawn[player], s.history)
 
     def _iset_of(self, s: _S, player: int, actions: tuple[Action, ...], path: tuple) -> int:
-        key = self.key_of(s, player)
-        i = self._index.get(key)
-        if i is None:
-            i = len(self.keys)
-            self._index[key] = i
-            self.keys.append(key)
-            self.iset_player.append(player)
-            self.iset_actions.append(actions)
-            self.iset_offset.append(self.slots)
+        i = add_iset(self, self.key_of(s, player), player, actions)
+        if i == len(self.iset_path):  # new: the path that reached it first
             self.iset_path.append(path)
-            self.slots += len(actions)
-        elif self.iset_actions[i] != actions:
-            raise TacocatError(f"internal: information set {key} lists different actions at two nodes")
         return i
 
     def _build(self) -> None:
