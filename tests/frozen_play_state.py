@@ -3,7 +3,12 @@
 table and attacker and wrote who attacks next (R13-R14) and the showdown
 (R17, tie on an arrow) itself.  The reference of the differential test
 (tests/test_openspiel_play_state.py) and of the clone benchmark
-(results/clone_cost.py); never edited."""
+(results/clone_cost.py); its own logic is never edited.  What was never
+the state's logic is shared with games.py, as it always shared the
+module's helpers: the R20 resampling (`resample_play_world`), which reads
+only what any state of the game tells (dealt cards, hands, events, the
+view) and replays the world on a new state of the state's own game, so
+the differential still compares the worlds each state's own rules replay."""
 
 from __future__ import annotations
 
@@ -17,15 +22,14 @@ from tacocat.openspiel.games import (
     _Appended,
     _cards_played,
     _dealt_sizes,
-    _play_events,
     _remaining,
     _SamplerRandom,
+    resample_play_world,
 )
 from tacocat.rules.actions import Action
 from tacocat.rules.cards import Hand, format_cards, hand, remove
 from tacocat.rules.events import DealEvent, Decision, Event, PlayEvent
 from tacocat.rules.game import OVER, GameState
-from tacocat.rules.history import hand_floor
 from tacocat.rules.play import answers, attacks
 from tacocat.rules.views import View
 
@@ -187,41 +191,6 @@ class FrozenPlayState(pyspiel.State):
         return self.game_state().view(player)
 
     def resample_from_infostate(self, player_id: int, probability_sampler) -> "FrozenPlayState":
-        """A world from `player_id`'s information set with the R20 weights
-        (module doc); reads only that player's information."""
-        n, me = self.g.hand_size, int(player_id)
-        rng = _SamplerRandom(probability_sampler)
-        if len(self.dealt) < 2 * n:
-            return self._resample_deal(me, rng)
-        return self._resample_play(me, rng)
-
-    def _resample_deal(self, me: int, rng: _SamplerRandom) -> "FrozenPlayState":
-        """While the cards are dealt: the other player's cards so far, uniformly."""
-        n = self.g.hand_size
-        mine = self.dealt[n * me : n * (me + 1)]
-        others = list(remove(self.g.rules.deck_cards(), hand(mine)))
-        k = len(self.dealt) - len(mine)
-        theirs, _ = rng.take(others, k)
-        order = (list(mine) + list(theirs)) if me == 0 else (list(theirs) + list(mine))
-        world = self.get_game().new_initial_state()
-        for c in order[: len(self.dealt)]:
-            world.apply_action(c - 1)
-        return world
-
-    def _resample_play(self, me: int, rng: _SamplerRandom) -> "FrozenPlayState":
-        """In play: the opponent's hand from the unseen cards at or above
-        the floor its sacrifices set (R20), dealt, then the round replayed."""
-        opp = 1 - me
-        view = self.view(me)
-        floor = hand_floor(_play_events(self.events), opp)
-        pool = [c for c in view.unseen_pool if c >= floor]
-        opp_hand, _ = rng.take(pool, len(self.hands[opp]))
-        opp_played = _cards_played(self.events, opp)
-        my_cards = hand(list(self.hands[me]) + _cards_played(self.events, me))
-        their_cards = hand(list(opp_hand) + opp_played)
-        world = self.get_game().new_initial_state()
-        for c in my_cards + their_cards if me == 0 else their_cards + my_cards:
-            world.apply_action(c - 1)
-        for e in self.events:
-            world.apply_action(self.g.codec.encode(Action(e.event, e.cards, e.beats)))
-        return world
+        """A world from `player_id`'s information set (the shared R20 draw,
+        module doc)."""
+        return resample_play_world(self, int(player_id), _SamplerRandom(probability_sampler))

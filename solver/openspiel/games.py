@@ -632,43 +632,49 @@ class TacocatPlayState(pyspiel.State):
     def resample_from_infostate(self, player_id: int, probability_sampler) -> "TacocatPlayState":
         """A world from `player_id`'s information set with the R20 weights
         (module doc); reads only that player's information."""
-        me = int(player_id)
-        rng = _SamplerRandom(probability_sampler)
-        if self.gs is None:
-            return self._resample_deal(me, rng)
-        return self._resample_play(me, rng)
+        return resample_play_world(self, int(player_id), _SamplerRandom(probability_sampler))
 
-    def _resample_deal(self, me: int, rng: _SamplerRandom) -> "TacocatPlayState":
-        """While the cards are dealt: the other player's cards so far, uniformly."""
-        n = self.g.hand_size
-        mine = self.dealt[n * me : n * (me + 1)]
-        others = list(remove(self.g.rules.deck_cards(), hand(mine)))
-        k = len(self.dealt) - len(mine)
-        theirs, _ = rng.take(others, k)
-        order = (list(mine) + list(theirs)) if me == 0 else (list(theirs) + list(mine))
-        world = self.get_game().new_initial_state()
-        for c in order[: len(self.dealt)]:
-            world.apply_action(c - 1)
-        return world
 
-    def _resample_play(self, me: int, rng: _SamplerRandom) -> "TacocatPlayState":
-        """In play: the opponent's hand from the unseen cards at or above
-        the floor its sacrifices set (R20), dealt, then the round replayed."""
-        opp = 1 - me
-        view = self.view(me)
-        events, hands = self.events, self.hands
-        floor = hand_floor(events, opp)
-        pool = [c for c in view.unseen_pool if c >= floor]
-        opp_hand, _ = rng.take(pool, len(hands[opp]))
-        opp_played = _cards_played(events, opp)
-        my_cards = hand(list(hands[me]) + _cards_played(events, me))
-        their_cards = hand(list(opp_hand) + opp_played)
-        world = self.get_game().new_initial_state()
-        for c in my_cards + their_cards if me == 0 else their_cards + my_cards:
-            world.apply_action(c - 1)
-        for e in events:
-            world.apply_action(self.g.codec.encode(Action(e.event, e.cards, e.beats)))
-        return world
+def resample_play_world(state: Any, me: int, rng: _SamplerRandom) -> Any:
+    """A world of `tacocat_play` from player `me`'s information set, drawn
+    by `rng` with the R20 weights (module doc) and replayed on a new state
+    of `state`'s game: a function of what any state of this game tells
+    (its dealt cards, `hands`, `events`, `view`), not of how it keeps them."""
+    if len(state.dealt) < 2 * state.g.hand_size:
+        return _resample_deal(state, me, rng)
+    return _resample_play(state, me, rng)
+
+
+def _resample_deal(state: Any, me: int, rng: _SamplerRandom) -> Any:
+    """While the cards are dealt: the other player's cards so far, uniformly."""
+    n = state.g.hand_size
+    mine = state.dealt[n * me : n * (me + 1)]
+    others = list(remove(state.g.rules.deck_cards(), hand(mine)))
+    theirs, _ = rng.take(others, len(state.dealt) - len(mine))
+    order = (list(mine) + list(theirs)) if me == 0 else (list(theirs) + list(mine))
+    world = state.get_game().new_initial_state()
+    for c in order[: len(state.dealt)]:
+        world.apply_action(c - 1)
+    return world
+
+
+def _resample_play(state: Any, me: int, rng: _SamplerRandom) -> Any:
+    """In play: the opponent's hand from the unseen cards at or above the
+    floor its sacrifices set (R20), dealt, then the round replayed."""
+    opp = 1 - me
+    view = state.view(me)
+    events, hands = _play_events(state.events), state.hands
+    floor = hand_floor(events, opp)
+    pool = [c for c in view.unseen_pool if c >= floor]
+    opp_hand, _ = rng.take(pool, len(hands[opp]))
+    my_cards = hand(list(hands[me]) + _cards_played(events, me))
+    their_cards = hand(list(opp_hand) + _cards_played(events, opp))
+    world = state.get_game().new_initial_state()
+    for c in my_cards + their_cards if me == 0 else their_cards + my_cards:
+        world.apply_action(c - 1)
+    for e in events:
+        world.apply_action(state.g.codec.encode(Action(e.event, e.cards, e.beats)))
+    return world
 
 
 # ----------------------------------------------------------------- tacocat
