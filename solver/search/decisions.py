@@ -423,6 +423,21 @@ def _report(progress: Callable[[float], None] | None, k: int, total: int) -> Non
         progress((k + 1) / total)
 
 
+def _until_the_clock(
+    worlds: Worlds, stop: threading.Event | None, deadline: float | None, minimum: int, clock: Clock
+) -> Iterator[tuple[int, Hand, float]]:
+    """The worlds of a duel matrix, each with its index, until a stop or
+    the deadline (after `minimum` worlds, `Budget.ends`) ends the matrix:
+    the clock read between worlds.  The caller finishes each world before
+    it asks for the next, so the index is the worlds finished so far."""
+    b = Budget(stop=stop, clock=clock)
+    t0 = b.now()
+    for k, (opp, p) in enumerate(worlds):
+        if b.ends(k, t0, deadline, minimum):
+            return
+        yield k, opp, p
+
+
 def duel_matrix(
     me: Hand,
     worlds: Worlds,
@@ -452,12 +467,8 @@ def duel_matrix(
         return _duel_matrix_partial(me, worlds, utilities, solver, stop, progress, deadline, minimum, clock)
     rows = sorted(set(me))
     sums = _CellSums(len(rows), 12)
-    b = Budget(stop=stop, clock=clock)
-    t0 = b.now()
     used = 0
-    for k, (opp, p) in enumerate(worlds):
-        if b.ends(used, t0, deadline, minimum):
-            break
+    for k, opp, p in _until_the_clock(worlds, stop, deadline, minimum, clock):
         for a, i in enumerate(rows):
             for j in sorted(set(opp)):
                 sums.add(a, j - 1, p, utilities, 1 - cell_outcome(me, opp, i, j, solver))
@@ -471,13 +482,10 @@ def _duel_matrix_partial(me, worlds, utilities, solver, stop, progress, deadline
     """`duel_matrix` with the clock read between rows (its docstring)."""
     rows = sorted(set(me))
     sums = _CellSums(len(rows), 12)
-    b = Budget(stop=stop, clock=clock)
-    t0 = b.now()
+    b = Budget(stop=stop, clock=clock)  # the clock read within a world too
     used = 0
     order = list(range(len(rows)))[::-1]
-    for k, (opp, p) in enumerate(worlds):
-        if b.ends(used, t0, deadline, minimum):
-            break
+    for k, opp, p in _until_the_clock(worlds, stop, deadline, minimum, clock):
         cells = []
         cut = False
         for done, a in enumerate(order):
@@ -538,12 +546,8 @@ def _duel_matrix_searched(me, worlds, utilities, solver, stop, progress, deadlin
     rows = sorted(set(me))
     # cell -> group -> option -> [weight, sum u, sum u^2, win, draw, loss, worlds]
     acc: dict[tuple[int, int], dict[object, dict[object, list[float]]]] = {}
-    b = Budget(stop=stop, clock=clock)
-    t0 = b.now()
     used = 0
-    for k, (opp, p) in enumerate(worlds):
-        if b.ends(used, t0, deadline, minimum):
-            break
+    for k, opp, p in _until_the_clock(worlds, stop, deadline, minimum, clock):
         for a, i in enumerate(rows):
             for j in sorted(set(opp)):
                 group, options = _cell_options(me, opp, i, j, solver)
@@ -971,16 +975,24 @@ def discard_values(
     return [t / deals for t in sums]
 
 
-def _replace_outcome(mine: Hand, discard: Hand, world: tuple[Hand, list[int]], opp_cap, pool, solver) -> int:
+def _my_draw(mine: Hand, discard: Hand, world: tuple[Hand, list[int]]) -> tuple[Hand, Hand, list[int]]:
+    """A world after I replace `discard` (R7/R8): my hand, drawn from the
+    pile's end, the opponent's hand and the pile left for its reply."""
     opp, pile = world
     k = len(discard)
     drawn = pile[len(pile) - k :] if k else []
-    me = hand(remove(mine, discard) + tuple(drawn))
-    rest = pile[: len(pile) - k]
+    return hand(remove(mine, discard) + tuple(drawn)), opp, pile[: len(pile) - k]
+
+
+def _their_draw(opp: Hand, discard: Hand, pile: list[int]) -> Hand:
+    """The opponent's hand after it replaces `discard`, drawn from the pile's end."""
+    return hand(remove(opp, discard) + tuple(pile[len(pile) - len(discard) :])) if discard else opp
+
+
+def _replace_outcome(mine: Hand, discard: Hand, world: tuple[Hand, list[int]], opp_cap, pool, solver) -> int:
+    me, opp, rest = _my_draw(mine, discard, world)
     if opp_cap is not None:
-        d = static_discard(opp, opp_cap(k), pool)
-        if d:
-            opp = hand(remove(opp, d) + tuple(rest[len(rest) - len(d) :]))
+        opp = _their_draw(opp, static_discard(opp, opp_cap(len(discard)), pool), rest)
     return duel_then_play(me, opp, solver)
 
 
@@ -1028,17 +1040,11 @@ def _replace_round(
 ) -> tuple[float, np.ndarray]:
     """The round search's finish of one (discard, world): my draw, the
     opponent's reply at `quantile` of its model, the world's duel game."""
-    opp, pile = world
-    k = len(discard)
-    drawn = pile[len(pile) - k :] if k else []
-    me = hand(remove(mine, discard) + tuple(drawn))
-    rest = pile[: len(pile) - k]
+    me, opp, rest = _my_draw(mine, discard, world)
     if opp_cap is not None:
         sample = getattr(model, "sample_discard", None)
-        cap = opp_cap(k)
-        d = sample(opp, cap, quantile) if sample is not None else static_discard(opp, cap, ())
-        if d:
-            opp = hand(remove(opp, d) + tuple(rest[len(rest) - len(d) :]))
+        cap = opp_cap(len(discard))
+        opp = _their_draw(opp, sample(opp, cap, quantile) if sample is not None else static_discard(opp, cap, ()), rest)
     if goes_to_showdown(len(me)):
         o = showdown((me, opp))
         probs = np.zeros(3)
