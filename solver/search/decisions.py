@@ -26,7 +26,8 @@ legal discard sets, pre-ranked by a static hand score and cut to the best
 same deals.
 
 The round searched as one (`round_search=True`, issue 24; off, the
-classic search above runs unchanged, bit for bit, as `pimc_classic`):
+classic search above runs unchanged, bit for bit, as `pimc_classic`,
+`tacocat.players.reference`):
 
 - Replacement: the opponent's reply is drawn from its model (the static
   policy as a softmax, `tacocat.search.inference.StaticSoftmax`, at the
@@ -61,6 +62,7 @@ from tacocat.rules.actions import Action
 from tacocat.rules.cards import Hand, contains, counts, hand, remove
 from tacocat.rules.game import DUEL, REPLACE
 from tacocat.rules.play import duel_attacker, goes_to_showdown, showdown
+from tacocat.rules.ruleset import Arrow
 from tacocat.rules.views import View
 from tacocat.search.budget import WALL, Budget, Clock, budget_of
 from tacocat.search.gamevalue import ROUND_UTILITIES
@@ -284,7 +286,7 @@ class SearchOptions(TypedDict, total=False):
     new one for the view's rules; `sampler` the worlds (RULES §5), default
     the view's `HandSampler` (an inference sampler weights them);
     `partial` a time budget that is a limit (issue 24: the clock is read
-    within a world or deal too), default off, the classic search;
+    within a world or deal too), default off (pimc_classic's search);
     `round_search` the round searched as one (module docstring), default
     off."""
 
@@ -620,7 +622,7 @@ def duel_eval(
     `exact_budget` (a negative budget: always sample); else `budget.samples`
     sampled deals (default `DEFAULT_DUEL_SAMPLES`, or as many as its time
     allows).  `minimum` and `partial`: see `duel_matrix` (the defaults
-    keep the classic search).  `round_search`: each cell's play phase
+    are pimc_classic's).  `round_search`: each cell's play phase
     searched over the worlds the duel leaves (`duel_matrix` searched;
     the clock is then read between worlds only).  The other options:
     `SearchOptions`."""
@@ -728,7 +730,7 @@ def replace_eval(
     limit, issue 24) also reads the whole budget's clock within a deal:
     once the minimum is in, a deal cut short is dropped whole, and a first
     deal cut short keeps the candidates it reached (the static score's best
-    first); the defaults keep the classic search.  `round_search`: the
+    first); the defaults are pimc_classic's.  `round_search`: the
     opponent's reply drawn from its model and the duel solved as the
     world's matrix game (module docstring).  The other options:
     `SearchOptions`."""
@@ -944,7 +946,7 @@ class _Halving:
 def _opponent_cap(view: View) -> Callable[[int], int] | None:
     """Does the opponent still replace, and with what cap once I discard k
     cards?  None: it replaced already (R7)."""
-    if view.first_replacer == "both":
+    if view.first_replacer == Arrow.BOTH:
         return lambda k: view.opponent_hand_size  # R8: any number
     if view.first_replacer == f"p{view.player}":
         return lambda k: k  # R7: at most my count

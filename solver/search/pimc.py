@@ -324,8 +324,9 @@ def pimc_play(
     the caller scales it with the budget), each solved
     exactly; per move the mean utility, win/draw/loss frequencies and the
     standard error.  `partial`: a time budget that is a limit, its batches
-    sized to the time left (`_batches`; the default keeps the classic
-    search).  The other options: `WorldSearch`."""
+    sized to the time left (`_batches`; off, the batches are cut only at
+    `minimum`, as pimc_classic asks, `tacocat.players.reference`).  The
+    other options: `WorldSearch`."""
     b = budget_of(budget, "pimc_play")
     t0 = b.now()  # the clock counts the set-up too
     check_play_view(view)
