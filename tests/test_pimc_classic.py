@@ -46,3 +46,49 @@ def test_pimc_classic_is_a_seat_bot_named_for_itself():
 def test_pimc_classic_refuses_inference_in_one_line():
     with pytest.raises(TacocatError, match="pimc_classic: inference 'policy'"):
         make_bot("pimc_classic", inference="policy")
+
+
+def test_the_classic_search_refuses_the_choices_it_does_not_offer():
+    from tacocat.players.reference import classic_search
+    from tacocat.rules.views import build_view
+    from tacocat.search.budget import Budget
+    from tacocat.search.hint import Knobs
+
+    duel = build_view(hand=(2, 4, 8, 9, 12, 12, 6), phase="duel")
+    for knobs, said in (
+        (Knobs(inference="policy"), "inference 'policy' is not offered"),
+        (Knobs(round_search=True), "round_search is not offered"),
+        (Knobs(duel="bayes"), "its duel is the matrix game"),
+        (Knobs(replace="game"), "its replacement the static search"),
+    ):
+        with pytest.raises(TacocatError, match=said):
+            classic_search(duel, Budget(samples=4, seed=1), knobs)
+    assert classic_search(duel, Budget(samples=4, seed=1), Knobs(inference="uniform")).inference == "off"
+
+
+def test_a_classic_search_whose_time_is_gone_still_gets_its_millisecond(monkeypatch):
+    import time
+
+    from tacocat.players import reference
+    from tacocat.rules.views import build_view
+    from tacocat.search import hint as hint_module
+    from tacocat.search.budget import Budget
+    from tacocat.search.pimc import MIN_SAMPLES
+
+    attack = build_view(hand=(2, 3, 5, 7, 8, 9, 10, 12), opponent=8)
+    handed = []
+    for module in (reference, hint_module):
+        real = module.pimc_play
+
+        def spy(view, budget, *args, _real=real, **kw):
+            handed.append((budget.time_ms, kw["minimum"], kw["partial"]))
+            return _real(view, budget, *args, **kw)
+
+        monkeypatch.setattr(module, "pimc_play", spy)
+    gone = time.perf_counter() - 10.0  # the budget's time ran out ten seconds ago
+    reference.classic_search(attack, Budget(time_ms=5, seed=1, start=gone))
+    hint_module.hint(attack, Budget(time_ms=5, seed=1, start=gone), method="pimc")
+    assert handed == [
+        (reference.LEAST_MS, MIN_SAMPLES, False),  # the 1 ms floor, the fixed minimum, the clock between worlds
+        (hint_module.LEAST_LEFT_MS, 1, True),  # the other bots: what is left, a minimum scaled with the budget
+    ]
