@@ -86,7 +86,7 @@ from tacocat.rules.events import (
 from tacocat.rules.game import DUEL, OVER, REPLACE, GameState
 from tacocat.rules.history import hand_floor
 from tacocat.rules.play import next_attacker
-from tacocat.rules.ruleset import CENTRE, Ruleset, load_ruleset
+from tacocat.rules.ruleset import ARROW_CHOICES, CENTRE, Arrow, Ruleset, load_ruleset
 from tacocat.rules.views import View
 from tacocat.search.gamevalue import round_utilities
 
@@ -244,7 +244,7 @@ class Observer:
         d["cat"][info["board"].cat + 1] = 1
         for s in info["board"].covered:
             d["covered"][s] = 1
-        d["first_replacer"][("both", "p0", "p1").index(info["first_replacer"])] = 1
+        d["first_replacer"][ARROW_CHOICES.index(info["first_replacer"])] = 1
         d["replace_cap"][0] = -1 if info["replace_cap"] is None else info["replace_cap"]
         _count(d["seen"], info["seen"])
         _count(d["table"], info["table"])
@@ -833,7 +833,7 @@ class TacocatState(pyspiel.State):
         if action not in self.gs.legal_actions(player) or (not self.g.simultaneous and player != self.current_player()):
             raise TacocatError(f"action {action_id} ({action}) is not legal for player {player} now", "R7-R13")
         if self.gs.decision(player) == REPLACE:
-            if self.gs.first_replacer == "both":
+            if self.gs.first_replacer == Arrow.BOTH:
                 other = self.gs.pending[1 - player]
                 if other is None:  # R8: the first secret choice waits for the second
                     self.gs.apply(player, action)
@@ -947,7 +947,7 @@ class TacocatState(pyspiel.State):
         revealed: list[Hand | None] = [None, None]
         for p, a in self.deferred:
             revealed[p] = a.cards
-        if self.deferred and self.gs.first_replacer == "both":
+        if self.deferred and self.gs.first_replacer == Arrow.BOTH:
             other = 1 - self.deferred[0][0]
             revealed[other] = self.gs.pending[other]
         return revealed
