@@ -411,6 +411,7 @@ def build_replace_game(
     max_nodes: int = MAX_NODES,
     real_discards: tuple[Action, ...] | None = None,
     piles: int = 1,
+    within: bool = False,
 ) -> ReplaceGame:
     """The subgame at `view` (module docstring).  The opponent's types from
     `sampler` (listed when at most `exact_budget`; else drawn until the
@@ -423,7 +424,9 @@ def build_replace_game(
     best `candidates`); `piles`: sampled orders of the draw pile a pair of
     types carries when the draws are sampled, each weighing 1/piles (with
     one, the opponent's reply knows its own draw in every world it tells
-    apart)."""
+    apart); `within`: the clock is read between pairs of types too, so that
+    past `deadline` the opponent type in progress keeps the pairs built (my
+    real hand's first)."""
     b = budget
     t0 = b.now() if start is None else start
     evaluations = b.samples if b.samples is not None else (DEFAULT_EVALUATIONS if b.time_ms is None else None)
@@ -457,6 +460,8 @@ def build_replace_game(
             raise TacocatError(f"the sampler's hand {opp} is not compatible with my hand {view.hand}")
         w = prior * given * (omega / given[0])
         for a in np.flatnonzero(w > 0):
+            if within and a > 0 and b.out(deadline):
+                break
             me = mine[a]
             left = remove(remove(pub, me), opp)
             if bi == 0 and a == 0:
@@ -578,6 +583,7 @@ def _solved(
     build_end: float | None,
     real_discards: tuple[Action, ...] | None = None,
     piles: int = 1,
+    within: bool = False,
 ) -> tuple[ReplaceGame, ReplaceGameResult]:
     """The game built until `build_end` and solved by CFR+ until the budget's end."""
     game = build_replace_game(
@@ -595,6 +601,7 @@ def _solved(
         start=t0,
         real_discards=real_discards,
         piles=piles,
+        within=within,
     )
     deadline = b.deadline(t0)
 
@@ -671,7 +678,9 @@ def guided_replace(
     worlds, so less noisy than the game's value alone); the best score is
     played.  Where every world is in the game (the opponent's hands
     listed, the draws exact chance: small rulesets) the game's own values
-    score the discards.  A count budget (`budget.samples`) is spent whole
+    score the discards.  The game holds one opponent type at least (its
+    pairs cut by the clock) and is skipped when the static search leaves
+    no time or a single discard (the static answer, no correction).  A count budget (`budget.samples`) is spent whole
     by each part.  The options: `GameOptions`."""
     b, t0, o = _started(view, budget, "guided_replace", options)
     begun = t0 if b.start is None else b.start
@@ -690,8 +699,30 @@ def guided_replace(
     build_end = None
     if b.time_ms is not None:
         build_end = begun + (static_share + (1 - static_share) * BUILD_SHARE) * b.time_ms / 1000
-    game, solved = _solved(view, b, t0, o, build_end, kept, piles)
+    if len(kept) == 1 or b.out(build_end):
+        return _static_only(static, b, t0)  # nothing to choose, or no time left for the game
+    # the game is a correction: one opponent type at least (not MIN_TYPES), the clock read between pairs
+    o["minimum"] = options.get("minimum", 1)
+    game, solved = _solved(view, b, t0, o, build_end, kept, piles, within=True)
     return _guided(view, static, solved, game, o["utilities"], o["solver"])
+
+
+def _static_only(static: PlayResult, b: Budget, t0: float) -> GuidedReplaceResult:
+    """The static search's answer as the guided one when the game did not run (no correction)."""
+    best = static.moves[0].action.cards
+    return GuidedReplaceResult(
+        static.moves,
+        static.worlds,
+        False,
+        b.now() - t0,
+        b.stopped(),
+        evaluations=static.evaluations,
+        candidates=static.candidates,
+        discard_mix=((best, 1.0),),
+        static_values=((best, static.moves[0].value),),
+        static_evaluations=static.evaluations or 0,
+        static_deals=static.worlds,
+    )
 
 
 def _guided(
