@@ -6,6 +6,7 @@ a planted change beside it that it must catch."""
 
 from __future__ import annotations
 
+import dataclasses
 import random
 
 import numpy as np
@@ -71,6 +72,20 @@ def test_tree_with_play_follows_gamestate():
     # The play phase is reached (a duel, then an attack and an answer).
     kinds = {a.kind for acts in game.iset_actions for a in acts}
     assert kinds == {"replace", "duel", "attack", "answer"}
+
+
+def test_tree_with_the_arrow_tie_follows_gamestate():
+    """R17 under the arrow tie rule, the arrow p1's: the round's winner is
+    GameState's on every path (a tree that gave the tie to the other
+    player fails), and no round is scored drawn (under the redeal rule
+    the same deal has drawn rounds)."""
+    ruled = small({1: 4, 2: 4}, 2, "p1")
+    game = RoundGame(dataclasses.replace(ruled, tie="arrow"))
+    assert check_paths(game, 60, seed=3) > 100
+    ends = game.utility[game.kind == TERMINAL]
+    assert set(np.unique(ends)) == {-1.0, 1.0}
+    redeal = RoundGame(ruled)
+    assert 0.0 in set(np.unique(redeal.utility[redeal.kind == TERMINAL]))
 
 
 def test_planted_change_to_the_game_is_caught(smallest, monkeypatch):
