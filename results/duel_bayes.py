@@ -5,15 +5,7 @@
 duel a matrix game over the sampled worlds: `pimc` before issue 34), duplicate
 whole games, standard rules, equal CPU time a decision (`--clock cpu`),
 luck-adjusted (`tacocat.players.luck`).  Only the duel differs between the
-two, so the row is what the duel solved as a game is worth at that budget.
-
-Each budget is one `tacocat arena` run whose `--out` file,
-results/duel_bayes/<ms>ms.json, holds every finished deal (a stopped run
-goes on from there when started again); the report reads those files.
-
-    python results/duel_bayes.py --budgets 20 --deals 1000     # play (or go on), then the report
-    python results/duel_bayes.py --report
-"""
+two, so the row is what the duel solved as a game is worth at that budget."""
 
 from __future__ import annotations
 

@@ -8,13 +8,9 @@ CPU time a decision (`--clock cpu`), luck-adjusted (`tacocat.players.luck`).
 Only the replacement differs between the two, so the row is what the
 replacement solved as a game is worth at that budget.
 
-Each budget is one `tacocat arena` run whose `--out` file,
-results/replace_game/<ms>ms.json, holds every finished deal (a stopped run
-goes on from there when started again); the report reads those files.
-
-    python results/replace_game.py --budgets 20 --deals 1000     # play (or go on), then the report
-    python results/replace_game.py --report
-"""
+Variant `guided` (`pimc@replace=guided`, `tacocat.search.replace_game.guided_replace`):
+the static search's best discards, each scored by its static value plus the
+game's correction on the game's own worlds, the best played."""
 
 from __future__ import annotations
 
@@ -22,7 +18,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from paired_match import PairedMatch  # noqa: E402
+from paired_match import PairedMatch, Variant  # noqa: E402
 
 MATCH = PairedMatch(
     "replace_game",
@@ -31,6 +27,9 @@ MATCH = PairedMatch(
     "The replacement as a game against the static replacement",
     "A's discard drawn from its game's mixed strategy",
     workers=1,
+    variants=(
+        Variant("guided", "pimc@replace=guided", "the best score played (the static value plus the game's correction)"),
+    ),
 )
 
 if __name__ == "__main__":

@@ -11,7 +11,14 @@ percentile within 3x.  A benchmark, not a timed test: the machine is shared,
 so the load average is printed with the table.
 
     python results/think_time.py --per-kind 40      # writes results/think_time.md
-    python results/think_time.py --per-kind 5 --no-write   # a quick look"""
+    python results/think_time.py --per-kind 5 --no-write   # a quick look
+    python results/think_time.py --bots pimc_static 'pimc@replace=guided' --budgets 10,100 \
+        --kinds replace --clock cpu --no-write      # issue 34's replacement, on the CPU clock
+
+A bot is a name or a spec with its options (`pimc@replace=guided`, as
+`tacocat arena` reads it); `--clock cpu` gives the bots their budget in CPU
+time, as a match's `--clock cpu` does (the think time is still timed on both
+clocks)."""
 
 from __future__ import annotations
 
@@ -24,8 +31,10 @@ import time
 from pathlib import Path
 
 from tacocat.players.bots import make_bot, play_game
+from tacocat.players.match import parse_bot
 from tacocat.rules.game import GameState
 from tacocat.rules.ruleset import STANDARD
+from tacocat.search import duel_game, replace_game  # noqa: F401  (loaded before the first timed decision)
 
 OUT = Path(__file__).resolve().parent / "think_time.md"
 KINDS = ("replace", "duel", "attack", "answer")
@@ -71,20 +80,28 @@ def main(argv=None) -> None:
     ap.add_argument("--per-kind", type=positive, default=40)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--budgets", default="1,10,100")
-    ap.add_argument("--bots", default="pimc,pimc_classic")
+    ap.add_argument("--bots", nargs="+", default=["pimc,pimc_classic"], help="names or specs (name@key=value,...)")
+    ap.add_argument("--kinds", default=",".join(KINDS), help="the decision kinds timed, comma-separated")
+    ap.add_argument("--clock", choices=("wall", "cpu"), default="wall", help="what the bots' time budget counts")
     ap.add_argument("--no-write", action="store_true")
     args = ap.parse_args(argv)
     budgets = [float(x) for x in args.budgets.split(",")]
+    kinds = [k for k in args.kinds.split(",") if k]
+    if not set(kinds) <= set(KINDS):
+        ap.error(f"--kinds: expected some of {', '.join(KINDS)}")
+    # a plain list may be comma-separated (the older form); a spec's options keep their commas
+    bots = [b for item in args.bots for b in ([item] if "@" in item else item.split(","))]
     views = decisions(args.per_kind, args.seed)
     load0 = os.getloadavg()
     t_start = time.time()
     rows, raw = [], {}
-    for name in args.bots.split(","):
+    for name in bots:
+        base, options = parse_bot(name)
         for ms in budgets:
-            bot = make_bot(name, time_ms=ms, seed=args.seed)
+            bot = make_bot(base, **{**options, "time_ms": ms, "clock": args.clock, "seed": args.seed})
             bot.choose(views["attack"][0], random.Random(0))  # warm the imports and tables
             every = []
-            for kind in KINDS:
+            for kind in kinds:
                 times, cpu = [], []
                 for i, view in enumerate(views[kind]):
                     c0, t0 = time.process_time(), time.perf_counter()
@@ -96,14 +113,19 @@ def main(argv=None) -> None:
                 rows.append((name, ms, kind, list(zip(times, cpu))))
             rows.append((name, ms, "all", every))
     load1 = os.getloadavg()
+    flags = "" if bots == ["pimc", "pimc_classic"] else " --bots " + " ".join(f"'{b}'" if "@" in b else b for b in bots)
+    flags += "" if budgets == [1.0, 10.0, 100.0] else f" --budgets {args.budgets}"
+    flags += "" if kinds == list(KINDS) else f" --kinds {','.join(kinds)}"
+    flags += "" if args.clock == "wall" else f" --clock {args.clock}"
     lines = [
         "# Think time: a time budget is a limit (issue 24)",
         "",
-        f"`python results/think_time.py --per-kind {args.per_kind} --seed {args.seed}` on "
+        f"`python results/think_time.py --per-kind {args.per_kind} --seed {args.seed}{flags}` on "
         f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime(t_start))}, {time.time() - t_start:.0f} s. "
         f"The machine is shared (2 cores, other engineers' jobs running): `uptime` load average "
         f"{load0[0]:.2f} {load0[1]:.2f} {load0[2]:.2f} at the start, {load1[0]:.2f} {load1[1]:.2f} {load1[2]:.2f} "
-        "at the end. Think time: wall time of `bot.choose(view, rng)` with `time_ms` = budget, in ms, over "
+        f"at the end. Think time: wall time of `bot.choose(view, rng)` with `time_ms` = budget (on the {args.clock} "
+        "clock), in ms, over "
         f"{args.per_kind} seeded decisions per phase (views from level-3 games; one-action decisions skipped).",
         "",
         "Wall time counts the time the process waited for a core on the loaded machine; CPU time "
