@@ -7,22 +7,11 @@ whole games, standard rules, equal CPU time a decision (`--clock cpu`),
 luck-adjusted (`tacocat.players.luck`).  Only the duel differs between the
 two, so the row is what the duel solved as a game is worth at that budget."""
 
-from __future__ import annotations
-
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from paired_match import PairedMatch  # noqa: E402
-
-MATCH = PairedMatch(
-    "duel_bayes",
-    "pimc@duel=bayes",
-    "pimc_static",
-    "The duel as a Bayesian game against the matrix duel",
-    "each side's duel card drawn from its search's mixed strategy",
-    workers=2,
-)
+import paired_match  # noqa: E402
 
 if __name__ == "__main__":
-    MATCH.main(__doc__)
+    paired_match.main(__file__, __doc__)

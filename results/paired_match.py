@@ -1,6 +1,6 @@
 """A duplicate match of two bots at equal CPU time a decision, resumable,
 and its table: what `results/duel_bayes.py` and `results/replace_game.py`
-each run for their pair (one `tacocat arena` run a budget, whose `--out`
+each run for their pair (`MATCHES`) (one `tacocat arena` run a budget, whose `--out`
 file results/<name>/<ms>ms.json holds every finished deal; a variant of A
 named LABEL plays into results/<name>/<LABEL>_<ms>ms.json; the report
 reads those files and adds results/<name>/reading.md when there is one)."""
@@ -145,3 +145,39 @@ less the luck of the deals and draws; think = mean CPU ms a searched decision, A
             for ms in (int(x) for x in args.budgets.split(",")):
                 self.play(ms, args.deals, args.workers, getattr(args, "variant", ""))
         self.report()
+
+
+MATCHES = {
+    m.name: m
+    for m in (
+        PairedMatch(
+            "duel_bayes",
+            "pimc@duel=bayes",
+            "pimc_static",
+            "The duel as a Bayesian game against the matrix duel",
+            "each side's duel card drawn from its search's mixed strategy",
+            workers=2,
+        ),
+        PairedMatch(
+            "replace_game",
+            "pimc@replace=game",
+            "pimc_static",
+            "The replacement as a game against the static replacement",
+            "A's discard drawn from its game's mixed strategy",
+            workers=1,
+            variants=(
+                Variant(
+                    "guided",
+                    "pimc@replace=guided",
+                    "the best score played (the static value plus the game's correction)",
+                ),
+            ),
+        ),
+    )
+}
+"""The paired matches, by script name (results/<name>.py runs its own)."""
+
+
+def main(script: str, doc: str) -> None:
+    """`results/<name>.py`'s match played and reported (`script`: its `__file__`)."""
+    MATCHES[Path(script).stem].main(doc)

@@ -12,25 +12,11 @@ Variant `guided` (`pimc@replace=guided`, `tacocat.search.replace_game.guided_rep
 the static search's best discards, each scored by its static value plus the
 game's correction on the game's own worlds, the best played."""
 
-from __future__ import annotations
-
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from paired_match import PairedMatch, Variant  # noqa: E402
-
-MATCH = PairedMatch(
-    "replace_game",
-    "pimc@replace=game",
-    "pimc_static",
-    "The replacement as a game against the static replacement",
-    "A's discard drawn from its game's mixed strategy",
-    workers=1,
-    variants=(
-        Variant("guided", "pimc@replace=guided", "the best score played (the static value plus the game's correction)"),
-    ),
-)
+import paired_match  # noqa: E402
 
 if __name__ == "__main__":
-    MATCH.main(__doc__)
+    paired_match.main(__file__, __doc__)
