@@ -346,59 +346,63 @@ class RoundGame:
         """The state after `player`'s action, or player 0's utility when the
         round ends (R17)."""
         if s.phase == REPLACE:
-            pending = list(s.pending)
-            pending[player] = action.cards
-            if self.first == Arrow.BOTH:
-                if player == 0:
-                    return _with(s, pending=(pending[0], pending[1]))
-                events: tuple[Event, ...] = (
-                    (EventKind.REPLACE, 0, pending[0]),
-                    (EventKind.REPLACE, 1, pending[1]),
-                )  # R8: together
-                to_draw: tuple[int, ...] = (0, 1)
-                cap = None
-            else:
-                events = ((EventKind.REPLACE, player, action.cards),)  # R7: face up at once
-                to_draw = (player,)
-                cap = len(action.cards) if s.cap is None else s.cap  # R7: the first replacer's count caps the second's
-            return _with(
-                s,
-                pending=(pending[0], pending[1]),
-                history=s.history + events,
-                phase=DRAWS,
-                to_draw=to_draw,
-                cap=cap,
-            )
+            return self._replace(s, player, action.cards)
         if s.phase == DUEL:
+            return self._duel(s, player, action.cards[0])
+        return self._play(s, player, action)
+
+    def _replace(self, s: _S, player: int, cards: Hand) -> _S:
+        """R7: one replacer's discard, face up at once, its count the cap of
+        the second's; R8: both discards in secret, revealed together.  The
+        draws follow (a chance node)."""
+        pending = list(s.pending)
+        pending[player] = cards
+        if self.first == Arrow.BOTH:
             if player == 0:
-                return _with(s, pending=(action.cards, None))
-            c0, c1 = s.pending[0][0], action.cards[0]  # type: ignore[index]
-            hands = (remove(s.hands[0], (c0,)), remove(s.hands[1], (c1,)))
-            hist = s.history + ((EventKind.DUEL, c0, c1),)
-            if goes_to_showdown(len(hands[0])):
-                return self._showdown(hands)
-            first = duel_attacker(c0, c1)
-            if first is None:  # R9: equal ranks, duel again
-                return _with(s, hands=hands, history=hist, pending=(None, None))
-            return _with(s, hands=hands, history=hist, pending=(None, None), phase=PLAY, attacker=first)
+                return _with(s, pending=(pending[0], pending[1]))
+            events: tuple[Event, ...] = ((EventKind.REPLACE, 0, pending[0]), (EventKind.REPLACE, 1, pending[1]))
+            to_draw: tuple[int, ...] = (0, 1)
+            cap = None
+        else:
+            events = ((EventKind.REPLACE, player, cards),)
+            to_draw = (player,)
+            cap = len(cards) if s.cap is None else s.cap
+        return _with(
+            s, pending=(pending[0], pending[1]), history=s.history + events, phase=DRAWS, to_draw=to_draw, cap=cap
+        )
+
+    def _duel(self, s: _S, player: int, card: int) -> _S | float:
+        """R9: both duel cards revealed together; one card each left goes
+        to the showdown, equal ranks duel again, else the higher attacks."""
+        if player == 0:
+            return _with(s, pending=((card,), None))
+        c0, c1 = s.pending[0][0], card  # type: ignore[index]
+        hands = (remove(s.hands[0], (c0,)), remove(s.hands[1], (c1,)))
+        hist = s.history + ((EventKind.DUEL, c0, c1),)
+        if goes_to_showdown(len(hands[0])):
+            return self._showdown(hands)
+        first = duel_attacker(c0, c1)
+        if first is None:
+            return _with(s, hands=hands, history=hist, pending=(None, None))
+        return _with(s, hands=hands, history=hist, pending=(None, None), phase=PLAY, attacker=first)
+
+    def _play(self, s: _S, player: int, action: Action) -> _S | float:
+        """R10-R16: an attack lies on the table; an answer ends the trick,
+        whose winner attacks next, or the play (then the showdown)."""
         held = list(s.hands)
         held[player] = remove(held[player], action.cards)
         hands = (held[0], held[1])
         if action.kind == Decision.ATTACK:
             return _with(
-                s,
-                hands=(hands[0], hands[1]),
-                table=action.cards,
-                history=s.history + ((EventKind.ATTACK, player, action.cards),),
+                s, hands=hands, table=action.cards, history=s.history + ((EventKind.ATTACK, player, action.cards),)
             )
-        attacker = next_attacker(player, action.beats)
         if play_ends(hands):
             return self._showdown(hands)
         return _with(
             s,
-            hands=(hands[0], hands[1]),
+            hands=hands,
             table=(),
-            attacker=attacker,
+            attacker=next_attacker(player, action.beats),
             history=s.history + ((EventKind.ANSWER, player, action.cards, bool(action.beats)),),
         )
 
