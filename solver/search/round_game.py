@@ -55,7 +55,7 @@ import random
 from dataclasses import dataclass, field
 from functools import lru_cache
 from math import comb
-from typing import Iterator, Sequence
+from typing import Any, Iterator, Sequence
 
 import numpy as np
 
@@ -127,7 +127,7 @@ def draw_outcomes(pile: tuple[int, ...], sizes: Sequence[int]) -> list[tuple[tup
     return out
 
 
-def add_iset(tree, key: tuple, player: int, actions: tuple[Action, ...]) -> int:
+def add_iset(tree: Any, key: tuple, player: int, actions: tuple[Action, ...]) -> int:
     """The number of the information set `key` in a tree (a `RoundGame`,
     a `ReplaceGame`), added with its player, actions and action slots when
     new; a set lists the same actions at every node (they are a function
@@ -146,7 +146,7 @@ def add_iset(tree, key: tuple, player: int, actions: tuple[Action, ...]) -> int:
     return i
 
 
-def freeze_tree(tree) -> None:
+def freeze_tree(tree: Any) -> None:
     """A tree's building lists made the arrays `round_exploitability`
     reads (a `RoundGame`, a `ReplaceGame`): the nodes' `kind`, `depth`,
     `node_iset`, `utility`, the edges', each action slot's information set
@@ -198,8 +198,31 @@ class _S:
     """Players whose draws the next chance node deals, in GameState's order."""
 
 
+class TreeArrays:
+    """A game tree in the array form `round_exploitability` reads, made by
+    `freeze_tree` from the building lists (see `RoundGame`)."""
+
+    keys: list[tuple]
+    iset_player: list[int]
+    iset_actions: list[tuple[Action, ...]]
+    iset_offset: list[int]
+    slots: int
+    kind: np.ndarray
+    depth: np.ndarray
+    node_iset: np.ndarray
+    utility: np.ndarray
+    edge_parent: np.ndarray
+    edge_child: np.ndarray
+    edge_prob: np.ndarray
+    edge_slot: np.ndarray
+    iset_player_arr: np.ndarray
+    slot_iset: np.ndarray
+    iset_depth: np.ndarray
+    max_depth: int
+
+
 @dataclass
-class RoundGame:
+class RoundGame(TreeArrays):
     """The round on `rules` with the cat on `cat`, built as flat arrays.
 
     Nodes are numbered in creation order; `kind[n]` is CHANCE, 0, 1 or
