@@ -97,7 +97,7 @@ from tacocat.search.duel_game import (
 from tacocat.search.gamevalue import ROUND_UTILITIES
 from tacocat.search.pimc import PerfectSolver, rank_moves
 from tacocat.search.results import MoveEval, PlayResult
-from tacocat.search.round_game import CHANCE, TERMINAL, add_iset, draw_outcomes, freeze_tree
+from tacocat.search.round_game import CHANCE, TERMINAL, TreeArrays, add_iset, draw_outcomes, freeze_tree
 from tacocat.search.sampling import DEFAULT_EXACT_BUDGET, HandSampler, WorldSampler, rng_from
 
 DEFAULT_EVALUATIONS = 6000
@@ -146,7 +146,7 @@ the mix a bot samples (CFR's averages keep a little of every action)."""
 
 
 @dataclass
-class ReplaceGame:
+class ReplaceGame(TreeArrays):
     """The subgame in `tacocat.search.round_game.RoundGame`'s array form (so
     `tacocat.search.round_exploitability` solves it and finds its best
     responses).  Player 0 is me (the view's player), 1 the opponent; a
