@@ -458,11 +458,33 @@ def replacement_game_text(result: HintResult) -> list[str]:
         f"{format_action(Action('replace', tuple(m.get('cards', ()))))} {_pct(m.get('probability')).strip()}"
         for m in sub.get("mix") or []
     )
+    guided = sub.get("guided")
+    if isinstance(guided, dict):
+        return _guided_text(sub, guided, reply)
     return [
         f"solved as a game: your discard, the draws, {reply}; over {sub.get('my_types')} hands you might hold "
         f"x {sub.get('opponent_types')} it might hold ({sub.get('nodes'):,} positions), "
         f"{sub.get('iterations')} iterations, exploitability {sub.get('exploitability', 0):.1e}",
         f"  its strategy for your hand (play at random with these odds): {mix}",
+    ]
+
+
+def _guided_text(sub: dict, guided: dict, reply: str) -> list[str]:
+    """The guided replacement's answer: the static search's best discards and the game's corrections."""
+    kept = guided.get("kept") or []
+    scored = "; ".join(
+        f"{format_action(Action('replace', tuple(k.get('cards', ()))))}: {k.get('static', 0):+.3f}"
+        + ("" if k.get("correction") is None else f" {k['correction']:+.3f} = {k.get('score', 0):+.3f}")
+        for k in kept
+    )
+    if not sub.get("opponent_types"):
+        return [f"the static search alone ({guided.get('static_deals')} deals): no time was left for the game"]
+    return [
+        f"the static search's best {len(kept)} discards ({guided.get('static_deals')} deals), each corrected by "
+        f"the game (your discard, the draws, {reply}) on its own worlds: over {sub.get('my_types')} hands you "
+        f"might hold x {sub.get('opponent_types')} it might hold ({sub.get('nodes'):,} positions), "
+        f"{sub.get('iterations')} iterations, exploitability {sub.get('exploitability', 0):.1e}",
+        f"  static value + correction = score: {scored}; the best score is played",
     ]
 
 

@@ -339,3 +339,15 @@ def test_the_guided_replacement_is_asked_for_by_the_declared_option():
         make_bot("pimc_static", replace="guided")
     with pytest.raises(TacocatError, match="round_search"):
         guided_replace(view, Budget(samples=2), round_search=True)
+
+
+def test_the_hint_command_says_what_the_guided_search_did():
+    from tacocat.cli.main import app
+
+    out = CliRunner().invoke(
+        app,
+        ["hint", "--phase", "replace", "--hand", "1 3 4 4 8 10 11 12 12", "--replace", "guided", "--iterations", "600"],
+    )
+    assert out.exit_code == 0, out.output
+    assert f"the static search's best {GUIDED_KEEP} discards" in out.output
+    assert "static value + correction = score: replace" in out.output and "the best score is played" in out.output

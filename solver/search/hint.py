@@ -422,7 +422,9 @@ def _replace_search(ask: Ask) -> Found:
 
         if k.round_search:
             raise TacocatError("replace guided solves the opponent's reply itself: round_search is the static search's")
-        guided = functools.partial(guided_replace, candidates=cand, min_stage_deals=stage, exact_budget=ask.exact_budget)
+        guided = functools.partial(
+            guided_replace, candidates=cand, min_stage_deals=stage, exact_budget=ask.exact_budget
+        )
         return _decision_search(ask, guided, samples)
     search = functools.partial(decisions.replace_eval, candidates=cand, min_stage_deals=stage)
     return _decision_search(ask, search, samples)
@@ -603,6 +605,7 @@ def _subgame_of(res: PlayResult) -> dict | None:
             "iterations": res.iterations,
             "exploitability": res.exploitability,
             "mix": [{"cards": list(d), "probability": p} for d, p in res.discard_mix if p >= replacing.MIX_FLOOR],
+            **({"guided": res.guided} if isinstance(res, replacing.GuidedReplaceResult) else {}),
         }
     game = sys.modules.get("tacocat.search.duel_game")
     if game is None or not isinstance(res, game.DuelGameResult):

@@ -653,6 +653,20 @@ class GuidedReplaceResult(ReplaceGameResult):
     static_evaluations: int = 0
     static_deals: int = 0
 
+    @property
+    def guided(self) -> dict:
+        """What the guided search did, as a hint's `subgame` tells it."""
+        correction = dict(self.corrections)
+        return {
+            "static_evaluations": self.static_evaluations,
+            "static_deals": self.static_deals,
+            "kept": [
+                {"cards": list(d), "static": v, "correction": correction.get(d), "score": v + correction.get(d, 0.0)}
+                for d, v in self.static_values
+            ],
+            "game_mix": [{"cards": list(d), "probability": p} for d, p in self.game_mix],
+        }
+
 
 def guided_replace(
     view: View,
