@@ -114,12 +114,19 @@ class Action:
         if "cards" not in data:
             raise RecordError("action is missing 'cards'")
         cards = parse_cards(data["cards"], f"{kind} cards")
-        beats = data.get("beats")
-        if kind != Decision.ANSWER and beats is not None:  # a field read, not dropped unread
+        return cls(kind, cards, _beats_of(kind, data.get("beats")))
+
+
+def _beats_of(kind: str, beats: Any) -> bool | None:
+    """An action's `beats` field read (never dropped unread): an answer's
+    true or false, or left out (R13); any other kind has none."""
+    if kind != Decision.ANSWER:
+        if beats is not None:
             raise RecordError(f"'beats' is an answer's (R13); a {kind} has none, got {_short(beats)}")
-        if kind == Decision.ANSWER and beats is not None and not isinstance(beats, bool):
-            raise RecordError(f"answer 'beats' must be true or false, got {_short(beats)}")
-        return cls(kind, cards, beats if kind == Decision.ANSWER else None)
+        return None
+    if beats is not None and not isinstance(beats, bool):
+        raise RecordError(f"answer 'beats' must be true or false, got {_short(beats)}")
+    return beats
 
 
 def _move_kind(text: str, tokens: list[str], decision: str | None) -> str:
