@@ -41,6 +41,7 @@ from tacocat.rules.cards import format_cards, remove
 from tacocat.rules.events import ATTACK, DealEvent, Decision, DuelEvent, Event, PlayEvent, ReplaceEvent, ShowdownEvent
 from tacocat.rules.files import read_json, write_json
 from tacocat.rules.game import DUEL, REPLACE, GameRecord, GameState
+from tacocat.rules.play import next_attacker
 from tacocat.rules.rulebook import rule, rule_numbers, rule_text
 from tacocat.rules.ruleset import load_ruleset
 
@@ -251,7 +252,7 @@ class Session:
     def answer_text(self, e: PlayEvent, showdown_next: bool) -> str:
         """R12/R13: the answer, who won the trick and who attacks next."""
         p = e.player
-        a = p if e.beats else 1 - p
+        a = next_attacker(p, e.beats)
         how = "every card beats" if e.beats else "a sacrifice"
         if showdown_next:
             result = f"{how}, {self.does(a, 'win')} the last trick; one card each: showdown"
