@@ -33,7 +33,7 @@ def _measures(engine) -> list[float]:
 
 
 # 2 cards: the one-card attacks at the root's children; 3 cards: two-card (pair) attacks answered in place too,
-# and the attacks with two cards each below them
+# and the one-card attacks answered from three cards with the attacks with two cards each below them
 @pytest.mark.parametrize("k,i", [(2, 0), (2, 1), (2, 3), (3, 0), (3, 2), (3, 4)])
 def test_leaves_played_in_place_value_a_random_profile_as_the_whole_tree_does(k, i):
     eg = endgames(k, i + 1)[i]
@@ -43,7 +43,9 @@ def test_leaves_played_in_place_value_a_random_profile_as_the_whole_tree_does(k,
     kinds = {kept.node(n)[0] for n in range(kept.node_count())}
     assert 3 in kinds  # a last answer is played in place (KIND_LAST)
     if k == 3:
-        assert 4 in kinds  # so is an attack with two cards each (KIND_LAST_ATTACK)
+        # so is a one-card attack answered from three cards (KIND_ANSWER_THREE), with the attack with two cards
+        # each after it (`_last_attack`, no node of its own here)
+        assert 5 in kinds
     for seed in range(2):
         kept.set_strategy(_random_weights(kept, 100 * k + 10 * i + seed))
         full.set_strategy(_completed_weights(full, kept))

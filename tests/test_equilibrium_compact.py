@@ -49,7 +49,10 @@ def test_a_compact_tree_takes_ten_bytes_a_free_sequence_and_the_estimate_says_so
     assert small["bytes"] - big["bytes"] == free * (16 - COMPACT_SEQUENCE_BYTES)
     _, _, need_float = estimate(FOUR, keep_lower_answers=True, compact=False)
     _, _, need_compact = estimate(FOUR, keep_lower_answers=True, compact=True)
-    assert 0.55 < need_compact / need_float < 0.75
+    # the estimate saves what the tree saves, 6 bytes a free sequence, within its precision on this small tree
+    # (since issue 36's answers from three cards played in place, 93k sequences: its random paths 21 % over)
+    saved = small["bytes"] - big["bytes"]
+    assert abs((need_float - need_compact) - saved) <= 0.25 * saved, (need_float - need_compact, saved)
     assert not build(FOUR, keep_lower_answers=True).compact and need_float < COMPACT_ABOVE  # float32 below
 
 

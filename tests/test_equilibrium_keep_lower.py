@@ -13,13 +13,16 @@ from dataclasses import replace
 import pytest
 
 from tacocat.players.exploitability import endgames
+from tacocat.errors import PositionError
 from tacocat.rules.cards import hand
 from tacocat.rules.events import PlayEvent
 from tacocat.rules.play import answers
 from tacocat.search.equilibrium import (
     KIND_LAST,
-    KIND_LAST_ATTACK,
+    IN_PLACE,
+    KIND_ANSWER_THREE,
     _keep_lowest,
+    answer_three,
     build,
     exploitability_of,
     keep_lower,
@@ -47,6 +50,9 @@ def _completed_weights(full, kept) -> list[float]:
                 cards = unpack(level[par])
                 if kind == 0:  # an attack with two cards each: the higher card
                     best = (max(cards),), None
+                elif len(cards) == 3 and len(unpack(act)) == 1:  # a one-card attack answered from three cards
+                    move = answer_three(cards, unpack(act))
+                    best = tuple(move.cards), move.beats
                 else:
                     move = _keep_lowest(cards, unpack(act))
                     best = tuple(move.cards), move.beats
@@ -59,7 +65,7 @@ def _completed_weights(full, kept) -> list[float]:
         kk, *_kr, kfirst, knchild, _ks, _kns = kept.node(k)
         if kind == 2:
             return
-        if kk in (KIND_LAST, KIND_LAST_ATTACK):
+        if kk in IN_PLACE:
             in_place(f)
             return
         kids = {kept.node(c)[6:8]: c for c in range(kfirst, kfirst + knchild)}
@@ -132,19 +138,43 @@ def test_utilities_out_of_order_keep_every_answer_and_strategy_answers_in_place(
         return events
 
     kinds = {eng.node(n)[0]: n for n in range(eng.node_count())}
-    assert KIND_LAST in kinds and KIND_LAST_ATTACK in kinds
+    assert KIND_LAST in kinds and KIND_ANSWER_THREE in kinds
     _kind, defender, k0, k1, _att, _parent, table, *_r = eng.node(kinds[KIND_LAST])
     for packed_hand in eng.level((k0, k1)[defender]):
         cards = unpack(packed_hand)
         moves = r.strategy(defender, cards, history_to(kinds[KIND_LAST]))
         assert {(m.action.cards, m.action.beats) for m in moves} == set(answers(unpack(table), cards))
         assert [m.action for m in moves if m.probability == 1.0] == [_keep_lowest(cards, unpack(table))]
-    _kind, attacker, *_r = eng.node(kinds[KIND_LAST_ATTACK])
-    before = history_to(kinds[KIND_LAST_ATTACK])
-    for packed_hand in eng.level(2):
+    # a one-card attack answered from three cards: the answer, then the attack with two cards each after it
+    # and the last answer to that, each every legal move with the one played in place
+    _kind, defender, k0, k1, attacker, _parent, table, *_r = eng.node(kinds[KIND_ANSWER_THREE])
+    before = history_to(kinds[KIND_ANSWER_THREE])
+    for packed_hand in eng.level(3):
         cards = unpack(packed_hand)
-        moves = r.strategy(attacker, cards, before)
-        assert {m.action.cards for m in moves} == {(c,) for c in cards}  # every legal attack (R11)
-        assert [m.action.cards for m in moves if m.probability == 1.0] == [(max(cards),)]
-        answered = r.strategy(1 - attacker, cards, [*before, PlayEvent("attack", attacker, (7,))])
-        assert [m.action for m in answered if m.probability == 1.0] == [_keep_lowest(cards, (7,))]
+        moves = r.strategy(defender, cards, before)
+        assert {(m.action.cards, m.action.beats) for m in moves} == set(answers(unpack(table), cards))
+        (played,) = [m.action for m in moves if m.probability == 1.0]
+        assert played == answer_three(cards, unpack(table))
+        rest = list(cards)
+        rest.remove(played.cards[0])
+        answered = [*before, PlayEvent("answer", defender, played.cards, played.beats)]
+        nxt = defender if played.beats else attacker
+        if nxt == defender:
+            attacks = r.strategy(defender, rest, answered)
+            assert {m.action.cards for m in attacks} == {(c,) for c in rest}  # every legal attack (R11)
+            assert [m.action.cards for m in attacks if m.probability == 1.0] == [(max(rest),)]
+            with pytest.raises(PositionError):
+                r.strategy(attacker, rest, answered)  # not its move
+        else:
+            last = r.strategy(defender, rest, [*answered, PlayEvent("attack", attacker, (7,))])
+            assert [m.action for m in last if m.probability == 1.0] == [_keep_lowest(hand(rest), (7,))]
+
+
+def test_a_one_card_attack_answered_from_three_cards_beats_with_the_middle_card_if_it_can():
+    # R12: the middle card if it beats, else the highest if it beats, else the lowest card's sacrifice
+    cases = {((2, 5, 9), 4): ((5,), True), ((2, 5, 9), 6): ((9,), True), ((2, 5, 9), 10): ((2,), False),
+             ((6, 6, 7), 6): ((6,), True), ((1, 1, 12), 3): ((12,), True), ((5, 8, 8), 9): ((5,), False)}
+    for (cards, attack), (played, beats) in cases.items():
+        move = answer_three(hand(cards), (attack,))
+        assert (move.cards, move.beats) == (played, beats)
+        assert (move.cards, move.beats) in answers((attack,), cards)

@@ -25,7 +25,7 @@ HISTORY_88 = (
 )
 NARROW = Endgame(STANDARD, hand([c for e in HISTORY for c in e.cards]), HISTORY, (), 0, (6, 6))
 WIDE = Endgame(STANDARD, hand([1, 2, 3, 4]), (), (), 0, (6, 6))  # no history: ~100 GB
-LARGE = Endgame(STANDARD, hand([1, 2, 9, 12]), (), (), 0, (4, 4))  # 4 cards: fast to estimate
+LARGE = Endgame(STANDARD, hand([1, 2, 9, 12]), (), (), 0, (4, 4))  # 4 cards: fast to estimate (5.6 MB)
 
 
 @pytest.mark.slow
@@ -44,16 +44,16 @@ def _suggested(message: str) -> tuple[int, int, float]:
 
 def test_a_refusal_says_how_much_narrower_the_hands_must_be():
     with pytest.raises(EndgameTooLarge) as err:
-        solve(LARGE, max_bytes=10_000_000)
+        solve(LARGE, max_bytes=4_000_000)
     message = str(err.value)
-    assert "\n" not in message and "over the cap of 10 MB (a history whose sacrifices (R20)" in message
+    assert "\n" not in message and "over the cap of 4 MB (a history whose sacrifices (R20)" in message
     f0, f1, mb = _suggested(message)
-    assert (f0, f1) > LARGE.floors and mb <= 10
+    assert (f0, f1) > LARGE.floors and mb <= 4
     # the suggestion is honest: the tree with those floors is estimated under the cap with the full estimate too
     eng = _cfr.Engine(counts(LARGE.pool), 4, 4, 0, counts(()), f0, f1, LARGE.utilities)
     eng.keep_lower = True
     _, seqs, _ = eng.estimate(512)
-    assert seqs * 16 < 1.3 * 10_000_000
+    assert seqs * 16 < 1.3 * 4_000_000
 
 
 @pytest.mark.slow

@@ -21,10 +21,11 @@ from tacocat.rules.cards import hand
 from tacocat.rules.ruleset import STANDARD
 from tacocat.search.equilibrium import Endgame, EquilibriumStopped, build, keep_lower, solve, unpack
 
-# 4-card endgames: the benchmark's first (~300 k sequences, 25 root moves) and one with a table attack,
-# so that the opponent of the traverser moves at the root too (its values summed over the root's children)
+# the benchmark's first 4-card endgame (~93 k sequences, 25 root moves) and one with a table attack against
+# five cards (~1.1 M sequences), so that the opponent of the traverser moves at the root too (its values summed
+# over the root's children); both over SPLIT_MIN (20 k sequences), under which a traversal keeps one thread
 FOUR = endgames(4, 1)[0]
-ANSWER = Endgame(STANDARD, hand([1, 1, 2, 2, 5, 5, 9, 12, 3]), (), (7,), 0, (3, 4))
+ANSWER = Endgame(STANDARD, hand([1, 1, 2, 2, 5, 5, 9, 12, 3]), (), (7,), 0, (4, 5))
 
 
 @pytest.mark.parametrize("eg", [FOUR, ANSWER], ids=["attack-at-root", "answer-at-root"])

@@ -55,7 +55,11 @@ weakly best for every pair of hands (see `tacocat.search.equilibrium.
 keep_lower`), so those nodes (`KIND_LAST`, `KIND_LAST_ATTACK`) have no
 children and no sequences and are valued where they stand (`_last_answer`,
 `_last_attack`): 75-80 % of a 5-card tree's sequences and 81-85 % of its
-nodes were the last answers and their showdowns.  A hand with one legal
+nodes were the last answers and their showdowns.  So is a one-card attack
+answered from three cards (`KIND_ANSWER_THREE`, `_answer_three`): beaten
+with the middle card if it beats, else the highest, a sacrifice only when
+nothing beats, then the attack with two cards each in place (78 % of the
+sequences of issue 36's 5-card tree were those answers: 102 M -> 21 M).  A hand with one legal
 move at a node (forced) has a sequence (its hand indices) but no regret or
 strategy: a child's free sequences come first, their floats one run
 (`fseq`, `nfree`).
@@ -108,8 +112,8 @@ from posix.time cimport CLOCK_MONOTONIC, clock_gettime, clockid_t, timespec
 
 # one vocabulary with the exact solver: packed hands, their helpers, the move generators, the input checks
 from tacocat.core._search cimport (BEATS_BIT, HAND_MASK, MAX_ANSWERS, MAX_ATTACKS, check_hand, gen_answers,
-                                   gen_attacks, hand_card, hand_contains, hand_count, hand_lowest, hand_size,
-                                   pack_cards)
+                                   gen_attacks, hand_card, hand_contains, hand_count, hand_highest, hand_lowest,
+                                   hand_size, pack_cards)
 
 
 class Stopped(Exception):
@@ -173,6 +177,9 @@ cdef enum:
     KIND_SHOWDOWN = 2
     KIND_LAST = 3       # a last answer played keep-the-lowest-card in place (`keep_lower`): no children, no sequences
     KIND_LAST_ATTACK = 4   # an attack with two cards each, played with the higher card in place (`keep_lower`)
+    KIND_ANSWER_THREE = 5  # a one-card attack answered from three cards (both then hold two), played in place
+    L2_MAX = 80         # two-card hands of 12 ranks: at most 78
+    L3_MAX = 368        # three-card hands of 12 ranks: at most 364
     BREAKDOWN_FIELDS = 4
     MAX_KEEP = 256      # distinct tables of the last answers (an attack of h - 1 cards: at most ~80)
     NZ_MAX = 128        # the hands `_nonzero` lists on the stack (a level-2 vector: at most 78, 12 ranks)
@@ -332,6 +339,10 @@ cdef class Engine:
     cdef int nkept
     cdef int single_slot[13]   # the `kept` slot of a one-card attack of each rank
     cdef uint16_t* every1      # 0, 1, ..., the indices of level 1
+    # `KIND_ANSWER_THREE`, per attack rank y: each three-card defender hand's answer played in place (the card's
+    # rank * 2 + 1 if it beats: `_three_tables`) and the level-2 index of the two cards it keeps
+    cdef uint8_t* three_key[13]
+    cdef uint16_t* three_rest[13]
     cdef int mode   # 0: DCFR, 1: best response, 2: evaluate the average profile
     cdef double* root_q   # action values at the root for mode 2
     cdef uint8_t* mbuf[MAXDEPTH][2]
@@ -372,6 +383,9 @@ cdef class Engine:
         self.root_q = NULL
         self.nkept = 0
         self.every1 = NULL
+        for k in range(13):
+            self.three_key[k] = NULL
+            self.three_rest[k] = NULL
         memset(self.scr, 0, sizeof(self.scr))
         self.nscr = 0
         self.threads = 1
@@ -421,6 +435,8 @@ cdef class Engine:
         free(self.split_order); free(self.split_v); free(self.split_on)
         for d in range(self.nkept):
             free(self.kept[d]); free(self.kplay[d])
+        for d in range(13):
+            free(self.three_key[d]); free(self.three_rest[d])
         for d in range(3):
             free(self.rootv[d][0]); free(self.rootv[d][1])
 
@@ -545,6 +561,8 @@ cdef class Engine:
                 self.single_slot[d] = self._keep_table(hand_card(d)) if self.U[d] else -1
                 if self.U[d] and self.single_slot[d] < 0:
                     raise MemoryError("the last-answer tables do not fit in memory")
+        if self.keep_lower and self.K >= 3:
+            self._three_tables()
         self._build()
         if self.aborted:
             raise Stopped("stopped while building the public tree")
@@ -613,15 +631,47 @@ cdef class Engine:
         self.nkept += 1
         return slot
 
+    cdef int _three_tables(self) except -1:
+        """`three_key`, `three_rest`: the answer `KIND_ANSWER_THREE` plays
+        for every three-card hand u <= v <= w against every one-card attack
+        y: beat with v if v beats, else with w if w beats, else sacrifice u
+        (`tacocat.search.equilibrium.answer_three`, the same rule)."""
+        cdef int y, i, u, v, w, b, beats
+        cdef uint64_t D
+        for y in range(1, 13):
+            if not self.U[y]:
+                continue
+            self.three_key[y] = <uint8_t*>malloc(self.lsize[3] + 1)
+            self.three_rest[y] = <uint16_t*>malloc((self.lsize[3] + 1) * sizeof(uint16_t))
+            if self.three_key[y] == NULL or self.three_rest[y] == NULL:
+                raise MemoryError("the three-card answer tables do not fit in memory")
+            for i in range(self.lsize[3]):
+                D = self.lhand[3][i]
+                u = hand_lowest(D)
+                v = hand_lowest(D - hand_card(u))
+                w = hand_highest(D)
+                if v >= y:
+                    b, beats = v, 1
+                elif w >= y:
+                    b, beats = w, 1
+                else:
+                    b, beats = u, 0
+                self.three_key[y][i] = <uint8_t>(2 * b + beats)
+                self.three_rest[y][i] = <uint16_t>self.idx(D - hand_card(b))
+        return 0
+
     cdef inline int _in_place(self, uint64_t table, int k0, int k1, int attacker, int depth) noexcept nogil:
         # a node played in place (`keep_lower`), never the root (its moves are asked for): a last answer
-        # (KIND_LAST) or an attack with two cards each (KIND_LAST_ATTACK), else 0
+        # (KIND_LAST), an attack with two cards each (KIND_LAST_ATTACK) or a one-card attack answered from three
+        # cards (KIND_ANSWER_THREE), else 0
         if not self.keep_lower or depth == 0:
             return 0
         if table != 0 and (k1 if attacker == 0 else k0) == hand_size(table) + 1:
             return KIND_LAST
         if table == 0 and k0 == 2 and k1 == 2:
             return KIND_LAST_ATTACK
+        if table != 0 and hand_size(table) == 1 and (k1 if attacker == 0 else k0) == 3:
+            return KIND_ANSWER_THREE
         return 0
 
     cdef void _match_all(self) noexcept nogil:
@@ -920,6 +970,10 @@ cdef class Engine:
         if g == KIND_LAST_ATTACK:
             nd.kind = KIND_LAST_ATTACK
             nd.actor = att
+            return
+        if g == KIND_ANSWER_THREE:
+            nd.kind = KIND_ANSWER_THREE
+            nd.actor = 1 - att
             return
         if self._poll_now():
             return
@@ -1518,6 +1572,9 @@ cdef class Engine:
         if nd.kind == KIND_LAST_ATTACK:
             self._last_attack(S, nd.actor, p, opp, out, c0, c1, live, nlive, olive, nolive)
             return
+        if nd.kind == KIND_ANSWER_THREE:
+            self._answer_three(S, hand_lowest(nd.act), 1 - nd.actor, p, opp, out, c0, c1, live, nlive, olive, nolive)
+            return
         for j in range(nlive):
             out[live[j]] = 0.0
         if self._poll(S):
@@ -1909,6 +1966,76 @@ cdef class Engine:
                 y = hand_lowest(A - hand_card(x))
                 out[h] = grp[y][self.idx1[x]]
 
+    cdef void _answer_three(self, Scratch* S, int y, int att, int p, double* opp, double* out, uint64_t c0,
+                            uint64_t c1, const uint16_t* live, int nlive, const uint16_t* olive,
+                            int nolive) noexcept nogil:
+        """Traverser p's values at a one-card attack y answered from three
+        cards, played in place (`KIND_ANSWER_THREE`): the defender's hand
+        u <= v <= w beats with v if it can, else with w, and sacrifices u
+        only when nothing beats (`_three_tables`).  Both then hold two
+        cards, and that attack is played in place too, so the answer is
+        weakly best for every pair of hands (`tacocat.search.equilibrium.
+        answer_three`).  The defender's hands are grouped by their answer
+        (its card and whether it beats): each group is one attack with two
+        cards each (`_last_attack`) after it, the defender's hands as the
+        two cards they keep, the next attacker the defender if it beat."""
+        cdef int dfd = 1 - att, j, g, d, n2, nxt
+        cdef int count[26]
+        cdef int start[27]
+        cdef uint16_t order[L3_MAX]
+        cdef uint16_t two[L3_MAX]
+        cdef double reach2[L2_MAX]
+        cdef double v2[L2_MAX]
+        cdef const uint8_t* key = self.three_key[y]
+        cdef const uint16_t* rest = self.three_rest[y]
+        cdef const uint16_t* hands = live if p == dfd else olive
+        cdef int nh = nlive if p == dfd else nolive
+        cdef uint64_t b
+        for g in range(26):
+            count[g] = 0
+        for j in range(nh):   # the defender's hands by answer (a counting sort: groups in key order)
+            d = hands[j]
+            if p != dfd and opp[d] == 0.0:
+                continue
+            count[key[d]] += 1
+        start[0] = 0
+        for g in range(26):
+            start[g + 1] = start[g] + count[g]
+            count[g] = start[g]
+        for j in range(nh):
+            d = hands[j]
+            if p != dfd and opp[d] == 0.0:
+                continue
+            order[count[key[d]]] = <uint16_t>d
+            count[key[d]] += 1
+        if p != dfd:
+            for j in range(nlive):
+                out[live[j]] = 0.0
+        for g in range(26):
+            n2 = start[g + 1] - start[g]
+            if n2 == 0:
+                continue
+            b = hand_card(g >> 1)
+            nxt = dfd if (g & 1) else att
+            for j in range(n2):
+                two[j] = rest[order[start[g] + j]]
+            if p == dfd:
+                # p's hands of the group as the two cards they keep, against the attacker's reach
+                self._last_attack(S, nxt, p, opp, v2, c0 + (b if dfd == 0 else 0), c1 + (b if dfd == 1 else 0),
+                                  two, n2, olive, nolive)
+                for j in range(n2):
+                    out[order[start[g] + j]] = v2[two[j]]
+            else:
+                # the group's reach as the defender's two kept cards; p's values after it added up
+                for j in range(n2):
+                    reach2[two[j]] = opp[order[start[g] + j]]
+                self._last_attack(S, nxt, p, reach2, v2, c0 + (b if dfd == 0 else 0), c1 + (b if dfd == 1 else 0),
+                                  live, nlive, two, n2)
+                for j in range(nlive):
+                    out[live[j]] += v2[live[j]]
+            if self.aborted:
+                return
+
     cdef void _factors(self, int p, int who, Chance* base, uint64_t c0, uint64_t c1, Factors* fc) noexcept nogil:
         # a last answer's `Factors` at a node (c0, c1 played; `base` their chance factors), `who` defending
         cdef int i
@@ -2034,7 +2161,7 @@ cdef class Engine:
         cdef double E[16]     # ... times W_r / W and the draw's factor
         cdef double L[32]     # group r's share of H below (L[r]) and above (L[16 + r]) rank r's card: the correction
         cdef double pre[17]
-        cdef double u_lo, u_hi, u_eq, w, h, tot, lo, hi, v
+        cdef double u_lo, u_hi, u_eq, w, h, tot, v
         if p == 0:
             u_lo, u_hi, u_eq = W * self.u_loss, W * self.u_win, W * self.u_draw   # opponent lower: I lose
         else:
@@ -2048,25 +2175,12 @@ cdef class Engine:
             for i in range(n1):
                 pre[i + 1] = pre[i] + t[i] * opp[i]
                 dT[i] = (fc.tP[i] - t[i]) * opp[i]
-            tot = pre[n1]
-            if add:   # two loops, not a test of `add` in one (which kept the loop's values off the registers)
-                for j in range(nlive):
-                    d = live[j]
-                    pi = kplay[d]
-                    y = kept[d]
-                    lo = pre[y] + dT[pi] * (pi < y)
-                    hi = (tot - pre[y + 1]) + dT[pi] * (pi > y)
-                    e = y + 64 * (y == pi)
-                    out[d] += fw[pi] * (m[e] * (lo * u_lo + hi * u_hi) + m[32 + e] * opp[y] * u_eq)
-                return
-            for j in range(nlive):
-                d = live[j]
-                pi = kplay[d]
-                y = kept[d]
-                lo = pre[y] + dT[pi] * (pi < y)
-                hi = (tot - pre[y + 1]) + dT[pi] * (pi > y)
-                e = y + 64 * (y == pi)
-                out[d] = fw[pi] * (m[e] * (lo * u_lo + hi * u_hi) + m[32 + e] * opp[y] * u_eq)
+            # one loop a value of `add` (a literal: the inlined loop has no test of it, which kept the loop's
+            # values off the registers)
+            if add:
+                _defender_values(live, nlive, kplay, kept, pre, pre[n1], dT, m, fw, opp, u_lo, u_hi, u_eq, out, True)
+            else:
+                _defender_values(live, nlive, kplay, kept, pre, pre[n1], dT, m, fw, opp, u_lo, u_hi, u_eq, out, False)
             return
         for i in range(n1):
             H[i] = 0.0
@@ -2109,7 +2223,7 @@ cdef class Engine:
         cdef double tot = 0.0, q
         cdef double* sig = S.sbuf[depth]
         cdef double* child_reach = S.pbuf[depth][0]
-        if nd.kind == KIND_SHOWDOWN or nd.kind == KIND_LAST or nd.kind == KIND_LAST_ATTACK or self._poll(S):
+        if nd.kind >= KIND_SHOWDOWN or self._poll(S):   # a showdown or a node played in place
             return
         if nd.actor != p:
             for c in range(nd.nchild):
@@ -2289,6 +2403,9 @@ cdef class Engine:
             mem += self.nodes[0].nchild * (self.maxm * sizeof(double) + 5)
         for k in range(self.nkept):
             mem += (self.lsize[hand_size(self.kept_table[k]) + 1] + 1) * (1 + sizeof(uint16_t))
+        for k in range(13):
+            if self.three_key[k] != NULL:
+                mem += (self.lsize[3] + 1) * (1 + sizeof(uint16_t))
         return {"nodes": self.nnodes, "sequences": self.nseq, "forced": self.nseq - self.nflt, "bytes": mem,
                 "threads": self.threads, "threaded_traversals": self.splits,
                 "children_walked": [self.split_taken[k] for k in range(max(self.threads, 1))],
@@ -2369,6 +2486,29 @@ cdef void _scratch_free(Scratch* s) noexcept nogil:
         free(s.pbuf[d][0]); free(s.pbuf[d][1]); free(s.vbuf[d]); free(s.cbuf[d]); free(s.sbuf[d]); free(s.qbuf[d])
     free(s.gmark); free(s.gbuf); free(s.rbuf); free(s.tbuf)
     memset(s, 0, sizeof(Scratch))
+
+
+cdef inline void _defender_values(const uint16_t* live, int nlive, const uint16_t* kplay, const uint8_t* kept,
+                                  const double* pre, double tot, const double* dT, const double* m,
+                                  const double* fw, const double* opp, double u_lo, double u_hi, double u_eq,
+                                  double* out, bint add) noexcept nogil:
+    # `_last_single`'s defender hands (p defending): hand d answers with kplay[d] and keeps kept[d]; its value
+    # from the prefix sums `pre` of the attacker's reach (`tot` in all), corrected at the answered card (`dT`),
+    # written to out[d] or (`add`) added to it
+    cdef int j, d, pi, y, e
+    cdef double lo, hi, v
+    for j in range(nlive):
+        d = live[j]
+        pi = kplay[d]
+        y = kept[d]
+        lo = pre[y] + dT[pi] * (pi < y)
+        hi = (tot - pre[y + 1]) + dT[pi] * (pi > y)
+        e = y + 64 * (y == pi)
+        v = fw[pi] * (m[e] * (lo * u_lo + hi * u_hi) + m[32 + e] * opp[y] * u_eq)
+        if add:
+            out[d] += v
+        else:
+            out[d] = v
 
 
 cdef inline int _nonzero(const double* w, const uint16_t* hands, int n, uint16_t* out) noexcept nogil:
