@@ -56,6 +56,7 @@ from tacocat.search.equilibrium import EndgameTooLarge, estimate, keep_lower, so
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
+from equilibrium_common import Clocks, solved_row  # noqa: E402
 from exploitability import asking_hands  # noqa: E402  (results/exploitability.py: the same seeded hands)
 from provenance import source_commit  # noqa: E402
 
@@ -98,7 +99,7 @@ def solve_row(job: tuple[int, object, tuple[int, ...], float, str, int, str]) ->
         from tacocat.search.bench import core_build
 
         core = core_build(old, "old_core._cfr")
-    t0, c0 = time.perf_counter(), time.process_time()
+    clocks = Clocks()
     row: dict = {
         "i": i,
         "commit": commit,
@@ -113,24 +114,9 @@ def solve_row(job: tuple[int, object, tuple[int, ...], float, str, int, str]) ->
             eg, target=TARGET, max_bytes=CAP, hand_of=(eg.attacker, asking), threads=1 if old else threads, core=core
         )
     except EndgameTooLarge as exc:
-        row.update({"too_large": True, "error": str(exc), "cpu_s": time.process_time() - c0})
+        row.update({"too_large": True, "error": str(exc), "cpu_s": clocks.cpu()})
     else:
-        row.update(
-            {
-                "cpu_s": time.process_time() - c0,
-                "wall_s": time.perf_counter() - t0,
-                "iterations": r.iterations,
-                "exploitability": r.exploitability,
-                "hand_regret": r.hand_regret,
-                "value": r.value,
-                "nodes": r.nodes,
-                "sequences": r.sequences,
-                "memory_bytes": r.memory_bytes,
-                "peak_bytes": r.peak_bytes,
-                "compact": r.compact,
-                "first_move": _first_move(r, eg, asking),
-            }
-        )
+        row.update({**solved_row(r, clocks), "memory_bytes": r.memory_bytes, "first_move": _first_move(r, eg, asking)})
     row["peak_rss_bytes"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
     row["load_end"] = os.getloadavg()[0]
     return row

@@ -26,7 +26,6 @@ import os
 import random
 import statistics
 import sys
-import time
 from pathlib import Path
 
 from tacocat.errors import PositionError
@@ -38,6 +37,7 @@ from tacocat.search.equilibrium import Endgame, EndgameTooLarge, _engine, estima
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
+from equilibrium_common import Clocks, solved_row  # noqa: E402
 from provenance import source_commit  # noqa: E402
 
 CAP = 2_000_000_000
@@ -93,7 +93,7 @@ def solve_row(kind: str, i: int, eg: Endgame, threads: int) -> dict:
         return row
     for seed in range(i, i + 50):  # a hand the other's floor leaves an opponent hand for (R20)
         asking = asking_hand(eg, seed)
-        t0, c0 = time.perf_counter(), time.process_time()
+        clocks = Clocks()
         try:
             r = solve(eg, target=TARGET, max_bytes=CAP, hand_of=(eg.attacker, asking), threads=threads)
             break
@@ -104,23 +104,7 @@ def solve_row(kind: str, i: int, eg: Endgame, threads: int) -> dict:
             continue
     else:
         raise PositionError(f"no possible hand found for endgame {kind} #{i}", "R20")
-    row.update(
-        {
-            "hand": list(asking),
-            "cpu_s": time.process_time() - c0,
-            "wall_s": time.perf_counter() - t0,
-            "iterations": r.iterations,
-            "exploitability": r.exploitability,
-            "hand_regret": r.hand_regret,
-            "value": r.value,
-            "nodes": r.nodes,
-            "sequences": r.sequences,
-            "peak_bytes": r.peak_bytes,
-            "compact": r.compact,
-            "threads": r.threads,
-            "load_end": os.getloadavg()[0],
-        }
-    )
+    row.update({"hand": list(asking), **solved_row(r, clocks), "threads": r.threads, "load_end": os.getloadavg()[0]})
     return row
 
 

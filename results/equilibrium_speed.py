@@ -22,32 +22,31 @@ import argparse
 import json
 import os
 import statistics
-import time
+import sys
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+from equilibrium_common import Clocks, result_fields  # noqa: E402
 
 
 def old_solve(core, eg, target: float = 1e-3):
     from tacocat.search.bench import fixed_schedule_solve
 
-    t0, c0 = time.perf_counter(), time.process_time()
+    clocks = Clocks()
     row = fixed_schedule_solve(core, eg, target)
-    return {"s": time.perf_counter() - t0, "cpu": time.process_time() - c0, **row}
+    return {"s": clocks.wall(), "cpu": clocks.cpu(), **row}
 
 
 def new_solve(eg):
     from tacocat.search.equilibrium import solve
 
-    t0, c0 = time.perf_counter(), time.process_time()
+    clocks = Clocks()
     r = solve(eg)
     return {
-        "s": time.perf_counter() - t0,
-        "cpu": time.process_time() - c0,
-        "iterations": r.iterations,
-        "exploitability": r.exploitability,
-        "value": r.value,
-        "peak_bytes": r.peak_bytes,
+        "s": clocks.wall(),
+        "cpu": clocks.cpu(),
+        **result_fields(r, ("iterations", "exploitability", "value", "peak_bytes")),
     }
 
 

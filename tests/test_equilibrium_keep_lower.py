@@ -12,15 +12,15 @@ from dataclasses import replace
 
 import pytest
 
-from tacocat.players.exploitability import endgames
 from tacocat.errors import PositionError
+from tacocat.players.exploitability import endgames
 from tacocat.rules.cards import hand
 from tacocat.rules.events import PlayEvent
 from tacocat.rules.play import answers
 from tacocat.search.equilibrium import (
-    KIND_LAST,
     IN_PLACE,
     KIND_ANSWER_THREE,
+    KIND_LAST,
     _keep_lowest,
     answer_three,
     build,
@@ -172,8 +172,14 @@ def test_utilities_out_of_order_keep_every_answer_and_strategy_answers_in_place(
 
 def test_a_one_card_attack_answered_from_three_cards_beats_with_the_middle_card_if_it_can():
     # R12: the middle card if it beats, else the highest if it beats, else the lowest card's sacrifice
-    cases = {((2, 5, 9), 4): ((5,), True), ((2, 5, 9), 6): ((9,), True), ((2, 5, 9), 10): ((2,), False),
-             ((6, 6, 7), 6): ((6,), True), ((1, 1, 12), 3): ((12,), True), ((5, 8, 8), 9): ((5,), False)}
+    cases = {
+        ((2, 5, 9), 4): ((5,), True),
+        ((2, 5, 9), 6): ((9,), True),
+        ((2, 5, 9), 10): ((2,), False),
+        ((6, 6, 7), 6): ((6,), True),
+        ((1, 1, 12), 3): ((12,), True),
+        ((5, 8, 8), 9): ((5,), False),
+    }
     for (cards, attack), (played, beats) in cases.items():
         move = answer_three(hand(cards), (attack,))
         assert (move.cards, move.beats) == (played, beats)

@@ -1240,11 +1240,14 @@ AUTO_ESTIMATE_MIN_MS = 5000
 """...given a budget of at least this many milliseconds (a bot's second per
 move never pays for the estimate: a 4-card solve takes about a second, a
 5-card one tens)."""
-SOLVE_SECONDS_PER_SEQUENCE = 1.3e-6
+SOLVE_SECONDS_PER_SEQUENCE = 3.0e-6
 """A solve's CPU seconds per sequence of its tree, estimate and build
-included, to exploitability 1e-3 and the asking hand's regret 1e-3 on one
-thread (the published 5-card run: a median 110 CPU s for a median 88 M
-sequences, 1.25 us; the command of issue 36: 137 s for 102 M, 1.34 us)."""
+included, to exploitability 1e-3 and the asking hand's regret 1e-3 (the
+threads' CPU summed).  Since the answers from three cards are played in
+place (`answer_three`) a sequence carries more of the leaves' work: 1.9-4.1
+us on five 5-card solves (#2, #9, #10, #67 of results/equilibrium_five.py
+and issue 36's command: 85.6 s for 21 M), median 2.2; before, 1.25 us (the
+published 5-card run: a median 110 CPU s for a median 88 M sequences)."""
 AUTO_MARGIN = 1.5
 """The prediction times this must fit what is left of the budget (the
 estimate is within about 15 % of the tree; the iterations a solve needs vary)."""
