@@ -21,6 +21,7 @@ from tacocat.search.equilibrium import (
     IN_PLACE,
     KIND_ANSWER_THREE,
     KIND_LAST,
+    KIND_LAST_ATTACK,
     _keep_lowest,
     answer_three,
     build,
@@ -117,6 +118,36 @@ def test_the_kept_card_is_the_lowest_any_legal_answer_keeps():
                 assert kept <= rest[0]
 
 
+def _history_to(eng, n: int) -> list[PlayEvent]:
+    """The public events from the root of `eng`'s tree down to node n."""
+    events = []
+    while n:
+        _kind, _actor, _k0, _k1, _att, parent, act, beats, *_r = eng.node(n)
+        p_kind, p_actor, *_p = eng.node(parent)
+        beats_or_none = None if p_kind == 0 else bool(beats)
+        events.insert(0, PlayEvent("attack" if p_kind == 0 else "answer", p_actor, unpack(act), beats_or_none))
+        n = parent
+    return events
+
+
+def test_an_attack_with_two_cards_each_is_played_in_place_with_the_higher_card_and_answered_keeping_the_lowest():
+    # at four cards (a pair attack answered at four leaves two cards each): the node, and the answer after it
+    r = solve(endgames(4, 1)[0], target=1e-3)
+    eng = r._engine
+    node = next(n for n in range(eng.node_count()) if eng.node(n)[0] == KIND_LAST_ATTACK)
+    _kind, attacker, *_r = eng.node(node)
+    before = _history_to(eng, node)
+    for packed_hand in eng.level(2):
+        cards = unpack(packed_hand)
+        moves = r.strategy(attacker, cards, before)
+        assert {m.action.cards for m in moves} == {(c,) for c in cards}  # every legal attack (R11)
+        assert [m.action.cards for m in moves if m.probability == 1.0] == [(max(cards),)]
+        answered = r.strategy(1 - attacker, cards, [*before, PlayEvent("attack", attacker, (7,))])
+        assert [m.action for m in answered if m.probability == 1.0] == [_keep_lowest(cards, (7,))]
+        with pytest.raises(PositionError):
+            r.strategy(attacker, cards, [*before, PlayEvent("attack", attacker, (7,))])  # the defender's move
+
+
 def test_utilities_out_of_order_keep_every_answer_and_strategy_answers_in_place():
     eg = endgames(3, 1)[0]
     odd = replace(eg, utilities=(0.0, 1.0, -1.0))
@@ -128,14 +159,7 @@ def test_utilities_out_of_order_keep_every_answer_and_strategy_answers_in_place(
     eng = r._engine
 
     def history_to(n: int) -> list[PlayEvent]:
-        events = []
-        while n:  # the public events from the root down to node n
-            _kind, _actor, _k0, _k1, _att, parent, act, beats, *_r = eng.node(n)
-            p_kind, p_actor, *_p = eng.node(parent)
-            beats_or_none = None if p_kind == 0 else bool(beats)
-            events.insert(0, PlayEvent("attack" if p_kind == 0 else "answer", p_actor, unpack(act), beats_or_none))
-            n = parent
-        return events
+        return _history_to(eng, n)
 
     kinds = {eng.node(n)[0]: n for n in range(eng.node_count())}
     assert KIND_LAST in kinds and KIND_ANSWER_THREE in kinds
