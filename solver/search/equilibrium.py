@@ -58,6 +58,7 @@ from tacocat.rules.history import (
     history_from_json,
 )
 from tacocat.rules.play import answers as play_answers
+from tacocat.rules.play import next_attacker
 from tacocat.rules.ruleset import Ruleset
 from tacocat.rules.views import View
 from tacocat.search.budget import WALL, Clock
@@ -507,7 +508,7 @@ class EquilibriumResult:
         if past:
             # the events since the node played in place: whose move it is, with how many cards, what is attacked
             last = past[-1]
-            actor = 1 - last.player if last.event == ATTACK else (last.player if last.beats else 1 - last.player)
+            actor = 1 - last.player if last.event == ATTACK else next_attacker(last.player, last.beats)  # R12 / R13-R14
             k = (k0, k1)[player] - sum(len(e.cards) for e in past if e.player == player)
             attack = hand(last.cards) if last.event == ATTACK else ()
             if player != actor:
