@@ -112,8 +112,9 @@ def test_root_report_sums_to_the_hand_value_and_moves_are_a_distribution():
 
 def test_deterministic_and_budgets():
     eg = tiny_endgames(2, seed=8)[1]
-    a, b = solve(eg, target=0.0, iterations=37), solve(eg, target=0.0, iterations=37)
-    assert a.iterations == b.iterations == 37 and a.value == b.value and a.exploitability == b.exploitability
+    # 10 iterations: still above exploitability 0 (2e-13; since issue 36's alpha 1 it is 0.0 within 20)
+    a, b = solve(eg, target=0.0, iterations=10), solve(eg, target=0.0, iterations=10)
+    assert a.iterations == b.iterations == 10 and a.value == b.value and a.exploitability == b.exploitability
     assert a.stopped
     assert a.peak_bytes >= a.memory_bytes > 0 and a.sequences > 0 and a.nodes > 0
 

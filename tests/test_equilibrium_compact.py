@@ -34,7 +34,8 @@ def test_the_compact_trees_exploitability_curve_is_the_float_ones():
     trees = {c: build(FOUR, keep_lower_answers=True, compact=c) for c in (False, True)}
     assert trees[True].compact and not trees[False].compact
     done = 0
-    for t in (5, 10, 20, 40):
+    # down to ~3e-5 (20 iterations since issue 36's alpha 1; 16-bit codes are not meant to agree below 1e-5)
+    for t in (5, 10, 15, 20):
         (e_float, _), (e_compact, _) = [
             (tree.run(t - done), exploitability_of(tree))[1] for tree in (trees[False], trees[True])
         ]

@@ -64,8 +64,8 @@ move at a node (forced) has a sequence (its hand indices) but no regret or
 strategy: a child's free sequences come first, their floats one run
 (`fseq`, `nfree`).
 
-Solver: discounted CFR (alpha 1.5, beta 0; Brown & Sandholm 2019) with the
-average weighing iteration t as t^8 (gamma 8, not 2) and predictive regret
+Solver: discounted CFR (alpha 1, beta 0; Brown & Sandholm 2019) with the
+average weighing iteration t as t^12 (gamma 12, not 2) and predictive regret
 matching (the strategy matched on the regrets plus the last instantaneous
 regret: Farina, Kroer & Sandholm 2021), alternating updates; subtrees the
 opponent never reaches are skipped.  Traversals write and read only the
@@ -163,10 +163,13 @@ cdef extern from *:
 cdef extern from "<time.h>" nogil:
     int nanosleep(const timespec* req, timespec* rem)
 
-cdef double ALPHA = 1.5, BETA = 0.0
-cdef double GAMMA = 8.0
-# the average strategy weighs iteration t as t^8 (DCFR's own gamma is 2): with predictive matching, 1e-3 in
-# a median 5 iterations at 3 cards instead of 13, 6-9 at 4 cards instead of 14-18 (results/equilibrium_speed.py)
+cdef double ALPHA = 1.0, BETA = 0.0
+cdef double GAMMA = 12.0
+# the average strategy weighs iteration t as t^12 (DCFR's own gamma is 2): with predictive matching, 1e-3 in
+# a median 5 iterations at 3 cards instead of 13, 6-9 at 4 cards instead of 14-18 (results/equilibrium_speed.py,
+# gamma 8); positive regrets discounted by t / (t + 1) (alpha 1, DCFR's own 1.5): since the answers from three
+# cards are played in place (issue 36), 1e-6 at 3 cards in a median 21.5 iterations, not 45.5 (20 endgames),
+# 1e-3 at 4 cards in 7, not 8.5 (6), issue 36's command with its hand's regret in 19, not 26
 cdef double POLL_S = 0.01   # the stop callback (which takes the GIL) is asked at most this often
 
 cdef enum:

@@ -26,7 +26,7 @@ on average that much against the profile (round units with round
 utilities).  The best response is exact (the whole tree, every hand).
 
 The solver (`tacocat.core._cfr`): discounted CFR (predictive, the average
-weighing iteration t as t^8) over the public tree with one reach vector per
+weighing iteration t as t^12) over the public tree with one reach vector per
 private hand, deterministic (no seed needed, and the same numbers on any
 number of threads); it stops at a target exploitability, an iteration
 budget, a time budget or `stop`.  A large tree holds its regrets and
@@ -814,7 +814,7 @@ and build's seconds are left: the first iteration, its check and the answer
 trees (an iteration ~3x, a best response ~3x, a player's values ~2x)."""
 FIRST_CHECK = 5
 """The first exploitability check (the uniform profile is not measured):
-with the core's predictive DCFR (gamma 8) half the 3-card benchmark
+with the core's predictive DCFR (gamma 8, alpha 1.5) half the 3-card benchmark
 endgames are at 1e-3 after 5 iterations, the 4-card ones after 6-9; each
 check costs about an iteration (the best response traverses the whole
 tree)."""
