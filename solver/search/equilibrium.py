@@ -1245,9 +1245,9 @@ SOLVE_SECONDS_PER_SEQUENCE = 3.0e-6
 """A solve's CPU seconds per sequence of its tree, estimate and build
 included, to exploitability 1e-3 and the asking hand's regret 1e-3 (the
 threads' CPU summed).  Since the answers from three cards are played in
-place (`answer_three`) a sequence carries more of the leaves' work: 1.9-4.1
+place (`answer_three`) a sequence carries more of the leaves' work: 1.6-3.5
 us on five 5-card solves (#2, #9, #10, #67 of results/equilibrium_five.py
-and issue 36's command: 85.6 s for 21 M), median 2.2; before, 1.25 us (the
+and issue 36's command: 58 s for 21 M), median 1.8; before, 1.25 us (the
 published 5-card run: a median 110 CPU s for a median 88 M sequences)."""
 AUTO_MARGIN = 1.5
 """The prediction times this must fit what is left of the budget (the
