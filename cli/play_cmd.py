@@ -821,39 +821,34 @@ class Asked:
 
 def new_game(asked: Asked) -> Start:
     """A new game: a seed drawn when none is given."""
-    rules_path, save_path, seat, seed, opponent, budget = (
-        asked.rules_path, asked.save_path, asked.seat, asked.seed, asked.opponent, asked.budget
-    )
-    fresh = seed is None
-    if seed is None:
-        seed = secrets.randbelow(1_000_000)  # a new deal each game; printed so it can be replayed
-    state = GameState.new(load_ruleset(rules_path), seed)
-    save = Path(save_path) if save_path else None
-    return Start(state, 0 if seat is None else seat, opponent or DEFAULT_OPPONENT, budget, save, seed, [], fresh)
+    fresh = asked.seed is None
+    # a new deal each game when no seed is given; printed so it can be replayed
+    seed = secrets.randbelow(1_000_000) if asked.seed is None else asked.seed
+    state = GameState.new(load_ruleset(asked.rules_path), seed)
+    save = Path(asked.save_path) if asked.save_path else None
+    seat = 0 if asked.seat is None else asked.seat
+    return Start(state, seat, asked.opponent or DEFAULT_OPPONENT, asked.budget, save, seed, [], fresh)
 
 
 def resumed_game(resume_path: str, asked: Asked) -> Start:
     """The saved game to go on with: the options given must agree with it
     (its ruleset, seat and seed are the record's), the others are read
     from it."""
-    rules_path, save_path, seat, seed, opponent, budget = (
-        asked.rules_path, asked.save_path, asked.seat, asked.seed, asked.opponent, asked.budget
-    )
     data = read_json(resume_path, "game record")
     record = GameRecord.from_dict(data)
-    if rules_path is not None:
+    if asked.rules_path is not None:
         raise CliError("--rules cannot change the ruleset of a saved game; drop --rules with --resume")
     state = record.replay()
     players = data.get("players") if isinstance(data.get("players"), dict) else {}
-    seat = saved_seat(players, seat)
+    seat = saved_seat(players, asked.seat)
+    opponent = asked.opponent
     if opponent is None:
         saved = players.get(str(1 - seat))
         opponent = saved if saved in OPPONENTS else DEFAULT_OPPONENT
-    if not budget:
-        budget = saved_budget(data)
-    save = Path(save_path or resume_path)
-    if seed is not None and seed != record.seed:
-        raise CliError(f"--seed {seed}: the saved game has seed {record.seed}; drop --seed with --resume")
+    budget = asked.budget or saved_budget(data)
+    save = Path(asked.save_path or resume_path)
+    if asked.seed is not None and asked.seed != record.seed:
+        raise CliError(f"--seed {asked.seed}: the saved game has seed {record.seed}; drop --seed with --resume")
     undos = data.get("undos") if isinstance(data.get("undos"), list) else []
     if state.over:
         raise CliError(f"the game in {resume_path} is already over; review it with: tacocat analyze {resume_path}")

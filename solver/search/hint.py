@@ -444,7 +444,8 @@ def _decision_search(ask: Ask, search: Callable[..., PlayResult], samples: int |
         solver=ask.solver,
         sampler=sampler,
     )
-    return Found(res, Method.EXACT if res.exact else Method.PIMC, sampler)  # a replacement draws unknown cards: never exact
+    # a replacement draws unknown cards: never exact
+    return Found(res, Method.EXACT if res.exact else Method.PIMC, sampler)
 
 
 _PLAY_SEARCHES: dict[str, Callable[[Ask], Found]] = {
