@@ -56,7 +56,13 @@ discards: a discard that only my real hand keeps is met by a reply that
 knows my hand, a pessimistic bias.  And where the opponent's hands are
 sampled (the standard deck), a game under a 20 ms budget holds 2 to 7 of
 them, where `replace_eval` deals hundreds: results/replace_game.md
-measures what that costs."""
+measures what that costs.
+
+`guided_replace` (the option `replace=guided`) uses the game as a
+correction to the static search instead: the static search's best
+discards, each scored by its static value plus its game value less the
+static evaluation on the game's own worlds (results/replace_game.md: at
+20 ms it measures weaker than the static search too)."""
 
 from __future__ import annotations
 
