@@ -490,7 +490,8 @@ def check_exploitability_agrees(n, iterations):
 
 
 def test_openspiel_exploitability_of_our_equilibrium_profile_agrees():
-    check_exploitability_agrees(2, 2)  # 8.7e-4 after 2 iterations (3 reach 3e-5 since predictive matching)
+    # 0.22 after 1 iteration (2 reach 5e-5 since the core's DCFR alpha 1, a4a2794: under the check's 1e-4)
+    check_exploitability_agrees(2, 1)
 
 
 @pytest.mark.slow
