@@ -32,6 +32,7 @@ from tacocat.search.results import MoveEval
 
 if TYPE_CHECKING:
     from tacocat.search.hint import HintResult
+    from tacocat.search.replace_game import GuidedReplaceResult
 
 
 # --------------------------------------------------------------- errors
@@ -422,10 +423,10 @@ def mixed_text(result: HintResult) -> list[str]:
     ]
     lines.append("  " + ", ".join(f"{a} {_pct(p).strip()}" for a, p in mixed))
     sub = result.subgame
-    if isinstance(sub, dict):
+    if sub is not None:
         lines.append(
-            f"  solved as a Bayesian game over {sub.get('my_types')} x {sub.get('opponent_types')} hands "
-            f"(each hand of either player its own card), exploitability {sub.get('exploitability', 0):.1e}"
+            f"  solved as a Bayesian game over {sub.my_types} x {sub.opponent_types} hands "
+            f"(each hand of either player its own card), exploitability {sub.exploitability:.1e}"
         )
     return lines
 
@@ -446,44 +447,44 @@ def best_text(result: HintResult, ranking: Ranking[MoveEval], has_n: bool) -> st
 def replacement_game_text(result: HintResult) -> list[str]:
     """What a replacement solved as a game was, in a player's words (none
     for any other search)."""
+    from tacocat.search.replace_game import MIX_FLOOR, GuidedReplaceResult, ReplaceGameResult
+
     sub = result.subgame
-    if not isinstance(sub, dict) or sub.get("solved") != "replacement game":
+    if not isinstance(sub, ReplaceGameResult):
         return []
     reply = (
         "the opponent's replacement in it as a strategy of its own, hand by hand"
-        if sub.get("opponent_replies")
+        if sub.opponent_replies
         else "the opponent has replaced already"
     )
+    if isinstance(sub, GuidedReplaceResult):
+        return _guided_text(sub, reply)
     mix = ", ".join(
-        f"{format_action(Action('replace', tuple(m.get('cards', ()))))} {_pct(m.get('probability')).strip()}"
-        for m in sub.get("mix") or []
+        f"{format_action(Action('replace', cards))} {_pct(p).strip()}" for cards, p in sub.discard_mix if p >= MIX_FLOOR
     )
-    guided = sub.get("guided")
-    if isinstance(guided, dict):
-        return _guided_text(sub, guided, reply)
     return [
-        f"solved as a game: your discard, the draws, {reply}; over {sub.get('my_types')} hands you might hold "
-        f"x {sub.get('opponent_types')} it might hold ({sub.get('nodes'):,} positions), "
-        f"{sub.get('iterations')} iterations, exploitability {sub.get('exploitability', 0):.1e}",
+        f"solved as a game: your discard, the draws, {reply}; over {sub.my_types} hands you might hold "
+        f"x {sub.opponent_types} it might hold ({sub.nodes or 0:,} positions), "
+        f"{sub.iterations} iterations, exploitability {sub.exploitability:.1e}",
         f"  its strategy for your hand (play at random with these odds): {mix}",
     ]
 
 
-def _guided_text(sub: dict, guided: dict, reply: str) -> list[str]:
+def _guided_text(sub: GuidedReplaceResult, reply: str) -> list[str]:
     """The guided replacement's answer: the static search's best discards and the game's corrections."""
-    kept = guided.get("kept") or []
+    correction = dict(sub.corrections)
     scored = "; ".join(
-        f"{format_action(Action('replace', tuple(k.get('cards', ()))))}: {k.get('static', 0):+.3f}"
-        + ("" if k.get("correction") is None else f" {k['correction']:+.3f} = {k.get('score', 0):+.3f}")
-        for k in kept
+        f"{format_action(Action('replace', cards))}: {static:+.3f}"
+        + ("" if cards not in correction else f" {correction[cards]:+.3f} = {static + correction[cards]:+.3f}")
+        for cards, static in sub.static_values
     )
-    if not sub.get("opponent_types"):
-        return [f"the static search alone ({guided.get('static_deals')} deals): no time was left for the game"]
+    if not sub.opponent_types:
+        return [f"the static search alone ({sub.static_deals} deals): no time was left for the game"]
     return [
-        f"the static search's best {len(kept)} discards ({guided.get('static_deals')} deals), each corrected by "
-        f"the game (your discard, the draws, {reply}) on its own worlds: over {sub.get('my_types')} hands you "
-        f"might hold x {sub.get('opponent_types')} it might hold ({sub.get('nodes'):,} positions), "
-        f"{sub.get('iterations')} iterations, exploitability {sub.get('exploitability', 0):.1e}",
+        f"the static search's best {len(sub.static_values)} discards ({sub.static_deals} deals), each corrected by "
+        f"the game (your discard, the draws, {reply}) on its own worlds: over {sub.my_types} hands you "
+        f"might hold x {sub.opponent_types} it might hold ({sub.nodes or 0:,} positions), "
+        f"{sub.iterations} iterations, exploitability {sub.exploitability:.1e}",
         f"  static value + correction = score: {scored}; the best score is played",
     ]
 

@@ -46,7 +46,7 @@ def test_the_bayesian_duel_is_asked_for_by_the_declared_option():
         assert step < 50
     view = state.view(0)
     bayes = hint(view, Budget(samples=12, seed=1), knobs=Knobs(duel="bayes"))
-    assert bayes.subgame is not None and bayes.subgame["opponent_types"] >= 1
+    assert bayes.subgame is not None and bayes.subgame.opponent_types >= 1
     assert bayes.to_dict()["subgame"]["solved"] == "bayesian duel"
     assert abs(sum(m.probability for m in bayes.mixed) - 1) < 1e-9
     assert hint(view, Budget(samples=12, seed=1)).subgame is None  # the matrix duel, as before

@@ -58,7 +58,7 @@ import random
 import threading
 from dataclasses import dataclass
 from math import comb
-from typing import Iterator, Sequence
+from typing import Any, ClassVar, Iterator, Sequence
 
 import numpy as np
 
@@ -427,6 +427,20 @@ class SubgameResult(PlayResult):
     opponent_gain: float = 0.0
     """What the opponent gains by a best response to my average strategy."""
 
+    solved: ClassVar[str] = "subgame"
+    """What kind of game it was, in the hint's words."""
+
+    def subgame_dict(self) -> dict[str, Any]:
+        """What the game was, as a hint's `subgame` says it."""
+        return {
+            "solved": self.solved,
+            "my_types": self.my_types,
+            "opponent_types": self.opponent_types,
+            "pairs": self.pairs,
+            "iterations": self.iterations,
+            "exploitability": self.exploitability,
+        }
+
 
 def start_subgame(
     view: View, budget: Budget | None, decision: str, where: str, rule: str, round_search: bool
@@ -459,6 +473,8 @@ class DuelGameResult(SubgameResult):
     """What my real hand would gain by a best response (its value units)."""
     my_exact: bool = False
     opponent_exact: bool = False
+
+    solved: ClassVar[str] = "bayesian duel"
 
 
 def duel_game(

@@ -33,7 +33,7 @@ from __future__ import annotations
 import functools
 import sys
 from dataclasses import dataclass
-from typing import Any, Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
 from tacocat.errors import PositionError, TacocatError
 from tacocat.rules.actions import Action
@@ -48,6 +48,9 @@ from tacocat.search.options import METHODS, Method
 from tacocat.search.pimc import MIN_SAMPLES, PerfectSolver, WorldSearch, exact_play, pimc_play
 from tacocat.search.results import MixedMove, MoveEval, PlayResult, add_known
 from tacocat.search.sampling import DEFAULT_EXACT_BUDGET, HandSampler
+
+if TYPE_CHECKING:  # the subgame searches load numpy: imported where they run
+    from tacocat.search.duel_game import SubgameResult
 
 DEFAULT_HINT_SAMPLES = 3000
 DEFAULT_HINT_MS = 500
@@ -141,10 +144,11 @@ class HintResult:
     yet this round, or a search that takes no weights: ISMCTS, equilibrium)."""
     effective_samples: float | None = None
     """Inference: the effective sample size (sum w)^2 / sum w^2 of the weighted worlds."""
-    subgame: dict | None = None
-    """A duel solved as a Bayesian game (`Knobs.duel` "bayes"): its types on
-    each side, their compatible pairs, the iterations and the exploitability
-    of the solution within the subgame."""
+    subgame: SubgameResult | None = None
+    """A duel or a replacement solved as a game (`Knobs.duel` "bayes",
+    `Knobs.replace` "game" or "guided"): the search's result, with its types
+    on each side, their compatible pairs, the iterations and the
+    exploitability of the solution within the subgame."""
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "moves", tuple(self.moves))
@@ -175,7 +179,7 @@ class HintResult:
         if self.effective_samples is not None:
             d["effective_samples"] = round(self.effective_samples, 3)
         if self.subgame is not None:
-            d["subgame"] = dict(self.subgame)
+            d["subgame"] = self.subgame.subgame_dict()
         return d
 
 
@@ -591,31 +595,7 @@ def _with_game_win(moves: Sequence[MoveEval], gw: tuple) -> tuple[MoveEval, ...]
     )
 
 
-def _subgame_of(res: PlayResult) -> dict | None:
-    """What a duel or a replacement solved as a game was (None for any other search)."""
-    replacing = sys.modules.get("tacocat.search.replace_game")  # not loaded: no search of this hint was one
-    if replacing is not None and isinstance(res, replacing.ReplaceGameResult):
-        return {
-            "solved": "replacement game",
-            "my_types": res.my_types,
-            "opponent_types": res.opponent_types,
-            "pairs": res.pairs,
-            "nodes": res.nodes,
-            "leaves": res.leaves,
-            "opponent_replies": res.opponent_replies,
-            "iterations": res.iterations,
-            "exploitability": res.exploitability,
-            "mix": [{"cards": list(d), "probability": p} for d, p in res.discard_mix if p >= replacing.MIX_FLOOR],
-            **({"guided": res.guided} if isinstance(res, replacing.GuidedReplaceResult) else {}),
-        }
-    game = sys.modules.get("tacocat.search.duel_game")
-    if game is None or not isinstance(res, game.DuelGameResult):
-        return None
-    return {
-        "solved": "bayesian duel",
-        "my_types": res.my_types,
-        "opponent_types": res.opponent_types,
-        "pairs": res.pairs,
-        "iterations": res.iterations,
-        "exploitability": res.exploitability,
-    }
+def _subgame_of(res: PlayResult) -> SubgameResult | None:
+    """The search's result when it solved a duel or a replacement as a game (None for any other search)."""
+    game = sys.modules.get("tacocat.search.duel_game")  # not loaded: no search of this hint was one
+    return res if game is not None and isinstance(res, game.SubgameResult) else None

@@ -70,7 +70,7 @@ import functools
 import math
 import random
 from dataclasses import dataclass, field, fields, replace
-from typing import Any, Sequence, TypedDict, Unpack, cast
+from typing import Any, ClassVar, Sequence, TypedDict, Unpack, cast
 
 import numpy as np
 
@@ -520,6 +520,19 @@ class ReplaceGameResult(SubgameResult):
     exact_draws: bool = False
     duel_leaves: bool = False
 
+    solved: ClassVar[str] = "replacement game"
+
+    def subgame_dict(self) -> dict[str, Any]:
+        """What the game was, as a hint's `subgame` says it: its size and my
+        real hand's mix (its discards above `MIX_FLOOR`)."""
+        d = super().subgame_dict()
+        exploitability = d.pop("exploitability")
+        iterations = d.pop("iterations")
+        d.update(nodes=self.nodes, leaves=self.leaves, opponent_replies=self.opponent_replies)
+        d.update(iterations=iterations, exploitability=exploitability)
+        d["mix"] = [{"cards": list(c), "probability": p} for c, p in self.discard_mix if p >= MIX_FLOOR]
+        return d
+
 
 class GameOptions(TypedDict, total=False):
     """The options `replace_game` and `guided_replace` share, each optional
@@ -672,6 +685,9 @@ class GuidedReplaceResult(ReplaceGameResult):
             ],
             "game_mix": [{"cards": list(d), "probability": p} for d, p in self.game_mix],
         }
+
+    def subgame_dict(self) -> dict[str, Any]:
+        return {**super().subgame_dict(), "guided": self.guided}
 
 
 def guided_replace(
