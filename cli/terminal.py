@@ -266,11 +266,10 @@ def method_text(result: HintResult) -> str:
 
 def _reached(result: HintResult) -> str:
     """How close an equilibrium got: its exploitability after its iterations."""
-    found = result.equilibrium or {}
-    e = found.get("exploitability")
-    if not isinstance(e, (int, float)):
+    found = result.equilibrium
+    if found is None:
         return ""
-    return f"; exploitability {e:.2g} after {found.get('cfr_iterations')} CFR iterations"
+    return f"; exploitability {found.exploitability:.2g} after {found.cfr_iterations} CFR iterations"
 
 
 def _uncertainty_text(result: HintResult) -> str:
@@ -405,13 +404,8 @@ def mixed_text(result: HintResult) -> list[str]:
     """A mixed strategy's lines (a duel, an equilibrium): the moves with
     their odds, and the Bayesian game a duel was solved as."""
     kind = result.decision or "duel"
-    # a duel's mix is typed; an equilibrium's strategy is its wire form (`HintResult.equilibrium`)
     odds = [(format_action(Action(kind, (m.card,))), m.probability) for m in result.mixed or ()] or [
-        (
-            format_action({"kind": m.get("kind", kind), "cards": m.get("cards", ()), "beats": m.get("beats")}),
-            m.get("probability"),
-        )
-        for m in (result.equilibrium or {}).get("strategy") or []
+        (format_action(m.action), m.probability) for m in (result.equilibrium.strategy if result.equilibrium else ())
     ]
     mixed = [(a, p) for a, p in odds if not isinstance(p, (int, float)) or p > 0.0005]
     if not mixed:

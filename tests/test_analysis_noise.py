@@ -86,13 +86,14 @@ def test_a_mistake_that_was_the_engines_pick_with_less_search_says_so(monkeypatc
 def test_an_equilibriums_cost_is_measured_against_its_exploitability(monkeypatch):
     # before: an equilibrium's values carry no standard error, so no decision it scored was ever costly
     import tacocat.search.hint
+    from tacocat.search.equilibrium import EquilibriumHint
 
     def equilibrium_hint(view, budget, *, method="auto", utilities="game"):
         result = fake_hint(view, budget, method=method, utilities=utilities)
         return dataclasses.replace(
             result,
             method="equilibrium",
-            equilibrium={"exploitability": 1e-3},
+            equilibrium=EquilibriumHint("equilibrium", 0.0, 0.0, 1e-3, None, 10, (), 1, False),
             moves=tuple(dataclasses.replace(m, stderr=None, visits=None) for m in result.moves),
             samples=None,
         )

@@ -469,7 +469,7 @@ def _read_hint(review: DecisionReview, result: HintResult) -> None:
         review.played_stderr = _num(mine.stderr)
         review.played_margin = margin_of(mine, result)
         review.played_samples = samples_of(mine, result)
-    noise = _num((result.equilibrium or {}).get("exploitability"))
+    noise = result.equilibrium.exploitability if result.equilibrium is not None else None
     if result.method == Method.EQUILIBRIUM and noise is not None:
         # CFR's values are as good as its exploitability: no sampling, no standard error
         review.best_margin = review.played_margin = noise

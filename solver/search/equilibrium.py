@@ -1330,9 +1330,50 @@ def purified(moves: Sequence[Move], below: float = PURIFY_BELOW) -> list[Move]:
     ]
 
 
+@dataclass(frozen=True)
+class EquilibriumHint:
+    """What a hint's equilibrium solve found, beside its moves
+    (`tacocat.search.hint.HintResult.equilibrium`)."""
+
+    method_words: str
+    """What ran, in a player's words (and why, when method auto chose it)."""
+    hand_value: float
+    """My hand's value under the equilibrium."""
+    endgame_value: float
+    """The endgame's value for me over the hands the history allows (R20)."""
+    exploitability: float
+    hand_regret: float | None
+    """What my hand alone could still gain by a best response."""
+    cfr_iterations: int
+    strategy: tuple[Move, ...]
+    """My hand's moves with their equilibrium probabilities, likeliest first."""
+    threads: int
+    compact: bool
+    """Regrets and strategy sums kept in 16 bits (`docs/equilibrium.md`)."""
+    auto_estimate: dict[str, Any] | None = None
+    """Method auto: the estimate it chose the equilibrium by (`small_enough`)."""
+
+    def to_dict(self) -> dict[str, Any]:
+        """The answer's equilibrium fields."""
+        d: dict[str, Any] = {
+            "method_words": self.method_words,
+            "hand_value": self.hand_value,
+            "endgame_value": self.endgame_value,
+            "exploitability": self.exploitability,
+            "hand_regret": self.hand_regret,
+            "cfr_iterations": self.cfr_iterations,
+            "strategy": [{"kind": m.action.kind, **m.to_dict()} for m in self.strategy],
+            "threads": self.threads,
+            "compact": self.compact,
+        }
+        if self.auto_estimate is not None:
+            d["auto_estimate"] = self.auto_estimate
+        return d
+
+
 def hint_moves(view: View, utilities: Sequence[float], budget):
     """For `tacocat.search.hint`: (a `PlayResult` whose moves come likeliest
-    under the equilibrium first, the equilibrium fields of the answer).
+    under the equilibrium first, what the solve found: `EquilibriumHint`).
     `budget` is a `tacocat.search.budget.Budget`: its samples are CFR
     iterations, its time and stop end the solve."""
     from tacocat.search.results import MoveEval, PlayResult
@@ -1351,22 +1392,23 @@ def hint_moves(view: View, utilities: Sequence[float], budget):
         guess = _auto_guesses.pop((_public(r.endgame), view.player, tuple(view.hand)), None)
     # hand_report fills every outcome of a root move
     evals = tuple(MoveEval(m.action, m.win or 0.0, m.draw or 0.0, m.loss or 0.0, m.value or 0.0) for m in moves)
-    fields = {
-        "method_words": METHOD_WORDS["equilibrium"],
-        "hand_value": hand_value,
-        "endgame_value": r.value_for(view.player),
-        "exploitability": r.exploitability,
-        "hand_regret": r.hand_regret,
-        "cfr_iterations": r.iterations,
-        "strategy": [{"kind": m.action.kind, **m.to_dict()} for m in moves],
-        "threads": r.threads,
-        "compact": r.compact,
-    }
+    words = METHOD_WORDS["equilibrium"]
     if guess is not None:  # method auto chose the equilibrium by its estimate (`small_enough`): it says so
-        fields["auto_estimate"] = guess
-        fields["method_words"] = (
-            f"{METHOD_WORDS['equilibrium']}; chosen by method auto: a {max(r.endgame.sizes)}-card endgame "
+        words = (
+            f"{words}; chosen by method auto: a {max(r.endgame.sizes)}-card endgame "
             f"estimated at {guess['sequences'] / 1e6:.3g} M sequences, {guess['bytes'] / 1e6:.0f} MB and about "
             f"{guess['seconds']:.2g} s, within the {guess['budget_ms'] / 1000:g} s budget"
         )
-    return PlayResult(moves=evals, worlds=0, exact=False, seconds=r.seconds, stopped=r.stopped), fields
+    found = EquilibriumHint(
+        words,
+        hand_value,
+        r.value_for(view.player),
+        r.exploitability,
+        r.hand_regret,
+        r.iterations,
+        tuple(moves),
+        r.threads,
+        r.compact,
+        guess,
+    )
+    return PlayResult(moves=evals, worlds=0, exact=False, seconds=r.seconds, stopped=r.stopped), found

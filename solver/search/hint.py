@@ -51,6 +51,7 @@ from tacocat.search.sampling import DEFAULT_EXACT_BUDGET, HandSampler
 
 if TYPE_CHECKING:  # the subgame searches load numpy: imported where they run
     from tacocat.search.duel_game import SubgameResult
+    from tacocat.search.equilibrium import EquilibriumHint
 
 DEFAULT_HINT_SAMPLES = 3000
 DEFAULT_HINT_MS = 500
@@ -135,7 +136,7 @@ class HintResult:
     search: PlayResult | None = None
     """The search's own result, with its typed extras (ISMCTS nodes, the
     duel's game value and opponent mix, replacement evaluations)."""
-    equilibrium: dict | None = None
+    equilibrium: EquilibriumHint | None = None
     """Method "equilibrium": exploitability, hand and endgame values, the
     strategy (`tacocat.search.equilibrium.hint_moves`)."""
     inference: str = "off"
@@ -174,7 +175,7 @@ class HintResult:
         if self.stopped:
             d["stopped"] = True
         if self.equilibrium is not None:
-            d.update(self.equilibrium)
+            d.update(self.equilibrium.to_dict())
         d["inference"] = self.inference
         if self.effective_samples is not None:
             d["effective_samples"] = round(self.effective_samples, 3)
@@ -277,7 +278,7 @@ class Found:
     method: str
     """What actually ran ("exact", "pimc", "ismcts" or "equilibrium")."""
     sampler: HandSampler | None = None
-    equilibrium: dict | None = None
+    equilibrium: EquilibriumHint | None = None
 
 
 def _checked(view: Any, method: str, knobs: Any, inference: str | None) -> tuple[View, str]:
