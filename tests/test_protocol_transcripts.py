@@ -127,16 +127,12 @@ SPECS: list[Spec] = [
             "8.result.action.cards.*": "a 200 ms search from a random seed",
         },
     ),
-    Spec(("legal#1",), prelude=AFTER_FIRST_REPLACE),
-    Spec(("view#1",), prelude=AFTER_FIRST_REPLACE),
-    Spec(("view#2",)),
-    Spec(("state#1",), prelude=AFTER_FIRST_REPLACE),
-    Spec(("record#1",), prelude=AFTER_FIRST_REPLACE),
-    Spec(("games#1",), prelude=AFTER_FIRST_REPLACE),
-    Spec(("end_game#1",), prelude=AFTER_FIRST_REPLACE),
-    Spec(("hint#1",)),
-    Spec(("hint#2",)),
-    Spec(("hint#3",)),
+    # the reading commands, each run on the game after the first replacement
+    *(
+        Spec((name,), prelude=AFTER_FIRST_REPLACE)
+        for name in ("legal#1", "view#1", "state#1", "record#1", "games#1", "end_game#1")
+    ),
+    *(Spec((name,)) for name in ("view#2", "hint#1", "hint#2", "hint#3")),
     Spec(
         ("Live search info#1",),
         any_value={
