@@ -463,12 +463,20 @@ def _ray(fn, batches, cluster: Cluster, stats: RunStats) -> Generator[tuple[int,
                 for k, result in enumerate(payload):
                     yield start + k, result
     finally:
-        for ref in pending:
-            with contextlib.suppress(Exception):
-                ray.cancel(ref, force=True)
         if opened:
+            # Closing the session ends this job's tasks with it.  No
+            # ray.cancel first: a cancel racing a task's reply aborts the
+            # driver inside Ray ("Tried to complete task that was not
+            # pending", ray-project/ray#54798), which turned a clean SIGTERM
+            # into exit 1.
             with contextlib.suppress(Exception):
                 ray.shutdown()
+        else:
+            # a session someone else opened stays up: ask its workers to
+            # drop our tasks, without killing the worker processes
+            for ref in pending:
+                with contextlib.suppress(Exception):
+                    ray.cancel(ref, force=False)
 
 
 # ------------------------------------------------------------- stopping
