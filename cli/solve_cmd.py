@@ -744,6 +744,8 @@ class EquilibriumProgress:
         self.built_s: float | None = None
         self.checks: list[tuple[int, float, float]] = []
         """(iterations, seconds, exploitability) of each check so far."""
+        self.hand_checks: list[tuple[int, float, float]] = []
+        """(iterations, seconds, the asking hand's regret) of each check of the hand alone so far."""
         self.progress = Progress("equilibrium")
         # Sizing may end in a refusal (over the memory cap), one error line:
         # a pipe hears nothing until the estimate has accepted the tree.
@@ -763,13 +765,23 @@ class EquilibriumProgress:
                 f"{self.target:g} ..."
             )
             note = "first CFR iterations"
+        elif info.get("stage") == "hand":
+            self.hand_checks.append((int(info["iterations"]), float(info["seconds"]), float(info["hand_regret"])))
+            note = (
+                f"CFR: {info['iterations']} iterations, your hand's regret {info['hand_regret']:.2g} "
+                f"(target {self.target:g})"
+            )
         else:
             self.checks.append((int(info["iterations"]), float(info["seconds"]), float(info["exploitability"])))
             note = (
                 f"CFR: {info['iterations']} iterations, exploitability {info['exploitability']:.2g} "
                 f"(target {self.target:g})"
             )
-        left = equilibrium_time_left(self.built_s or 0.0, self.checks, self.target)
+        if self.hand_checks and (not self.checks or self.hand_checks[-1][0] > self.checks[-1][0]):
+            # the hand's regret leads: its crossing, then one check of the exploitability
+            left = equilibrium_time_left(self.built_s or 0.0, self.hand_checks, self.target, after=1.5)
+        else:
+            left = equilibrium_time_left(self.built_s or 0.0, self.checks, self.target)
         elapsed = self.progress.elapsed()
         if self.time_ms is not None:
             budget_left = max(self.time_ms / 1000.0 - elapsed, 0.0)
@@ -800,7 +812,9 @@ guessed at this many times the build's seconds: measured 6.5x on a 4-card
 endgame (34 unseen) and 5.3x on the 5-card one of issue 35."""
 
 
-def equilibrium_time_left(built_s: float, checks: list[tuple[int, float, float]], target: float) -> float | None:
+def equilibrium_time_left(
+    built_s: float, checks: list[tuple[int, float, float]], target: float, after: float | None = None
+) -> float | None:
     """Seconds an equilibrium solve still needs, as its checks so far
     predict, counted from the last of them (the build before any): the
     power law through the last two checks (`CONVERGENCE_SLOPE` from one)
@@ -809,8 +823,10 @@ def equilibrium_time_left(built_s: float, checks: list[tuple[int, float, float]]
     is taken to need two strides more (an eighth of the iterations each,
     as the solve plans them) and each of the three checks left about an
     iteration; the seconds per
-    iteration are the last stride's, its check included.  Before the
-    first check, `FIRST_CHUNK_PER_BUILD` times the build.  None when
+    iteration are the last stride's, its check included.  `after`: the
+    iterations' worth still needed past the crossing instead (the checks
+    of the asking hand's regret alone: one exploitability check).  Before
+    the first check, `FIRST_CHUNK_PER_BUILD` times the build.  None when
     nothing is known yet."""
     from tacocat.search.equilibrium import CONVERGENCE_SLOPE, FIRST_CHECK
 
@@ -823,6 +839,8 @@ def equilibrium_time_left(built_s: float, checks: list[tuple[int, float, float]]
     reach = t
     if e > target > 0 and slope > 0:
         reach = max(t, min(t * (e / target) ** (1.0 / slope), 64.0 * max(t, FIRST_CHECK)))
+    if after is not None:
+        return per * ((reach - t) + after)
     return per * ((reach - t) + 2.0 * max(2.0, reach / 8.0) + 3.0)
 
 

@@ -6,7 +6,17 @@ from __future__ import annotations
 
 import time
 
-SOLVED = ("iterations", "exploitability", "hand_regret", "value", "nodes", "sequences", "peak_bytes", "compact")
+SOLVED = (
+    "iterations",
+    "exploitability",
+    "hand_regret",
+    "hand_checks",
+    "value",
+    "nodes",
+    "sequences",
+    "peak_bytes",
+    "compact",
+)
 """A solved row's fields, read from the result (five and six)."""
 
 

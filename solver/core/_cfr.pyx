@@ -347,6 +347,7 @@ cdef class Engine:
     cdef uint8_t* three_key[13]
     cdef uint16_t* three_rest[13]
     cdef int mode   # 0: DCFR, 1: best response, 2: evaluate the average profile
+    cdef bint one_hand   # modes 1, 2: only the traverser's one hand (`hand_values`): its moves alone walked
     cdef double* root_q   # action values at the root for mode 2
     cdef uint8_t* mbuf[MAXDEPTH][2]
     # bounds: every build step and traversal polls `_poll` (the clock every
@@ -1603,7 +1604,7 @@ cdef class Engine:
             self._strategy(S, n, sig, True)
         # the root's children on several threads (`_split`), their results summed below as one thread sums them
         split = (depth == 0 and self.threads > 1 and self.nscr > 1 and self.split_order != NULL and not to_showdown
-                 and self.nseq >= SPLIT_MIN)
+                 and self.nseq >= SPLIT_MIN and not self.one_hand)
         if split:
             self._split(S, p, mine, opp, opp_tot, sig, live, nlive, olive, nolive)
             if self.aborted:
@@ -1617,6 +1618,26 @@ cdef class Engine:
                 ch = &self.nodes[nd.first + c]
                 a = ch.act
                 kc = kp - hand_size(a)
+                if self.one_hand:
+                    # the one hand (live[0]) walks only the moves it may make: its sequence of this child, if any
+                    s = _sequence_of(self.spar, ch.seq, ch.nseq, live[0])
+                    if s >= 0:
+                        if to_showdown:
+                            self._showdown_after(p, opp, child_v, &base, c0, c1, a, p)
+                        else:
+                            self._walk(S, nd.first + c, p, child_reach, opp, opp_tot, child_v,
+                                       c0 + (a if p == 0 else 0), c1 + (a if p == 1 else 0), depth + 1,
+                                       &self.schi[s], 1, olive, nolive)
+                        q = child_v[self.schi[s]]
+                        if self.mode == 1:
+                            if q > out[live[0]]:
+                                out[live[0]] = q
+                        else:
+                            out[live[0]] += sig[off + (s - ch.seq)] * q
+                            if depth == 0:
+                                self.root_q[off + (s - ch.seq)] = q
+                    off += ch.nseq
+                    continue
                 if split:   # its sequences' values are in qbuf[0] already
                     pass
                 elif to_showdown:   # its value does not read p's own reach
@@ -2287,6 +2308,74 @@ cdef class Engine:
             self.rootv[mode][p][j] = out[j]
         return v
 
+    cdef double _hand_root(self, int p, int mode, int i) noexcept nogil:
+        # `_root` for player p's root hand i alone (`one_hand`): its counterfactual value
+        cdef int j, ko = self.root_k[1 - p]
+        cdef Scratch* S = &self.scr[0]
+        cdef double* mine = S.pbuf[MAXDEPTH - 1][0]
+        cdef double* opp = S.pbuf[MAXDEPTH - 1][1]
+        cdef double* out = S.cbuf[MAXDEPTH - 2]
+        cdef double tot = 0.0
+        cdef uint16_t one = <uint16_t>i
+        mine[i] = self.allowed[p][i]
+        for j in range(self.lsize[ko]):
+            opp[j] = self.allowed[1 - p][j]
+            tot += opp[j]
+        out[i] = 0.0
+        self.mode = mode
+        self.one_hand = True
+        self._walk(S, 0, p, mine, opp, tot, out, 0, 0, 0, &one, 1, self.root_live[1 - p], self.nroot_live[1 - p])
+        self.one_hand = False
+        return out[i]
+
+    def hand_profile_values(self, int p, uint64_t packed):
+        """`values(p)` for player p's root hand `packed` alone: its
+        counterfactual value under the average profile, and the values of
+        the root sequences in sequence order (the hand's own; every other
+        entry 0), from the walk `hand_values` makes.  The same numbers as
+        `values` makes for that hand."""
+        cdef int i, j, total = 0
+        cdef double v
+        if p not in (0, 1) or hand_size(packed) != self.root_k[p]:
+            raise ValueError("hand_profile_values: player 0 or 1, a hand of the root size")
+        if self.nnodes == 0 or self.root_q == NULL:
+            raise ValueError("hand_profile_values: no tree built")
+        i = self.idx(packed)
+        if i < 0:
+            raise ValueError("hand_profile_values: the hand is not in the pool")
+        for c in range(self.nodes[0].nchild):
+            total += self.nodes[self.nodes[0].first + c].nseq
+        for j in range(total):
+            self.root_q[j] = 0.0
+        with nogil:
+            v = self._hand_root(p, 2, i)
+        if self.aborted:
+            raise Stopped("stopped while valuing a hand")
+        return v, [self.root_q[j] for j in range(total)]
+
+    def hand_values(self, int p, uint64_t packed):
+        """(best-response value, average-profile value) of player p's root
+        hand `packed` against the other's average strategy, counterfactual
+        as `root_value` gives them: the same numbers as `best_response` and
+        `values` make for that hand, from a walk of only the public nodes
+        the hand can reach (its own moves alone below each of its decisions:
+        a small part of the tree), on the calling thread."""
+        cdef int i
+        cdef double br, avg
+        if p not in (0, 1) or hand_size(packed) != self.root_k[p]:
+            raise ValueError("hand_values: player 0 or 1, a hand of the root size")
+        if self.nnodes == 0 or self.root_q == NULL:
+            raise ValueError("hand_values: no tree built")
+        i = self.idx(packed)
+        if i < 0:
+            raise ValueError("hand_values: the hand is not in the pool")
+        with nogil:
+            br = self._hand_root(p, 1, i)
+            avg = self._hand_root(p, 2, i) if not self.aborted else 0.0
+        if self.aborted:
+            raise Stopped("stopped while valuing a hand")
+        return br, avg
+
     def root_value(self, int p, int mode, uint64_t packed):
         """The counterfactual value (over every deal, not divided by the
         hand's own chance) of player p's root hand `packed` in the last
@@ -2489,6 +2578,15 @@ cdef void _scratch_free(Scratch* s) noexcept nogil:
         free(s.pbuf[d][0]); free(s.pbuf[d][1]); free(s.vbuf[d]); free(s.cbuf[d]); free(s.sbuf[d]); free(s.qbuf[d])
     free(s.gmark); free(s.gbuf); free(s.rbuf); free(s.tbuf)
     memset(s, 0, sizeof(Scratch))
+
+
+cdef inline int64_t _sequence_of(const uint16_t* spar, int64_t first, int n, int hand) noexcept nogil:
+    # the sequence of a child's run (`first`, n of them) whose parent hand is `hand`; -1 if the move is not its
+    cdef int64_t s
+    for s in range(first, first + n):
+        if spar[s] == hand:
+            return s
+    return -1
 
 
 cdef inline void _defender_values(const uint16_t* live, int nlive, const uint16_t* kplay, const uint8_t* kept,

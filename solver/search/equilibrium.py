@@ -465,6 +465,9 @@ class EquilibriumResult:
     """The threads its traversals ran on."""
     compact: bool = False
     """Whether the tree held its regrets and strategies in 16 bits (`COMPACT_ABOVE`)."""
+    hand_checks: int = 0
+    """Iterations after which only the asking hand's regret was measured (the exploitability already at
+    the target; `curve` holds the full checks)."""
     _lock: Any = field(repr=False, compare=False, default_factory=threading.Lock)
     _reports: dict = field(repr=False, compare=False, default_factory=dict)
     """hand_report's answers by (player, hand): each costs two traversals of the tree."""
@@ -562,12 +565,13 @@ class EquilibriumResult:
         own = u if player == 0 else (-u[2], -u[1], -u[0])  # the player's worth of (win, draw, loss)
         with self._lock:
             # win and loss chances as the values of indicator games (player 0's order: win, draw, loss);
-            # a draw is the rest, and the move's value follows from the three (two traversals, not four)
+            # a draw is the rest, and the move's value follows from the three (two walks of the hand's
+            # own part of the tree, not four)
             outcome_q = []
             try:
                 for ind in ((1, 0, 0), (0, 0, 1)):
                     eng.set_utilities(ind if player == 0 else tuple(-x for x in ind[::-1]))
-                    outcome_q.append(eng.values(player)[1])
+                    outcome_q.append(eng.hand_profile_values(player, packed(cards))[1])
             except _cfr.Stopped:
                 raise EquilibriumStopped("the equilibrium solve was stopped while reporting its moves") from None
             finally:
@@ -830,15 +834,12 @@ def next_check_after(curve: Sequence[Check], target: float) -> int:
     reaches `target`, at least one and at most max(4, t/2) iterations on.
     A check costs about an iteration, so aiming at the crossing saves both
     the checks of a fixed schedule and the iterations it overshoots by.
-    Once the exploitability is at the target, only the asking hand's regret
-    is left: its own crossing once two checks have measured it falling,
-    else a short stride (max(2, t/8))."""
+    Once the exploitability is at the target only the asking hand's regret
+    can be left, and it is measured after every iteration (`_Iterations`:
+    its walk costs a few per cent of one): the next iteration."""
     t, e = curve[-1].iterations, curve[-1].exploitability
     if e <= target:
-        h, before = curve[-1].hand_regret, curve[-2] if len(curve) >= 2 else None
-        if h is None or before is None or before.hand_regret is None or not before.hand_regret > h > 0:
-            return t + max(2, t // 8)
-        return _crossing(t, h, math.log(before.hand_regret / h) / math.log(t / before.iterations), target)
+        return t + 1
     slope = CONVERGENCE_SLOPE
     if len(curve) >= 2 and curve[-2].iterations > 0:
         t0, e0 = curve[-2].iterations, curve[-2].exploitability
@@ -875,17 +876,17 @@ def hand_regret_of(engine, player: int, cards: Sequence[int]) -> float:
     """What `player` holding `cards` at the root gains, on average over the
     deals where it holds them, by a best response (every later move of
     that hand included) instead of the average profile, in its own
-    utility.  Reads the last best-response traversal, evaluating the
-    profile for `player` once."""
+    utility.  One walk of the public nodes that hand can reach
+    (`Engine.hand_values`: a few per cent of a best response's cost, and
+    the same numbers)."""
     p = packed(cards)
     chance = engine.marginal(player, p)
     if chance <= 0:
         raise PositionError(
             f"hand {format_cards(hand(cards))} is impossible here (R20 floor or the unseen cards)", "R20"
         )
-    br = engine.root_value(player, 1, p)
-    engine.values(player)
-    return max(0.0, (br - engine.root_value(player, 2, p)) / chance)
+    br, avg = engine.hand_values(player, p)
+    return max(0.0, (br - avg) / chance)
 
 
 def solve(
@@ -923,7 +924,9 @@ def solve(
     once the estimate accepts the tree {"stage": "sized"}, once the tree
     is built {"stage": "built", "nodes", "sequences",
     "bytes", "seconds"}, then after every exploitability check {"stage":
-    "iterating", "iterations", "exploitability", "seconds"} (a front door
+    "iterating", "iterations", "exploitability", "seconds"}, and after
+    every check of the asking hand's regret alone {"stage": "hand",
+    "iterations", "hand_regret", "seconds"} (a front door
     shows it; the build of a large endgame takes much of the time).
 
     `threads`: each traversal's work is shared out over this many threads
@@ -1000,7 +1003,16 @@ def _solve_inputs(
 
 class _Iterations:
     """`solve`'s CFR iterations on a built engine, chunk by chunk between
-    exploitability checks (`next_check_after`), and its answer."""
+    checks, and its answer.  Without an asking hand the checks are of the
+    exploitability (`next_check_after`).  With one, the hand's own regret
+    is measured after every iteration (`hand_regret_of`: a few per cent of
+    an iteration) while it is above the target, which it is long after the
+    exploitability is (a hand's regret is a conditional one), and the
+    exploitability is measured once the hand's regret is at the target (on
+    its own schedule from there if it is not at the target yet).  Under a
+    deadline the exploitability is also measured after `FIRST_CHECK`
+    iterations, and whenever one more iteration and its measurement would
+    not fit, so that an answer cut short says what its strategy is worth."""
 
     def __init__(
         self, eng, endgame: Endgame, target: float, hand_of, t0: float, stopped_by: type[BaseException]
@@ -1012,23 +1024,44 @@ class _Iterations:
         self.expl: float | None = None
         self.br: tuple[float, float] = (math.nan, math.nan)
         self.hreg: float | None = None
+        self.hreg_at = -1
+        """The iteration `hreg` was measured at."""
         self.t_iter = self.t_measure = 0.0
         self.fresh = False
-        """Whether the profile is the one last measured."""
+        """Whether the profile is the one last measured (its exploitability)."""
         self.measured_at = 0
-        self.next_check = FIRST_CHECK
+        self.cheap_hand = hand_of is not None and hasattr(eng, "hand_values")
+        """The hand's regret by its own walk (an older core's `--old` build measures it by a best response)."""
+        self.next_check = 1 if self.cheap_hand else FIRST_CHECK
+        self.hand_checks = 0
+        """Iterations after which only the asking hand's regret was measured."""
 
     def done(self) -> bool:
-        """At the target: the exploitability, and the asking hand's regret once it is measured."""
-        return self.expl is not None and self.expl <= self.target and (self.hreg is None or self.hreg <= self.target)
+        """At the target on the profile held: the exploitability, and the asking hand's regret."""
+        return (
+            self.fresh
+            and self.expl is not None
+            and self.expl <= self.target
+            and (self.hand_of is None or (self.hreg is not None and self.hreg <= self.target))
+        )
+
+    def hand_first(self) -> bool:
+        """An asking hand whose regret, measured cheaply, is not at the target yet."""
+        return self.cheap_hand and (self.hreg is None or self.hreg > self.target)
+
+    def measure_hand(self) -> float:
+        h = self.hand_of
+        self.hreg = hand_regret_of(self.eng, h[0], h[1])
+        self.hreg_at = self.eng.iterations
+        return self.hreg
 
     def measure(self) -> float:
-        """The profile's exploitability (and the asking hand's regret once it is in: one more traversal,
-        else once at the end)."""
+        """The profile's exploitability, and the asking hand's regret (unless just measured)."""
         e, self.br = exploitability_of(self.eng)
         self.expl = e
-        h = self.hand_of
-        self.hreg = hand_regret_of(self.eng, h[0], h[1]) if h is not None and e <= self.target else None
+        if self.hand_of is not None and self.hreg_at != self.eng.iterations:
+            if self.cheap_hand or e <= self.target:  # an older core: after a best response, once at the target
+                self.measure_hand()
         return e
 
     def chunk(self, iterations: int | None, deadline: float, built_s: float, clock: Clock) -> int:
@@ -1049,13 +1082,33 @@ class _Iterations:
             return max(n, 0)
         return max(n, 1)
 
-    def step(self, n: int, clock: Clock) -> bool:
-        """n iterations and a check; False when the budget or `stop` cut them short."""
+    def _measure_now(self, deadline: float, clock: Clock, last: bool) -> bool:
+        """Whether this iteration's check is of the exploitability (not the asking hand's regret alone);
+        `last`: the iteration budget ends here."""
+        if last or not self.hand_first():
+            return True
+        if deadline:
+            if self.expl is None and self.eng.iterations >= FIRST_CHECK:
+                return True
+            # the measurement's cost before any: about an iteration's (a best response walks the whole tree)
+            t_measure = self.t_measure or 1.2 * self.t_iter
+            return clock.now() + self.t_iter + 2 * t_measure > deadline
+        return False
+
+    def step(self, n: int, clock: Clock, deadline: float = 0.0, last: bool = False) -> bool:
+        """n iterations and a check; False when the budget or `stop` cut them short.  `last`: the
+        iteration budget ends after them."""
         tr = clock.now()
         try:
             self.fresh = False  # the profile is no longer the one measured
             self.eng.run(max(n, 1))
             self.t_iter = (clock.now() - tr) / max(n, 1)
+            if self.hand_first():
+                self.measure_hand()
+                self.hand_checks += 1
+                if not self._measure_now(deadline, clock, last):
+                    self.next_check = self.eng.iterations + 1
+                    return True
             tm = clock.now()
             expl = self.measure()
             self.t_measure = clock.now() - tm
@@ -1064,7 +1117,7 @@ class _Iterations:
             return False
         self.measured_at = self.eng.iterations
         self.curve.append(Check(self.eng.iterations, time.perf_counter() - self.t0, expl, self.hreg))
-        self.next_check = next_check_after(self.curve, self.target)
+        self.next_check = self.eng.iterations + 1 if self.hand_first() else next_check_after(self.curve, self.target)
         return True
 
     def iterate(
@@ -1086,9 +1139,23 @@ class _Iterations:
                 self.stopped = True
                 return
             n = self.chunk(iterations, deadline, built_s, clock)
-            if n < 1 or not self.step(n, clock):
+            checks = len(self.curve)
+            last = iterations is not None and self.eng.iterations + n >= iterations
+            if n < 1 or not self.step(n, clock, deadline, last):
                 self.stopped = True
                 return
+            if len(self.curve) == checks:
+                # the asking hand's regret alone was measured
+                if info is not None:
+                    info(
+                        {
+                            "stage": "hand",
+                            "iterations": self.eng.iterations,
+                            "hand_regret": self.hreg,
+                            "seconds": time.perf_counter() - self.t0,
+                        }
+                    )
+                continue
             expl = self.curve[-1].exploitability
             if info is not None:
                 info(
@@ -1110,8 +1177,10 @@ class _Iterations:
         # the answer: no deadline (the iterations left it room), `stop` still ends it
         eng.limit(0.0, stop.is_set if stop is not None else None)
         try:
-            if hand_of is not None and self.hreg is None and self.fresh:
-                self.hreg = hand_regret_of(eng, hand_of[0], hand_of[1])  # the last best response is the profile's
+            if hand_of is not None and self.hreg_at != eng.iterations:
+                # the answer's hand regret is its strategy's: measured here unless the budget cut the last
+                # iteration short (then no number is honest for it)
+                self.hreg = hand_regret_of(eng, hand_of[0], hand_of[1]) if self.fresh else None
             v, _ = eng.values(0)
         except self.stopped_by:
             raise _stopped("evaluating the strategy found", time_ms, stop) from None
@@ -1136,6 +1205,7 @@ class _Iterations:
             measured_at=self.measured_at,
             threads=st.get("threads", 1),
             compact=bool(getattr(eng, "compact", False)),
+            hand_checks=self.hand_checks,
         )
 
 
