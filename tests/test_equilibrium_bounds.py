@@ -36,6 +36,7 @@ from tacocat.search.equilibrium import (
     SolveSlots,
     estimate,
     next_check_after,
+    packed,
     solve,
 )
 
@@ -118,15 +119,35 @@ def test_a_nearly_flat_curve_schedules_the_next_check_at_the_cap_not_an_overflow
     assert next_check_after(curve, 1e-12) == 28 + 14
 
 
-def test_once_at_the_target_the_next_check_aims_at_the_asking_hands_regret():
-    # issue 36's command at 04:11: its hand's regret 4.1e-3 after 16 iterations, 2.4e-3 after 20, the
-    # exploitability already under 1e-3: the power law through them reaches 1e-3 at 28.8
+def test_once_at_the_target_the_next_check_is_the_next_iteration():
+    # the exploitability at the target, the asking hand's regret not: that regret is measured after every
+    # iteration by the hand's own walk (a few per cent of one), so the schedule no longer aims at its crossing
     curve = [Check(16, 0.0, 6.8e-4, 4.1e-3), Check(20, 0.0, 4.2e-4, 2.4e-3)]
-    assert next_check_after(curve, 1e-3) == 29
-    # measured once, or not falling: the short stride
-    assert next_check_after(curve[1:], 1e-3) == 22
-    assert next_check_after([Check(16, 0.0, 6.8e-4, 2.0e-3), curve[1]], 1e-3) == 22
-    assert next_check_after([Check(16, 0.0, 6.8e-4, 2.4001e-3), curve[1]], 1e-3) == 30  # nearly flat: the cap
+    assert next_check_after(curve, 1e-3) == 21
+    assert next_check_after(curve[1:], 1e-3) == 21
+
+
+def test_with_an_asking_hand_the_exploitability_is_measured_once_its_regret_is_at_the_target():
+    asked = solve(MEDIUM, target=1e-3, hand_of=(0, (3, 6, 6, 11)))
+    assert not asked.stopped and asked.exploitability <= 1e-3 and asked.hand_regret <= 1e-3
+    # the last full check is of the strategy returned; the hand's regret was measured after every iteration,
+    # the exploitability only once it was at the target
+    assert asked.curve[-1].iterations == asked.measured_at == asked.iterations
+    assert asked.hand_checks == asked.iterations and len(asked.curve) < asked.iterations
+    # the numbers reported are the returned profile's, measured afresh by the plain traversals
+    eng = asked._engine
+    b0, b1 = eng.best_response()
+    assert (b0 + b1) / 2 == pytest.approx(asked.exploitability, abs=1e-12)
+    eng.values(0)
+    chance = eng.marginal(0, packed((3, 6, 6, 11)))
+    plain = max(0.0, (eng.root_value(0, 1, packed((3, 6, 6, 11))) - eng.root_value(0, 2, packed((3, 6, 6, 11)))))
+    assert plain / chance == pytest.approx(asked.hand_regret, abs=1e-12)
+
+
+def test_an_iteration_budget_with_an_asking_hand_ends_on_a_measured_strategy():
+    r = solve(MEDIUM, target=1e-12, iterations=3, hand_of=(0, (3, 6, 6, 11)))
+    assert r.stopped and r.iterations == 3 and r.measured_at == 3 and r.curve[-1].iterations == 3
+    assert r.hand_regret is not None and r.hand_checks == 3 and len(r.curve) == 1
 
 
 @given(

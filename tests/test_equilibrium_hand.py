@@ -69,3 +69,24 @@ def test_the_cli_reports_the_hands_regret_in_json_and_in_words():
     human = run_cli(args)
     assert human.exit_code == 0, human.output
     assert "your hand's own regret" in human.stdout and f"less than {PURIFY_BELOW:.1%}" in human.stdout
+
+
+def test_the_hands_own_walk_gives_the_full_traversals_numbers_for_every_hand():
+    # differential: Engine.hand_values / hand_profile_values (only the public nodes a hand can reach) against
+    # best_response + values (the whole tree), every possible hand of both players on seeded endgames
+    compared = 0
+    for eg in tiny_endgames(40, seed=29):
+        eng = solve(eg, target=0.0, iterations=2)._engine
+        eng.best_response()
+        for p in (0, 1):
+            _v, q = eng.values(p)
+            for code in eng.level(eg.sizes[p]):
+                if eng.marginal(p, code) <= 0:
+                    continue
+                br, avg = eng.hand_values(p, code)
+                assert (br, avg) == (eng.root_value(p, 1, code), eng.root_value(p, 2, code))
+                own, q_own = eng.hand_profile_values(p, code)
+                assert own == avg
+                assert all(b == 0.0 or a == b for a, b in zip(q, q_own))
+                compared += 1
+    assert compared > 500

@@ -466,8 +466,8 @@ class EquilibriumResult:
     compact: bool = False
     """Whether the tree held its regrets and strategies in 16 bits (`COMPACT_ABOVE`)."""
     hand_checks: int = 0
-    """Iterations after which only the asking hand's regret was measured (the exploitability already at
-    the target; `curve` holds the full checks)."""
+    """Iterations after which the asking hand's regret was measured by its own walk (`curve` holds the
+    exploitability checks)."""
     _lock: Any = field(repr=False, compare=False, default_factory=threading.Lock)
     _reports: dict = field(repr=False, compare=False, default_factory=dict)
     """hand_report's answers by (player, hand): each costs two traversals of the tree."""
@@ -1034,7 +1034,7 @@ class _Iterations:
         """The hand's regret by its own walk (an older core's `--old` build measures it by a best response)."""
         self.next_check = 1 if self.cheap_hand else FIRST_CHECK
         self.hand_checks = 0
-        """Iterations after which only the asking hand's regret was measured."""
+        """Iterations after which the asking hand's regret was measured by its own walk."""
 
     def done(self) -> bool:
         """At the target on the profile held: the exploitability, and the asking hand's regret."""
