@@ -2328,6 +2328,17 @@ cdef class Engine:
         self.one_hand = False
         return out[i]
 
+    def _root_hand(self, str who, int p, uint64_t packed):
+        # the level index of player p's root hand `packed`, checked (`who`: the method asking)
+        if p not in (0, 1) or hand_size(packed) != self.root_k[p]:
+            raise ValueError(f"{who}: player 0 or 1, a hand of the root size")
+        if self.nnodes == 0 or self.root_q == NULL:
+            raise ValueError(f"{who}: no tree built")
+        cdef int i = self.idx(packed)
+        if i < 0:
+            raise ValueError(f"{who}: the hand is not in the pool")
+        return i
+
     def hand_profile_values(self, int p, uint64_t packed):
         """`values(p)` for player p's root hand `packed` alone: its
         counterfactual value under the average profile, and the values of
@@ -2336,13 +2347,7 @@ cdef class Engine:
         `values` makes for that hand."""
         cdef int i, j, total = 0
         cdef double v
-        if p not in (0, 1) or hand_size(packed) != self.root_k[p]:
-            raise ValueError("hand_profile_values: player 0 or 1, a hand of the root size")
-        if self.nnodes == 0 or self.root_q == NULL:
-            raise ValueError("hand_profile_values: no tree built")
-        i = self.idx(packed)
-        if i < 0:
-            raise ValueError("hand_profile_values: the hand is not in the pool")
+        i = self._root_hand("hand_profile_values", p, packed)
         for c in range(self.nodes[0].nchild):
             total += self.nodes[self.nodes[0].first + c].nseq
         for j in range(total):
@@ -2362,13 +2367,7 @@ cdef class Engine:
         a small part of the tree), on the calling thread."""
         cdef int i
         cdef double br, avg
-        if p not in (0, 1) or hand_size(packed) != self.root_k[p]:
-            raise ValueError("hand_values: player 0 or 1, a hand of the root size")
-        if self.nnodes == 0 or self.root_q == NULL:
-            raise ValueError("hand_values: no tree built")
-        i = self.idx(packed)
-        if i < 0:
-            raise ValueError("hand_values: the hand is not in the pool")
+        i = self._root_hand("hand_values", p, packed)
         with nogil:
             br = self._hand_root(p, 1, i)
             avg = self._hand_root(p, 2, i) if not self.aborted else 0.0
