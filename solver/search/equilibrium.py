@@ -885,7 +885,12 @@ def hand_regret_of(engine, player: int, cards: Sequence[int]) -> float:
         raise PositionError(
             f"hand {format_cards(hand(cards))} is impossible here (R20 floor or the unseen cards)", "R20"
         )
-    br, avg = engine.hand_values(player, p)
+    if hasattr(engine, "hand_values"):
+        br, avg = engine.hand_values(player, p)
+    else:  # an older core's build (`solve(core=)`, results' `--old`): the last best response, the profile valued
+        br = engine.root_value(player, 1, p)
+        engine.values(player)
+        avg = engine.root_value(player, 2, p)
     return max(0.0, (br - avg) / chance)
 
 
